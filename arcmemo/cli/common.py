@@ -1,0 +1,52 @@
+"""Shared CLI plumbing: user errors to stderr with exit code 1, no tracebacks; JSON output."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Callable
+
+import click
+
+
+class UserError(click.ClickException):
+    """An error caused by the user's input; printed as one line, exit code 1."""
+
+
+# Exception types that mean "bad input", printed without a traceback. Modules append theirs.
+USER_ERRORS: list[type[BaseException]] = [ValueError, FileNotFoundError, KeyError, LookupError]
+
+
+def user_errors(fn: Callable) -> Callable:
+    """Turn the user-facing exceptions raised by a command into a clean one-line error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except tuple(USER_ERRORS) as exc:
+            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            raise UserError(str(message)) from None
+
+    return wrapper
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+
+
+def db_option(fn: Callable) -> Callable:
+    """`--db URL_OR_PATH` (env ARCMEMO_DB; default ./memory.db)."""
+    return click.option(
+        "--db", "db", default=None, envvar="ARCMEMO_DB",
+        help="Memory database: a SQLite path or SQLAlchemy URL (env ARCMEMO_DB, default ./memory.db).",
+    )(fn)
+
+
+def warn(message: str) -> None:
+    click.echo(message, err=True)
+
+
+__all__ = ["UserError", "USER_ERRORS", "user_errors", "echo_json", "db_option", "warn"]
