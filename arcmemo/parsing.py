@@ -1,0 +1,79 @@
+"""Strict parsing of model answers: tagged sections, fenced blocks, YAML.
+
+Every failure raises ParseError with a message meant to be shown back to the model
+("your answer had no ```yaml block"), so callers can retry once with it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.DOTALL)
+
+
+class ParseError(ValueError):
+    """A model answer did not have the expected shape; the message says what was wrong."""
+
+
+def extract_tag(text: str, tag: str) -> str:
+    """The content of the last <tag>...</tag> section (stripped)."""
+    matches = re.findall(rf"<{tag}>(.*?)</{tag}>", text or "", re.DOTALL | re.IGNORECASE)
+    if not matches:
+        raise ParseError(f"the answer has no <{tag}>...</{tag}> section")
+    content = matches[-1].strip()
+    if not content:
+        raise ParseError(f"the <{tag}> section is empty")
+    return content
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """All fenced blocks as (language, body)."""
+    return [(lang.lower(), body) for lang, body in _FENCE.findall(text or "")]
+
+
+def extract_fenced(text: str, lang: str | None = None) -> str:
+    """The last fenced block (of language `lang` if given; untagged blocks also count)."""
+    blocks = fenced_blocks(text)
+    if lang is not None:
+        blocks = [b for b in blocks if b[0] in (lang.lower(), "")]
+    if not blocks:
+        want = f"```{lang}" if lang else "```"
+        raise ParseError(f"the answer has no fenced {want} ... ``` block")
+    return blocks[-1][1]
+
+
+def parse_yaml_block(text: str, lang: str = "yaml") -> Any:
+    """Parse the last fenced YAML block; errors carry the YAML line number."""
+    body = extract_fenced(text, lang)
+    try:
+        return yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ParseError(f"the ```{lang} block is not valid YAML{where}: {problem}") from None
+
+
+def extract_code(text: str) -> str:
+    """The last ```python block (or untagged block) that defines a function."""
+    blocks = [body for lang, body in fenced_blocks(text) if lang in ("python", "py", "")]
+    blocks = [b for b in blocks if "def " in b]
+    if not blocks:
+        raise ParseError("the answer has no ```python ... ``` block defining a function")
+    return blocks[-1].strip() + "\n"
+
+
+def expect_list_of_mappings(value: Any, what: str, required: tuple[str, ...] = ()) -> list[dict]:
+    """Check a parsed YAML value is a list of mappings with the required string fields."""
+    if not isinstance(value, list):
+        raise ParseError(f"{what}: expected a YAML list, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ParseError(f"{what}[{i}]: expected a mapping, got {type(item).__name__}")
+        for field in required:
+            if not isinstance(item.get(field), str) or not item[field].strip():
+                raise ParseError(f"{what}[{i}]: missing or non-text field '{field}'")
+    return value
