@@ -13,3 +13,32 @@ def isolated_home(tmp_path_factory, monkeypatch):
                 "ARCMEMO_AUX_MODEL", "ARCMEMO_SELECT_MODEL"):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+@pytest.fixture
+def fake_model():
+    """A scripted FakeModel registered as the model name "fake" (see arcmemo/llm/fake.py)."""
+    from arcmemo.llm.backend import register_model, unregister_model
+    from arcmemo.llm.fake import FakeModel
+
+    fake = FakeModel("fake")
+    register_model("fake", fake)
+    yield fake
+    unregister_model("fake")
+
+
+@pytest.fixture
+def fake_llm(fake_model):
+    """An LLM whose three roles are the fake model; concurrency 4, tiny retry backoff.
+
+    The response cache is on, as in the product: a repeated identical request (same
+    messages, params and sample index) is served from the call log and does not consume a
+    queued reply. Pass a different `sample=` to get a fresh reply for the same prompt.
+    """
+    from arcmemo.llm.client import LLM, LLMSettings
+
+    settings = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake",
+                           concurrency=4, backoff_base_s=0.001, backoff_max_s=0.01, max_attempts=3)
+    llm = LLM(settings)
+    yield llm
+    llm.close()

@@ -1,0 +1,95 @@
+"""A scripted model for tests: replies queued per prompt step, every call recorded.
+
+Register it like any model (`register_model("fake", FakeModel())`) — the tests' fixtures
+do; the product never does. A reply is a string, or an exception instance to raise
+(e.g. `LLMError("boom")`, or `TransientError("429")` to exercise retries). Replies
+queued for a step are used first, in order; then a handler set with `on(step, fn)`;
+then a handler for `"*"` (any step). A step with nothing scripted fails with
+LLMError("fake model: nothing scripted for step 'X'").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from arcmemo.llm.backend import CallRequest, LLMError, Reply
+
+
+@dataclass
+class FakeCall:
+    step: str
+    role: str
+    messages: list[dict[str, Any]]
+    reply: str | None            # None when the scripted reply was an exception
+    sample: int = 0
+    task_id: str | None = None
+    params: dict[str, Any] | None = None
+
+    @property
+    def prompt(self) -> str:
+        """All message contents joined: handy for `assert "..." in call.prompt`."""
+        return "\n".join(str(m.get("content", "")) for m in self.messages)
+
+
+class FakeModel:
+    endpoint = "fake://"
+
+    def __init__(self, name: str = "fake"):
+        self.name = name
+        self.endpoint = f"fake://{name}"
+        self._queues: dict[str, deque] = defaultdict(deque)
+        self._handlers: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
+        self._lock = threading.Lock()
+        self.calls: list[FakeCall] = []
+
+    def queue(self, step: str, *replies: str | BaseException) -> "FakeModel":
+        with self._lock:
+            self._queues[step].extend(replies)
+        return self
+
+    def on(self, step: str, fn: Callable[[list[dict[str, Any]]], str]) -> "FakeModel":
+        with self._lock:
+            self._handlers[step] = fn
+        return self
+
+    def pending(self, step: str | None = None) -> int:
+        """Queued replies not yet used (for one step, or all)."""
+        with self._lock:
+            if step is not None:
+                return len(self._queues.get(step, ()))
+            return sum(len(q) for q in self._queues.values())
+
+    def calls_for(self, step: str) -> list[FakeCall]:
+        return [c for c in self.calls if c.step == step]
+
+    async def complete(self, request: CallRequest) -> Reply:
+        with self._lock:
+            queue = self._queues.get(request.step)
+            if queue:
+                reply: Any = queue.popleft()
+            elif request.step in self._handlers:
+                reply = self._handlers[request.step]
+            elif "*" in self._handlers:
+                reply = self._handlers["*"]
+            else:
+                reply = None
+        if callable(reply) and not isinstance(reply, BaseException):
+            reply = reply(request.messages)
+        record = FakeCall(request.step, request.role, request.messages,
+                          reply if isinstance(reply, str) else None, request.sample,
+                          request.task_id, dict(request.params))
+        with self._lock:
+            self.calls.append(record)
+        if reply is None:
+            raise LLMError(f"fake model: nothing scripted for step {request.step!r}")
+        if isinstance(reply, BaseException):
+            raise reply
+        if not isinstance(reply, str):
+            raise LLMError(f"fake model: reply for step {request.step!r} is {type(reply).__name__}, "
+                           "expected str")
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+        return Reply(text=reply, prompt_tokens=max(1, prompt_chars // 4),
+                     completion_tokens=max(1, len(reply) // 4), choices=[reply])

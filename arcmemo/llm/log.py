@@ -1,0 +1,238 @@
+"""The call log and response cache: every model call in one SQLite file.
+
+Location: $ARCMEMO_LOG_DB, else $ARCMEMO_HOME/calls.db. One row per call (including cache
+hits and failures). The cache key is the sha256 of the full request — resolved model,
+endpoint identity, messages and parameters — plus the sample index, so `n` independent
+samples of one prompt stay independent while a re-run or resumed run is served from here.
+Several processes may write at once (WAL journal, busy timeout).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arcmemo.config import user_dir
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at REAL NOT NULL,
+    run_id TEXT,
+    task_id TEXT,
+    role TEXT,
+    step TEXT,
+    sample INTEGER NOT NULL DEFAULT 0,
+    model TEXT NOT NULL,
+    endpoint TEXT,
+    cache_key TEXT NOT NULL,
+    request_json TEXT NOT NULL,
+    response_text TEXT,
+    reasoning TEXT,
+    choices_json TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    latency_s REAL NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    cached INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS calls_cache_key ON calls (cache_key) WHERE error IS NULL AND cached = 0;
+CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id);
+"""
+
+COLUMNS = ("id", "created_at", "run_id", "task_id", "role", "step", "sample", "model", "endpoint",
+           "cache_key", "request_json", "response_text", "reasoning", "choices_json",
+           "prompt_tokens", "completion_tokens", "reasoning_tokens", "latency_s", "cost_usd",
+           "cached", "attempts", "error")
+
+
+def log_path() -> Path:
+    env = os.environ.get("ARCMEMO_LOG_DB")
+    return Path(env) if env else user_dir() / "calls.db"
+
+
+def cache_key(request: dict[str, Any], sample: int) -> str:
+    """sha256 over the canonical JSON of the request plus the sample index."""
+    blob = json.dumps({"request": request, "sample": int(sample)}, sort_keys=True,
+                      ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class CallRecord:
+    """One row of the log (what `arcmemo calls show` prints)."""
+
+    id: int
+    created_at: float
+    run_id: str | None
+    task_id: str | None
+    role: str | None
+    step: str | None
+    sample: int
+    model: str
+    endpoint: str | None
+    cache_key: str
+    request_json: str
+    response_text: str | None
+    reasoning: str | None
+    choices_json: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    reasoning_tokens: int
+    latency_s: float
+    cost_usd: float
+    cached: bool
+    attempts: int
+    error: str | None
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return json.loads(self.request_json)
+
+    @property
+    def choices(self) -> list[str]:
+        if self.choices_json:
+            return json.loads(self.choices_json)
+        return [] if self.response_text is None else [self.response_text]
+
+    def to_dict(self, full: bool = True) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in COLUMNS if name not in ("request_json", "choices_json")}
+        data["cached"] = bool(self.cached)
+        if full:
+            data["request"] = self.request
+            data["choices"] = self.choices
+        else:
+            data.pop("response_text")
+            data.pop("reasoning")
+        return data
+
+
+class CallLog:
+    """Thread-safe handle on the log file (one connection, guarded by a lock)."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else log_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False,
+                                     isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        with self._lock:
+            self._conn.execute("PRAGMA busy_timeout = 30000")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "CallLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- writing -----------------------------------------------------------------------
+    def record(self, *, run_id, task_id, role, step, sample, model, endpoint, key, request,
+               response_text=None, reasoning=None, choices=None, prompt_tokens=0,
+               completion_tokens=0, reasoning_tokens=0, latency_s=0.0, cost_usd=0.0,
+               cached=False, attempts=1, error=None) -> int:
+        choices_json = json.dumps(choices) if choices is not None and len(choices) > 1 else None
+        row = (time.time(), run_id, task_id, role, step, int(sample), model, endpoint, key,
+               json.dumps(request, ensure_ascii=False, default=str), response_text, reasoning,
+               choices_json, int(prompt_tokens), int(completion_tokens), int(reasoning_tokens),
+               float(latency_s), float(cost_usd), 1 if cached else 0, int(attempts), error)
+        with self._lock:
+            cur = self._conn.execute(
+                "INSERT INTO calls (created_at, run_id, task_id, role, step, sample, model, endpoint,"
+                " cache_key, request_json, response_text, reasoning, choices_json, prompt_tokens,"
+                " completion_tokens, reasoning_tokens, latency_s, cost_usd, cached, attempts, error)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+            return int(cur.lastrowid)
+
+    # -- reading -----------------------------------------------------------------------
+    def lookup(self, key: str) -> CallRecord | None:
+        """The earliest successful real (non-cached) call with this cache key."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM calls WHERE cache_key = ? AND error IS NULL AND cached = 0"
+                " ORDER BY id LIMIT 1", (key,)).fetchone()
+        return _record(row) if row else None
+
+    def get(self, call_id: int) -> CallRecord | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM calls WHERE id = ?", (int(call_id),)).fetchone()
+        return _record(row) if row else None
+
+    def list(self, *, run_id=None, task_id=None, step=None, model=None, errors_only=False,
+             limit: int | None = 50) -> list[CallRecord]:
+        """Newest first."""
+        where, args = [], []
+        for column, value in (("run_id", run_id), ("task_id", task_id), ("step", step), ("model", model)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if errors_only:
+            where.append("error IS NOT NULL")
+        sql = "SELECT * FROM calls" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(int(limit))
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return [_record(r) for r in rows]
+
+    def usage(self, *, run_id=None, group_by: tuple[str, ...] = ("model",)) -> list[dict[str, Any]]:
+        """Totals per group. Tokens and cost count real calls only; cache hits are counted apart."""
+        allowed = {"model", "role", "step", "task_id", "run_id", "endpoint"}
+        bad = set(group_by) - allowed
+        if bad:
+            raise ValueError(f"usage: cannot group by {sorted(bad)}; choose from {sorted(allowed)}")
+        cols = ", ".join(group_by)
+        sql = (f"SELECT {cols + ', ' if cols else ''}COUNT(*) AS calls,"
+               " SUM(cached) AS cache_hits,"
+               " SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END) AS errors,"
+               " SUM(CASE WHEN cached = 0 THEN prompt_tokens ELSE 0 END) AS prompt_tokens,"
+               " SUM(CASE WHEN cached = 0 THEN completion_tokens ELSE 0 END) AS completion_tokens,"
+               " SUM(CASE WHEN cached = 0 THEN reasoning_tokens ELSE 0 END) AS reasoning_tokens,"
+               " SUM(cost_usd) AS cost_usd,"
+               " SUM(CASE WHEN cached = 0 THEN latency_s ELSE 0 END) AS latency_s"
+               " FROM calls")
+        args: list[Any] = []
+        if run_id is not None:
+            sql += " WHERE run_id = ?"
+            args.append(run_id)
+        if cols:
+            sql += f" GROUP BY {cols} ORDER BY {cols}"
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        out = []
+        for row in rows:
+            data = dict(row)
+            if not data["calls"]:
+                continue
+            for name in ("cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens"):
+                data[name] = int(data[name] or 0)
+            data["cost_usd"] = round(float(data["cost_usd"] or 0.0), 6)
+            data["latency_s"] = round(float(data["latency_s"] or 0.0), 3)
+            out.append(data)
+        return out
+
+
+def _record(row: sqlite3.Row) -> CallRecord:
+    data = {name: row[name] for name in COLUMNS}
+    data["cached"] = bool(data["cached"])
+    return CallRecord(**data)

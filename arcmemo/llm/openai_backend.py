@@ -1,0 +1,137 @@
+"""The backend for any OpenAI-compatible chat endpoint, over the `openai` package.
+
+The openai client's own retries are off (max_retries=0): client.py retries, so every
+attempt is visible and bounded in one place. Errors are sorted here into transient
+(429, 408, 409, 5xx, timeouts, connection errors, malformed bodies) and permanent
+(everything else, e.g. 400, 401, 403, 404) with the server's own message.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from arcmemo.llm.backend import CallRequest, LLMError, Reply, TransientError
+
+OPENAI_URL = "https://api.openai.com/v1"
+TRANSIENT_STATUS = {408, 409, 425, 429}
+NO_KEY = "sk-no-key-needed"   # many local servers want no key, but the client insists on one
+
+
+class OpenAIBackend:
+    def __init__(self, base_url: str | None, api_key: str | None, *, timeout_s: float,
+                 endpoint: str | None = None):
+        if not base_url and not api_key:
+            raise LLMError("no endpoint configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
+                           "non-OpenAI server), pass --base-url, or use the offline model 'local'")
+        self.base_url = (base_url or OPENAI_URL).rstrip("/")
+        self.endpoint = endpoint or self.base_url
+        self._client = AsyncOpenAI(base_url=self.base_url, api_key=api_key or NO_KEY,
+                                   max_retries=0, timeout=timeout_s)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def complete(self, request: CallRequest) -> Reply:
+        params = dict(request.params)
+        extra_body = params.pop("extra_body", None)
+        try:
+            response = await self._client.chat.completions.create(
+                model=request.model, messages=request.messages,
+                **({"extra_body": extra_body} if extra_body else {}), **params)
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            message = f"HTTP {status} from {self.base_url}: {_server_message(exc)}"
+            if status in TRANSIENT_STATUS or status >= 500:
+                raise TransientError(message, status=status,
+                                     retry_after=_retry_after(exc.response.headers)) from None
+            raise LLMError(message, status=status, model=request.model, step=request.step) from None
+        except openai.APITimeoutError:
+            raise TransientError(f"request to {self.base_url} timed out") from None
+        except openai.APIConnectionError as exc:
+            raise TransientError(f"connection to {self.base_url} failed: {exc.__cause__ or exc}") from None
+        except openai.APIResponseValidationError as exc:
+            raise TransientError(f"malformed response from {self.base_url}: {exc}") from None
+        except (ValueError, TypeError) as exc:      # undecodable body
+            raise TransientError(f"malformed response from {self.base_url}: {exc}") from None
+        return parse_completion(response, self.base_url)
+
+
+def parse_completion(response: Any, where: str) -> Reply:
+    """Read text, reasoning and token counts; anything unexpected is a malformed body."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise TransientError(f"malformed response from {where}: no choices in {str(response)[:200]!r}")
+    texts, reasoning = [], None
+    for choice in choices:
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise TransientError(f"malformed response from {where}: a choice has no message")
+        content = getattr(message, "content", None)
+        if content is not None and not isinstance(content, str):
+            raise TransientError(f"malformed response from {where}: content is {type(content).__name__}")
+        texts.append(content or "")
+        if reasoning is None:
+            reasoning = _reasoning_text(message)
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "completion_tokens_details", None)
+    prompt_details = getattr(usage, "prompt_tokens_details", None)
+    return Reply(
+        text=texts[0], reasoning=reasoning,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        reasoning_tokens=int(getattr(details, "reasoning_tokens", 0) or 0),
+        cached_prompt_tokens=int(getattr(prompt_details, "cached_tokens", 0) or 0),
+        choices=texts,
+    )
+
+
+def _reasoning_text(message: Any) -> str | None:
+    """Reasoning text as servers send it: `reasoning_content` (vLLM, llama.cpp, DeepSeek) or `reasoning`."""
+    extra = getattr(message, "model_extra", None) or {}
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None) or extra.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    try:
+        text = exc.response.text.strip()
+    except Exception:  # noqa: BLE001 - the body may be unreadable; the status still says enough
+        text = ""
+    return text[:500] or str(exc.message)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        if parsed is None:
+            return None
+        return max(0.0, email.utils.mktime_tz(parsed) - time.time())

@@ -1,0 +1,132 @@
+"""The scripted fake model and the client around it: queues, handlers, history, cache, usage."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arcmemo.llm.backend import TransientError
+from arcmemo.llm.client import LLM, LLMError, LLMSettings, Usage
+from arcmemo.llm.fake import FakeModel
+
+MSG = [{"role": "user", "content": "hello"}]
+
+
+def test_queue_is_fifo_per_step_and_history_recorded(fake_model, fake_llm):
+    fake_model.queue("solve", "first", "second")
+    fake_model.queue("caption", "a caption")
+    assert fake_llm.chat(MSG, role="solver", step="solve").text == "first"
+    assert fake_llm.chat(MSG, role="aux", step="caption").text == "a caption"
+    assert fake_llm.chat(MSG, role="solver", step="solve", sample=1).text == "second"
+    assert [(c.step, c.role, c.reply, c.sample) for c in fake_model.calls] == [
+        ("solve", "solver", "first", 0), ("caption", "aux", "a caption", 0), ("solve", "solver", "second", 1)]
+    assert fake_model.calls[0].messages == MSG
+    assert fake_model.pending() == 0
+
+
+def test_handler_computes_replies_after_queue_is_empty(fake_model, fake_llm):
+    fake_model.queue("select_ps", "queued")
+    fake_model.on("select_ps", lambda messages: "computed:" + messages[-1]["content"])
+    assert fake_llm.chat(MSG, role="select", step="select_ps").text == "queued"
+    assert fake_llm.chat(MSG, role="select", step="select_ps", sample=1).text == "computed:hello"
+
+
+def test_wildcard_handler_answers_any_step(fake_model, fake_llm):
+    fake_model.on("*", lambda messages: "any")
+    assert fake_llm.chat(MSG, role="aux", step="pseudocode").text == "any"
+
+
+def test_unscripted_step_raises_llm_error_and_is_logged(fake_model, fake_llm):
+    with pytest.raises(LLMError, match="nothing scripted for step 'oe_lessons'"):
+        fake_llm.chat(MSG, role="aux", step="oe_lessons")
+    assert fake_llm.usage().errors == 1
+    assert fake_llm._log.list()[0].error.startswith("fake model: nothing scripted")
+
+
+def test_scripted_exception_is_raised(fake_model, fake_llm):
+    fake_model.queue("solve", LLMError("boom"))
+    with pytest.raises(LLMError, match="boom"):
+        fake_llm.chat(MSG, role="solver", step="solve")
+
+
+def test_transient_error_is_retried(fake_model, fake_llm):
+    fake_model.queue("solve", TransientError("HTTP 429"), "ok")
+    completion = fake_llm.chat(MSG, role="solver", step="solve")
+    assert completion.text == "ok"
+    assert fake_llm._log.get(completion.call_id).attempts == 2
+
+
+def test_repeat_request_is_cached_but_other_sample_is_not(fake_model, fake_llm):
+    fake_model.queue("solve", "one", "two")
+    first = fake_llm.chat(MSG, role="solver", step="solve")
+    again = fake_llm.chat(MSG, role="solver", step="solve")
+    other = fake_llm.chat(MSG, role="solver", step="solve", sample=1)
+    assert (first.text, again.text, other.text) == ("one", "one", "two")
+    assert (first.cached, again.cached, other.cached) == (False, True, False)
+    assert again.cost_usd == 0.0
+    usage = fake_llm.usage()
+    assert (usage.calls, usage.cache_hits) == (3, 1)
+    assert usage.prompt_tokens == first.prompt_tokens + other.prompt_tokens
+    assert len(fake_model.calls) == 2
+
+
+def test_no_cache_per_call_bypasses_reads(fake_model, fake_llm):
+    fake_model.queue("solve", "one", "two")
+    assert fake_llm.chat(MSG, role="solver", step="solve").text == "one"
+    assert fake_llm.chat(MSG, role="solver", step="solve", cache=False).text == "two"
+
+
+def test_parallel_samples_through_run(fake_model, fake_llm):
+    fake_model.on("solve", lambda messages: "x")
+
+    async def samples():
+        return await asyncio.gather(*(fake_llm.achat(MSG, role="solver", step="solve", sample=i)
+                                      for i in range(6)))
+
+    results = fake_llm.run(samples())
+    assert [c.cached for c in results] == [False] * 6
+    assert sorted(c.sample for c in fake_model.calls) == list(range(6))
+
+
+def test_achat_awaited_from_another_loop(fake_model, fake_llm):
+    fake_model.queue("solve", "from elsewhere")
+    result = asyncio.run(fake_llm.achat(MSG, role="solver", step="solve"))
+    assert result.text == "from elsewhere"
+
+
+def test_none_params_are_dropped_and_unknown_params_rejected(fake_model, fake_llm):
+    fake_model.queue("solve", "ok")
+    fake_llm.chat(MSG, role="solver", step="solve", temperature=None, max_tokens=100)
+    assert fake_model.calls[0].params == {"max_tokens": 100}
+    with pytest.raises(TypeError, match="unknown parameter"):
+        fake_llm.chat(MSG, role="solver", step="solve", temprature=0.5)
+
+
+def test_bad_role_and_messages_are_programming_errors(fake_llm):
+    with pytest.raises(ValueError, match="unknown model role"):
+        fake_llm.chat(MSG, role="writer", step="solve")
+    with pytest.raises(TypeError, match="messages"):
+        fake_llm.chat("hello", role="solver", step="solve")
+
+
+def test_usage_adds():
+    total = sum([Usage(calls=1, prompt_tokens=3, cost_usd=0.5), Usage(calls=2, cache_hits=1)])
+    assert total == Usage(calls=3, cache_hits=1, prompt_tokens=3, cost_usd=0.5)
+
+
+def test_fake_is_not_a_product_default():
+    settings = LLMSettings.resolve()
+    assert "fake" not in (settings.solver_model, settings.aux_model, settings.select_model)
+
+
+def test_run_from_closed_client_fails(fake_model):
+    llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake"))
+    llm.close()
+    with pytest.raises(LLMError, match="closed"):
+        llm.chat(MSG, role="solver", step="solve")
+
+
+def test_fake_model_object_can_be_used_standalone():
+    fake = FakeModel().queue("solve", "r")
+    assert fake.pending("solve") == 1
