@@ -1,0 +1,172 @@
+"""SQLModel tables of the memory database: concepts, their revision log, custom types,
+solutions, and the record tables other modules write through `Memory.session()`.
+
+The schema is created by the numbered migrations in `migrations.py`, never by
+`create_all`; a test checks that the two agree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from sqlalchemy import JSON, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+FORMATS = ("ps", "oe", "sheet")
+KINDS = ("structure", "routine")
+SOURCES = ("human", "self", "import")
+OPS = ("add", "extend", "edit", "delete", "import")
+
+# The concept data shape (contracts.md), in the order used for YAML/JSON output.
+DATA_FIELDS = (
+    "format", "name", "kind", "routine_subtype", "output_typing", "description",
+    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "source",
+)
+LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
+
+
+def utcnow() -> datetime:
+    """Aware UTC (SQLModel's datetime columns require a timezone)."""
+    return datetime.now(timezone.utc)
+
+
+class Concept(SQLModel, table=True):
+    """One PS concept, OE lesson, or cheatsheet text (the current state; history is in ConceptRevision)."""
+
+    __table_args__ = (UniqueConstraint("format", "name", name="uq_concept_format_name"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    format: str = Field(index=True)
+    name: str = Field(index=True)
+    kind: Optional[str] = None
+    routine_subtype: Optional[str] = None
+    output_typing: Optional[str] = None
+    description: Optional[str] = Field(default=None, sa_type=Text)
+    parameters: list = Field(default_factory=list, sa_type=JSON)
+    cues: list = Field(default_factory=list, sa_type=JSON)
+    implementation: list = Field(default_factory=list, sa_type=JSON)
+    used_in: list = Field(default_factory=list, sa_type=JSON)
+    situation: Optional[str] = Field(default=None, sa_type=Text)
+    suggestion: Optional[str] = Field(default=None, sa_type=Text)
+    source: str = "human"
+    created_by_model: Optional[str] = None
+    content_hash: str = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    def to_data(self) -> dict[str, Any]:
+        """The concept data shape of contracts.md (plain lists/dicts, copies)."""
+        import copy
+
+        return {f: copy.deepcopy(getattr(self, f)) for f in DATA_FIELDS}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every column as JSON-able values: what a ConceptRevision stores."""
+        import copy
+
+        row = {c: copy.deepcopy(getattr(self, c)) for c in self.__class__.model_fields}
+        for key in ("created_at", "updated_at"):
+            row[key] = row[key].isoformat() if row[key] is not None else None
+        return row
+
+    @classmethod
+    def from_snapshot(cls, row: dict[str, Any]) -> "Concept":
+        row = dict(row)
+        for key in ("created_at", "updated_at"):
+            if row.get(key) is not None:
+                row[key] = datetime.fromisoformat(row[key])
+        return cls(**row)
+
+    @property
+    def uses(self) -> int:
+        return len(self.used_in or [])
+
+
+class ConceptRevision(SQLModel, table=True):
+    """Append-only log: one row per write. Its id is the store's global revision number.
+
+    `snapshot` is the full concept row after the change (before it, for a delete);
+    custom types are logged here too, with format "type" and no concept_id.
+    """
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    concept_id: Optional[int] = Field(default=None, index=True)
+    format: str
+    name: str
+    op: str
+    actor: str
+    reason: str = ""
+    run_id: Optional[str] = Field(default=None, index=True)
+    task_id: Optional[str] = None
+    model: Optional[str] = None
+    snapshot: dict = Field(default_factory=dict, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class CustomType(SQLModel, table=True):
+    """A PS custom type (`name := definition`)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    definition: str = Field(sa_type=Text)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Solution(SQLModel, table=True):
+    """A solution program for a task (human seed or verified self-solve)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    task_id: str = Field(index=True)
+    code: str = Field(sa_type=Text)
+    pseudocode: Optional[str] = Field(default=None, sa_type=Text)
+    summary: Optional[str] = Field(default=None, sa_type=Text)
+    origin: str = "human"
+    verified: bool = False
+    actor: str = ""
+    run_id: Optional[str] = None
+    content_hash: str = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Run(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    kind: str = "solve"
+    config: dict = Field(default_factory=dict, sa_type=JSON)
+    status: str = "running"
+    memory_revision_start: Optional[int] = None
+    memory_revision_end: Optional[int] = None
+
+
+class SelectionRecord(SQLModel, table=True):
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: Optional[str] = Field(default=None, index=True)
+    task_id: str = Field(index=True)
+    pass_index: int = 0
+    mode: str
+    concept_ids: list = Field(default_factory=list, sa_type=JSON)
+    hint: Optional[str] = Field(default=None, sa_type=Text)
+    reasoning: Optional[str] = Field(default=None, sa_type=Text)
+    unmatched: list = Field(default_factory=list, sa_type=JSON)
+    fallback: bool = False
+    error: Optional[str] = Field(default=None, sa_type=Text)
+    usage: dict = Field(default_factory=dict, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class WriteFailure(SQLModel, table=True):
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: Optional[str] = Field(default=None, index=True)
+    task_id: str = Field(index=True)
+    step: str
+    model: Optional[str] = None
+    error: str = Field(sa_type=Text)
+    raw: Optional[str] = Field(default=None, sa_type=Text)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+__all__ = [
+    "Concept", "ConceptRevision", "CustomType", "Solution", "Run", "SelectionRecord",
+    "WriteFailure", "FORMATS", "KINDS", "SOURCES", "OPS", "DATA_FIELDS", "LIST_FIELDS", "utcnow",
+]

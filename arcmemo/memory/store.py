@@ -1,0 +1,412 @@
+"""`Memory`: the only API that reads and writes concepts.
+
+Any SQLAlchemy URL works; a bare path means SQLite. Writes are serialised: SQLite runs
+in WAL mode with a busy timeout and every write transaction starts with
+`BEGIN IMMEDIATE`; PostgreSQL write transactions take one transaction-level advisory
+lock. So a merge (read, combine, write) is one write transaction and two processes
+writing the same database lose nothing.
+
+Every write appends a ConceptRevision whose id is the store's global revision number and
+whose snapshot is the full concept row after the change, so `list(as_of=N)` rebuilds
+the memory exactly as it was after revision N.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, NamedTuple
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session, col, func, or_, select
+
+from arcmemo.memory import data as cdata
+from arcmemo.memory.migrations import migrate
+from arcmemo.memory.models import (
+    DATA_FIELDS, FORMATS, Concept, ConceptRevision, CustomType, Solution, utcnow,
+)
+
+_PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
+_SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
+
+
+class MergeResult(NamedTuple):
+    concept: Concept
+    action: str  # "added" | "extended" | "unchanged"
+
+
+def _json_dumps(value: Any) -> str:
+    # ensure_ascii=False keeps JSON columns searchable with LIKE for non-ASCII text
+    return json.dumps(value, ensure_ascii=False)
+
+
+def make_engine(url: str) -> sa.Engine:
+    """An engine for a path or URL, configured for safe concurrent writers."""
+    url = str(url)
+    if url == ":memory:":
+        url = "sqlite://"
+    elif "://" not in url:
+        url = "sqlite:///" + str(Path(url).expanduser())
+    if not url.startswith("sqlite"):
+        return sa.create_engine(url, json_serializer=_json_dumps, pool_pre_ping=True)
+
+    in_memory = url in ("sqlite://", "sqlite:///:memory:")
+    engine = sa.create_engine(
+        url, json_serializer=_json_dumps,
+        connect_args={"timeout": 60, "check_same_thread": False},
+        **({"poolclass": StaticPool} if in_memory else {}),
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout = 60000")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        write = conn.get_execution_options().get("arcmemo_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+class Memory:
+    """A concept memory in one database. Thread-safe; returned Concepts are detached copies."""
+
+    def __init__(self, url: str | Path = "memory.db"):
+        self.url = str(url)
+        self.engine = make_engine(self.url)
+        self._writer = self.engine.execution_options(arcmemo_write=True)
+        self._postgres = self.engine.dialect.name == "postgresql"
+        self._local = threading.local()
+        with self._write() as session:
+            migrate(session.connection())
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Memory({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    # -- sessions and transactions -------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        """One write transaction (joined if this thread is already inside `transaction()`)."""
+        active = getattr(self._local, "session", None)
+        if active is not None:
+            yield active
+            return
+        with Session(self._writer, expire_on_commit=False) as session:
+            if self._postgres:
+                session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_WRITE_LOCK})
+            else:
+                session.connection()  # emits BEGIN IMMEDIATE now, before any read
+            self._local.session = session
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+            finally:
+                self._local.session = None
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        active = getattr(self._local, "session", None)
+        if active is not None:
+            yield active
+            return
+        with Session(self.engine) as session:
+            yield session
+
+    @contextmanager
+    def transaction(self) -> Iterator["Memory"]:
+        """Writes inside the block are all-or-nothing (one write transaction)."""
+        with self._write():
+            yield self
+
+    def session(self) -> Session:
+        """A plain SQLModel Session for the run/record tables (caller commits and closes)."""
+        return Session(self.engine, expire_on_commit=False)
+
+    # -- writes ----------------------------------------------------------------------
+
+    def _log(self, session: Session, concept: Concept, op: str, *, actor: str, reason: str = "",
+             run_id=None, task_id=None, model=None) -> ConceptRevision:
+        rev = ConceptRevision(
+            concept_id=concept.id, format=concept.format, name=concept.name, op=op, actor=actor,
+            reason=reason or "", run_id=run_id, task_id=task_id, model=model, snapshot=concept.snapshot(),
+        )
+        session.add(rev)
+        session.flush()
+        return rev
+
+    def _find(self, session: Session, data: dict[str, Any]) -> Concept | None:
+        """The existing concept `data` merges into: by name, or for OE by content first."""
+        if data["format"] == "oe":
+            found = session.exec(select(Concept).where(
+                Concept.format == "oe", Concept.content_hash == cdata.content_hash(data)).order_by(Concept.id)).first()
+            if found is not None:
+                return found
+        return session.exec(select(Concept).where(
+            Concept.format == data["format"], Concept.name == data["name"])).first()
+
+    def _insert(self, session: Session, data: dict, op: str, *, actor, reason="", run_id=None,
+                task_id=None, model=None) -> Concept:
+        concept = Concept(**data, created_by_model=model, content_hash=cdata.content_hash(data))
+        session.add(concept)
+        session.flush()
+        self._log(session, concept, op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
+        self._learn_types(session, data, actor=actor, run_id=run_id, task_id=task_id, model=model)
+        return concept
+
+    def _update(self, session: Session, concept: Concept, data: dict, op: str, **log) -> None:
+        for field in DATA_FIELDS:
+            setattr(concept, field, data[field])
+        concept.content_hash = cdata.content_hash(data)
+        concept.updated_at = utcnow()
+        session.add(concept)
+        session.flush()
+        self._log(session, concept, op, **log)
+
+    def add(self, data: dict, *, actor: str, reason: str = "", run_id: str | None = None,
+            task_id: str | None = None, source: str = "human", model: str | None = None) -> Concept:
+        """Add a new concept; raises ValueError if its name (or an OE lesson's content) exists."""
+        clean = cdata.normalize(data, source=source)
+        if task_id and task_id not in clean["used_in"]:
+            clean["used_in"].append(task_id)
+        with self._write() as session:
+            if self._find(session, clean) is not None:
+                raise ValueError(f"{clean['format']} concept {clean['name']!r} already exists (use merge or edit)")
+            concept = self._insert(session, clean, "add", actor=actor, reason=reason, run_id=run_id,
+                                   task_id=task_id, model=model)
+            return _detach(concept)
+
+    def merge(self, data: dict, *, actor: str, run_id: str | None = None, task_id: str | None = None,
+              source: str = "self", model: str | None = None, reason: str = "",
+              op: str | None = None) -> MergeResult:
+        """Add, or merge into the concept with the same key (PS: name; OE: content) by the paper's rule.
+
+        `task_id` is added to `used_in`. `op` overrides the revision op ("import" for importers).
+        """
+        clean = cdata.normalize(data, source=source)
+        if task_id and task_id not in clean["used_in"]:
+            clean["used_in"].append(task_id)
+        log = dict(actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
+        with self._write() as session:
+            existing = self._find(session, clean)
+            if existing is None:
+                concept = self._insert(session, clean, op or "add", **log)
+                return MergeResult(_detach(concept), "added")
+            old = existing.to_data()
+            merged = cdata.merge(old, clean)
+            if merged == old:
+                return MergeResult(_detach(existing), "unchanged")
+            self._update(session, existing, merged, op or "extend", **log)
+            self._learn_types(session, merged, actor=actor, run_id=run_id, task_id=task_id, model=model)
+            return MergeResult(_detach(existing), "extended")
+
+    def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps") -> Concept:
+        """Replace the given fields (validated as a whole concept); renames keep the id."""
+        with self._write() as session:
+            concept = self._get(session, ref, format)
+            if concept is None:
+                raise LookupError(_missing(ref, format))
+            wanted = {**concept.to_data(), **dict(changes)}
+            clean = cdata.normalize(wanted, format=concept.format)
+            if clean["format"] != concept.format:
+                raise ValueError("format: a concept's format cannot be edited")
+            if clean == concept.to_data():
+                return _detach(concept)
+            clash = session.exec(select(Concept).where(
+                Concept.format == clean["format"], Concept.name == clean["name"], Concept.id != concept.id)).first()
+            if clash is not None:
+                raise ValueError(f"name: {clean['format']} concept {clean['name']!r} already exists (id {clash.id})")
+            self._update(session, concept, clean, "edit", actor=actor, reason=reason)
+            return _detach(concept)
+
+    def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps") -> None:
+        with self._write() as session:
+            concept = self._get(session, ref, format)
+            if concept is None:
+                raise LookupError(_missing(ref, format))
+            self._log(session, concept, "delete", actor=actor, reason=reason)
+            session.delete(concept)
+            session.flush()
+
+    # -- reads -------------------------------------------------------------------------
+
+    @staticmethod
+    def _get(session: Session, ref: int | str, format: str) -> Concept | None:
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            return session.get(Concept, ref)
+        return session.exec(select(Concept).where(Concept.format == format, Concept.name == ref)).first()
+
+    def get(self, ref: int | str, format: str = "ps") -> Concept | None:
+        """A concept by id (any format) or by name within `format`; None if absent."""
+        with self._read() as session:
+            concept = self._get(session, ref, format)
+            return _detach(concept) if concept is not None else None
+
+    def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
+        """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
+        if format is not None and format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
+        with self._read() as session:
+            if as_of is None:
+                query = select(Concept).order_by(Concept.id)
+                if format is not None:
+                    query = query.where(Concept.format == format)
+                return [_detach(c) for c in session.exec(query)]
+            latest = (select(func.max(ConceptRevision.id))
+                      .where(ConceptRevision.id <= as_of, col(ConceptRevision.concept_id).is_not(None))
+                      .group_by(ConceptRevision.concept_id))
+            query = select(ConceptRevision).where(col(ConceptRevision.id).in_(latest), ConceptRevision.op != "delete")
+            if format is not None:
+                query = query.where(ConceptRevision.format == format)
+            concepts = [Concept.from_snapshot(r.snapshot) for r in session.exec(query)]
+            return sorted(concepts, key=lambda c: c.id)
+
+    def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
+        """Case-insensitive match of every word of `query` in name, description, cues,
+        implementation notes, situation or suggestion. Name hits rank first, then by id."""
+        words = query.lower().split()
+        if not words:
+            return []
+
+        def text(field):
+            column = getattr(Concept, field)
+            return func.lower(sa.cast(column, sa.Text) if field in ("cues", "implementation") else column)
+
+        stmt = select(Concept)
+        for word in words:
+            stmt = stmt.where(or_(*[text(f).contains(word, autoescape=True) for f in _SEARCH_FIELDS]))
+        phrase = " ".join(words)
+        name = func.lower(Concept.name)
+        rank = sa.case((name == phrase, 0), (name.contains(phrase, autoescape=True), 1),
+                       (or_(*[name.contains(w, autoescape=True) for w in words]), 2), else_=3)
+        if format is not None:
+            stmt = stmt.where(Concept.format == format)
+        stmt = stmt.order_by(rank, Concept.id).limit(limit)
+        with self._read() as session:
+            return [_detach(c) for c in session.exec(stmt)]
+
+    def revision(self) -> int:
+        """The latest revision number (0 for an empty store)."""
+        with self._read() as session:
+            return session.exec(select(func.max(ConceptRevision.id))).one() or 0
+
+    def history(self, ref: int | str | None = None, format: str = "ps") -> list[ConceptRevision]:
+        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it had)."""
+        with self._read() as session:
+            query = select(ConceptRevision).order_by(ConceptRevision.id)
+            if isinstance(ref, int) and not isinstance(ref, bool):
+                query = query.where(ConceptRevision.concept_id == ref)
+            elif ref is not None:
+                ids = select(ConceptRevision.concept_id).where(
+                    ConceptRevision.format == format, ConceptRevision.name == ref).distinct()
+                query = query.where(col(ConceptRevision.concept_id).in_(ids))
+            rows = list(session.exec(query))
+            for row in rows:
+                session.expunge(row)
+            return rows
+
+    # -- custom types ------------------------------------------------------------------
+
+    def add_custom_type(self, name: str, definition: str, *, actor: str, reason: str = "",
+                        run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> None:
+        """Define (or redefine) a PS custom type `name := definition`; logged as a revision."""
+        name, definition = (name or "").strip(), (definition or "").strip()
+        if not name or not definition:
+            raise ValueError("a custom type needs a name and a definition")
+        with self._write() as session:
+            self._set_type(session, name, definition, actor=actor, reason=reason, run_id=run_id,
+                           task_id=task_id, model=model, overwrite=True)
+
+    def _set_type(self, session: Session, name: str, definition: str, *, overwrite: bool, actor: str,
+                  reason: str = "", run_id=None, task_id=None, model=None) -> None:
+        row = session.exec(select(CustomType).where(CustomType.name == name)).first()
+        if row is not None and (row.definition == definition or not overwrite):
+            return
+        op = "add" if row is None else "edit"
+        row = row or CustomType(name=name, definition=definition)
+        row.definition = definition
+        session.add(row)
+        session.add(ConceptRevision(format="type", name=name, op=op, actor=actor, reason=reason or "",
+                                    run_id=run_id, task_id=task_id, model=model,
+                                    snapshot={"name": name, "definition": definition}))
+        session.flush()
+
+    def _learn_types(self, session: Session, data: dict, **log) -> None:
+        """Record custom types defined inline in typing fields (first definition wins)."""
+        for name, definition in cdata.custom_types_in(data).items():
+            self._set_type(session, name, definition, overwrite=False, **log)
+
+    def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
+        """name -> definition, sorted by name."""
+        with self._read() as session:
+            if as_of is None:
+                rows = session.exec(select(CustomType.name, CustomType.definition)).all()
+                return dict(sorted(rows))
+            query = (select(ConceptRevision).where(ConceptRevision.format == "type", ConceptRevision.id <= as_of)
+                     .order_by(ConceptRevision.id))
+            found = {r.name: r.snapshot["definition"] for r in session.exec(query)}
+            return dict(sorted(found.items()))
+
+    # -- solutions -----------------------------------------------------------------------
+
+    def add_solution(self, task_id: str, code: str, *, pseudocode: str | None = None,
+                     summary: str | None = None, origin: str, verified: bool, actor: str,
+                     run_id: str | None = None) -> Solution:
+        """Store a solution; the same code for the same task is stored once (returns the existing row)."""
+        digest = hashlib.sha256(f"{task_id}\0{code}".encode()).hexdigest()
+        with self._write() as session:
+            row = session.exec(select(Solution).where(Solution.content_hash == digest)).first()
+            if row is None:
+                row = Solution(task_id=task_id, code=code, pseudocode=pseudocode, summary=summary, origin=origin,
+                               verified=verified, actor=actor, run_id=run_id, content_hash=digest)
+                session.add(row)
+                session.flush()
+            session.expunge(row)
+            return row
+
+    def solutions(self, task_id: str | None = None) -> list[Solution]:
+        with self._read() as session:
+            query = select(Solution).order_by(Solution.id)
+            if task_id is not None:
+                query = query.where(Solution.task_id == task_id)
+            rows = list(session.exec(query))
+            for row in rows:
+                session.expunge(row)
+            return rows
+
+
+def _detach(concept: Concept) -> Concept:
+    """A copy not bound to any session, safe to keep and mutate."""
+    return Concept.from_snapshot(concept.snapshot())
+
+
+def _missing(ref: int | str, format: str) -> str:
+    if isinstance(ref, int):
+        return f"no concept with id {ref}"
+    return f"no {format} concept named {ref!r}"
+
+
+__all__ = ["Memory", "MergeResult", "make_engine"]
