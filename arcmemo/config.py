@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 DEFAULT_DB = "memory.db"
+SELECTION_MODES = ("ps", "oe", "none", "all", "cheatsheet")
 
 
 class ConfigError(ValueError):

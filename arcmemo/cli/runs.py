@@ -1,0 +1,84 @@
+"""`arcmemo runs list|show|compare`: look at finished (or stopped) runs."""
+
+from __future__ import annotations
+
+import click
+
+from arcmemo.cli.common import echo_json, user_errors
+from arcmemo.report import compare_table, summary_table, table
+from arcmemo.rundir import DEFAULT_RUNS_DIR, RunDir, list_runs
+
+
+def _summary(run: RunDir) -> dict:
+    summary = run.summary()
+    if summary is None:
+        raise click.ClickException(f"run {run.run_id} has no summary yet (still running, or killed: "
+                                   f"`arcmemo solve --resume {run.run_id}` finishes it)")
+    return summary
+
+
+@click.group()
+def runs() -> None:
+    """Look at runs and compare memory settings."""
+
+
+@runs.command("list")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def list_command(run_dir, as_json) -> None:
+    """One line per run: settings, score, status."""
+    rows = []
+    for run in list_runs(run_dir):
+        config, summary = run.config(), run.summary() or {}
+        settings = config.get("settings", {})
+        rows.append({
+            "run": run.run_id, "selection": settings.get("selection"), "solver": settings.get("solver"),
+            "model": config.get("models", {}).get("solver"), "continual": settings.get("continual"),
+            "tasks": summary.get("tasks", "-"), "oracle2": summary.get("oracle2", "-"),
+            "status": ("stopped: " + summary["stopped"]) if summary.get("stopped") else
+                      ("done" if summary else "unfinished"),
+        })
+    if as_json:
+        echo_json(rows)
+    elif rows:
+        click.echo(table([list(r.values()) for r in rows], list(rows[0].keys())))
+    else:
+        click.echo(f"no runs under {run_dir}/")
+
+
+@runs.command("show")
+@click.argument("run")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--tasks", "per_task", is_flag=True, help="Also list every task's scores.")
+@user_errors
+def show(run, run_dir, as_json, per_task) -> None:
+    """A run's summary table (and per-task scores with --tasks)."""
+    rundir = RunDir.find(run, run_dir)
+    summary = _summary(rundir)
+    if as_json:
+        echo_json({"config": rundir.config(), "summary": summary})
+        return
+    click.echo(summary_table(summary))
+    if per_task:
+        rows = [(t, s["oracle1"], s["oracle2"], s["strict"], s["passed_train"], s["pass"], s["selected"])
+                for t, s in summary["per_task"].items()]
+        click.echo()
+        click.echo(table(rows, ("task", "oracle@1", "oracle@2", "strict", "passed train", "pass", "concepts")))
+
+
+@runs.command("compare")
+@click.argument("run_refs", nargs=-1, required=True)
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@user_errors
+def compare(run_refs, run_dir) -> None:
+    """Runs side by side: scores, per-pass scores, tokens, cost, and what each solves alone."""
+    entries = []
+    for ref in run_refs:
+        rundir = RunDir.find(ref, run_dir)
+        entries.append((rundir.config(), _summary(rundir)))
+    click.echo(compare_table(entries))
+
+
+COMMANDS = [runs]

@@ -1,0 +1,102 @@
+"""`arcmemo solve`: solve puzzles with memory, optionally growing it (the paper's Algorithm 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from arcmemo.cli.common import USER_ERRORS, db_option, user_errors
+from arcmemo.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
+from arcmemo.config import SELECTION_MODES
+from arcmemo.tasks import TaskError, read_id_list
+
+USER_ERRORS.extend([TaskError, RunDirError])
+
+
+def model_options(fn):
+    """Endpoint and model-per-role flags, shared by every command that calls a model."""
+    for option in reversed([
+        click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
+        click.option("--solver-model", default=None, help="Model for solving (env ARCMEMO_SOLVER_MODEL)."),
+        click.option("--aux-model", default=None,
+                     help="Model for pseudocode, abstraction and captions (env ARCMEMO_AUX_MODEL)."),
+        click.option("--select-model", default=None, help="Model for memory selection (env ARCMEMO_SELECT_MODEL)."),
+        click.option("--concurrency", type=int, default=None, help="Model calls in flight at once (default 8)."),
+        click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str] | None]:
+    """--split and --tasks (ids, comma-separated, or a file of ids) -> (source, ids)."""
+    ids = None
+    if tasks:
+        path = Path(tasks)
+        ids = read_id_list(path.read_text()) if path.is_file() else read_id_list(tasks)
+        if not ids:
+            raise click.BadParameter("no task ids given", param_hint="--tasks")
+    return (split or ("all" if ids else "training")), ids
+
+
+@click.command()
+@click.option("--split", default=None,
+              help="training | evaluation | val100, or a task JSON file / directory (default training).")
+@click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
+@click.option("--limit", type=int, default=None, help="Solve only the first N tasks (after ordering).")
+@click.option("--solver", default="program-synthesis", show_default=True,
+              help="An installed solver plugin (see `arcmemo solvers list`).")
+@click.option("--selection", type=click.Choice(SELECTION_MODES), default="ps", show_default=True,
+              help="How memory is read: ps (reasoning-based), oe (caption + top-k), none, all, cheatsheet.")
+@click.option("--memory-format", type=click.Choice(["ps", "oe"]), default=None,
+              help="Which concepts are written back (default: oe for --selection oe, else ps).")
+@click.option("--top-k", type=int, default=5, show_default=True, help="Lessons picked by --selection oe.")
+@click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
+@click.option("--attempts", "-n", type=int, default=1, show_default=True, help="Independent samples per task.")
+@click.option("--retries", "-r", type=int, default=2, show_default=True, help="Feedback rounds per sample.")
+@click.option("--passes", "-p", type=int, default=1, show_default=True,
+              help="Re-run tasks no attempt solved on the train pairs, with the memory as it then is.")
+@click.option("--continual", is_flag=True, help="Write verified solves back into memory every K tasks.")
+@click.option("-k", "k", type=int, default=10, show_default=True, help="Write-back interval for --continual.")
+@click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
+@click.option("--budget-usd", type=float, default=None, help="Stop cleanly before spending more than this.")
+@click.option("--max-tokens", type=int, default=None, help="Completion token limit per solver call.")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True, help="Where run directories go.")
+@click.option("--resume", default=None, metavar="RUN", help="Continue a killed run (id or path).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@model_options
+@db_option
+@user_errors
+def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, attempts, retries, passes,
+          continual, k, order, seed, budget_usd, max_tokens, run_dir, resume, quiet, db, **models) -> None:
+    """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
+
+    With no endpoint configured this uses the embedded offline model (slow on a CPU:
+    try --limit 1). Every run gets a directory under --run-dir with its config, events,
+    submissions and summary; `arcmemo runs show RUN` prints it again.
+    """
+    from arcmemo.runner import RunConfig
+    from arcmemo.session import open_session, run_with_progress
+
+    with open_session(db=db, **models) as session:
+        if resume:
+            runner = session.resume(RunDir.find(resume, run_dir))
+        else:
+            source, ids = _task_selection(split, tasks)
+            config = RunConfig(
+                source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
+                memory_format=memory_format, top_k=top_k, expand=expand, attempts=attempts, retries=retries,
+                max_tokens=max_tokens, passes=passes, continual=continual, k=k, order=order, seed=seed,
+                budget_usd=budget_usd,
+            )
+            runner = session.new(config, runs_root=run_dir)
+        summary = run_with_progress(runner, quiet=quiet)
+    from arcmemo.report import summary_table
+
+    click.echo(summary_table(summary))
+    click.echo(f"run directory: {runner.rundir.path}")
+
+
+COMMANDS = [solve]

@@ -1,0 +1,71 @@
+"""Plain-text tables for run summaries and for comparing runs side by side."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+
+def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
+    """A left-aligned text table with a rule under the header."""
+    cells = [[str(c) for c in header]] + [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}" if 0 < abs(value) < 0.01 else f"{value:.2f}"
+    return str(value)
+
+
+def _passes(summary: dict[str, Any]) -> str:
+    return " / ".join(f"{p['oracle2']:.1f}" for p in summary.get("passes", [])) or "-"
+
+
+def summary_table(summary: dict[str, Any]) -> str:
+    usage = summary.get("usage", {})
+    rows = [
+        ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
+        ("oracle@1", summary["oracle1"]),
+        ("oracle@2 (official)", summary["oracle2"]),
+        ("strict", summary["strict"]),
+        ("oracle@2 per pass", _passes(summary)),
+        ("passed train pairs", len(summary.get("passed_train", []))),
+        ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
+        ("selection fallbacks", summary.get("selection_fallbacks", 0)),
+        ("concepts written", f"{len(summary.get('concepts_added', []))} added, "
+                             f"{len(summary.get('concepts_extended', []))} extended, "
+                             f"{summary.get('write_failures', 0)} failed writes"),
+        ("tokens in / out / reasoning", f"{usage.get('prompt_tokens', 0)} / {usage.get('completion_tokens', 0)}"
+                                        f" / {usage.get('reasoning_tokens', 0)}"),
+        ("model calls (cache hits)", f"{usage.get('calls', 0)} ({usage.get('cache_hits', 0)})"),
+        ("cost USD", f"{usage.get('cost_usd', 0):.4f}"),
+        ("wall time s", summary.get("wall_time_s", 0)),
+    ]
+    if summary.get("stopped"):
+        rows.append(("stopped", f"early: {summary['stopped']}"))
+    return table(rows, ("run " + summary["run_id"], ""))
+
+
+def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """Runs side by side (config, summary), then the tasks each solves that the others don't."""
+    rows = []
+    for config, summary in entries:
+        settings = config.get("settings", {})
+        usage = summary.get("usage", {})
+        rows.append((
+            summary["run_id"], settings.get("selection", "?"), config.get("models", {}).get("solver", "?"),
+            summary["tasks"], summary["oracle1"], summary["oracle2"], summary["strict"], _passes(summary),
+            usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0), f"{usage.get('cost_usd', 0):.4f}",
+        ))
+    text = table(rows, ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict",
+                        "oracle@2/pass", "tokens", "cost USD"))
+    solved = [set(s.get("solved", [])) for _, s in entries]
+    lines = [text, ""]
+    for i, (_, summary) in enumerate(entries):
+        others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
+        only = sorted(solved[i] - others)
+        lines.append(f"only {summary['run_id']} solves ({len(only)}): {', '.join(only) or '-'}")
+    return "\n".join(lines)

@@ -1,0 +1,386 @@
+"""The solve loop (the ArcMemo paper's Algorithm 1): read memory, solve, score, write back.
+
+    for each pass p:                       # pass 1: every task; pass p>1: tasks no attempt solved on train
+        for i, task in enumerate(tasks):
+            hint   = select(task, memory)  # MEMREAD
+            result = solver.solve(task, hint)
+            score the predictions          # the only place test outputs are read
+            if continual and (i + 1) % k == 0:
+                for r in the block: if r passed every TRAIN pair: MEMWRITE(memory, r)
+
+Decisions that change memory or control the loop use train pairs only; test outputs are
+read by scoring and reported, never fed back. Every finished task and every write is an
+event in the run directory, so `resume` replays the log instead of redoing work: finished
+tasks are not re-solved, and a write already committed (found in the store's revision
+history by run and task) is not repeated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from arcmemo import __version__
+from arcmemo.config import SELECTION_MODES
+from arcmemo.abstraction import SolutionInput, write_oe, write_ps
+from arcmemo.memory.models import ConceptRevision
+from arcmemo.memory.store import Memory
+from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
+from arcmemo.prompts import template_hashes
+from arcmemo.rundir import RunDir, new_run_id
+from arcmemo.scoring import score_task, write_submission
+from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
+
+USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
+
+
+@dataclass
+class RunConfig:
+    """Everything that shapes a run; stored in the run directory's config.json."""
+
+    source: str = "training"
+    task_ids: list[str] | None = None
+    limit: int | None = None
+    solver: str = "program-synthesis"
+    selection: str = "ps"
+    memory_format: str | None = None  # ps | oe; defaults from the selection mode
+    top_k: int = 5
+    expand: bool = False
+    token_budget: int = 6000
+    attempts: int = 1
+    retries: int = 2
+    max_tokens: int | None = None
+    temperature: float | None = None
+    passes: int = 1
+    continual: bool = False
+    k: int = 10
+    order: str = "as-given"  # as-given | shuffled
+    seed: int = 0
+    budget_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.selection not in SELECTION_MODES:
+            raise ValueError(f"--selection must be one of {', '.join(SELECTION_MODES)}, not {self.selection!r}")
+        if self.memory_format is None:
+            self.memory_format = "oe" if self.selection == "oe" else "ps"
+        if self.memory_format not in ("ps", "oe"):
+            raise ValueError(f"--memory-format must be ps or oe, not {self.memory_format!r}")
+        if self.order not in ("as-given", "shuffled"):
+            raise ValueError(f"--order must be as-given or shuffled, not {self.order!r}")
+        for name in ("k", "passes", "attempts"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name} must be at least 1")
+        if self.retries < 0:
+            raise ValueError("--retries must be 0 or more")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class TaskOutcome:
+    """One task solved in one pass, as recorded in the event log."""
+
+    task_id: str
+    pass_index: int
+    predictions: list[list[Any]]
+    passed_train: bool
+    code: str | None
+    reasoning: str
+    scores: dict[str, float]
+    usage: dict[str, float]
+    selected: list[int]
+    selection_fallback: bool
+    error: str | None = None
+
+    def event(self) -> dict[str, Any]:
+        return {"type": "task", **dataclasses.asdict(self)}
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> "TaskOutcome":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in event.items() if k in names})
+
+
+def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
+    tasks = list(taskset.tasks)
+    if config.order == "shuffled":
+        random.Random(config.seed).shuffle(tasks)
+    if config.limit is not None:
+        tasks = tasks[: config.limit]
+    return tasks
+
+
+def usage_dict(usage: Any) -> dict[str, float]:
+    """A Usage (or None) as a plain dict with every field present."""
+    return {name: getattr(usage, name, 0) or 0 for name in USAGE_FIELDS}
+
+
+def add_usage(total: dict[str, float], usage: dict[str, float]) -> None:
+    for name in USAGE_FIELDS:
+        total[name] = total.get(name, 0) + usage.get(name, 0)
+
+
+def predictions_to_attempts(predictions: list[list[Any]]) -> list[list[Any]]:
+    """predictions[test][j] -> attempts[j][test] (None where an attempt has no grid)."""
+    width = max((len(p) for p in predictions), default=0)
+    return [[p[j] if j < len(p) else None for p in predictions] for j in range(width)]
+
+
+class Runner:
+    """Runs (or resumes) one run. Components are passed in so tests can swap the model."""
+
+    def __init__(self, *, config: RunConfig, tasks: list[Task], answers: dict, memory: Memory, llm: Any,
+                 sandbox: Any, solver: Any, rundir: RunDir, progress: Callable[[str, dict], None] | None = None):
+        self.config = config
+        self.tasks = tasks
+        self.answers = answers
+        self.memory, self.llm, self.sandbox, self.solver = memory, llm, sandbox, solver
+        self.rundir = rundir
+        self.progress = progress or (lambda kind, info: None)
+        self.solver_settings = SolverSettings(
+            attempts=config.attempts, retries=config.retries,
+            max_tokens=config.max_tokens, temperature=config.temperature,
+        )
+
+    # ------------------------------------------------------------------ config
+    def resolved_config(self) -> dict[str, Any]:
+        return {
+            "run_id": self.rundir.run_id,
+            "arcmemo_version": __version__,
+            "settings": dataclasses.asdict(self.config),
+            "task_ids": [t.id for t in self.tasks],
+            "models": {role: self.llm.model_for(role) for role in ("solver", "aux", "select")},
+            "memory_url": _redact(str(self.memory.url)),
+            "memory_revision_start": self.memory.revision(),
+            "prompt_templates": template_hashes(),
+            "solver": getattr(self.solver, "name", type(self.solver).__name__),
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+
+    # ------------------------------------------------------------------ loop
+    def run(self) -> dict[str, Any]:
+        """Run every pass to the end (or to the budget), replaying what the log already holds."""
+        started = time.monotonic()
+        events = list(self.rundir.events())
+        if not events:
+            self.rundir.write_config(self.resolved_config())
+        done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e) for e in events if e["type"] == "task"}
+        self.writes_done = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write"}
+        self.write_events = [e for e in events if e["type"] == "write"]
+        previous_wall = sum(e.get("wall_time_s", 0) for e in events if e["type"] == "session_end")
+        self.rundir.append({"type": "session_start", "resumed": bool(events)})
+
+        latest: dict[str, TaskOutcome] = {}
+        per_pass: list[dict[str, Any]] = []
+        stopped = None
+        for p in range(1, self.config.passes + 1):
+            todo = self.tasks if p == 1 else [t for t in self.tasks if not latest[t.id].passed_train]
+            if not todo:
+                break
+            block: list[TaskOutcome] = []
+            for i, task in enumerate(todo):
+                outcome = done.get((p, task.id))
+                if outcome is None:
+                    if self._over_budget(done.values()):
+                        stopped = "budget"
+                        self.rundir.append({"type": "budget_stop", "pass_index": p, "task_id": task.id})
+                        break
+                    outcome = self._solve(task, p)
+                    self.rundir.append(outcome.event())
+                    done[(p, task.id)] = outcome
+                latest[task.id] = outcome
+                block.append(outcome)
+                self.progress("task", {"pass": p, "outcome": outcome, "latest": latest, "done": done})
+                if self.config.continual and (i + 1) % self.config.k == 0:
+                    self._write_back(block, p)
+                    block = []
+            if self.config.continual and block:
+                self._write_back(block, p)
+            per_pass.append(self._pass_scores(p, latest))
+            if stopped:
+                break
+
+        wall = previous_wall + time.monotonic() - started
+        self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
+        summary = self._summary(latest, done, per_pass, stopped, wall)
+        self.rundir.write_summary(summary)
+        return summary
+
+    def _solve(self, task: Task, p: int) -> TaskOutcome:
+        selection = select(task, self.memory, SelectionSettings(
+            mode=self.config.selection, top_k=self.config.top_k, expand=self.config.expand,
+            token_budget=self.config.token_budget, run_id=self.rundir.run_id, pass_index=p, record=True,
+        ), self.llm)
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+        ctx = SolveContext(llm=self.llm, sandbox=self.sandbox, settings=self.solver_settings, run_id=self.rundir.run_id)
+        try:
+            result = self.solver.solve(task, hint, ctx)
+        except Exception as exc:  # a plugin broke its contract; one task must not end the run
+            result = SolveResult(attempts=[], predictions=[[] for _ in task.test_inputs],
+                                 trace=Trace(reasoning="", final_code=None, passing_attempt=None, transcript=[]),
+                                 usage=None)
+            solver_error = f"solver raised {type(exc).__name__}: {exc}"
+        else:
+            solver_error = None
+        predictions = [[_plain(g) for g in per_test] for per_test in result.predictions]
+        # Scoring is the only reader of test outputs; its result never feeds back into the loop.
+        score = score_task(predictions_to_attempts(predictions), self.answers[task.id])
+        write_submission(self.rundir.submissions, task.id, predictions,
+                         metadata={"run_id": self.rundir.run_id, "pass": p, "solver": self.config.solver})
+        usage = usage_dict(selection.usage)
+        add_usage(usage, usage_dict(result.usage))
+        errors = [a.error for a in result.attempts if a.error]
+        return TaskOutcome(
+            task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
+            code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
+            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict},
+            usage=usage, selected=list(selection.concept_ids), selection_fallback=bool(selection.fallback),
+            error=solver_error or (errors[-1] if errors and not result.passed_train else None),
+        )
+
+    def _write_back(self, block: list[TaskOutcome], p: int) -> None:
+        """MEMWRITE for the block's tasks whose program passed every train pair."""
+        for outcome in block:
+            key = (p, outcome.task_id)
+            if not outcome.passed_train or not outcome.code or key in self.writes_done:
+                continue
+            if self._written_in_store(outcome.task_id, p):
+                event = {"type": "write", "pass_index": p, "task_id": outcome.task_id, "recovered": True,
+                         "added": [], "extended": [], "failed": False, "error": None, "usage": usage_dict(None)}
+            else:
+                event = self._write_one(outcome, p)
+            self.rundir.append(event)
+            self.writes_done.add(key)
+            self.write_events.append(event)
+            self.progress("write", event)
+
+    def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any]:
+        task = next(t for t in self.tasks if t.id == outcome.task_id)
+        run_id = self.rundir.run_id
+        if self.config.selection == "cheatsheet":
+            update_cheatsheet(self.memory, self.llm, task, _trace_text(outcome), run_id=run_id)
+            return {"type": "write", "pass_index": p, "task_id": task.id, "added": [], "extended": ["cheatsheet"],
+                    "failed": False, "error": None, "usage": usage_dict(None)}
+        solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
+        writer = write_oe if self.config.memory_format == "oe" else write_ps
+        result = writer(self.memory, self.llm, solution, run_id=run_id)
+        return {"type": "write", "pass_index": p, "task_id": task.id, "added": list(result.added),
+                "extended": list(result.extended), "failed": bool(result.failed), "error": result.error,
+                "usage": usage_dict(result.usage)}
+
+    def _written_in_store(self, task_id: str, p: int) -> bool:
+        """Did a write for this task in this run commit before a kill lost its event?"""
+        from sqlmodel import select as sql_select
+
+        with self.memory.session() as session:
+            row = session.exec(sql_select(ConceptRevision.id).where(
+                ConceptRevision.run_id == self.rundir.run_id, ConceptRevision.task_id == task_id,
+            ).limit(1)).first()
+        return row is not None
+
+    def _over_budget(self, outcomes) -> bool:
+        """Stop before a task whose expected cost (the dearest so far) would exceed the budget."""
+        if self.config.budget_usd is None:
+            return False
+        costs = [o.usage.get("cost_usd", 0) for o in outcomes]
+        costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
+        spent = sum(costs)
+        return spent >= self.config.budget_usd or spent + max(costs, default=0) > self.config.budget_usd
+
+    # ------------------------------------------------------------------ scores
+    @staticmethod
+    def _pass_scores(p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
+        n = len(latest) or 1
+        return {
+            "pass": p,
+            "tasks": len(latest),
+            **{name: round(100 * sum(o.scores[name] for o in latest.values()) / n, 2)
+               for name in ("oracle1", "oracle2", "strict")},
+        }
+
+    def _summary(self, latest, done, per_pass, stopped, wall) -> dict[str, Any]:
+        usage: dict[str, float] = {}
+        for outcome in done.values():
+            add_usage(usage, outcome.usage)
+        for event in self.write_events:
+            add_usage(usage, event.get("usage", {}))
+        n = len(latest) or 1
+        added = sorted({name for e in self.write_events for name in e.get("added", [])})
+        extended = sorted({name for e in self.write_events for name in e.get("extended", [])})
+        return {
+            "run_id": self.rundir.run_id,
+            "tasks": len(latest),
+            "tasks_planned": len(self.tasks),
+            **{name: round(100 * sum(o.scores[name] for o in latest.values()) / n, 2)
+               for name in ("oracle1", "oracle2", "strict")},
+            "passes": per_pass,
+            "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
+            "solved": sorted(t for t, o in latest.items() if o.scores["oracle2"] == 1),
+            "per_task": {t: {**o.scores, "passed_train": o.passed_train, "pass": o.pass_index,
+                             "selected": len(o.selected)} for t, o in sorted(latest.items())},
+            "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
+            "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
+            "concepts_added": added,
+            "concepts_extended": extended,
+            "writes": len(self.write_events),
+            "write_failures": sum(bool(e.get("failed")) for e in self.write_events),
+            "usage": {k: (round(v, 6) if k == "cost_usd" else int(v)) for k, v in usage.items()},
+            "memory_revision_end": self.memory.revision(),
+            "stopped": stopped,
+            "wall_time_s": round(wall, 2),
+        }
+
+
+def _trace_text(outcome: TaskOutcome) -> str:
+    return f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\nReasoning:\n{outcome.reasoning}"
+
+
+def _plain(grid: Any) -> Any:
+    if grid is None:
+        return None
+    return [list(map(int, row)) for row in grid]
+
+
+def _redact(url: str) -> str:
+    """Drop a password from a database URL before it is written to disk."""
+    if "://" in url and "@" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        return f"{scheme}://{creds.split(':', 1)[0]}:***@{host}"
+    return url
+
+
+def load_run_tasks(config: RunConfig) -> TaskSet:
+    """The run's tasks: a split or path, narrowed to `task_ids` (looked up across all of ARC-AGI-1
+    when only ids are given)."""
+    if config.task_ids and config.source == "all":
+        return all_arc_tasks().subset(config.task_ids)
+    return load_tasks(config.source, ids=config.task_ids)
+
+
+def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
+               runs_root: str, progress=None) -> Runner:
+    """A fresh run: tasks ordered and limited once, a new run directory."""
+    taskset = load_run_tasks(config)
+    tasks = order_tasks(taskset, config)
+    rundir = RunDir.create(runs_root, new_run_id())
+    return Runner(config=config, tasks=tasks, answers=taskset.answers, memory=memory, llm=make_llm(rundir.run_id),
+                  sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
+
+
+def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
+                  progress=None) -> Runner:
+    """Continue a run from its directory: same settings, same tasks in the same order."""
+    recorded = rundir.config()
+    config = RunConfig.from_dict(recorded["settings"])
+    taskset = load_run_tasks(dataclasses.replace(config, task_ids=recorded["task_ids"]))
+    tasks = [taskset.by_id(t) for t in recorded["task_ids"]]
+    return Runner(config=config, tasks=tasks, answers=taskset.answers, memory=memory, llm=make_llm(rundir.run_id),
+                  sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
