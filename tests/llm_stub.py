@@ -1,0 +1,108 @@
+"""A stub OpenAI-compatible HTTP server on 127.0.0.1 for the LLM tests and benchmark.
+
+Responses are scripted FIFO (`server.script(...)`); when the script is empty the server
+answers with `default` (a chat completion whose text echoes the last message). Every
+request body is recorded in `server.requests`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def completion_body(text: str, *, prompt_tokens: int = 10, completion_tokens: int = 5,
+                    reasoning_tokens: int = 0, model: str = "stub", reasoning: str | None = None,
+                    n: int = 1) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return {
+        "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": i, "message": message if i == 0 else {"role": "assistant", "content": f"{text}#{i}"},
+                     "finish_reason": "stop"} for i in range(n)],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens,
+                  "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}},
+    }
+
+
+class StubServer:
+    def __init__(self, delay_s: float = 0.0):
+        self.delay_s = delay_s
+        self.requests: list[dict[str, Any]] = []
+        self.request_times: list[float] = []
+        self._script: deque = deque()
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output quiet
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with stub._lock:
+                    stub.requests.append(body)
+                    stub.request_times.append(time.monotonic())
+                    action = stub._script.popleft() if stub._script else {}
+                    stub.in_flight += 1
+                    stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
+                try:
+                    time.sleep(action.get("delay", stub.delay_s))
+                    status = action.get("status", 200)
+                    if "raw" in action:
+                        payload = action["raw"].encode()
+                    else:
+                        data = action.get("body")
+                        if data is None:
+                            last = body.get("messages", [{}])[-1].get("content", "")
+                            data = completion_body(f"echo: {last}", n=int(body.get("n") or 1))
+                        payload = json.dumps(data).encode()
+                    self.send_response(status)
+                    self.send_header("content-type", action.get("content_type", "application/json"))
+                    self.send_header("content-length", str(len(payload)))
+                    for name, value in action.get("headers", {}).items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                finally:
+                    with stub._lock:
+                        stub.in_flight -= 1
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def script(self, *actions: dict[str, Any]) -> None:
+        """Queue responses: {status, body | raw, headers, delay, content_type}."""
+        with self._lock:
+            self._script.extend(actions)
+
+    def error(self, status: int, message: str, **extra) -> dict[str, Any]:
+        return {"status": status, "body": {"error": {"message": message, "type": "stub_error"}}, **extra}
+
+    def __enter__(self) -> "StubServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,196 @@
+"""The real `openai` client path against a stub OpenAI-compatible server on 127.0.0.1:
+retries (429 + Retry-After, 5xx, timeouts, malformed bodies, dropped connections),
+permanent errors, parameter pass-through, token and cost accounting, the cache."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+
+import pytest
+
+from llm_stub import StubServer, completion_body
+
+from arcmemo.llm.client import LLM, LLMError, LLMSettings
+
+MSG = [{"role": "user", "content": "2+2?"}]
+
+
+def make_llm(base_url, **over) -> LLM:
+    values = dict(base_url=base_url, api_key="sk-test", solver_model="stub-model", aux_model="stub-model",
+                  select_model="stub-model", concurrency=4, timeout_s=2.0, max_attempts=4,
+                  backoff_base_s=0.001, backoff_max_s=0.01)
+    values.update(over)
+    return LLM(LLMSettings(**values))
+
+
+@pytest.fixture
+def stub():
+    with StubServer() as server:
+        yield server
+
+
+@pytest.fixture
+def priced(isolated_home):
+    (isolated_home / "models.yaml").write_text(
+        "aliases:\n  stubby: stub-model\nprices:\n  stub-model: {input: 1.0, output: 2.0}\n")
+
+
+def test_success_reads_text_reasoning_tokens_and_cost(stub, priced):
+    stub.script({"body": completion_body("4", prompt_tokens=100, completion_tokens=50,
+                                         reasoning_tokens=30, reasoning="think")})
+    with make_llm(stub.base_url, solver_model="stubby") as llm:
+        c = llm.chat(MSG, role="solver", step="solve", temperature=0.2, max_completion_tokens=500,
+                     reasoning_effort="low", seed=7, max_tokens=None)
+        assert (c.text, c.reasoning, c.model) == ("4", "think", "stub-model")
+        assert (c.prompt_tokens, c.completion_tokens, c.reasoning_tokens) == (100, 50, 30)
+        assert c.cost_usd == pytest.approx((100 * 1.0 + 50 * 2.0) / 1e6)
+        assert llm.usage().cost_usd == pytest.approx(c.cost_usd)
+        record = llm._log.get(c.call_id)
+        assert record.response_text == "4" and record.reasoning == "think"
+        assert record.request["messages"] == MSG and record.attempts == 1
+    sent = stub.requests[0]
+    assert sent["model"] == "stub-model"
+    assert {k: sent[k] for k in ("temperature", "max_completion_tokens", "reasoning_effort", "seed")} == {
+        "temperature": 0.2, "max_completion_tokens": 500, "reasoning_effort": "low", "seed": 7}
+    assert "max_tokens" not in sent
+
+
+def test_429_with_retry_after_is_honoured_then_succeeds(stub):
+    stub.script(stub.error(429, "slow down", headers={"Retry-After": "0.4"}))
+    with make_llm(stub.base_url) as llm:
+        c = llm.chat(MSG, role="solver", step="solve")
+        assert c.text == "echo: 2+2?"
+        assert llm._log.get(c.call_id).attempts == 2
+    assert len(stub.requests) == 2
+    assert stub.request_times[1] - stub.request_times[0] >= 0.39
+
+
+def test_5xx_are_retried_until_success(stub):
+    stub.script(stub.error(500, "oops"), stub.error(503, "busy"))
+    with make_llm(stub.base_url) as llm:
+        c = llm.chat(MSG, role="solver", step="solve")
+        assert c.text == "echo: 2+2?" and llm._log.get(c.call_id).attempts == 3
+
+
+def test_persistent_5xx_gives_up_after_bounded_attempts(stub):
+    stub.script(*[stub.error(500, "still broken")] * 10)
+    with make_llm(stub.base_url, max_attempts=3) as llm:
+        with pytest.raises(LLMError, match="still broken.*gave up after 3 attempts") as info:
+            llm.chat(MSG, role="solver", step="solve")
+        assert info.value.transient and info.value.status == 500 and info.value.step == "solve"
+        assert llm.usage().errors == 1
+        assert "still broken" in llm._log.list()[0].error
+    assert len(stub.requests) == 3
+
+
+def test_timeout_is_retried(stub):
+    stub.script({"delay": 1.5})
+    with make_llm(stub.base_url, timeout_s=0.3) as llm:
+        started = time.monotonic()
+        c = llm.chat(MSG, role="solver", step="solve")
+        assert c.text == "echo: 2+2?" and llm._log.get(c.call_id).attempts == 2
+        assert time.monotonic() - started < 1.4
+
+
+def test_malformed_body_is_retried_then_fails_clearly(stub):
+    stub.script({"raw": "this is not json"}, {"body": {"unexpected": True}})
+    with make_llm(stub.base_url) as llm:
+        assert llm.chat(MSG, role="solver", step="solve").text == "echo: 2+2?"
+    assert len(stub.requests) == 3
+    stub.script(*[{"raw": "{broken"}] * 3)
+    with make_llm(stub.base_url, max_attempts=3) as llm:
+        with pytest.raises(LLMError, match="malformed response"):
+            llm.chat(MSG, role="solver", step="solve", sample=1)
+
+
+def test_401_fails_at_once_with_server_message(stub):
+    stub.script(stub.error(401, "Incorrect API key provided"))
+    with make_llm(stub.base_url) as llm:
+        with pytest.raises(LLMError, match="HTTP 401.*Incorrect API key provided") as info:
+            llm.chat(MSG, role="solver", step="solve")
+        assert info.value.status == 401 and not info.value.transient and info.value.attempts == 1
+    assert len(stub.requests) == 1
+
+
+@pytest.mark.parametrize("status", [400, 403, 404])
+def test_other_permanent_errors_fail_at_once(stub, status):
+    stub.script(stub.error(status, "The model `nope` does not exist"))
+    with make_llm(stub.base_url) as llm:
+        with pytest.raises(LLMError, match="does not exist"):
+            llm.chat(MSG, role="solver", step="solve")
+    assert len(stub.requests) == 1
+
+
+def test_dropped_connection_is_retried_then_reported():
+    with socket.socket() as sock:           # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with make_llm(f"http://127.0.0.1:{port}/v1", max_attempts=2) as llm:
+        with pytest.raises(LLMError, match="connection.*failed.*gave up after 2 attempts"):
+            llm.chat(MSG, role="solver", step="solve")
+
+
+def test_too_long_retry_after_fails_instead_of_stalling(stub):
+    stub.script(stub.error(429, "quota", headers={"Retry-After": "3600"}))
+    with make_llm(stub.base_url, max_retry_after_s=5) as llm:
+        with pytest.raises(LLMError, match="Retry-After 3600s exceeds"):
+            llm.chat(MSG, role="solver", step="solve")
+
+
+def test_cache_serves_repeats_and_keeps_samples_independent(stub, priced):
+    with make_llm(stub.base_url) as llm:
+        first = llm.chat(MSG, role="solver", step="solve")
+        repeat = llm.chat(MSG, role="solver", step="solve")
+        sample1 = llm.chat(MSG, role="solver", step="solve", sample=1)
+        hotter = llm.chat(MSG, role="solver", step="solve", temperature=1.0)
+        assert len(stub.requests) == 3
+        assert repeat.cached and repeat.text == first.text and repeat.cost_usd == 0
+        assert not sample1.cached and not hotter.cached
+        usage = llm.usage()
+        assert (usage.calls, usage.cache_hits) == (4, 1)
+        assert usage.cost_usd == pytest.approx(3 * first.cost_usd)
+    with make_llm(stub.base_url) as rerun:        # a re-run costs nothing for what was asked
+        assert rerun.chat(MSG, role="solver", step="solve", sample=1).cached
+        assert rerun.usage().cost_usd == 0
+    with make_llm(stub.base_url, cache=False) as nocache:
+        assert not nocache.chat(MSG, role="solver", step="solve").cached
+    assert len(stub.requests) == 4
+
+
+def test_cache_key_includes_the_endpoint():
+    with StubServer() as a, StubServer() as b:
+        with make_llm(a.base_url) as llm_a, make_llm(b.base_url) as llm_b:
+            llm_a.chat(MSG, role="solver", step="solve")
+            assert not llm_b.chat(MSG, role="solver", step="solve").cached
+        assert len(a.requests) == len(b.requests) == 1
+
+
+def test_n_choices_are_returned(stub):
+    with make_llm(stub.base_url) as llm:
+        c = llm.chat(MSG, role="solver", step="solve", n=3)
+        assert c.choices == ("echo: 2+2?", "echo: 2+2?#1", "echo: 2+2?#2") and c.text == c.choices[0]
+        assert llm.chat(MSG, role="solver", step="solve", n=3).choices == c.choices   # cached
+    assert stub.requests[0]["n"] == 3 and len(stub.requests) == 1
+
+
+def test_concurrency_is_bounded(stub):
+    stub.delay_s = 0.1
+    with make_llm(stub.base_url, concurrency=3) as llm:
+        async def many():
+            return await asyncio.gather(*(llm.achat(MSG, role="solver", step="solve", sample=i)
+                                          for i in range(12)))
+        results = llm.run(many())
+    assert len(results) == 12 and stub.max_in_flight == 3
+
+
+def test_one_failure_does_not_sink_the_others(stub):
+    stub.script(stub.error(401, "bad key"))
+    with make_llm(stub.base_url, concurrency=1) as llm:
+        async def many():
+            return await asyncio.gather(*(llm.achat(MSG, role="solver", step="solve", sample=i)
+                                          for i in range(3)), return_exceptions=True)
+        results = llm.run(many())
+    assert sum(isinstance(r, LLMError) for r in results) == 1
+    assert sum(not isinstance(r, Exception) for r in results) == 2
