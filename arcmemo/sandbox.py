@@ -1,0 +1,1048 @@
+"""Isolated execution of model-written programs: a pool of warm fork-server workers.
+
+Design (DESIGN.md section 8). The parent process keeps a pool of *workers*: Python
+processes started with a clean environment that have numpy and scipy.ndimage imported.
+Each program run is one `os.fork()` of a worker, so every run is its own process with
+its own limits and a worker is never poisoned by the code it runs. Layers of containment
+in the forked child, from the kernel up:
+
+- its own session (a `killpg` reaches only itself), SIGKILL when its worker dies;
+- rlimits: address space (the worker's size + `memory_mb`), CPU time, no new processes
+  or threads (RLIMIT_NPROC=0), file size, no core dumps, few open files;
+- as root (checked at worker start, each layer falls back cleanly when refused): the
+  worker lives in its own network namespace (no interfaces up) and mount namespace with
+  private tmpfs on /tmp, /var/tmp and /dev/shm, and the child drops to a uid of its own
+  (so it cannot signal the worker, the parent, or another run, and cannot write to files
+  it does not own);
+- a fresh temporary working directory, an empty `os.environ`, stdin/stdout/stderr on
+  /dev/null and every inherited descriptor closed except its result pipe;
+- a Python audit hook refusing sockets, process creation, signals to other processes and
+  writes outside the working directory (this layer alone can be bypassed with ctypes,
+  which is why the kernel layers exist);
+- what it prints goes to a bounded buffer; what it returns is converted to plain lists
+  inside the child (hostile `__eq__`/`__array__`/generators never reach the parent) and
+  travels back as JSON text, one line per grid, never as a pickle.
+
+The worker enforces the wall-clock timeout (per grid: the clock restarts whenever a grid
+result arrives; the first grid's budget also covers importing the program) and kills the
+child's process group; the parent has a backstop on the worker itself and replaces a
+worker that died or stopped answering.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import math
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+ERROR_KINDS = ("syntax", "exception", "timeout", "memory", "invalid_output", "crash", "missing_entry")
+
+MAX_SIDE = 30
+MAX_SOURCE_CHARS = 500_000
+MAX_MESSAGE_CHARS = 4_000
+DEFAULT_MAX_STDOUT = 8_000
+_WORKER_START_TIMEOUT_S = 60.0
+_BACKSTOP_GRACE_S = 10.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (a worker could not start, or it was closed)."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The result of running a program on one grid: an output grid or a categorised error."""
+
+    ok: bool
+    output: list[list[int]] | None
+    error: str | None  # one of ERROR_KINDS when not ok
+    message: str
+    stdout: str
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "output": self.output, "error": self.error,
+                "message": self.message, "stdout": self.stdout}
+
+
+@dataclass(frozen=True)
+class PairsCheck:
+    """A program checked against (input, output) pairs."""
+
+    outcomes: list[RunOutcome]
+    correct: list[bool]
+    cell_accuracy: list[float]
+    passed_all: bool
+    mean_accuracy: float
+
+    @property
+    def first_failure(self) -> int | None:
+        """Index of the first pair the program got wrong, or None."""
+        for i, ok in enumerate(self.correct):
+            if not ok:
+                return i
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# Parent side: the pool
+# ---------------------------------------------------------------------------------------
+
+def _frame(obj: Any) -> bytes:
+    data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
+    return struct.pack(">I", len(data)) + data
+
+
+class _WorkerGone(Exception):
+    pass
+
+
+class _Worker:
+    """One warm fork-server process; used by one thread at a time."""
+
+    def __init__(self) -> None:
+        root = str(Path(__file__).resolve().parent.parent)
+        boot = (
+            "import sys; sys.path.insert(0, %r); "
+            "from arcmemo.sandbox import _worker_main; _worker_main()" % root
+        )
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", boot],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd="/",
+            close_fds=True,
+            start_new_session=True,
+        )
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._buf = b""
+        try:
+            hello = self._read(time.monotonic() + _WORKER_START_TIMEOUT_S)
+        except _WorkerGone as exc:
+            self.kill()
+            raise SandboxError(f"sandbox worker failed to start: {exc}") from None
+        if not isinstance(hello, dict) or "hello" not in hello:
+            self.kill()
+            raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
+        self.isolation: dict = hello["hello"]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def request(self, req: dict, deadline: float) -> dict:
+        try:
+            self._write_all(_frame(req))
+        except OSError as exc:
+            raise _WorkerGone(f"cannot write to worker ({exc})") from None
+        return self._read(deadline)
+
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self._in, view)
+            view = view[n:]
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        while len(self._buf) < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _WorkerGone("worker did not answer in time")
+            ready, _, _ = select.select([self._out], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(self._out, 1 << 20)
+            if not chunk:
+                raise _WorkerGone("worker process exited")
+            self._buf += chunk
+        data, self._buf = self._buf[:n], self._buf[n:]
+        return data
+
+    def _read(self, deadline: float) -> Any:
+        (size,) = struct.unpack(">I", self._read_exact(4, deadline))
+        return json.loads(self._read_exact(size, deadline).decode("utf-8"))
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.kill()
+        except ProcessLookupError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+def _plain_grid(grid: Any, where: str) -> list[list[int]]:
+    from arcmemo.tasks import validate_grid
+
+    return [list(row) for row in validate_grid(grid, where)]
+
+
+class Sandbox:
+    """A thread-safe pool of warm workers that run untrusted programs on grids.
+
+    `timeout_s` is the wall-clock budget per grid (the first grid's budget also covers
+    importing the program); `memory_mb` is the address space a run may add on top of the
+    warm worker's. Use as a context manager, or call `close()`.
+    """
+
+    def __init__(self, workers: int | None = None, timeout_s: float = 2.0, memory_mb: int = 1024,
+                 max_stdout: int = DEFAULT_MAX_STDOUT) -> None:
+        if workers is None:
+            workers = max(1, os.cpu_count() or 1)
+        if workers < 1:
+            raise ValueError(f"Sandbox: workers must be at least 1, got {workers}")
+        if timeout_s <= 0:
+            raise ValueError(f"Sandbox: timeout_s must be positive, got {timeout_s}")
+        if memory_mb < 16:
+            raise ValueError(f"Sandbox: memory_mb must be at least 16, got {memory_mb}")
+        self.workers = workers
+        self.timeout_s = float(timeout_s)
+        self.memory_mb = int(memory_mb)
+        self.max_stdout = int(max_stdout)
+        self._idle: list[_Worker] = []
+        self._count = 0  # workers alive or starting
+        self._cond = threading.Condition()
+        self._closed = False
+        self.isolation: dict = {}
+        self.replaced = 0  # workers that died or were killed and had to be replaced
+
+    # -- pool management ---------------------------------------------------------------
+    def _acquire(self) -> _Worker:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise SandboxError("sandbox is closed")
+                if self._idle:
+                    return self._idle.pop()
+                if self._count < self.workers:
+                    self._count += 1
+                    break
+                self._cond.wait()
+        try:
+            worker = _Worker()
+        except BaseException:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify()
+            raise
+        self.isolation = worker.isolation
+        return worker
+
+    def _release(self, worker: _Worker, healthy: bool) -> None:
+        if healthy and worker.alive():
+            with self._cond:
+                if not self._closed:
+                    self._idle.append(worker)
+                    self._cond.notify()
+                    return
+            worker.close()
+            with self._cond:
+                self._count -= 1
+            return
+        worker.kill()
+        with self._cond:
+            self._count -= 1
+            self.replaced += 1
+            self._cond.notify()
+
+    def warm(self) -> None:
+        """Start every worker now instead of on first use."""
+        started = [self._acquire() for _ in range(self.workers)]
+        for w in started:
+            self._release(w, True)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._count -= len(idle)
+            self._cond.notify_all()
+        for w in idle:
+            w.close()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # best effort; close() is the real API
+        try:
+            if not self._closed:
+                self.close()
+        except Exception:
+            pass
+
+    # -- running -----------------------------------------------------------------------
+    def run(self, source: str, grids: Sequence[Any], *, entry: str = "transform",
+            modules: dict[str, str] | None = None, timeout_s: float | None = None) -> list[RunOutcome]:
+        """Run `entry(grid)` of `source` on each grid in one fresh process; one outcome per grid."""
+        if not isinstance(source, str):
+            raise TypeError(f"Sandbox.run: source must be str, got {type(source).__name__}")
+        if not entry.isidentifier():
+            raise ValueError(f"Sandbox.run: entry {entry!r} is not a Python identifier")
+        modules = dict(modules or {})
+        for name, text in modules.items():
+            if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
+                raise ValueError(f"Sandbox.run: module name {name!r} is not importable")
+            if not isinstance(text, str):
+                raise TypeError(f"Sandbox.run: module {name!r} source must be str")
+        plain = [_plain_grid(g, f"Sandbox.run grid {i}") for i, g in enumerate(grids)]
+        if not plain:
+            return []
+        timeout = float(timeout_s) if timeout_s is not None else self.timeout_s
+        if timeout <= 0:
+            raise ValueError(f"Sandbox.run: timeout_s must be positive, got {timeout}")
+        if len(source) > MAX_SOURCE_CHARS or any(len(t) > MAX_SOURCE_CHARS for t in modules.values()):
+            return [RunOutcome(False, None, "syntax", f"program source longer than {MAX_SOURCE_CHARS} characters", "")
+                    for _ in plain]
+        req = {"source": source, "grids": plain, "entry": entry, "modules": modules,
+               "timeout_s": timeout, "memory_mb": self.memory_mb, "max_stdout": self.max_stdout}
+        backstop = time.monotonic() + timeout * len(plain) + _BACKSTOP_GRACE_S
+        worker = self._acquire()
+        healthy = False
+        try:
+            reply = worker.request(req, backstop)
+            healthy = True
+        except _WorkerGone as exc:
+            died = not worker.alive()
+            msg = ("the sandbox worker died during the run (the program killed its worker process)"
+                   if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
+            return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
+        finally:
+            self._release(worker, healthy)
+        return [RunOutcome(bool(o["ok"]), o["output"], o["error"], o["message"], o["stdout"])
+                for o in reply["outcomes"]]
+
+
+_shared: Sandbox | None = None
+_shared_lock = threading.Lock()
+
+
+def get_sandbox() -> Sandbox:
+    """The shared process-wide pool (settings `sandbox_workers`, `sandbox_timeout_s`,
+    `sandbox_memory_mb`), closed at exit."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared._closed:
+            workers = timeout = memory = None
+            try:
+                from arcmemo.config import setting
+
+                workers = setting("sandbox_workers", None, None)
+                timeout = setting("sandbox_timeout_s", None, None)
+                memory = setting("sandbox_memory_mb", None, None)
+            except Exception:
+                pass
+            _shared = Sandbox(
+                workers=int(workers) if workers else None,
+                timeout_s=float(timeout) if timeout else 2.0,
+                memory_mb=int(memory) if memory else 1024,
+            )
+            atexit.register(_shared.close)
+        return _shared
+
+
+def _pair_parts(pair: Any) -> tuple[Any, Any]:
+    if hasattr(pair, "input") and hasattr(pair, "output"):
+        return pair.input, pair.output
+    if isinstance(pair, dict):
+        return pair["input"], pair["output"]
+    inp, out = pair
+    return inp, out
+
+
+def run_on_pairs(sb: Sandbox, source: str, pairs: Iterable[Any], *, entry: str = "transform",
+                 modules: dict[str, str] | None = None, timeout_s: float | None = None) -> PairsCheck:
+    """Run a program on the inputs of (input, output) pairs and compare with the outputs.
+
+    `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples.
+    """
+    from arcmemo.scoring import cell_accuracy
+
+    parts = [_pair_parts(p) for p in pairs]
+    outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, timeout_s=timeout_s)
+    correct, acc = [], []
+    for (_, expected), outcome in zip(parts, outcomes):
+        expected = _plain_grid(expected, "run_on_pairs expected output")
+        if outcome.ok:
+            correct.append(outcome.output == expected)
+            acc.append(cell_accuracy(outcome.output, expected))
+        else:
+            correct.append(False)
+            acc.append(0.0)
+    return PairsCheck(
+        outcomes=outcomes,
+        correct=correct,
+        cell_accuracy=acc,
+        passed_all=bool(correct) and all(correct),
+        mean_accuracy=sum(acc) / len(acc) if acc else 0.0,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Worker side (runs in the warm worker process, started by _Worker)
+# ---------------------------------------------------------------------------------------
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNET = 0x40000000
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_PR_SET_PDEATHSIG = 1
+_UID_BASE = 1_000_000
+
+
+class _WorkerState:
+    def __init__(self) -> None:
+        self.libc = None
+        self.isolation = {"netns": False, "private_tmp": False, "uid": False, "nproc": True, "audit": True}
+        self.code_cache: OrderedDict[str, Any] = OrderedDict()
+        self.tmp_base = ""
+        self.uid = None
+
+
+def _worker_setup() -> _WorkerState:
+    import ctypes
+    import gc
+    import tempfile
+
+    import numpy  # noqa: F401  (warm imports shared with every forked run)
+    import scipy.ndimage  # noqa: F401
+
+    import linecache  # noqa: F401
+    import traceback  # noqa: F401
+    import types  # noqa: F401
+    import math as _m  # noqa: F401
+    import itertools, collections, functools, copy, random, re  # noqa: F401,E401
+
+    st = _WorkerState()
+    try:
+        st.libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        st.libc = None
+    if os.geteuid() == 0 and st.libc is not None:
+        if st.libc.unshare(_CLONE_NEWNET) == 0:
+            st.isolation["netns"] = True
+        if st.libc.unshare(_CLONE_NEWNS) == 0 and st.libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
+            ok = True
+            for target, size in ((b"/tmp", b"size=256m"), (b"/var/tmp", b"size=16m"), (b"/dev/shm", b"size=16m")):
+                if os.path.isdir(target) and st.libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                                                           b"mode=1777," + size) != 0:
+                    ok = False if target == b"/tmp" else ok
+            st.isolation["private_tmp"] = ok
+        st.uid = _UID_BASE + os.getpid()
+        st.isolation["uid"] = True
+    st.tmp_base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
+    os.chmod(st.tmp_base, 0o711)
+    gc.collect()
+    gc.freeze()  # forked children then never touch the warm heap during collections
+    return st
+
+
+def _worker_main() -> None:
+    """Fork-server loop: read a request, fork a child per request, stream results back."""
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    st = _worker_setup()
+
+    def send(obj: Any) -> None:
+        data = memoryview(_frame(obj))
+        while data:
+            n = os.write(proto_out, data)
+            data = data[n:]
+
+    send({"hello": st.isolation})
+    buf = b""
+    pending: list[tuple[int, str]] = []  # children to reap after replying
+    while True:
+        while len(buf) < 4:
+            chunk = os.read(0, 1 << 20)
+            if not chunk:
+                os._exit(0)
+            buf += chunk
+        (size,) = struct.unpack(">I", buf[:4])
+        while len(buf) < 4 + size:
+            chunk = os.read(0, 1 << 20)
+            if not chunk:
+                os._exit(0)
+            buf += chunk
+        req = json.loads(buf[4:4 + size].decode("utf-8"))
+        buf = buf[4 + size:]
+        outcomes = _worker_run(st, req, pending)
+        send({"outcomes": outcomes})
+        _reap(pending)
+
+
+def _reap(pending: list) -> None:
+    import shutil
+
+    for pid, tmpdir in pending:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    pending.clear()
+
+
+def _compile_cached(st: _WorkerState, source: str, filename: str):
+    """Compile in the worker (cached by hash) so forked children start with the code object.
+    Returns a code object or a SyntaxError description string."""
+    key = hashlib.sha256((filename + "\0" + source).encode("utf-8", "surrogatepass")).hexdigest()
+    hit = st.code_cache.get(key)
+    if hit is not None:
+        st.code_cache.move_to_end(key)
+        return hit
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        code = _describe_syntax_error(exc, filename)
+    st.code_cache[key] = code
+    if len(st.code_cache) > 512:
+        st.code_cache.popitem(last=False)
+    return code
+
+
+def _describe_syntax_error(exc: BaseException, filename: str) -> str:
+    if isinstance(exc, SyntaxError):
+        where = f"{filename} line {exc.lineno}" if exc.lineno else filename
+        text = (exc.text or "").rstrip()
+        msg = f"{where}: {type(exc).__name__}: {exc.msg}"
+        if text:
+            msg += f"\n    {text[:200]}"
+        return msg
+    return f"{filename}: cannot compile: {type(exc).__name__}: {exc}"[:MAX_MESSAGE_CHARS]
+
+
+def _outcome(ok: bool, output=None, error=None, message: str = "", stdout: str = "") -> dict:
+    return {"ok": ok, "output": output, "error": error, "message": message, "stdout": stdout}
+
+
+def _worker_run(st: _WorkerState, req: dict, pending: list) -> list[dict]:
+    import tempfile
+
+    grids = req["grids"]
+    n = len(grids)
+    codes = {}
+    for name, text in req["modules"].items():
+        code = _compile_cached(st, text, f"<module {name}>")
+        if isinstance(code, str):
+            return [_outcome(False, error="syntax", message=code) for _ in grids]
+        codes[name] = code
+    code = _compile_cached(st, req["source"], "<program>")
+    if isinstance(code, str):
+        return [_outcome(False, error="syntax", message=code) for _ in grids]
+
+    tmpdir = tempfile.mkdtemp(dir=st.tmp_base)
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(rfd)
+            _child(st, req, code, codes, tmpdir, wfd)
+        finally:
+            os._exit(70)
+    os.close(wfd)
+    timeout = req["timeout_s"]
+    results: dict[int, dict] = {}
+    buf = b""
+    deadline = time.monotonic() + timeout
+    end_reason = None
+    while len(results) < n:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            end_reason = "timeout"
+            break
+        ready, _, _ = select.select([rfd], [], [], remaining)
+        if not ready:
+            continue
+        chunk = os.read(rfd, 1 << 16)
+        if not chunk:
+            end_reason = "eof"
+            break
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            parsed = _parse_child_line(line, n)
+            if parsed is None:
+                end_reason = "garbage"
+                break
+            idx, outcome = parsed
+            results.setdefault(idx, outcome)
+            deadline = time.monotonic() + timeout
+        if end_reason:
+            break
+        if len(buf) > (1 << 20):
+            end_reason = "garbage"
+            break
+    os.close(rfd)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if len(results) == n and end_reason is None:
+        pending.append((pid, tmpdir))  # reaped after the reply is sent
+        return [results[i] for i in range(n)]
+    # The run ended early: categorise from how the child ended.
+    import shutil
+
+    _, status = os.waitpid(pid, 0)
+    shutil.rmtree(tmpdir, ignore_errors=True)
+    out = []
+    first_idx = None
+    kind, message = _ended(end_reason, status, timeout)
+    for i in range(n):
+        if i in results:
+            out.append(results[i])
+        elif first_idx is None:
+            first_idx = i
+            out.append(_outcome(False, error=kind, message=message))
+        else:
+            out.append(_outcome(False, error=kind,
+                                message=f"not run: the program's process ended on grid {first_idx} ({kind})"))
+    return out
+
+
+def _ended(end_reason: str | None, status: int, timeout: float) -> tuple[str, str]:
+    if end_reason == "timeout":
+        return "timeout", f"no result within {timeout:g} s (wall clock); the process was killed"
+    if end_reason == "garbage":
+        return "crash", "the program's process wrote malformed results to the result channel"
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU:
+            return "timeout", "CPU time limit exceeded; the process was killed"
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return "crash", f"the program's process was killed by {name}"
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+    return "crash", f"the program's process exited with status {code} before returning a result"
+
+
+def _parse_child_line(line: bytes, n: int):
+    """Strictly validate one result line from a child (it may have been forged)."""
+    try:
+        obj = json.loads(line.decode("utf-8"))
+        idx = obj["i"]
+        if type(idx) is not int or not 0 <= idx < n:
+            return None
+        ok = obj["ok"]
+        if type(ok) is not bool:
+            return None
+        msg = obj.get("message", "")
+        out_text = obj.get("stdout", "")
+        if not isinstance(msg, str) or not isinstance(out_text, str):
+            return None
+        if ok:
+            grid = obj["output"]
+            if not _is_grid(grid):
+                return None
+            return idx, _outcome(True, output=grid, message="", stdout=out_text[:DEFAULT_MAX_STDOUT * 4])
+        error = obj["error"]
+        if error not in ERROR_KINDS:
+            return None
+        return idx, _outcome(False, error=error, message=msg[:MAX_MESSAGE_CHARS], stdout=out_text[:DEFAULT_MAX_STDOUT * 4])
+    except Exception:
+        return None
+
+
+def _is_grid(grid: Any) -> bool:
+    if type(grid) is not list or not 1 <= len(grid) <= MAX_SIDE:
+        return False
+    width = None
+    for row in grid:
+        if type(row) is not list or not 1 <= len(row) <= MAX_SIDE:
+            return False
+        if width is None:
+            width = len(row)
+        elif len(row) != width:
+            return False
+        for c in row:
+            if type(c) is not int or not 0 <= c <= 9:
+                return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# Child side (runs in the forked child; everything here ends in os._exit)
+# ---------------------------------------------------------------------------------------
+
+class _BoundedText:
+    """A file-like sink keeping the first `limit` characters written to it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def write(self, s) -> int:
+        s = str(s) if not isinstance(s, str) else s
+        room = self.limit - self.size
+        if room > 0:
+            piece = s[:room]
+            self.parts.append(piece)
+            self.size += len(piece)
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n[... {self.dropped} more characters of output dropped]"
+        self.parts, self.size, self.dropped = [], 0, 0
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _child(st: _WorkerState, req: dict, code, module_codes: dict, tmpdir: str, wfd: int) -> None:
+    import resource
+
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    if wfd != 3:
+        os.dup2(wfd, 3)
+        wfd = 3
+    os.closerange(4, 1 << 16)
+    if st.uid is not None:
+        os.chown(tmpdir, st.uid, st.uid)
+        os.setgroups([])
+        os.setresgid(st.uid, st.uid, st.uid)
+        os.setresuid(st.uid, st.uid, st.uid)
+    if st.libc is not None:
+        st.libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() == 1:
+        os._exit(71)
+    os.chdir(tmpdir)
+    n = len(req["grids"])
+    timeout = req["timeout_s"]
+    cpu = int(math.ceil(timeout * n)) + 1
+    with open("/proc/self/statm") as f:
+        vm_bytes = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    limits = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (vm_bytes + req["memory_mb"] * (1 << 20),) * 2),
+        (resource.RLIMIT_NPROC, (0, 0)),
+        (resource.RLIMIT_FSIZE, (16 << 20, 16 << 20)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (64, 64)),
+    ]
+    for which, value in limits:
+        resource.setrlimit(which, value)
+    os.environ.clear()
+    sys.argv = ["program"]
+    out = _BoundedText(req["max_stdout"])
+    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = out
+    sys.stdin = None
+    _install_guards(os.path.realpath(tmpdir))
+
+    def emit(i: int, outcome: dict) -> None:
+        outcome["i"] = i
+        data = memoryview((json.dumps(outcome, separators=(",", ":")) + "\n").encode("utf-8"))
+        while data:
+            k = os.write(wfd, data)
+            data = data[k:]
+
+    source_texts = {"<program>": req["source"], **{f"<module {k}>": v for k, v in req["modules"].items()}}
+    try:
+        import types
+
+        for name, mcode in module_codes.items():
+            mod = types.ModuleType(name)
+            mod.__file__ = f"<module {name}>"
+            sys.modules[name] = mod
+            exec(mcode, mod.__dict__)
+        ns = {"__name__": "__program__", "__builtins__": __builtins__}
+        exec(code, ns)
+    except BaseException as exc:  # noqa: BLE001 — everything the program raises is data
+        kind, message = _classify(exc, source_texts)
+        text = out.take()
+        for i in range(n):
+            emit(i, _outcome(False, error=kind, message=message, stdout=text if i == 0 else ""))
+        os._exit(0)
+    fn = ns.get(req["entry"])
+    if not callable(fn):
+        defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
+        msg = f"the program defines no function {req['entry']!r}" + (
+            f" (it defines: {', '.join(defined)})" if defined else "")
+        text = out.take()
+        for i in range(n):
+            emit(i, _outcome(False, error="missing_entry", message=msg, stdout=text if i == 0 else ""))
+        os._exit(0)
+    import numpy as np
+
+    for i, grid in enumerate(req["grids"]):
+        try:
+            result = fn(np.array(grid, dtype=int))
+            try:
+                grid_out = _to_grid(result, np)
+            except _Invalid as exc:
+                emit(i, _outcome(False, error="invalid_output", message=str(exc), stdout=out.take()))
+                continue
+            except BaseException as exc:  # noqa: BLE001 — a hostile return value
+                emit(i, _outcome(False, error="invalid_output",
+                                 message=f"the returned value could not be read as a grid ({_safe_name(exc)})",
+                                 stdout=out.take()))
+                continue
+            emit(i, _outcome(True, output=grid_out, stdout=out.take()))
+        except BaseException as exc:  # noqa: BLE001
+            kind, message = _classify(exc, source_texts)
+            emit(i, _outcome(False, error=kind, message=message, stdout=out.take()))
+    os._exit(0)
+
+
+def _safe_name(obj: Any) -> str:
+    try:
+        name = type.__dict__["__name__"].__get__(type(obj))
+        return name if isinstance(name, str) else "object"
+    except Exception:
+        return "object"
+
+
+def _to_grid(value: Any, np) -> list[list[int]]:
+    """Convert a program's return value to a plain grid without trusting its methods."""
+    if type(value) is np.ndarray:
+        if value.ndim != 2:
+            raise _Invalid(f"returned an array with {value.ndim} dimension(s), expected a 2-D grid")
+        return _check_array(value, np)
+    if type(value) not in (list, tuple):
+        raise _Invalid(f"returned {_safe_name(value)}, expected a 2-D grid (numpy array or list of lists)")
+    if not value:
+        raise _Invalid("returned an empty grid")
+    if len(value) > MAX_SIDE:
+        raise _Invalid(f"returned {len(value)} rows, more than {MAX_SIDE}")
+    rows = []
+    width = None
+    for r, row in enumerate(value):
+        if type(row) is np.ndarray:
+            if row.ndim != 1:
+                raise _Invalid(f"row {r} is an array with {row.ndim} dimensions, expected 1")
+            cells = _check_array(row.reshape(1, -1), np)[0] if row.size else []
+        elif type(row) in (list, tuple):
+            if len(row) > MAX_SIDE:
+                raise _Invalid(f"row {r} has {len(row)} cells, more than {MAX_SIDE}")
+            cells = [_cell(c, np, r, k) for k, c in enumerate(row)]
+        else:
+            raise _Invalid(f"row {r} is {_safe_name(row)}, expected a list of ints")
+        if not cells:
+            raise _Invalid(f"row {r} is empty")
+        if width is None:
+            width = len(cells)
+        elif len(cells) != width:
+            raise _Invalid(f"row {r} has {len(cells)} cells, expected {width} (grid not rectangular)")
+        rows.append(cells)
+    return rows
+
+
+def _cell(c: Any, np, r: int, k: int) -> int:
+    t = type(c)
+    if t is int or (issubclass(t, np.integer) and t is not np.bool_):
+        v = int(c)
+    elif t is float or issubclass(t, np.floating):
+        f = float(c)
+        if not f.is_integer():
+            raise _Invalid(f"row {r} col {k}: value {f!r} is not a colour 0-9")
+        v = int(f)
+    else:
+        raise _Invalid(f"row {r} col {k}: {_safe_name(c)} is not a colour 0-9")
+    if not 0 <= v <= 9:
+        raise _Invalid(f"row {r} col {k}: value {v} is not a colour 0-9")
+    return v
+
+
+def _check_array(arr, np) -> list[list[int]]:
+    h, w = arr.shape
+    if h == 0 or w == 0:
+        raise _Invalid(f"returned an empty {h}x{w} grid")
+    if h > MAX_SIDE or w > MAX_SIDE:
+        raise _Invalid(f"returned a {h}x{w} grid, larger than {MAX_SIDE}x{MAX_SIDE}")
+    kind = arr.dtype.kind
+    if kind in "iu":
+        ints = arr
+    elif kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
+            raise _Invalid("returned non-integer values; colours are ints 0-9")
+        ints = arr.astype(np.int64)
+    else:
+        raise _Invalid(f"returned an array of dtype {arr.dtype.name}, expected ints 0-9")
+    lo, hi = int(ints.min()), int(ints.max())
+    if lo < 0 or hi > 9:
+        bad = lo if lo < 0 else hi
+        raise _Invalid(f"returned value {bad}, colours are ints 0-9")
+    return [[int(v) for v in row] for row in ints.tolist()]
+
+
+def _classify(exc: BaseException, sources: dict[str, str]) -> tuple[str, str]:
+    """Category and a message with the program's own traceback lines."""
+    if isinstance(exc, MemoryError):
+        kind = "memory"
+    elif isinstance(exc, (SystemExit, KeyboardInterrupt)):
+        try:
+            code = exc.code if isinstance(exc, SystemExit) else None
+        except Exception:
+            code = None
+        return "crash", f"the program called sys.exit({code!r:.100})" if isinstance(exc, SystemExit) \
+            else "the program raised KeyboardInterrupt"
+    else:
+        kind = "exception"
+    try:
+        import linecache
+        import traceback
+
+        for name, text in sources.items():
+            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if f.filename == "<program>" or f.filename.startswith("<module ")]
+        lines = []
+        for f in frames[-8:]:
+            where = "program" if f.filename == "<program>" else f.filename[1:-1]
+            lines.append(f"  {where} line {f.lineno}, in {f.name}")
+            if f.line:
+                lines.append(f"    {f.line.strip()[:200]}")
+        try:
+            head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        except BaseException:  # noqa: BLE001 — a hostile __str__
+            head = _safe_name(exc)
+        if kind == "memory":
+            head = f"{head or 'MemoryError'} (memory limit reached)"
+        message = ("Traceback (program frames):\n" + "\n".join(lines) + "\n" if lines else "") + head[:1000]
+    except BaseException:  # noqa: BLE001
+        message = _safe_name(exc)
+    return kind, message[:MAX_MESSAGE_CHARS]
+
+
+_BLOCKED_EVENTS = {
+    "socket.__new__": "network access is disabled in the sandbox",
+    "socket.connect": "network access is disabled in the sandbox",
+    "socket.bind": "network access is disabled in the sandbox",
+    "socket.getaddrinfo": "network access is disabled in the sandbox",
+    "socket.gethostbyname": "network access is disabled in the sandbox",
+    "os.system": "starting processes is disabled in the sandbox",
+    "os.exec": "starting processes is disabled in the sandbox",
+    "os.posix_spawn": "starting processes is disabled in the sandbox",
+    "os.spawn": "starting processes is disabled in the sandbox",
+    "os.fork": "starting processes is disabled in the sandbox",
+    "os.forkpty": "starting processes is disabled in the sandbox",
+    "subprocess.Popen": "starting processes is disabled in the sandbox",
+    "pty.spawn": "starting processes is disabled in the sandbox",
+    "os.killpg": "sending signals is disabled in the sandbox",
+    "signal.pthread_kill": "sending signals is disabled in the sandbox",
+}
+_PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod",
+                "os.chown", "os.truncate", "shutil.rmtree", "os.utime", "os.chdir", "os.chroot"}
+
+
+def _install_guards(workdir: str) -> None:
+    """Audit hook for the child: refuse network, processes, signals, writes outside `workdir`."""
+    import socket
+
+    def _no_socket(*args, **kwargs):
+        raise PermissionError("network access is disabled in the sandbox")
+
+    socket.socket = _no_socket  # type: ignore[assignment]
+    socket.create_connection = _no_socket  # type: ignore[assignment]
+    me = os.getpid()
+    realpath = os.path.realpath
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+    prefix = workdir.rstrip("/") + "/"
+
+    def inside(path) -> bool:
+        try:
+            if isinstance(path, int):
+                return True  # an fd the program already holds
+            p = os.fsdecode(path)
+            full = realpath(p if os.path.isabs(p) else os.path.join(workdir, p))
+            return full == workdir or full.startswith(prefix)
+        except Exception:
+            return False
+
+    def hook(event: str, args: tuple) -> None:
+        reason = _BLOCKED_EVENTS.get(event)
+        if reason is not None:
+            raise PermissionError(reason)
+        if event == "os.kill":
+            pid = args[0]
+            if pid not in (me, 0):
+                raise PermissionError("sending signals to other processes is disabled in the sandbox")
+        elif event == "open":
+            path, mode, flags = args
+            if path is None:
+                return
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                      (isinstance(flags, int) and flags & write_flags)
+            if writing and not inside(path):
+                raise PermissionError(f"writing outside the sandbox directory is disabled: {path!r:.200}")
+        elif event in _PATH_EVENTS:
+            paths = [a for a in args if isinstance(a, (str, bytes, os.PathLike))]
+            for p in paths[:2]:
+                if not inside(p):
+                    raise PermissionError(f"{event} outside the sandbox directory is disabled: {p!r:.200}")
+
+    sys.addaudithook(hook)
