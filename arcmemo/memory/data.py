@@ -45,6 +45,10 @@ def _text_list(value: Any, field: str) -> list[str]:
         raise ConceptDataError(f"{field}: expected a list of text, got {type(value).__name__}", field)
     out: list[str] = []
     for i, item in enumerate(value):
+        if isinstance(item, dict) and len(item) == 1 and field != "used_in":
+            # YAML reads the note `use slicing: seq[::n]` as a one-key mapping; restore the text
+            (key, val), = item.items()
+            item = f"{key}: {val}" if isinstance(key, str) and isinstance(val, (str, int, float)) else item
         text = _text(item, f"{field}[{i}]")
         if text is not None and text not in out:
             out.append(text)

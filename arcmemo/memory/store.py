@@ -223,6 +223,73 @@ class Memory:
             self._learn_types(session, merged, actor=actor, run_id=run_id, task_id=task_id, model=model)
             return MergeResult(_detach(existing), "extended")
 
+    def merge_many(self, items: list[tuple[dict, str | None]], *, actor: str, reason: str = "",
+                   source: str = "import", op: str = "import", run_id: str | None = None) -> dict:
+        """`merge` for many `(data, model)` items in one transaction, with bulk inserts for new
+        concepts (what makes importing 100k concepts take seconds, not minutes).
+
+        Returns {"added": n, "extended": n, "unchanged": n, "names": [names in input order]}.
+        """
+        batch: dict[tuple, tuple[dict, str | None]] = {}
+        for data, model in items:
+            clean = cdata.normalize(data, source=source)
+            key = ("oe", cdata.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
+            if key in batch:
+                batch[key] = (cdata.merge(batch[key][0], clean), batch[key][1])
+            else:
+                batch[key] = (clean, model)
+        counts = {"added": 0, "extended": 0, "unchanged": 0, "names": []}
+        with self._write() as session:
+            existing = self._existing_keys(session, [d for d, _ in batch.values()])
+            fresh = []
+            for data, model in batch.values():
+                counts["names"].append(data["name"])
+                if (data["format"], data["name"]) in existing or ("oe", cdata.content_hash(data)) in existing:
+                    result = self.merge(data, actor=actor, reason=reason, run_id=run_id, model=model, op=op)
+                    counts[result.action] += 1
+                else:
+                    fresh.append((data, model))
+            self._bulk_insert(session, fresh, op=op, actor=actor, reason=reason, run_id=run_id)
+            counts["added"] += len(fresh)
+        return counts
+
+    @staticmethod
+    def _existing_keys(session: Session, datas: list[dict], chunk: int = 500) -> set[tuple]:
+        keys: set[tuple] = set()
+        by_format: dict[str, list[str]] = {}
+        for d in datas:
+            by_format.setdefault(d["format"], []).append(d["name"])
+        for fmt, names in by_format.items():
+            for i in range(0, len(names), chunk):
+                rows = session.exec(select(Concept.name).where(
+                    Concept.format == fmt, col(Concept.name).in_(names[i:i + chunk])))
+                keys.update((fmt, name) for name in rows)
+        hashes = [cdata.content_hash(d) for d in datas if d["format"] == "oe"]
+        for i in range(0, len(hashes), chunk):
+            rows = session.exec(select(Concept.content_hash).where(
+                Concept.format == "oe", col(Concept.content_hash).in_(hashes[i:i + chunk])))
+            keys.update(("oe", h) for h in rows)
+        return keys
+
+    def _bulk_insert(self, session: Session, items: list[tuple[dict, str | None]], *, op: str, actor: str,
+                     reason: str, run_id: str | None, chunk: int = 2000) -> None:
+        """INSERT ... RETURNING id for new concepts, then their revisions, in chunks."""
+        for start in range(0, len(items), chunk):
+            part = items[start:start + chunk]
+            now = utcnow()
+            rows = [dict(data, created_by_model=model, content_hash=cdata.content_hash(data),
+                         created_at=now, updated_at=now) for data, model in part]
+            ids = session.scalars(sa.insert(Concept).returning(Concept.id, sort_by_parameter_order=True), rows).all()
+            revisions = []
+            for concept_id, row in zip(ids, rows):
+                snap = Concept(id=concept_id, **row).snapshot()
+                revisions.append(dict(concept_id=concept_id, format=row["format"], name=row["name"], op=op,
+                                      actor=actor, reason=reason or "", run_id=run_id, task_id=None,
+                                      model=row["created_by_model"], snapshot=snap, created_at=now))
+            session.execute(sa.insert(ConceptRevision), revisions)
+            for data, model in part:
+                self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
+
     def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps") -> Concept:
         """Replace the given fields (validated as a whole concept); renames keep the id."""
         with self._write() as session:

@@ -1,0 +1,250 @@
+"""Moving memory in and out: arcmemo's YAML export/import, and ArcMemo's released JSON files.
+
+YAML export is canonical: concepts sorted by (format, name), fields in the order of the
+concept data shape, empty fields left out, multi-line text as `|` blocks. So export ->
+import into an empty database -> export gives the same bytes.
+
+Imports are checked completely before anything is written, then written in one
+transaction: a malformed file changes nothing and the error names the file, the line
+(when the parser knows it) and the field. Importing merges (paper rule) into what the
+database already holds; revisions get op "import".
+
+Recognised inputs (by content, not only extension):
+- arcmemo YAML (`arcmemo export`): {arcmemo_memory: 1, custom_types: {..}, concepts: [..]}
+- ArcMemo `compressed_v1.json` (PS): {concepts: {name: concept}, custom_types: {..}, solutions: ..}
+  (its solutions have no code and are not imported)
+- ArcMemo `parsed_lessons.json` (OE): {task_id: [{situation, suggestion}, ...]}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from arcmemo.memory import data as cdata
+from arcmemo.memory.models import DATA_FIELDS, Concept
+
+EXPORT_VERSION = 1
+
+
+class MemoryImportError(ValueError):
+    """A file could not be imported; nothing was written."""
+
+    def __init__(self, path: str | Path, message: str, *, line: int | None = None, field: str | None = None):
+        self.path, self.line, self.field = str(path), line, field
+        where = self.path + (f":{line}" if line else "")
+        super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
+
+
+@dataclass
+class ImportResult:
+    path: str
+    kind: str                       # "arcmemo-yaml" | "arcmemo-ps-json" | "arcmemo-oe-json"
+    added: int = 0
+    extended: int = 0
+    unchanged: int = 0
+    custom_types: int = 0
+    names: list[str] = field(default_factory=list)
+
+
+# -- export -------------------------------------------------------------------------------
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def concept_entry(concept: Concept) -> dict[str, Any]:
+    """A concept as an export entry: data fields in order, empty ones dropped, `model` if known."""
+    entry = {k: v for k, v in concept.to_data().items() if v not in (None, []) or k in ("format", "name")}
+    entry["parameters"] = [{k: v for k, v in p.items() if v is not None} for p in entry.get("parameters", [])]
+    if not entry["parameters"]:
+        del entry["parameters"]
+    if concept.created_by_model:
+        entry["model"] = concept.created_by_model
+    return entry
+
+
+def dump_yaml(concepts: Iterable[Concept], custom_types: dict[str, str]) -> str:
+    entries = [concept_entry(c) for c in sorted(concepts, key=lambda c: (c.format, c.name))]
+    doc = {"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(custom_types.items())), "concepts": entries}
+    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+
+
+def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
+    """The memory (optionally as of a revision, optionally one format) as canonical YAML."""
+    types = memory.custom_types(as_of=as_of) if format in (None, "ps") else {}
+    return dump_yaml(memory.list(format, as_of=as_of), types)
+
+
+# -- parsing helpers ------------------------------------------------------------------------
+
+def _path_parts(field_path: str | None) -> list[str | int]:
+    """'parameters[0].name' -> ['parameters', 0, 'name']."""
+    parts: list[str | int] = []
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", field_path or ""):
+        parts.append(int(index) if index else name)
+    return parts
+
+
+def _line_of(node: yaml.Node | None, parts: list[str | int]) -> int | None:
+    """1-based line of the deepest node on `parts` that exists in a composed YAML tree."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in parts:
+        nxt = None
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == str(part):
+                    line, nxt = key.start_mark.line + 1, value
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            nxt = node.value[part]
+            line = nxt.start_mark.line + 1
+        if nxt is None:
+            break
+        node = nxt
+    return line
+
+
+class _Source:
+    """A loaded file plus a way to find the line of any field path in it."""
+
+    def __init__(self, path: Path, text: str, data: Any, node: yaml.Node | None = None, lazy_node: bool = False):
+        self.path, self.text, self.data = path, text, data
+        self._node, self._lazy = node, lazy_node
+
+    def error(self, message: str, parts: list[str | int], field_path: str | None = None) -> MemoryImportError:
+        if self._lazy and self._node is None:
+            try:  # JSON is (nearly always) YAML too: compose it only now, to find a line
+                self._node = yaml.compose(self.text, Loader=yaml.SafeLoader)
+            except yaml.YAMLError:
+                pass
+            self._lazy = False
+        label = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
+                        for i, p in enumerate(parts))
+        return MemoryImportError(self.path, message, line=_line_of(self._node, parts) if parts else None,
+                                 field=label or field_path)
+
+
+def _read(path: Path) -> _Source:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MemoryImportError(path, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemoryImportError(path, f"cannot read: {exc}") from None
+    if path.suffix.lower() == ".json":
+        try:
+            return _Source(path, text, json.loads(text), lazy_node=True)
+        except json.JSONDecodeError as exc:
+            raise MemoryImportError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise MemoryImportError(path, f"invalid YAML: {problem}", line=mark.line + 1 if mark else None) from None
+    return _Source(path, text, data, node)
+
+
+def _concept(src: _Source, raw: Any, parts: list, *, source: str, extra: dict | None = None) -> tuple[dict, str | None]:
+    """Validate one concept entry; errors point at the entry's field."""
+    if not isinstance(raw, dict):
+        raise src.error(f"expected a mapping of concept fields, got {type(raw).__name__}", parts)
+    raw = dict(raw)
+    model = raw.pop("model", None)
+    if model is not None and not isinstance(model, str):
+        raise src.error("expected text", parts + ["model"])
+    if extra:
+        raw.update(extra)
+    try:
+        return cdata.normalize(raw, source=source), model
+    except cdata.ConceptDataError as exc:
+        sub = _path_parts(exc.field)
+        message = str(exc).split(": ", 1)[1] if exc.field and str(exc).startswith(exc.field + ": ") else str(exc)
+        raise src.error(message, parts + sub) from None
+
+
+def _types(src: _Source, raw: Any, parts: list) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise src.error("expected a mapping of type name to definition", parts)
+    for name, definition in raw.items():
+        if not isinstance(name, str) or not isinstance(definition, str) or not definition.strip():
+            raise src.error("a custom type maps a name to a definition (text)", parts + [str(name)])
+    return dict(raw)
+
+
+def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str | None]]]:
+    """(kind, custom types, [(concept data, model)]) from any supported file; raises MemoryImportError."""
+    path = Path(path)
+    src = _read(path)
+    doc = src.data
+    if isinstance(doc, dict) and "arcmemo_memory" in doc:
+        if doc["arcmemo_memory"] != EXPORT_VERSION:
+            raise src.error(f"unsupported export version {doc['arcmemo_memory']!r} (expected {EXPORT_VERSION})",
+                            ["arcmemo_memory"])
+        unknown = sorted(set(doc) - {"arcmemo_memory", "custom_types", "concepts"}, key=str)
+        if unknown:
+            raise src.error("unknown top-level key", [str(unknown[0])])
+        entries = doc.get("concepts") or []
+        if not isinstance(entries, list):
+            raise src.error("expected a list of concepts", ["concepts"])
+        types = _types(src, doc.get("custom_types"), ["custom_types"])
+        items = [_concept(src, e, ["concepts", i], source="human") for i, e in enumerate(entries)]
+        return "arcmemo-yaml", types, items
+    if isinstance(doc, dict) and isinstance(doc.get("concepts"), dict):
+        types = _types(src, doc.get("custom_types"), ["custom_types"])
+        items = []
+        for name, entry in doc["concepts"].items():
+            if isinstance(entry, dict) and entry.get("name") not in (None, name):
+                raise src.error(f"name {entry.get('name')!r} differs from its key", ["concepts", name, "name"])
+            items.append(_concept(src, entry, ["concepts", name], source="import",
+                                  extra={"name": name, "format": "ps"}))
+        return "arcmemo-ps-json", types, items
+    if isinstance(doc, dict) and doc and all(isinstance(v, list) for v in doc.values()):
+        items = []
+        for task_id, lessons in doc.items():
+            for i, lesson in enumerate(lessons):
+                if isinstance(lesson, dict) and "format" in lesson and lesson["format"] != "oe":
+                    raise src.error("a lessons file holds OE lessons only", [task_id, i, "format"])
+                extra = {"format": "oe", "used_in": [str(task_id)]} if isinstance(lesson, dict) else None
+                items.append(_concept(src, lesson, [task_id, i], source="import", extra=extra))
+        return "arcmemo-oe-json", {}, items
+    raise src.error("not a recognised memory file (expected an arcmemo YAML export, ArcMemo's "
+                    "compressed_v1.json or parsed_lessons.json)", [])
+
+
+def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> ImportResult:
+    """Validate the whole file, then merge it into `memory` in one transaction."""
+    kind, types, items = parse_file(path)
+    result = ImportResult(path=str(path), kind=kind)
+    reason = reason or f"import {Path(path).name}"
+    with memory.transaction():
+        known = memory.custom_types()
+        for name, definition in types.items():
+            if known.get(name) != definition.strip():
+                memory.add_custom_type(name, definition, actor=actor, reason=reason)
+                result.custom_types += 1
+        counts = memory.merge_many(items, actor=actor, reason=reason, op="import")
+    result.added, result.extended, result.unchanged = counts["added"], counts["extended"], counts["unchanged"]
+    result.names = counts["names"]
+    return result
+
+
+__all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "concept_entry",
+           "parse_file", "import_file", "EXPORT_VERSION", "DATA_FIELDS"]
