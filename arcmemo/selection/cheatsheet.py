@@ -1,0 +1,94 @@
+"""The Dynamic Cheatsheet baseline, cumulative mode (DC-Cu).
+
+One evolving text: a Concept of format "sheet" named "cheatsheet", whose description is
+the whole sheet. Each rewrite by the curator model is a revision in the store (op "add" the
+first time, "edit" afterwards, with run, task and model), so the sheet as of any earlier run can be read back. The
+whole sheet is the hint for every task; there is no selection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arcmemo.gridtext import format_task
+from arcmemo.memory.render import render_sheet
+from arcmemo.parsing import ParseError, extract_tag
+from arcmemo.prompts import render_prompt
+from arcmemo.selection.budget import estimate_tokens
+from arcmemo.selection.conversation import ask, sum_usage
+from arcmemo.selection.types import Selection, SelectionSettings
+
+SHEET_NAME = "cheatsheet"
+ACTOR = "cheatsheet-curator"
+EMPTY_SHEET = "(empty: nothing recorded yet)"
+
+
+def current_sheet(memory):
+    return memory.get(SHEET_NAME, format="sheet")
+
+
+def select_cheatsheet(task, memory, settings: SelectionSettings, llm=None) -> Selection:
+    sheet = current_sheet(memory)
+    if sheet is None or not (sheet.description or "").strip():
+        return Selection(mode="cheatsheet", stats={"memory_size": 0})
+    return Selection(mode="cheatsheet", concept_ids=[sheet.id], hint=render_sheet([sheet]),
+                     stats={"memory_size": 1, "hint_tokens_est": estimate_tokens(sheet.description)})
+
+
+@dataclass
+class CheatsheetUpdate:
+    updated: bool
+    error: str | None = None
+    usage: object = None
+
+
+def _parser(max_words: int):
+    limit = int(max_words * 1.5)  # the prompt asks for max_words; reject only clear overruns
+
+    def parse(text: str) -> str:
+        sheet = extract_tag(text, "cheatsheet")
+        words = len(sheet.split())
+        if words > limit:
+            raise ParseError(f"the cheatsheet has {words} words; keep it under {max_words} words")
+        return sheet
+
+    return parse
+
+
+def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
+                      max_words: int = 1500, model_params: dict | None = None) -> CheatsheetUpdate:
+    """Ask the curator (role aux, step cheatsheet) to rewrite the sheet after a solved task.
+
+    Never raises for model problems: a failed rewrite leaves the sheet as it was and is
+    recorded as a WriteFailure (step "cheatsheet").
+    """
+    sheet = current_sheet(memory)
+    old = (sheet.description or "").strip() if sheet is not None else ""
+    messages = [{"role": "user", "content": render_prompt(
+        "cheatsheet", sheet=old or EMPTY_SHEET, puzzle=format_task(task),
+        trace=(trace_text or "").strip() or "(no trace recorded)", max_words=max_words)}]
+    outcome = ask(llm, messages, role="aux", step="cheatsheet", parse=_parser(max_words), task_id=task.id,
+                  params=model_params)
+    usage = sum_usage(outcome.completions)
+    model = outcome.completions[-1].model if outcome.completions else llm.model_for("aux")
+    if not outcome.ok:
+        _record_failure(memory, run_id, task.id, model, outcome.error, outcome.raw)
+        return CheatsheetUpdate(False, outcome.error, usage)
+    text = outcome.value
+    if text == old:
+        return CheatsheetUpdate(False, None, usage)
+    # merge, not edit: a sheet's newest description replaces the old one, and the revision
+    # keeps run_id, task_id and model; op says what happened ("add" first, then "edit").
+    memory.merge({"format": "sheet", "name": SHEET_NAME, "description": text, "used_in": [task.id]},
+                 actor=ACTOR, reason=f"curator rewrite after task {task.id}", run_id=run_id,
+                 task_id=task.id, source="self", model=model, op="add" if sheet is None else "edit")
+    return CheatsheetUpdate(True, None, usage)
+
+
+def _record_failure(memory, run_id, task_id, model, error, raw) -> None:
+    from arcmemo.memory.models import WriteFailure
+
+    with memory.session() as session:
+        session.add(WriteFailure(run_id=run_id, task_id=task_id, step="cheatsheet", model=model,
+                                 error=error or "unknown error", raw=raw))
+        session.commit()

@@ -1,0 +1,71 @@
+"""One model question with strict parsing and a single retry that shows the parse error.
+
+Model output is hostile: a reply that does not parse is answered, in the same
+conversation, with what was wrong; a second bad reply (or an LLMError) ends the attempt
+with an error string instead of an exception, so a selection never crashes a run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from arcmemo.parsing import ParseError
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    error: str | None = None
+    raw: str | None = None              # the last reply text
+    reasoning: str | None = None        # the last reply's reasoning (reasoning models)
+    completions: list = field(default_factory=list)
+    messages: list = field(default_factory=list)   # the conversation as sent last
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+RETRY_MESSAGE = (
+    "I could not use your answer: {error}.\n"
+    "Please answer again, keeping to the requested format exactly."
+)
+
+
+def ask(llm, messages: list[dict], *, role: str, step: str, parse: Callable[[str], Any],
+        task_id: str | None = None, params: dict | None = None, retries: int = 1) -> Outcome:
+    """Ask, parse; on ParseError retry (once by default) with the error; never raises for model faults."""
+    from arcmemo.llm.client import LLMError
+
+    out = Outcome(messages=list(messages))
+    conversation = list(messages)
+    for attempt in range(retries + 1):
+        try:
+            completion = llm.chat(conversation, role=role, step=step, task_id=task_id, **(params or {}))
+        except LLMError as exc:
+            out.error = f"{step}: model call failed: {exc}"
+            return out
+        out.completions.append(completion)
+        out.raw, out.reasoning = completion.text, completion.reasoning
+        out.messages = list(conversation)
+        try:
+            out.value = parse(completion.text or "")
+            out.error = None
+            return out
+        except ParseError as exc:
+            out.error = f"{step}: unreadable answer after {attempt + 1} attempt(s): {exc}"
+            conversation = conversation + [
+                {"role": "assistant", "content": completion.text or ""},
+                {"role": "user", "content": RETRY_MESSAGE.format(error=exc)},
+            ]
+    return out
+
+
+def sum_usage(completions: list):
+    """A Usage totalling the given completions (None when there were none)."""
+    from arcmemo.llm.client import Usage
+
+    if not completions:
+        return None
+    return sum((Usage.of(c) for c in completions), Usage())

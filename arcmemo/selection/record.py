@@ -1,0 +1,21 @@
+"""Storing a selection with its run and task, so one can see later why a concept was offered."""
+
+from __future__ import annotations
+
+from arcmemo.selection.types import Selection, SelectionSettings
+
+
+def record_selection(memory, task_id: str, settings: SelectionSettings, selection: Selection) -> int:
+    """Insert a SelectionRecord through memory.session(); returns its id."""
+    from arcmemo.memory.models import SelectionRecord
+
+    record = SelectionRecord(
+        run_id=settings.run_id, task_id=task_id, pass_index=settings.pass_index, mode=selection.mode,
+        concept_ids=list(selection.concept_ids), hint=selection.hint, reasoning=selection.reasoning,
+        unmatched=list(selection.unmatched), fallback=selection.fallback, error=selection.error,
+        usage=selection.usage_dict(),
+    )
+    with memory.session() as session:
+        session.add(record)
+        session.commit()
+        return record.id

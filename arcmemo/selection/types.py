@@ -1,0 +1,62 @@
+"""What a selection is asked to do (SelectionSettings) and what it produced (Selection)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+MODES = ("ps", "oe", "none", "all", "cheatsheet")
+
+
+@dataclass
+class SelectionSettings:
+    mode: str = "ps"
+    top_k: int = 5                  # oe: how many lessons to keep
+    expand: bool = False            # ps: add graph neighbours of the chosen concepts
+    token_budget: int = 6000        # ps/oe: estimated tokens of the whole selection prompt
+    run_id: str | None = None
+    pass_index: int = 0
+    record: bool = True             # store a SelectionRecord through memory.session()
+    # Additions beyond contracts.md:
+    ps_caption: bool = False        # ps over budget: caption the puzzle (aux) for the pre-filter
+    expand_limit: int = 8           # ps: at most this many neighbours added by expand
+    select_params: dict = field(default_factory=dict)   # passed to llm.chat for role select
+    caption_params: dict = field(default_factory=dict)  # passed to llm.chat for the caption
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"selection mode {self.mode!r} is not one of {', '.join(MODES)}")
+        if self.top_k < 1:
+            raise ValueError(f"selection top_k must be at least 1, got {self.top_k}")
+        if self.token_budget < 500:
+            raise ValueError(f"selection token_budget must be at least 500, got {self.token_budget}")
+
+
+@dataclass
+class Selection:
+    mode: str
+    concept_ids: list[int] = field(default_factory=list)
+    hint: str = ""                  # exactly what the solver sees ("" = no memory)
+    reasoning: str | None = None    # the select model's reasoning/answer, or the oe caption
+    unmatched: list[str] = field(default_factory=list)
+    fallback: bool = False          # True: the model step failed, the task gets no hint
+    error: str | None = None
+    usage: Any = None               # arcmemo.llm Usage (None when no model was called)
+    # Additions beyond contracts.md:
+    caption: str | None = None
+    expanded_ids: list[int] = field(default_factory=list)   # ids added by expand (also in concept_ids)
+    stats: dict = field(default_factory=dict)  # memory size, shown, compressed, prefiltered, prompt tokens
+
+    def usage_dict(self) -> dict:
+        return usage_to_dict(self.usage)
+
+
+def usage_to_dict(usage: Any) -> dict:
+    if usage is None:
+        return {}
+    if dataclasses.is_dataclass(usage):
+        return dataclasses.asdict(usage)
+    if hasattr(usage, "model_dump"):
+        return usage.model_dump()
+    return dict(vars(usage))
