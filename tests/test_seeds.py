@@ -74,7 +74,8 @@ def test_seed_solves_its_task(path, training):
     failures = []
     for label, ok, outcome in zip(labels, check.correct, check.outcomes):
         if not ok:
-            why = f"{outcome.error}: {outcome.message}" if not outcome.ok else "wrong output"
+            last = (outcome.message or "").strip().splitlines()[-1:] or [""]
+            why = f"{outcome.error}: {last[0]}" if not outcome.ok else "wrong output"
             failures.append(f"{label} ({why})")
     assert not failures, f"seed {path.name} fails on " + "; ".join(failures)
     assert check.passed_all
