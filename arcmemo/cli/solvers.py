@@ -1,0 +1,39 @@
+"""`arcmemo solvers list`: the installed solver plugins (entry point group arcmemo.solvers)."""
+
+from __future__ import annotations
+
+import click
+
+from arcmemo.cli.common import echo_json, user_errors
+
+
+@click.group("solvers")
+def solvers() -> None:
+    """Solver plugins: anything installed with an `arcmemo.solvers` entry point."""
+
+
+@solvers.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--no-check", is_flag=True, help="Do not import each solver to check it loads.")
+@user_errors
+def list_solvers(as_json: bool, no_check: bool) -> None:
+    """List installed solvers with their entry point, distribution and load status."""
+    from arcmemo.plugins import describe_solvers
+
+    rows = describe_solvers(check=not no_check)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no solvers installed (entry point group arcmemo.solvers)")
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        dist = f"{r['distribution']} {r['version']}" if r["distribution"] else "?"
+        line = f"{r['name'].ljust(width)}  {r['entry_point']}  ({dist})"
+        if r.get("status") == "error":
+            line += f"  [not loadable: {r['error']}]"
+        click.echo(line)
+
+
+COMMANDS = [solvers]

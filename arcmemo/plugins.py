@@ -1,0 +1,204 @@
+"""The solver plugin contract and solver discovery (entry point group `arcmemo.solvers`).
+
+A solver turns a puzzle and a memory hint into candidate programs and predictions:
+`solve(task, hint, ctx) -> SolveResult`. It gets the LLM client, the sandbox and its
+settings through `ctx`; it never sees test outputs (`Task` has none) and never touches
+the store. `solve` never raises for model or program problems: failures are recorded
+as failed `Attempt`s.
+
+Any installed distribution that declares an entry point in the group `arcmemo.solvers`
+is a solver, found with no change to arcmemo:
+
+    [project.entry-points."arcmemo.solvers"]
+    my-solver = "my_package:MySolver"
+
+The entry point names a class (instantiated with no arguments) or a ready instance.
+Plugins import only arcmemo's public API: this module, `arcmemo.llm.client`,
+`arcmemo.sandbox`, `arcmemo.gridtext`, `arcmemo.parsing`, `arcmemo.tasks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from typing import Any, Protocol, runtime_checkable
+
+from arcmemo.llm.client import Usage
+from arcmemo.tasks import Grid, Task, to_lists
+
+ENTRY_POINT_GROUP = "arcmemo.solvers"
+
+
+class PluginError(LookupError):
+    """A solver could not be found or loaded; the message names it and what went wrong."""
+
+
+@dataclass
+class Hint:
+    """What memory selection hands the solver. `text == ""` means no memory."""
+
+    text: str = ""
+    concept_ids: list[int] = field(default_factory=list)
+    mode: str = "none"
+
+    @classmethod
+    def none(cls) -> "Hint":
+        return cls(text="", concept_ids=[], mode="none")
+
+
+@dataclass
+class SolverSettings:
+    """attempts = parallel samples (or agents), retries = feedback rounds per sample."""
+
+    attempts: int = 1
+    retries: int = 2
+    max_tokens: int | None = None
+    temperature: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SolveContext:
+    llm: Any                  # arcmemo.llm.client.LLM
+    sandbox: Any              # arcmemo.sandbox.Sandbox
+    settings: SolverSettings = field(default_factory=SolverSettings)
+    run_id: str | None = None
+
+
+@dataclass
+class Attempt:
+    """One candidate program: a sample's answer in one round (round 0 = first answer).
+
+    `code` is None when the model gave no usable program (then `raw` keeps its text and
+    `error` says why). `train_correct[i]` is the verdict on train pair i;
+    `test_outputs[j]` the program's output on test input j (None if it failed there).
+    """
+
+    sample: int
+    round: int
+    code: str | None
+    raw: str
+    train_correct: list[bool] = field(default_factory=list)
+    train_cell_accuracy: float = 0.0
+    test_outputs: list[Grid | None] = field(default_factory=list)
+    error: str | None = None
+    reasoning: str | None = None          # the model's reasoning text, if it gave any
+    label: str = ""                       # which agent/variant produced it (multi-agent solvers)
+    modules: dict[str, str] = field(default_factory=dict)  # sandbox modules the code imports
+
+    @property
+    def passed_train(self) -> bool:
+        return bool(self.train_correct) and all(self.train_correct)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["test_outputs"] = [None if g is None else to_lists(g) for g in self.test_outputs]
+        data["passed_train"] = self.passed_train
+        data["modules"] = sorted(self.modules)      # names only; sources are in the solver
+        return data
+
+
+@dataclass
+class Trace:
+    """What the abstraction step learns from: reasoning and code of the best attempt."""
+
+    reasoning: str = ""
+    final_code: str | None = None
+    passing_attempt: int | None = None    # index into SolveResult.attempts, None if none passed
+    transcript: list[dict] = field(default_factory=list)   # the best sample's conversation
+    modules: dict[str, str] = field(default_factory=dict)  # modules final_code imports
+    notes: list[str] = field(default_factory=list)         # solver remarks worth keeping
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class SolveResult:
+    attempts: list[Attempt]
+    predictions: list[list[Grid]]         # per test input: up to 2 distinct grids, best first
+    trace: Trace
+    usage: Usage
+    solver: str = ""
+    error: str | None = None              # a solver-level failure (attempts may still exist)
+
+    @property
+    def passed_train(self) -> bool:
+        return any(a.passed_train for a in self.attempts)
+
+    def to_dict(self) -> dict:
+        return {
+            "solver": self.solver,
+            "passed_train": self.passed_train,
+            "predictions": [[to_lists(g) for g in grids] for grids in self.predictions],
+            "attempts": [a.to_dict() for a in self.attempts],
+            "trace": self.trace.to_dict(),
+            "usage": asdict(self.usage),
+            "error": self.error,
+        }
+
+
+@runtime_checkable
+class Solver(Protocol):
+    name: str
+
+    def solve(self, task: Task, hint: Hint, ctx: SolveContext) -> SolveResult:
+        """Never raises for model or program problems."""
+
+
+def available_solvers() -> dict[str, metadata.EntryPoint]:
+    """Installed solvers by name (first one wins if two distributions claim a name)."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep)
+    return dict(sorted(found.items()))
+
+
+def load_solver(name: str) -> Solver:
+    solvers = available_solvers()
+    if name not in solvers:
+        known = ", ".join(solvers) or "none installed"
+        raise PluginError(f"no solver named {name!r} (entry point group {ENTRY_POINT_GROUP!r}; "
+                          f"available: {known})")
+    ep = solvers[name]
+    try:
+        obj = ep.load()
+    except Exception as exc:  # an import failure inside a third-party package
+        raise PluginError(f"solver {name!r} ({ep.value}) failed to import: "
+                          f"{type(exc).__name__}: {exc}") from exc
+    solver = obj() if isinstance(obj, type) else obj
+    if not callable(getattr(solver, "solve", None)):
+        raise PluginError(f"solver {name!r} ({ep.value}) has no solve(task, hint, ctx) method")
+    if not getattr(solver, "name", None):
+        solver.name = name
+    return solver
+
+
+def describe_solvers(*, check: bool = True) -> list[dict]:
+    """One row per installed solver: name, entry point, distribution, and (with `check`)
+    whether it loads; a solver that fails to import is reported, not raised."""
+    rows = []
+    for name, ep in available_solvers().items():
+        dist = getattr(ep, "dist", None)
+        row = {"name": name, "entry_point": ep.value,
+               "distribution": dist.metadata["Name"] if dist is not None else None,
+               "version": dist.version if dist is not None else None}
+        if check:
+            try:
+                load_solver(name)
+                row["status"], row["error"] = "ok", None
+            except PluginError as exc:
+                row["status"], row["error"] = "error", str(exc)
+        rows.append(row)
+    return rows
+
+
+from arcmemo.solving import (  # noqa: E402  (re-exported: shared by every solver)
+    ProgramRun, rank_attempts, run_program, select_predictions, usage_of,
+)
+
+__all__ = [
+    "Solver", "SolveContext", "SolverSettings", "SolveResult", "Attempt", "Trace", "Hint",
+    "PluginError", "load_solver", "available_solvers", "describe_solvers", "ENTRY_POINT_GROUP",
+    "ProgramRun", "run_program", "rank_attempts", "select_predictions", "usage_of",
+]

@@ -1,0 +1,127 @@
+"""What every solver does with a candidate program: run it on the task, rank attempts,
+pick the top-2 distinct predictions per test input, and add up usage.
+
+Ranking (best first): attempts passing every train pair, then higher mean train-cell
+accuracy, then earlier attempts. For each test input the distinct predicted grids are
+ordered by the best attempt that produced them; among grids whose best attempts rank
+equal (same pass verdict and accuracy), the one more attempts agree on comes first.
+Attempts that fail train pairs still contribute predictions when nothing better exists:
+a near miss is a better second guess than an empty slot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from arcmemo.llm.client import Usage
+from arcmemo.sandbox import RunOutcome, run_on_pairs
+from arcmemo.tasks import Grid, Task
+
+if TYPE_CHECKING:
+    from arcmemo.plugins import Attempt
+
+# Errors that mean the program never got to run, so running it on test inputs is pointless.
+_NOT_RUNNABLE = {"syntax", "missing_entry"}
+
+
+@dataclass
+class ProgramRun:
+    """A program's results on one task: train verdicts and outputs on the test inputs."""
+
+    train_outcomes: list[RunOutcome] = field(default_factory=list)
+    train_correct: list[bool] = field(default_factory=list)
+    train_accuracy: list[float] = field(default_factory=list)   # cell accuracy per train pair
+    test_outcomes: list[RunOutcome] = field(default_factory=list)
+    test_outputs: list[Grid | None] = field(default_factory=list)
+    error: str | None = None          # the first error category seen (train pairs first)
+
+    @property
+    def passed_train(self) -> bool:
+        return bool(self.train_correct) and all(self.train_correct)
+
+    @property
+    def mean_accuracy(self) -> float:
+        return sum(self.train_accuracy) / len(self.train_accuracy) if self.train_accuracy else 0.0
+
+    @property
+    def test_complete(self) -> bool:
+        return all(g is not None for g in self.test_outputs)
+
+
+def _grid(output: Any) -> Grid | None:
+    if output is None:
+        return None
+    return tuple(tuple(int(v) for v in row) for row in output)
+
+
+def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | None = None,
+                entry: str = "transform") -> ProgramRun:
+    """Run `code` on every train pair, then on the test inputs (blocking; use a thread).
+
+    A sandbox that itself fails (not the program) is recorded as error "sandbox:<type>"
+    with every pair failed, so a broken worker pool never crashes a solve.
+    """
+    run = ProgramRun()
+    n_train, n_test = len(task.train), len(task.test_inputs)
+    try:
+        check = run_on_pairs(sandbox, code, list(task.train), entry=entry, modules=modules)
+    except Exception as exc:  # the sandbox machinery, not the program
+        failed = RunOutcome(ok=False, output=None, error="crash",
+                            message=f"sandbox failure: {type(exc).__name__}: {exc}", stdout="")
+        run.train_outcomes = [failed] * n_train
+        run.train_correct = [False] * n_train
+        run.train_accuracy = [0.0] * n_train
+        run.test_outputs = [None] * n_test
+        run.error = f"sandbox:{type(exc).__name__}"
+        return run
+    run.train_outcomes = list(check.outcomes)
+    run.train_correct = [bool(c) for c in check.correct]
+    run.train_accuracy = [float(a) for a in check.cell_accuracy]
+    errors = [o.error for o in run.train_outcomes if o.error]
+    run.error = errors[0] if errors else None
+    if run.error in _NOT_RUNNABLE or n_test == 0:
+        run.test_outputs = [None] * n_test
+        return run
+    try:
+        outcomes = sandbox.run(code, list(task.test_inputs), entry=entry, modules=modules)
+    except Exception as exc:
+        outcomes = [RunOutcome(ok=False, output=None, error="crash",
+                               message=f"sandbox failure: {type(exc).__name__}: {exc}", stdout="")
+                    ] * n_test
+    run.test_outcomes = list(outcomes)
+    run.test_outputs = [_grid(o.output) if o.ok else None for o in outcomes]
+    return run
+
+
+def _key(attempt: "Attempt") -> tuple:
+    return (attempt.passed_train, attempt.train_cell_accuracy)
+
+
+def rank_attempts(attempts: Sequence["Attempt"]) -> list[int]:
+    """Indices of `attempts`, best first (stable: ties keep their original order)."""
+    return sorted(range(len(attempts)), key=lambda i: _key(attempts[i]), reverse=True)
+
+
+def select_predictions(attempts: Sequence["Attempt"], n_tests: int, k: int = 2) -> list[list[Grid]]:
+    """Per test input, up to `k` distinct predicted grids, best first (see module doc)."""
+    order = rank_attempts(attempts)
+    predictions: list[list[Grid]] = []
+    for j in range(n_tests):
+        best: dict[Grid, tuple] = {}     # grid -> (rank key of its best attempt, first position)
+        votes: dict[Grid, int] = {}
+        for pos, i in enumerate(order):
+            outputs = attempts[i].test_outputs
+            grid = outputs[j] if j < len(outputs) else None
+            if grid is None:
+                continue
+            votes[grid] = votes.get(grid, 0) + 1
+            best.setdefault(grid, (_key(attempts[i]), pos))
+        ranked = sorted(best, key=lambda g: (best[g][0], votes[g], -best[g][1]), reverse=True)
+        predictions.append(ranked[:k])
+    return predictions
+
+
+def usage_of(completions: Iterable[Any]) -> Usage:
+    """The summed usage of a solve's Completions (a cache hit counts as a call, no tokens)."""
+    return sum((Usage.of(c) for c in completions), Usage())

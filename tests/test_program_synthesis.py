@@ -1,0 +1,239 @@
+"""The program-synthesis solver on real ARC tasks, with the scripted fake model.
+
+The fake's replies carry programs written here; the sandbox runs them for real.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arcmemo.gridtext import format_grid, format_task
+from arcmemo.llm.client import LLMError
+from arcmemo.plugins import Hint, SolveContext, SolverSettings, load_solver
+from arcmemo.sandbox import get_sandbox
+from arcmemo.tasks import load_tasks
+
+from arcmemo_program_synthesis import ProgramSynthesisSolver
+
+ROT180 = "import numpy as np\n\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
+FLIP_UD = "import numpy as np\n\n\ndef transform(grid):\n    return grid[::-1, :]\n"
+CRASH = "def transform(grid):\n    raise ValueError('no idea which colour wins')\n"
+DOUBLE = "import numpy as np\n\n\ndef transform(grid):\n    return np.hstack([grid, grid])\n"
+COLOUR_MAP = (
+    "import numpy as np\n\n\n"
+    "def transform(grid):\n"
+    "    table = {1: 5, 5: 1, 2: 6, 6: 2, 3: 4, 4: 3, 8: 9, 9: 8}\n"
+    "    return np.vectorize(lambda c: table.get(int(c), int(c)))(grid)\n"
+)
+
+
+def answer(code: str, text: str = "The rule: see the program.") -> str:
+    return f"{text}\n\n```python\n{code}```\n"
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return load_tasks("training", ids=["6150a2bd", "0d3d703e", "a416b8f3"])
+
+
+@pytest.fixture
+def ctx(fake_llm):
+    def make(attempts=1, retries=2, **kw):
+        return SolveContext(llm=fake_llm, sandbox=get_sandbox(),
+                            settings=SolverSettings(attempts=attempts, retries=retries, **kw))
+    return make
+
+
+def expected(tasks, task_id):
+    return tasks.answers[task_id].test_outputs
+
+
+def test_entry_point_loads_this_solver():
+    solver = load_solver("program-synthesis")
+    assert isinstance(solver, ProgramSynthesisSolver) and solver.name == "program-synthesis"
+
+
+def test_solved_on_first_try(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", answer(ROT180, "Rotate the grid by 180 degrees."))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx())
+
+    assert result.error is None and result.passed_train
+    assert len(result.attempts) == 1
+    a = result.attempts[0]
+    assert (a.sample, a.round, a.error) == (0, 0, None)
+    assert a.train_correct == [True, True] and a.train_cell_accuracy == 1.0
+    assert result.predictions[0][0] == expected(tasks, "6150a2bd")[0]
+    assert len(result.predictions) == 1 and len(result.predictions[0]) == 1
+    assert result.trace.passing_attempt == 0
+    assert result.trace.final_code == ROT180
+    assert "Rotate the grid by 180 degrees." in result.trace.reasoning
+    assert [m["role"] for m in result.trace.transcript] == ["system", "user", "assistant"]
+    assert result.usage.calls == 1 and result.usage.completion_tokens > 0
+
+    (call,) = fake_model.calls_for("solve")
+    assert call.role == "solver" and call.sample == 0 and call.task_id == "6150a2bd"
+    assert format_task(task) in call.messages[1]["content"]
+    assert "def transform(grid)" in call.messages[0]["content"]
+    assert "Concepts from memory" not in call.prompt          # empty hint: no memory section
+    json.dumps(result.to_dict())                               # serialisable for the run log
+
+
+def test_solved_after_one_feedback_round(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", answer(FLIP_UD, "Flip it upside down."),
+                     answer(ROT180, "Also mirror left-right: a 180 degree rotation."))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=2))
+
+    assert [a.round for a in result.attempts] == [0, 1]
+    first, second = result.attempts
+    assert not first.passed_train and first.error == "wrong_output"
+    assert 0.0 < first.train_cell_accuracy < 1.0
+    assert second.passed_train and result.trace.passing_attempt == 1
+    assert result.predictions[0][0] == expected(tasks, "6150a2bd")[0]
+    # the wrong program's guess is kept as the second distinct prediction
+    assert len(result.predictions[0]) == 2
+
+    calls = fake_model.calls_for("solve")
+    assert len(calls) == 2
+    convo = calls[1].messages
+    assert [m["role"] for m in convo] == ["system", "user", "assistant", "user"]
+    assert set(convo[2]) == {"role", "content"}                  # clean messages to the API
+    assert convo[2]["content"] == answer(FLIP_UD, "Flip it upside down.")
+    feedback = convo[3]["content"]
+    assert "Your program is wrong on examples 1, 2 (of 2)." in feedback
+    assert "expected" in feedback and "yours" in feedback and "diff (X = wrong)" in feedback
+    assert "cells are wrong" in feedback and "X" in feedback
+    # the expected output rows and the program's rows both appear, side by side
+    exp_rows = format_grid(task.train[0].output).split("\n")
+    got_rows = format_grid(task.train[0].input[::-1]).split("\n")
+    assert any(line.split()[:2] == [exp_rows[0], got_rows[0]] for line in feedback.split("\n"))
+    assert "```python" in feedback                               # asks for the same format
+    assert result.usage.calls == 2
+    assert [m["round"] for m in result.trace.transcript] == [0, 0, 0, 1, 1]
+
+
+def test_never_solved_records_every_round(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", answer(CRASH), answer(FLIP_UD), answer(FLIP_UD, "Still flipping."))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=2))
+
+    assert len(result.attempts) == 3 and not result.passed_train
+    assert result.attempts[0].error == "exception"
+    assert result.attempts[0].test_outputs == [None]
+    assert result.trace.passing_attempt is None
+    # ranked by cell accuracy: the flip beats the crash; both flips give the same grid
+    assert result.trace.final_code == FLIP_UD
+    flipped = tuple(task.test_inputs[0][::-1])
+    assert result.predictions == [[flipped]]
+
+    calls = fake_model.calls_for("solve")
+    assert len(calls) == 3                                       # 1 + r retries, no more
+    crash_feedback = calls[1].messages[-1]["content"]
+    assert "your program raised an exception" in crash_feedback
+    assert "ValueError: no idea which colour wins" in crash_feedback
+    assert "(same kind of error as above)" in crash_feedback     # example 2 not repeated
+
+
+def test_malformed_answer_is_a_failed_attempt_and_format_is_asked_again(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    raw = "I think it is rotated, transform = rot90(grid, 2)."
+    fake_model.queue("solve", raw, answer(ROT180))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=1))
+
+    bad, good = result.attempts
+    assert bad.code is None and bad.raw == raw
+    assert bad.error.startswith("format: ") and "```python" in bad.error
+    assert bad.train_correct == [False, False] and bad.test_outputs == [None]
+    assert good.passed_train and result.trace.passing_attempt == 1
+    ask = fake_model.calls_for("solve")[1].messages[-1]["content"]
+    assert ask.startswith("I could not use your answer: the answer has no ```python")
+    assert "defines `transform(grid)`" in ask
+
+
+def test_only_malformed_answers_never_raise(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", "no code", "```\nnot a function\n```")
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=1))
+    assert [a.error.split(":")[0] for a in result.attempts] == ["format", "format"]
+    assert result.predictions == [[]] and result.trace.passing_attempt is None
+    assert result.trace.final_code is None and result.error is None
+
+
+def test_llm_error_ends_the_sample(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", answer(FLIP_UD), LLMError("quota exhausted"))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=2))
+    assert len(result.attempts) == 2
+    assert result.attempts[1].error.startswith("llm: ") and "quota exhausted" in result.attempts[1].error
+    assert result.attempts[1].code is None
+    assert len(fake_model.calls_for("solve")) == 2              # no further retry after the error
+    assert result.usage.calls == 1                              # only the completed call counted
+    assert result.predictions[0] == [tuple(task.test_inputs[0][::-1])]
+
+
+def test_parallel_samples_and_top2_distinct_predictions(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    seen = []
+
+    def reply(messages):
+        seen.append(len(messages))
+        return answer(FLIP_UD) if len(seen) == 1 else answer(ROT180)
+
+    fake_model.on("solve", reply)
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(attempts=3, retries=0))
+    calls = fake_model.calls_for("solve")
+    assert sorted(c.sample for c in calls) == [0, 1, 2]
+    assert sorted(a.sample for a in result.attempts) == [0, 1, 2]
+    assert sum(a.passed_train for a in result.attempts) == 2
+    first, second = result.predictions[0]
+    assert first == expected(tasks, "6150a2bd")[0]
+    assert second == tuple(task.test_inputs[0][::-1])
+    assert result.usage.calls == 3
+
+
+def test_hint_is_presented_as_memory_concepts(tasks, ctx, fake_model):
+    task = tasks.by_id("0d3d703e")
+    hint = Hint(text="- concept: recolor by fixed colour mapping\n  cues: [same layout]",
+                concept_ids=[3], mode="ps")
+    fake_model.queue("solve", answer(COLOUR_MAP))
+    result = ProgramSynthesisSolver().solve(task, hint, ctx(max_tokens=900, temperature=0.2,
+                                                            extra={"reasoning_effort": "low",
+                                                                   "unrelated": 1}))
+    assert result.passed_train and result.attempts[0].train_correct == [True] * 4
+    assert result.predictions[0][0] == expected(tasks, "0d3d703e")[0]
+    (call,) = fake_model.calls_for("solve")
+    prompt = call.messages[1]["content"]
+    assert "# Concepts from memory" in prompt and hint.text in prompt
+    assert prompt.index("# Puzzle") < prompt.index("# Concepts from memory") < prompt.index("# Your task")
+    assert call.params == {"max_tokens": 900, "temperature": 0.2, "reasoning_effort": "low"}
+
+
+def test_program_failing_only_on_a_test_input_is_retried(tasks, ctx, fake_model):
+    task = tasks.by_id("a416b8f3")
+    rows, cols = len(task.test_inputs[0]), len(task.test_inputs[0][0])
+    assert all((len(p.input), len(p.input[0])) != (rows, cols) for p in task.train)
+    fragile = DOUBLE.replace("    return", f"    if grid.shape == ({rows}, {cols}):\n"
+                                          "        raise IndexError('edge case')\n    return")
+    fake_model.queue("solve", answer(fragile), answer(DOUBLE))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=1))
+    first, second = result.attempts
+    assert first.passed_train and first.error == "test_exception" and first.test_outputs == [None]
+    assert second.error is None
+    assert result.trace.passing_attempt == 0 or result.attempts[result.trace.passing_attempt].passed_train
+    assert result.predictions[0] == [expected(tasks, "a416b8f3")[0]]
+    feedback = fake_model.calls_for("solve")[1].messages[-1]["content"]
+    assert "correct on all 3 examples, but it fails on a test input" in feedback
+    assert "Test input 1: your program raised an exception." in feedback
+    assert "IndexError: edge case" in feedback
+
+
+def test_never_sees_test_outputs(tasks, ctx, fake_model):
+    task = tasks.by_id("0d3d703e")
+    fake_model.queue("solve", answer(FLIP_UD), answer(FLIP_UD))
+    ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=1))
+    secret = format_grid(expected(tasks, "0d3d703e")[0])
+    for call in fake_model.calls_for("solve"):
+        assert secret not in call.prompt
