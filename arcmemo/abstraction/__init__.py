@@ -1,0 +1,21 @@
+"""MEMWRITE: turning verified solutions into memory (DESIGN.md section 5), and seeding.
+
+- `write_ps`: solution -> pseudocode + summary -> PS concepts merged by name (ps.py)
+- `write_oe`: solution -> post-hoc derivation -> OE lessons (oe.py)
+- seeds: `seedfile.py` reads a seed (ours or BARC's), `annotations.py` ingests the hand
+  annotations with no model, `ingest.py` is the `arcmemo seed` logic.
+
+The default memory `memory.db` at the repository root is built from the annotated seeds
+alone, deterministically and with no model, by this one command (run at the repo root):
+
+    rm -f memory.db && arcmemo seed seeds/ --db memory.db
+
+tests/test_memory_db.py rebuilds it in a temporary directory and compares the
+`concepts export` YAML of both, so it cannot drift from seeds/.
+"""
+
+from arcmemo.abstraction.oe import write_oe
+from arcmemo.abstraction.ps import write_ps
+from arcmemo.abstraction.records import SolutionInput, WriteResult
+
+__all__ = ["write_ps", "write_oe", "WriteResult", "SolutionInput"]

@@ -1,0 +1,130 @@
+"""Hand annotations `seeds/<task_id>.yaml`: loading them strictly, and writing them into memory as is.
+
+The file format is fixed in contracts.md (summary, pseudocode, concepts, custom_types,
+lessons). No model is involved: the concepts and lessons enter the store exactly as
+written (merged by name / content, actor "human"), with the seed's code as the solution.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arcmemo.abstraction.records import WriteResult
+from arcmemo.abstraction.validate import (
+    split_custom_types, validate_concepts, validate_custom_types, validate_lessons,
+)
+from arcmemo.parsing import ParseError
+
+FIELDS = ("summary", "pseudocode", "concepts", "custom_types", "lessons")
+HUMAN = "human"
+
+
+class AnnotationError(ValueError):
+    """An annotation file is malformed; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Annotation:
+    path: Path
+    task_id: str
+    summary: str | None
+    pseudocode: str | None
+    concepts: list[dict] = field(default_factory=list)       # PS concept data (validated)
+    custom_types: dict[str, str] = field(default_factory=dict)
+    lessons: list[dict] = field(default_factory=list)        # OE concept data (validated)
+    raw: dict = field(default_factory=dict)                  # the file as parsed (for few-shot examples)
+    content_hash: str = ""
+
+    def has(self, fmt: str) -> bool:
+        return bool(self.concepts if fmt == "ps" else self.lessons)
+
+
+def annotation_path(seed_path: str | Path) -> Path:
+    return Path(seed_path).with_suffix(".yaml")
+
+
+def load_annotation(path: str | Path) -> Annotation:
+    """Read and check one annotation file (every field is checked before anything is used)."""
+    path = Path(path)
+    try:
+        raw_bytes = path.read_bytes()
+        data = yaml.safe_load(raw_bytes.decode("utf-8"))
+    except OSError as exc:
+        raise AnnotationError(f"{path}: cannot read ({exc.strerror})") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise AnnotationError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise AnnotationError(f"{path}: expected a mapping with {', '.join(FIELDS)}")
+    unknown = sorted(set(data) - set(FIELDS), key=str)
+    if unknown:
+        raise AnnotationError(f"{path}: unknown field(s) {', '.join(map(str, unknown))}; allowed: {', '.join(FIELDS)}")
+    try:
+        summary = _optional_text(data.get("summary"), "summary")
+        pseudocode = _optional_text(data.get("pseudocode"), "pseudocode")
+        concepts: list[dict] = []
+        if data.get("concepts") is not None:
+            # Bare references are checked against the store at ingest time.
+            concepts = validate_concepts(data["concepts"], exists=lambda name: True)
+            if not (summary and pseudocode):
+                raise ParseError("concepts need the 'summary' and 'pseudocode' they were abstracted from")
+        custom_types = validate_custom_types(data.get("custom_types"))
+        custom_types = {**split_custom_types(concepts), **custom_types}
+        lessons = validate_lessons(data["lessons"]) if data.get("lessons") is not None else []
+    except ParseError as exc:
+        raise AnnotationError(f"{path}: {exc}") from None
+    if not concepts and not lessons:
+        raise AnnotationError(f"{path}: has neither concepts nor lessons")
+    return Annotation(
+        path=path, task_id=path.stem, summary=summary, pseudocode=pseudocode, concepts=concepts,
+        custom_types=custom_types, lessons=lessons, raw=data,
+        content_hash=hashlib.sha256(raw_bytes).hexdigest(),
+    )
+
+
+def _optional_text(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ParseError(f"{what}: expected non-empty text")
+    return value.strip()
+
+
+def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tuple[str, ...],
+                      run_id: str | None = None, task_id: str | None = None) -> WriteResult:
+    """Write an annotation's concepts (ps) and/or lessons (oe) and the solution, all or nothing.
+
+    Raises AnnotationError (nothing written) if a concept is a bare name for a concept
+    the store does not have.
+    """
+    task_id = task_id or annotation.task_id
+    result = WriteResult(task_id=task_id)
+    log = dict(actor=HUMAN, run_id=run_id, task_id=task_id, source=HUMAN, model=None)
+    with memory.transaction():
+        if "ps" in formats and annotation.concepts:
+            known = memory.custom_types()          # first definition wins, as for inline types
+            for name, definition in annotation.custom_types.items():
+                if name not in known:
+                    memory.add_custom_type(name, definition, actor=HUMAN, run_id=run_id, task_id=task_id)
+            for concept in annotation.concepts:
+                if concept["kind"] is None and memory.get(concept["name"], format="ps") is None:
+                    raise AnnotationError(
+                        f"{annotation.path}: concept {concept['name']!r} has no kind and no concept of "
+                        "that name exists yet (define it here, or in a seed that sorts earlier)"
+                    )
+                _count(result, concept["name"], memory.merge(concept, **log))
+        if "oe" in formats:
+            for lesson in annotation.lessons:
+                merged = memory.merge(lesson, **log)
+                _count(result, merged.concept.name, merged)
+        memory.add_solution(task_id, code, pseudocode=annotation.pseudocode, summary=annotation.summary,
+                            origin=HUMAN, verified=True, actor=HUMAN, run_id=run_id)
+    return result
+
+
+def _count(result: WriteResult, name: str, merged) -> None:
+    {"added": result.added, "extended": result.extended}.get(merged.action, result.unchanged).append(name)

@@ -1,0 +1,114 @@
+"""Few-shot examples for the write prompts, taken from the hand-annotated seeds.
+
+An annotated seed (`seeds/<id>.py` + `seeds/<id>.yaml`) shows every step done by hand:
+code -> pseudocode + summary -> PS concepts, and the lessons for OE. The prompts show the
+shortest few (deterministic choice, never the task being written). The seed directory
+is the `seeds_dir` setting (ARCMEMO_SEEDS_DIR, config `seeds_dir`), else `seeds/` of the
+source checkout; with none, prompts carry no examples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from arcmemo.config import setting
+
+
+@dataclass(frozen=True)
+class Example:
+    task_id: str
+    code: str
+    summary: str
+    pseudocode: str
+    concepts_yaml: str       # the annotation's concepts as written, as YAML text ("" if none)
+    lessons_yaml: str        # the annotation's lessons as YAML text ("" if none)
+
+
+def default_seeds_dir() -> Path | None:
+    configured = setting("seeds_dir")
+    if configured:
+        return Path(configured)
+    checkout = Path(__file__).resolve().parents[2] / "seeds"
+    return checkout if checkout.is_dir() else None
+
+
+def _dump(value) -> str:
+    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100).rstrip()
+
+
+@lru_cache(maxsize=8)
+def _load(directory: str) -> tuple[Example, ...]:
+    # Local imports: seedfile/annotations are siblings, and this module is imported early.
+    from arcmemo.abstraction.annotations import AnnotationError, annotation_path, load_annotation
+    from arcmemo.abstraction.seedfile import SeedError, find_seed_files, read_seed
+
+    examples = []
+    for path in find_seed_files(directory):
+        yaml_path = annotation_path(path)
+        if not yaml_path.exists():
+            continue
+        try:
+            annotation = load_annotation(yaml_path)
+            seed = read_seed(path, lib="", transpose=False)
+        except (AnnotationError, SeedError):
+            continue                 # a broken file is reported by `arcmemo seed`, not here
+        if not (annotation.summary and annotation.pseudocode):
+            continue
+        raw = annotation.raw
+        examples.append(Example(
+            task_id=annotation.task_id, code=seed.code.strip(), summary=annotation.summary,
+            pseudocode=annotation.pseudocode.rstrip(),
+            concepts_yaml=_dump(raw["concepts"]) if raw.get("concepts") else "",
+            lessons_yaml=_dump(raw["lessons"]) if raw.get("lessons") else "",
+        ))
+    return tuple(examples)
+
+
+def load_examples(directory: str | Path | None = None) -> list[Example]:
+    directory = Path(directory) if directory is not None else default_seeds_dir()
+    if directory is None or not directory.is_dir():
+        return []
+    return list(_load(str(directory.resolve())))
+
+
+def pick(examples: list[Example], n: int, *, exclude: str | None, size) -> list[Example]:
+    """The `n` smallest examples by `size(example)` (ties by task id), excluding one task."""
+    usable = [e for e in examples if e.task_id != exclude and size(e) > 0]
+    return sorted(usable, key=lambda e: (size(e), e.task_id))[:n]
+
+
+NONE = "(no worked examples are available)"
+
+
+def pseudocode_examples(examples: list[Example], exclude: str | None, n: int = 2) -> str:
+    chosen = pick(examples, n, exclude=exclude, size=lambda e: len(e.code) + len(e.pseudocode))
+    parts = [
+        f"## Example {i}\nSolution:\n```python\n{e.code}\n```\n"
+        f"<pseudocode>\n{e.pseudocode}\n</pseudocode>\n<summary>{e.summary}</summary>"
+        for i, e in enumerate(chosen, 1)
+    ]
+    return "\n\n".join(parts) or NONE
+
+
+def concept_examples(examples: list[Example], exclude: str | None, n: int = 2) -> str:
+    chosen = pick(examples, n, exclude=exclude,
+                  size=lambda e: len(e.concepts_yaml) + len(e.pseudocode) if e.concepts_yaml else 0)
+    parts = [
+        f"## Example {i}\nSummary: {e.summary}\nPseudocode:\n```\n{e.pseudocode}\n```\n"
+        f"Concepts:\n```yaml\n{e.concepts_yaml}\n```"
+        for i, e in enumerate(chosen, 1)
+    ]
+    return "\n\n".join(parts) or NONE
+
+
+def lesson_examples(examples: list[Example], exclude: str | None, n: int = 2) -> str:
+    chosen = pick(examples, n, exclude=exclude, size=lambda e: len(e.lessons_yaml))
+    parts = [
+        f"## Example {i}\nRule: {e.summary}\nLessons:\n```yaml\n{e.lessons_yaml}\n```"
+        for i, e in enumerate(chosen, 1)
+    ]
+    return "\n\n".join(parts) or NONE

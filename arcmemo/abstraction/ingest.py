@@ -1,0 +1,348 @@
+"""`arcmemo seed DIR`: verify every seed, ingest hand annotations as is, abstract the rest with a model.
+
+Order of work:
+1. every `<task_id>.py` is read (`seedfile.read_seed`) and run in the sandbox against ALL
+   train and test pairs of its ARC task; a failing file is reported with its first
+   failing pair and skipped. `check=True` stops here and opens no database.
+2. per verified file and per format (ps, oe): a hand annotation (`<task_id>.yaml`)
+   providing that format is written as is, with no model; otherwise the model pipeline
+   (`write_ps` / `write_oe`) runs, if a model is configured (`--model`, ARCMEMO_AUX_MODEL
+   or config `aux_model`); otherwise the file is skipped with the reason.
+3. Idempotence: each (task, content hash, format) written is recorded in the seed run's
+   `Run.config["done"]` (kind "seed"); a later run skips what any earlier seed run did.
+   The hash covers the seed file, its annotation, the --lib source and --transpose, so an
+   edited seed is ingested again (merging into what is there).
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from sqlmodel import select
+
+from arcmemo.abstraction.annotations import (
+    Annotation, AnnotationError, annotation_path, ingest_annotation, load_annotation,
+)
+from arcmemo.abstraction.fewshot import load_examples
+from arcmemo.abstraction.records import SolutionInput, WriteResult
+from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
+from arcmemo.config import setting
+from arcmemo.llm.client import Usage
+from arcmemo.tasks import Pair, TaskError, load_tasks
+
+FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
+RUN_KIND = "seed"
+
+
+@dataclass
+class SeedOptions:
+    directory: Path
+    format: str = "both"
+    model: str | None = None          # aux model for unannotated seeds; None: ARCMEMO_AUX_MODEL / config
+    lib: Path | None = None           # BARC's common.py
+    transpose: bool = False           # BARC's [x, y] grids
+    check: bool = False               # verify and report only
+    db: str | None = None             # memory database (path or URL)
+    tasks: str = "training"           # where the seeds' ARC tasks are looked up (load_tasks source)
+
+
+@dataclass
+class SeedSummary:
+    files: int = 0
+    verified: int = 0
+    failed: int = 0                   # failed verification (or unreadable seed/annotation)
+    already: int = 0                  # everything asked for was ingested by an earlier run
+    annotated: int = 0                # written from hand annotations
+    abstracted: int = 0               # written by the model pipeline
+    skipped: int = 0                  # not written: no annotation and no model
+    write_failures: int = 0
+    concepts_added: int = 0
+    concepts_extended: int = 0
+    usage: Usage = field(default_factory=Usage)
+    problems: list[str] = field(default_factory=list)
+    run_id: str | None = None
+
+    def add_write(self, result: WriteResult) -> None:
+        if result.failed:
+            self.write_failures += 1
+        self.concepts_added += len(result.added)
+        self.concepts_extended += len(result.extended)
+        if result.usage is not None:
+            self.usage = self.usage + result.usage
+
+    def rows(self, check: bool = False) -> list[tuple[str, str]]:
+        rows = [("files", self.files), ("verified", self.verified), ("failed", self.failed)]
+        if not check:
+            u = self.usage
+            rows += [
+                ("already ingested", self.already), ("from annotations", self.annotated),
+                ("abstracted by model", self.abstracted), ("skipped (no model)", self.skipped),
+                ("write failures", self.write_failures),
+                ("concepts added", self.concepts_added), ("concepts extended", self.concepts_extended),
+                ("model calls", u.calls),
+                ("tokens", u.prompt_tokens + u.completion_tokens + u.reasoning_tokens),
+                ("cost", f"${u.cost_usd:.4f}"),
+            ]
+        return [(k, str(v)) for k, v in rows]
+
+
+@dataclass
+class _Verified:
+    seed: SeedFile
+    annotation: Annotation | None
+    key: str
+
+
+# -- verification ------------------------------------------------------------------------
+
+def _dims(grid) -> str:
+    return f"{len(grid)}x{len(grid[0]) if grid else 0}"
+
+
+def describe_mismatch(output, expected) -> str:
+    if output is None:
+        return "no output"
+    if len(output) != len(expected) or any(len(r) != len(expected[0]) for r in output):
+        return f"wrong output size {_dims(output)}, expected {_dims(expected)}"
+    total = len(expected) * len(expected[0])
+    diff = sum(a != b for row_o, row_e in zip(output, expected) for a, b in zip(row_o, row_e))
+    return f"wrong output ({diff} of {total} cells differ)"
+
+
+def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]]) -> str | None:
+    """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure."""
+    from arcmemo.sandbox import run_on_pairs
+
+    check = run_on_pairs(sandbox, seed.program, [p for _, p in pairs], entry=seed.entry,
+                         modules=seed.modules or None)
+    failures = [i for i, ok in enumerate(check.correct) if not ok]
+    if not failures:
+        return None
+    first = failures[0]
+    label, pair = pairs[first]
+    outcome = check.outcomes[first]
+    if not outcome.ok:
+        text = f"{label} {outcome.error}: {outcome.message}".rstrip(": ")
+    else:
+        text = f"{label} {describe_mismatch(outcome.output, pair.output)}"
+    more = len(failures) - 1
+    return text + (f" (and {more} more pair{'s' if more > 1 else ''} fail)" if more else "")
+
+
+def task_pairs(taskset, task_id: str) -> list[tuple[str, Pair]]:
+    task = taskset.by_id(task_id)
+    answers = taskset.answers[task_id].test_outputs
+    pairs = [(f"train[{i}]", p) for i, p in enumerate(task.train)]
+    pairs += [(f"test[{i}]", Pair(g, answers[i])) for i, g in enumerate(task.test_inputs) if i < len(answers)]
+    return pairs
+
+
+# -- the ledger of what earlier seed runs wrote --------------------------------------------
+
+def _done(memory) -> set[tuple[str, str, str]]:
+    from arcmemo.memory.models import Run
+
+    done = set()
+    with memory.session() as session:
+        for run in session.exec(select(Run).where(Run.kind == RUN_KIND)):
+            for item in (run.config or {}).get("done", []):
+                done.add((item["task_id"], item["hash"], item["format"]))
+    return done
+
+
+class _Ledger:
+    """The seed run's Run row, created at the first write and updated after each file."""
+
+    def __init__(self, memory, run_id: str, config: dict):
+        self.memory, self.run_id, self.config = memory, run_id, dict(config, done=[])
+        self.created = False
+
+    def record(self, task_id: str, key: str, formats: list[str]) -> None:
+        from arcmemo.memory.models import Run
+
+        self.config["done"] = self.config["done"] + [
+            {"task_id": task_id, "hash": key, "format": f} for f in formats]
+        with self.memory.session() as session:
+            run = session.get(Run, self.run_id)
+            if run is None:
+                run = Run(id=self.run_id, kind=RUN_KIND, status="running",
+                          memory_revision_start=self.start)
+            run.config = dict(self.config)
+            session.add(run)
+            session.commit()
+        self.created = True
+
+    def begin(self) -> None:
+        self.start = self.memory.revision()
+
+    def finish(self, status: str) -> None:
+        from arcmemo.memory.models import Run
+
+        if not self.created:
+            return
+        with self.memory.session() as session:
+            run = session.get(Run, self.run_id)
+            run.status = status
+            run.memory_revision_end = self.memory.revision()
+            session.add(run)
+            session.commit()
+
+
+def new_run_id() -> str:
+    return "seed-" + datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+def configured_model(flag: str | None) -> str | None:
+    """The aux model named explicitly (flag, ARCMEMO_AUX_MODEL, config `aux_model`), or None.
+
+    Seeding never falls back to the default model: without one, unannotated seeds are
+    skipped with a message rather than starting the embedded local model unasked.
+    """
+    value = setting("aux_model", flag, None)
+    return str(value) if value else None
+
+
+# -- the command ---------------------------------------------------------------------------
+
+def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: None,
+             progress: bool = True, memory=None, llm=None) -> SeedSummary:
+    """Verify and ingest a seed directory; see the module docstring. `memory`/`llm` may be
+    given (tests); otherwise they are opened from `options.db` / `options.model`."""
+    from tqdm import tqdm
+
+    if options.format not in FORMATS:
+        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, got {options.format!r}")
+    formats = FORMATS[options.format]
+    summary = SeedSummary()
+    paths = find_seed_files(options.directory)
+    summary.files = len(paths)
+    if not paths:
+        raise FileNotFoundError(f"{options.directory}: no seed files (<task_id>.py) found")
+    lib = None
+    if options.lib is not None:
+        try:
+            lib = Path(options.lib).read_text()
+        except OSError as exc:
+            raise FileNotFoundError(f"--lib {options.lib}: cannot read ({exc.strerror})") from None
+
+    def problem(message: str) -> None:
+        summary.problems.append(message)
+        report(message)
+
+    # 1. verify everything first
+    taskset = load_tasks(options.tasks)
+    from arcmemo.sandbox import get_sandbox
+
+    sandbox = get_sandbox()
+    verified: list[_Verified] = []
+    for path in tqdm(paths, desc="verifying", unit="file", disable=not progress, file=sys.stderr):
+        try:
+            seed = read_seed(path, lib=lib, transpose=options.transpose)
+            yaml_path = annotation_path(path)
+            annotation = load_annotation(yaml_path) if yaml_path.exists() else None
+            pairs = task_pairs(taskset, seed.task_id)
+        except (SeedError, AnnotationError) as exc:
+            summary.failed += 1
+            problem(str(exc))
+            continue
+        except (KeyError, TaskError):
+            summary.failed += 1
+            problem(f"{path}: no ARC task {path.stem} in {options.tasks!r}")
+            continue
+        failure = verify(sandbox, seed, pairs)
+        if failure is not None:
+            summary.failed += 1
+            problem(f"{path}: {failure}")
+            continue
+        summary.verified += 1
+        key = seed.content_hash + (":" + annotation.content_hash if annotation else "")
+        verified.append(_Verified(seed, annotation, key))
+    if options.check or not verified:
+        return summary
+
+    # 2. ingest
+    from arcmemo.memory.store import Memory
+
+    own_memory = memory is None
+    memory = memory if memory is not None else Memory(setting("db", options.db, "memory.db"))
+    model = configured_model(options.model) if llm is None else llm.model_for("aux")
+    run_id = summary.run_id = new_run_id()
+    ledger = _Ledger(memory, run_id, {
+        "directory": str(options.directory), "format": options.format, "model": model,
+        "lib": str(options.lib) if options.lib else None, "transpose": options.transpose,
+    })
+    own_llm = False
+    try:
+        ledger.begin()
+        done = _done(memory)
+        examples = load_examples(options.directory)
+        skipped: list[str] = []
+        for item in tqdm(verified, desc="ingesting", unit="file", disable=not progress, file=sys.stderr):
+            seed, annotation = item.seed, item.annotation
+            todo = [f for f in formats if (seed.task_id, item.key, f) not in done]
+            if not todo:
+                summary.already += 1
+                continue
+            written: list[str] = []
+            by_hand = [f for f in todo if annotation is not None and annotation.has(f)]
+            by_model = [f for f in todo if f not in by_hand]
+            if by_hand:
+                try:
+                    result = ingest_annotation(memory, annotation, seed.code, formats=tuple(by_hand),
+                                               run_id=run_id, task_id=seed.task_id)
+                except AnnotationError as exc:
+                    summary.write_failures += 1
+                    problem(str(exc))
+                else:
+                    summary.add_write(result)
+                    summary.annotated += 1
+                    written += by_hand
+            if by_model and model is None:
+                summary.skipped += 1
+                skipped.append(f"{seed.task_id} ({'+'.join(by_model)})")
+            elif by_model:
+                if llm is None:
+                    from arcmemo.llm.client import LLM, LLMSettings
+
+                    llm = LLM(LLMSettings.resolve(aux_model=model), run_id=run_id)
+                    own_llm = True
+                solution = SolutionInput(
+                    task=taskset.by_id(seed.task_id), code=seed.code, origin="human",
+                    pseudocode=annotation.pseudocode if annotation else None,
+                    summary=annotation.summary if annotation else (seed.description or None),
+                )
+                from arcmemo.abstraction.oe import write_oe
+                from arcmemo.abstraction.ps import write_ps
+
+                any_ok = False
+                for fmt in by_model:
+                    writer = write_ps if fmt == "ps" else write_oe
+                    result = writer(memory, llm, solution, run_id=run_id, examples=examples)
+                    summary.add_write(result)
+                    if result.failed:
+                        problem(f"{seed.path}: {fmt} write failed ({result.error})")
+                    else:
+                        any_ok = True
+                        written.append(fmt)
+                if any_ok:
+                    summary.abstracted += 1
+            if written:
+                ledger.record(seed.task_id, item.key, written)
+        if skipped:
+            problem(f"skipped {len(skipped)} seed(s) with no hand annotation for the format asked, because no "
+                    f"model is configured (pass --model M or set ARCMEMO_AUX_MODEL): {', '.join(skipped)}")
+        ledger.finish("done")
+    except BaseException:
+        ledger.finish("failed")
+        raise
+    finally:
+        if own_llm:
+            llm.close()
+        if own_memory:
+            memory.close()
+    return summary

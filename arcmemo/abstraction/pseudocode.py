@@ -1,0 +1,36 @@
+"""Step 1 of the PS write: solution code -> <pseudocode> + one-line <summary> (the paper's preprocessing).
+
+Pseudocode first keeps the abstraction step on the solution's ideas rather than its
+implementation details (the paper's ablation shows it helps).
+"""
+
+from __future__ import annotations
+
+from arcmemo.abstraction import fewshot
+from arcmemo.abstraction.records import SolutionInput
+from arcmemo.abstraction.steps import StepAnswer, ask
+from arcmemo.parsing import extract_tag
+from arcmemo.prompts import render_prompt
+
+STEP = "pseudocode"
+
+
+def parse_pseudocode(text: str) -> tuple[str, str]:
+    """(pseudocode, summary) from the tagged answer; ParseError if either is missing."""
+    pseudocode = extract_tag(text, "pseudocode")
+    summary = " ".join(extract_tag(text, "summary").split())
+    return pseudocode, summary
+
+
+def pseudocode_prompt(solution: SolutionInput, examples: list[fewshot.Example]) -> str:
+    return render_prompt(
+        "pseudocode",
+        examples=fewshot.pseudocode_examples(examples, exclude=solution.task.id),
+        solution=solution.code.strip(),
+    )
+
+
+def write_pseudocode(llm, solution: SolutionInput, examples: list[fewshot.Example]) -> StepAnswer:
+    """Ask for pseudocode + summary; `.value` is (pseudocode, summary). Raises StepFailed."""
+    return ask(llm, pseudocode_prompt(solution, examples), parse_pseudocode, step=STEP,
+               task_id=solution.task.id)
