@@ -259,7 +259,13 @@ class Sandbox:
                 if self._closed:
                     raise SandboxError("sandbox is closed")
                 if self._idle:
-                    return self._idle.pop()
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        return worker
+                    worker.kill()  # died while idle (killed from outside): replace it
+                    self._count -= 1
+                    self.replaced += 1
+                    continue
                 if self._count < self.workers:
                     self._count += 1
                     break
@@ -462,6 +468,7 @@ def _worker_setup() -> _WorkerState:
     import types  # noqa: F401
     import math as _m  # noqa: F401
     import itertools, collections, functools, copy, random, re  # noqa: F401,E401
+    import resource, shutil, socket  # noqa: F401,E401  (used by every child: import once here)
 
     st = _WorkerState()
     try:
