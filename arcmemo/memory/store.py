@@ -45,6 +45,18 @@ def _json_dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _postgres_driver(url: str) -> str:
+    """A driverless postgresql:// URL means psycopg (v3) to SQLAlchemy 2.1; use psycopg2 when only it is installed."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            import importlib.util
+
+            if importlib.util.find_spec("psycopg") is None and importlib.util.find_spec("psycopg2") is not None:
+                return "postgresql+psycopg2://" + url[len(prefix):]
+            return "postgresql://" + url[len(prefix):]
+    return url
+
+
 def make_engine(url: str) -> sa.Engine:
     """An engine for a path or URL, configured for safe concurrent writers."""
     url = str(url)
@@ -53,6 +65,7 @@ def make_engine(url: str) -> sa.Engine:
     elif "://" not in url:
         url = "sqlite:///" + str(Path(url).expanduser())
     if not url.startswith("sqlite"):
+        url = _postgres_driver(url)
         return sa.create_engine(url, json_serializer=_json_dumps, pool_pre_ping=True)
 
     in_memory = url in ("sqlite://", "sqlite:///:memory:")

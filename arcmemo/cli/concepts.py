@@ -1,0 +1,329 @@
+"""`arcmemo concepts list|show|search|edit|delete|history|graph|export|import`: look at and move memory."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+
+import click
+import yaml
+
+from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
+from arcmemo.config import db_url
+from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
+
+FORMAT = click.Choice(FORMATS)
+TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
+               "suggestion", "source")
+
+
+def _actor(actor: str | None) -> str:
+    if actor:
+        return actor
+    try:
+        return f"user:{getpass.getuser()}"
+    except Exception:  # no login name (containers)
+        return "user"
+
+
+def _open(db: str | None, *, create: bool = False):
+    """The Memory for --db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
+    import sqlalchemy.exc
+
+    from arcmemo.memory.store import Memory
+
+    url = db_url(db)
+    if not create and "://" not in url and url != ":memory:" and not Path(url).expanduser().exists():
+        raise UserError(f"no memory database at {url} (pass --db, set ARCMEMO_DB, or create one with "
+                        f"`arcmemo seed` or `arcmemo concepts import`)")
+    try:
+        return Memory(url)
+    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError,
+            ImportError) as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise UserError(f"cannot open memory database {url}: {reason}") from None
+
+
+def _ref(ref: str) -> int | str:
+    return int(ref) if ref.isdigit() else ref
+
+
+def _find(memory, ref: str, fmt: str) -> Concept:
+    concept = memory.get(_ref(ref), fmt)
+    if concept is None and ref.isdigit():
+        concept = memory.get(ref, fmt)  # a concept literally named "42"
+    if concept is None:
+        raise LookupError(f"no {fmt} concept {ref!r} (by id or name); try `arcmemo concepts search`")
+    return concept
+
+
+def _table(rows: list[list], header: list[str]) -> str:
+    cells = [header] + [["" if v is None else str(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in cells)
+
+
+def _clip(text: str | None, n: int = 70) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _summary_row(c: Concept) -> list:
+    detail = (c.routine_subtype or c.output_typing) if c.format == "ps" else (c.situation or c.description)
+    return [c.id, c.format, c.name, len(c.used_in or []), c.kind or "", _clip(detail, 60)]
+
+
+def _summary(c: Concept) -> dict:
+    return {"id": c.id, **c.to_data(), "model": c.created_by_model, "content_hash": c.content_hash,
+            "created_at": c.created_at.isoformat(), "updated_at": c.updated_at.isoformat()}
+
+
+def _print_concepts(concepts: list[Concept], as_json: bool) -> None:
+    if as_json:
+        echo_json([_summary(c) for c in concepts])
+    elif concepts:
+        click.echo(_table([_summary_row(c) for c in concepts], ["id", "format", "name", "uses", "kind", "detail"]))
+    else:
+        click.echo("no concepts", err=True)
+
+
+@click.group()
+def concepts() -> None:
+    """Browse, edit and move the concept memory."""
+
+
+@concepts.command("list")
+@db_option
+@click.option("--format", "fmt", type=FORMAT, help="Only this format.")
+@click.option("--as-of", type=int, metavar="REV", help="The memory as it was after revision REV.")
+@click.option("--json", "as_json", is_flag=True, help="Full concept data as JSON.")
+@user_errors
+def list_command(db, fmt, as_of, as_json) -> None:
+    """One line per concept: id, format, name, uses, kind, subtype or situation."""
+    _print_concepts(_open(db).list(fmt, as_of=as_of), as_json)
+
+
+@concepts.command("show")
+@click.argument("ref")
+@db_option
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@click.option("--as-of", type=int, metavar="REV", help="The concept as it was after revision REV.")
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def show(ref, db, fmt, as_of, as_json) -> None:
+    """One concept (REF = id or name) in full."""
+    memory = _open(db)
+    if as_of is None:
+        concept = _find(memory, ref, fmt)
+    else:
+        matches = [c for c in memory.list(as_of=as_of)
+                   if (ref.isdigit() and c.id == int(ref)) or (c.format == fmt and c.name == ref)]
+        if not matches:
+            raise LookupError(f"no {fmt} concept {ref!r} as of revision {as_of}")
+        concept = matches[0]
+    if as_json:
+        echo_json(_summary(concept))
+    else:
+        click.echo(f"# id {concept.id}, {len(concept.used_in or [])} uses, model {concept.created_by_model or '-'}, "
+                   f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
+        click.echo(_yaml(concept.to_data()), nl=False)
+
+
+def _yaml(data) -> str:
+    from arcmemo.memory.io import _Dumper
+
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+@concepts.command("search")
+@click.argument("query")
+@db_option
+@click.option("--format", "fmt", type=FORMAT)
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def search(query, db, fmt, limit, as_json) -> None:
+    """Concepts whose name, description, cues, notes, situation or suggestion contain every word of QUERY."""
+    _print_concepts(_open(db).search(query, fmt, limit=limit), as_json)
+
+
+def _parse_set(assignments: tuple[str, ...]) -> dict:
+    changes = {}
+    for item in assignments:
+        field, sep, value = item.partition("=")
+        field = field.strip()
+        if not sep or not field:
+            raise UserError(f"--set {item!r}: expected FIELD=VALUE")
+        if field in LIST_FIELDS:
+            try:
+                parsed = yaml.safe_load(value) if value.strip() else []
+            except yaml.YAMLError as exc:
+                raise UserError(f"--set {field}: not a YAML list: {getattr(exc, 'problem', exc)}") from None
+            if not isinstance(parsed, list):
+                raise UserError(f"--set {field}: expected a YAML list, e.g. {field}='[first, second]'")
+            changes[field] = parsed
+        elif field in TEXT_FIELDS:
+            changes[field] = value if value.strip() else None
+        else:
+            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
+    return changes
+
+
+@concepts.command("edit")
+@click.argument("ref")
+@db_option
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
+              help="Set one field (repeatable); list fields take YAML: cues='[a, b]'. Without --set, opens $EDITOR.")
+@click.option("--reason", default="edited from the command line", show_default=True)
+@click.option("--actor", default=None, help="Who edits (default user:$USER).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@user_errors
+def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
+    """Change a concept; every edit is a revision (see `history`)."""
+    memory = _open(db)
+    concept = _find(memory, ref, fmt)
+    if assignments:
+        changes = _parse_set(assignments)
+    else:
+        text = click.edit(_yaml(concept.to_data()), extension=".yaml")
+        if text is None:
+            click.echo("no changes", err=True)
+            return
+        try:
+            changes = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark else ""
+            raise UserError(f"edited YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+        if not isinstance(changes, dict):
+            raise UserError("edited YAML: expected a mapping of concept fields")
+        # the edited text is the whole concept: a field removed in the editor becomes empty
+        changes = {field: changes.get(field) for field in DATA_FIELDS} | changes
+    before = concept.to_data()
+    updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
+    if as_json:
+        echo_json(_summary(updated))
+    elif updated.to_data() == before:
+        click.echo("no changes", err=True)
+    else:
+        click.echo(f"edited {updated.format} concept {updated.id} {updated.name!r} (revision {memory.revision()})")
+
+
+@concepts.command("delete")
+@click.argument("ref")
+@db_option
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@click.option("--reason", default="deleted from the command line", show_default=True)
+@click.option("--actor", default=None, help="Who deletes (default user:$USER).")
+@user_errors
+def delete(ref, db, fmt, reason, actor) -> None:
+    """Delete a concept (its history stays: `list --as-of` still shows it)."""
+    memory = _open(db)
+    concept = _find(memory, ref, fmt)
+    memory.delete(concept.id, actor=_actor(actor), reason=reason)
+    click.echo(f"deleted {concept.format} concept {concept.id} {concept.name!r} (revision {memory.revision()})")
+
+
+@concepts.command("history")
+@click.argument("ref", required=False)
+@db_option
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@click.option("--limit", type=int, default=None, help="Only the last N revisions.")
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def history(ref, db, fmt, limit, as_json) -> None:
+    """Revisions, oldest first: of one concept (REF = id or name), or of the whole memory."""
+    memory = _open(db)
+    revs = memory.history(None if ref is None else _ref(ref), fmt)
+    if ref is not None and not revs and ref.isdigit():
+        revs = memory.history(ref, fmt)
+    if ref is not None and not revs:
+        raise LookupError(f"no history for {fmt} concept {ref!r}")
+    if limit is not None:
+        revs = revs[-limit:] if limit > 0 else []
+    if as_json:
+        echo_json([r.model_dump(mode="json") for r in revs])
+        return
+    rows = [[r.id, f"{r.created_at:%Y-%m-%d %H:%M:%S}", r.op, r.format, r.name, r.actor, r.run_id or "",
+             r.task_id or "", r.model or "", _clip(r.reason, 40)] for r in revs]
+    click.echo(_table(rows, ["rev", "time", "op", "format", "name", "actor", "run", "task", "model", "reason"]))
+
+
+@concepts.command("graph")
+@click.argument("name", required=False)
+@db_option
+@click.option("--graphml", "graphml", type=click.Path(dir_okay=False), help="Write the whole graph as GraphML.")
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def graph(name, db, graphml, as_json) -> None:
+    """Neighbours of PS concept NAME: routines whose output fits its parameters (and back), and
+    concepts used in the same tasks. --graphml writes the whole graph."""
+    from arcmemo.memory.graph import build_graph, neighbours, write_graphml
+
+    if name is None and graphml is None:
+        raise UserError("give a concept NAME, --graphml PATH, or both")
+    g = build_graph(_open(db).list("ps"))
+    if graphml:
+        write_graphml(g, graphml)
+        click.echo(f"wrote {g.number_of_nodes()} concepts, {g.number_of_edges()} edges to {graphml}", err=True)
+    if name is not None:
+        rows = neighbours(g, name)
+        if as_json:
+            echo_json(rows)
+            return
+        table = []
+        for r in rows:
+            if r["kind"] == "type":
+                how = (f"{name} takes its {r['typing']} as {r['parameter']!r}" if r["direction"] == "in"
+                       else f"takes {name}'s {r['typing']} as {r['parameter']!r}")
+            else:
+                how = f"{r['weight']} shared task(s)"
+            table.append([r["kind"], r["name"], how])
+        click.echo(_table(table, ["edge", "concept", "how"]) if table else f"{name!r} has no neighbours")
+
+
+@concepts.command("export")
+@click.argument("path", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@db_option
+@click.option("--format", "fmt", type=FORMAT, help="Only this format.")
+@click.option("--as-of", type=int, metavar="REV", help="The memory as it was after revision REV.")
+@user_errors
+def export(path, db, fmt, as_of) -> None:
+    """Write the memory as canonical YAML to PATH (default: stdout)."""
+    from arcmemo.memory.io import export_yaml
+
+    text = export_yaml(_open(db), as_of=as_of, format=fmt)
+    if path in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(path).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {path}", err=True)
+
+
+@concepts.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@db_option
+@click.option("--actor", default=None, help="Who imports (default user:$USER).")
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def import_command(paths, db, actor, as_json) -> None:
+    """Merge files into the memory: arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) or
+    parsed_lessons.json (OE). Each file is checked first and written in one transaction."""
+    from arcmemo.memory.io import import_file
+
+    memory = _open(db, create=True)
+    results = []
+    for path in paths:
+        r = import_file(memory, path, actor=_actor(actor))
+        results.append({"path": r.path, "kind": r.kind, "added": r.added, "extended": r.extended,
+                        "unchanged": r.unchanged, "custom_types": r.custom_types})
+        if not as_json:
+            click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
+                       f"{r.custom_types} custom types")
+    if as_json:
+        echo_json(results)
+
+
+COMMANDS = [concepts]
