@@ -237,3 +237,16 @@ def test_never_sees_test_outputs(tasks, ctx, fake_model):
     secret = format_grid(expected(tasks, "0d3d703e")[0])
     for call in fake_model.calls_for("solve"):
         assert secret not in call.prompt
+
+
+def test_closed_client_gives_a_result_not_an_exception(tasks, ctx, fake_llm):
+    context = ctx()
+    fake_llm.close()
+    result = ProgramSynthesisSolver().solve(tasks.by_id("6150a2bd"), Hint(), context)
+    assert result.attempts == [] and result.predictions == [[]]
+    assert "closed" in result.error and result.usage.calls == 0
+
+
+def test_prompt_templates_ship_with_the_package():
+    from arcmemo_program_synthesis.templates import template_hashes
+    assert set(template_hashes()) == {"system", "solve", "hint", "feedback_closing", "format_feedback"}

@@ -37,3 +37,4 @@ def list_solvers(as_json: bool, no_check: bool) -> None:
 
 
 COMMANDS = [solvers]
+

@@ -87,7 +87,10 @@ class ProgramSynthesisSolver:
                 *(self._run_sample(s, task, ctx, params, retries) for s in samples),
                 return_exceptions=True)
 
-        outcomes = ctx.llm.run(run_all())
+        try:
+            outcomes = ctx.llm.run(run_all())
+        except LLMError as exc:           # e.g. the client was closed under us
+            outcomes = [exc] * n
         errors = [f"sample {s.index}: {type(o).__name__}: {o}"
                   for s, o in zip(samples, outcomes) if isinstance(o, BaseException)]
         return self._result(task, samples, errors)
