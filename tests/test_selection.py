@@ -318,3 +318,23 @@ def test_cheatsheet_over_length_is_sent_back(memory, fake_model, fake_llm):
     assert result.updated
     assert "keep it under 100 words" in fake_model.calls_for("cheatsheet")[1].messages[-1]["content"]
     assert memory.get("cheatsheet", format="sheet").description == "short"
+
+
+def test_expand_adds_type_feeding_and_co_used_neighbours(memory, fake_model, fake_llm):
+    memory.add({"name": "infer colour mapping", "kind": "routine", "routine_subtype": "intermediate",
+                "output_typing": "color mapping", "used_in": ["t9"]}, actor=ACTOR)
+    memory.add({"name": "unrelated grid op", "kind": "routine", "routine_subtype": "grid manipulation",
+                "output_typing": "grid", "used_in": ["t8"]}, actor=ACTOR)
+    fake_model.queue("select_ps", yaml_reply("recolor object"))
+    sel = select(make_task(), memory, SelectionSettings(mode="ps", expand=True), fake_llm)
+    names = {memory.get(i).name for i in sel.concept_ids}
+    # "extract objects" shares task t1; "infer colour mapping" produces the `scheme` parameter's type
+    assert names == {"recolor object", "extract objects", "infer colour mapping"}
+    assert {memory.get(i).name for i in sel.expanded_ids} == {"extract objects", "infer colour mapping"}
+    chosen = [memory.get(i) for i in sel.concept_ids]
+    assert sel.hint == render_ps(chosen, {"color mapping": TYPES["color mapping"]})
+
+    fake_model.queue("select_ps", yaml_reply("recolor object"))
+    other = Task("o", make_task().train[:1], make_task().test_inputs)
+    limited = select(other, memory, SelectionSettings(mode="ps", expand=True, expand_limit=1), fake_llm)
+    assert len(limited.expanded_ids) == 1

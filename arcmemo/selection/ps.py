@@ -20,6 +20,7 @@ from arcmemo.parsing import ParseError, parse_yaml_block
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage
+from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
 from arcmemo.selection.types import Selection, SelectionSettings
 
@@ -153,13 +154,6 @@ def plan_prompt(task, concepts: Sequence, custom_types: dict[str, str], settings
                       caption=caption, caption_usage=caption_completions)
 
 
-def expand(memory, chosen: Sequence, limit: int) -> list:
-    """Graph neighbours of the chosen concepts (type-compatible routines, co-used concepts)."""
-    from arcmemo.selection.graphx import neighbours
-
-    return neighbours(memory, chosen, limit)
-
-
 def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     concepts = memory.list(format="ps")
     if not concepts:
@@ -186,7 +180,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     chosen = [by_id[i] for i in match.ids]
     added: list = []
     if settings.expand and chosen:
-        added = [c for c in expand(memory, chosen, settings.expand_limit) if c.id not in match.ids]
+        added = expand_neighbours(concepts, chosen, settings.expand_limit)
     final = budget.keep_order(chosen + added, concepts)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy}
     return Selection(

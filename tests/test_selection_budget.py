@@ -1,0 +1,127 @@
+"""Memory larger than the context: token estimate, grid description, lexical pre-filter, ps at 5k."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arcmemo.memory import data as cdata
+from arcmemo.memory.models import Concept
+from arcmemo.memory.render import render_ps
+from arcmemo.memory.store import Memory
+from arcmemo.selection import SelectionSettings, select
+from arcmemo.selection import budget
+from arcmemo.selection.ps import plan_prompt
+from arcmemo.selection.synthetic import synthetic_concepts
+from arcmemo.tasks import Pair, Task
+
+
+def scaling_task() -> Task:
+    """Output = input scaled up 2x: the grid description says 'scale up, tile or repeat'."""
+    a = ((1, 0), (0, 2))
+    b = ((3, 3), (0, 3))
+    up = lambda g: tuple(tuple(v for v in row for _ in range(2)) for row in g for _ in range(2))  # noqa: E731
+    return Task("scale01", (Pair(a, up(a)), Pair(b, up(b))), (((4, 0), (0, 4)),))
+
+
+def detached(datas) -> list[Concept]:
+    return [Concept(id=i, **cdata.normalize(d), content_hash=str(i)) for i, d in enumerate(datas, 1)]
+
+
+NEEDLE = {"format": "ps", "name": "upscale grid by blocks", "kind": "routine",
+          "routine_subtype": "grid manipulation", "output_typing": "grid",
+          "cues": ["output is the input scaled up by an integer multiple",
+                   "each input pixel becomes a block in the output: scale, tile"],
+          "used_in": ["x"]}
+
+
+def test_estimate_tokens():
+    assert budget.estimate_tokens("") == 0
+    assert budget.estimate_tokens("abcdefg") == 2
+    assert budget.messages_tokens([{"role": "user", "content": "a" * 35}]) == 10 + 4
+
+
+def test_describe_grids_mentions_size_relation_colours_and_dims():
+    text = budget.describe_grids(scaling_task())
+    assert "integer multiple (2x2)" in text and "scale up" in text
+    assert "2x2 -> 4x4" in text
+    assert "input colors: black, blue, red, green" in text
+    same = Task("s", (Pair(((0, 1, 0),), ((0, 5, 0),)),), ())
+    text = budget.describe_grids(same)
+    assert "same size" in text and "new colors appear in the output: grey" in text
+    assert "colors removed or deleted in the output: blue" in text
+
+
+def test_describe_grids_sees_dividers_and_smaller_outputs():
+    grid = ((1, 0, 2), (5, 5, 5), (0, 3, 0))
+    text = budget.describe_grids(Task("d", (Pair(grid, ((1,),)),), ()))
+    assert "divider lines" in text and "smaller than the input" in text
+
+
+def test_rank_lexical_puts_matching_cues_first():
+    concepts = detached(synthetic_concepts(300, seed=3) + [NEEDLE])
+    ranked = budget.rank_lexical(budget.describe_grids(scaling_task()), concepts)
+    assert ranked[0].name == "upscale grid by blocks"
+    assert len(ranked) == len(concepts)
+
+
+def test_fit_prefix_finds_the_largest_fitting_prefix():
+    items = list(range(100))
+    assert budget.fit_prefix(items, lambda s: sum(s) <= 45) == 10
+    assert budget.fit_prefix(items, lambda s: True) == 100
+    assert budget.fit_prefix(items, lambda s: len(s) == 0) == 0
+
+
+@pytest.mark.parametrize("size, form", [(10, "full"), (150, "compressed"), (5000, "prefiltered")])
+def test_ps_prompt_stays_under_budget(size, form):
+    concepts = detached(synthetic_concepts(size - 1) + [NEEDLE])
+    settings = SelectionSettings(token_budget=6000)
+    plan = plan_prompt(scaling_task(), concepts, {"color mapping": "dict[color, color]"}, settings)
+    assert plan.stats["form"] == form
+    assert budget.messages_tokens(plan.messages) <= 6000
+    assert plan.stats["prompt_tokens_est"] == budget.messages_tokens(plan.messages)
+    assert any(c.name == "upscale grid by blocks" for c in plan.shown)
+    if form == "prefiltered":
+        assert 50 < len(plan.shown) < size
+        assert f"holds {size} concepts" in plan.messages[0]["content"]
+        # nearly full: one more concept would not have fitted
+        assert plan.stats["prompt_tokens_est"] > 6000 - 60
+
+
+def test_prefilter_with_tiny_budget_shows_nothing_and_falls_back(tmp_path, fake_model, fake_llm):
+    mem = Memory(tmp_path / "m.db")
+    mem.merge_many([(d, None) for d in synthetic_concepts(400)], actor="t")
+    big = tuple(tuple((r + c) % 10 for c in range(30)) for r in range(30))
+    task = Task("big", (Pair(big, big),) * 3, (big,))
+    sel = select(task, mem, SelectionSettings(mode="ps", token_budget=1000), fake_llm)
+    assert sel.fallback and "token budget" in sel.error and fake_model.calls == []
+
+
+def test_ps_select_end_to_end_on_5000_concepts(tmp_path, fake_model, fake_llm):
+    mem = Memory(tmp_path / "big.db")
+    mem.merge_many([(d, None) for d in synthetic_concepts(4999) + [NEEDLE]], actor="t")
+    fake_model.queue("select_ps", "```yaml\n- upscale grid by blocks\n```")
+    start = time.perf_counter()
+    sel = select(scaling_task(), mem, SelectionSettings(mode="ps", token_budget=6000), fake_llm)
+    elapsed = time.perf_counter() - start
+    (call,) = fake_model.calls_for("select_ps")
+    assert budget.messages_tokens(call.messages) <= 6000
+    assert sel.stats["form"] == "prefiltered" and sel.stats["memory_size"] == 5000
+    needle = mem.get("upscale grid by blocks")
+    assert sel.concept_ids == [needle.id] and sel.hint == render_ps([needle], {})
+    assert elapsed < 10
+
+
+def test_ps_caption_feeds_the_prefilter(tmp_path, fake_model, fake_llm):
+    mem = Memory(tmp_path / "big.db")
+    needle = dict(NEEDLE, name="hollow out rectangle", cues=["zzqx hollow interior"])
+    mem.merge_many([(d, None) for d in synthetic_concepts(3000) + [needle]], actor="t")
+    fake_model.queue("caption", "<observations>\n- zzqx hollow shapes\n</observations>\n"
+                                "<speculation>\n- hollow them\n</speculation>")
+    fake_model.queue("select_ps", "```yaml\n- hollow out rectangle\n```")
+    sel = select(scaling_task(), mem, SelectionSettings(mode="ps", ps_caption=True), fake_llm)
+    assert "zzqx" in sel.caption
+    assert sel.concept_ids == [mem.get("hollow out rectangle").id]
+    assert "hollow out rectangle" in fake_model.calls_for("select_ps")[0].prompt
+    assert sel.usage.calls == 2
