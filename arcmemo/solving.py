@@ -2,7 +2,7 @@
 pick the top-2 distinct predictions per test input, and add up usage.
 
 Ranking (best first): attempts passing every train pair, then higher mean train-cell
-accuracy, then earlier attempts. For each test input the distinct predicted grids are
+accuracy, then attempts with an output for every test input, then earlier attempts. For each test input the distinct predicted grids are
 ordered by the best attempt that produced them; among grids whose best attempts rank
 equal (same pass verdict and accuracy), the one more attempts agree on comes first.
 Attempts that fail train pairs still contribute predictions when nothing better exists:
@@ -95,7 +95,8 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
 
 
 def _key(attempt: "Attempt") -> tuple:
-    return (attempt.passed_train, attempt.train_cell_accuracy)
+    complete = bool(attempt.test_outputs) and all(g is not None for g in attempt.test_outputs)
+    return (attempt.passed_train, attempt.train_cell_accuracy, complete)
 
 
 def rank_attempts(attempts: Sequence["Attempt"]) -> list[int]:

@@ -157,6 +157,11 @@ def test_votes_break_ties_between_equally_ranked_predictions():
     assert select_predictions(attempts, 1, k=1) == [[B]]
 
 
+def test_attempts_with_all_test_outputs_rank_above_equal_ones_without():
+    attempts = [attempt(True, 1.0, [None]), attempt(True, 1.0, [A])]
+    assert rank_attempts(attempts) == [1, 0]
+
+
 def test_no_outputs_means_empty_prediction_lists():
     assert select_predictions([attempt(False, 0.0, [None])], 1) == [[]]
     assert select_predictions([], 2) == [[], []]

@@ -222,7 +222,8 @@ def test_program_failing_only_on_a_test_input_is_retried(tasks, ctx, fake_model)
     first, second = result.attempts
     assert first.passed_train and first.error == "test_exception" and first.test_outputs == [None]
     assert second.error is None
-    assert result.trace.passing_attempt == 0 or result.attempts[result.trace.passing_attempt].passed_train
+    assert result.trace.passing_attempt == 1        # both pass; the one with test outputs ranks first
+    assert result.trace.final_code == DOUBLE
     assert result.predictions[0] == [expected(tasks, "a416b8f3")[0]]
     feedback = fake_model.calls_for("solve")[1].messages[-1]["content"]
     assert "correct on all 3 examples, but it fails on a test input" in feedback
