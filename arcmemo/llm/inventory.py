@@ -1,0 +1,50 @@
+"""What `arcmemo models list` shows: roles as resolved now, aliases, prices, local models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arcmemo.llm.catalog import ROLES, load_catalog
+from arcmemo.llm.openai_backend import OPENAI_URL
+
+
+def inventory(**flags: Any) -> dict[str, Any]:
+    from arcmemo.llm import local
+    from arcmemo.llm.client import LLMSettings
+
+    settings = LLMSettings.resolve(**flags)
+    catalog = load_catalog()
+    roles = []
+    for role in ROLES:
+        name = settings.model(role)
+        target = catalog.resolve(name)
+        price = catalog.price(target.model)
+        roles.append({
+            "role": role, "name": name, "model": target.model,
+            "endpoint": ("in-process llama.cpp" if target.model in local.SPECS else
+                         target.base_url or settings.base_url or (OPENAI_URL if settings.api_key else None)),
+            "price": ("free (offline)" if target.model in local.SPECS else
+                      f"${price.input:g} / ${price.output:g} per M tokens" if price else "unpriced (cost 0)"),
+        })
+    runtime = local.runtime_available()
+    locals_ = []
+    for name, spec in local.SPECS.items():
+        if runtime:
+            status = "not installed (xllamacpp missing)"
+        else:
+            problem = local.weights_available(name)
+            assembled = (local.models_dir() / spec.filename).exists()
+            status = ("weights missing: " + problem) if problem else (
+                "ready" if assembled else "installed (assembled on first use)")
+        locals_.append({"name": name, "title": spec.title, "status": status,
+                        "packages": f"{spec.distribution.format(i='1..' + str(spec.parts))}=={spec.version}"})
+    return {
+        "endpoint": settings.base_url or (OPENAI_URL if settings.api_key else None),
+        "roles": roles,
+        "aliases": {k: {"model": v.model, "base_url": v.base_url} for k, v in catalog.aliases.items()},
+        "prices": {k: {"input": v.input, "output": v.output, "cached_input": v.cached_input}
+                   for k, v in catalog.prices.items()},
+        "local": locals_,
+        "attribution": local.ATTRIBUTION,
+        "sources": catalog.sources,
+    }

