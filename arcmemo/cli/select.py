@@ -1,0 +1,118 @@
+"""`arcmemo select TASK`: show what memory selection would hand the solver for one puzzle.
+
+A debugging aid: the chosen concepts, the names the model wrote that matched nothing,
+how the memory was shown (full, compressed, pre-filtered), and the hint text itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from arcmemo.cli.common import USER_ERRORS, db_option, echo_json, user_errors, warn
+from arcmemo.selection.types import MODES
+from arcmemo.tasks import TaskError
+
+if TaskError not in USER_ERRORS:
+    USER_ERRORS.append(TaskError)
+
+
+def _load_task(task_ref: str, split: str | None):
+    from arcmemo.tasks import all_arc_tasks, load_tasks
+
+    if task_ref.endswith(".json") and Path(task_ref).is_file():
+        return load_tasks(task_ref).tasks[0]
+    taskset = load_tasks(split, ids=[task_ref]) if split else all_arc_tasks().subset([task_ref])
+    if not taskset.tasks:
+        raise LookupError(f"no task {task_ref!r} in {split or 'ARC-AGI-1 training + evaluation'}")
+    return taskset.tasks[0]
+
+
+@click.command("select")
+@click.argument("task_ref", metavar="TASK")
+@click.option("--mode", type=click.Choice(MODES), default="ps", show_default=True,
+              help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
+@click.option("--top-k", type=int, default=5, show_default=True, help="Lessons kept by --mode oe.")
+@click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
+@click.option("--token-budget", type=int, default=6000, show_default=True,
+              help="Estimated tokens allowed for the selection prompt.")
+@click.option("--caption", "ps_caption", is_flag=True,
+              help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
+@click.option("--split", default=None, help="Look TASK up in this split (default: training + evaluation); "
+                                            "TASK may also be a task JSON file.")
+@click.option("--record/--no-record", default=False, show_default=True,
+              help="Store the selection as a SelectionRecord in the memory database.")
+@click.option("--run-id", default=None, help="Run id for --record.")
+@click.option("--reasoning", "show_reasoning", is_flag=True, help="Also print the model's reasoning / caption.")
+@click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
+@click.option("--aux-model", default=None, help="Model for captions (env ARCMEMO_AUX_MODEL).")
+@click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
+@click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
+@db_option
+@user_errors
+def select_command(task_ref, mode, top_k, expand, token_budget, ps_caption, split, record, run_id,
+                   show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
+    """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."""
+    from arcmemo.config import db_url
+    from arcmemo.memory.store import Memory
+    from arcmemo.selection import SelectionSettings, select
+
+    settings = SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
+                                 ps_caption=ps_caption, run_id=run_id, record=record)
+    task = _load_task(task_ref, split)
+    memory = Memory(db_url(db))
+    llm = None
+    try:
+        if mode in ("ps", "oe"):
+            from arcmemo.llm.client import LLM, LLMSettings
+
+            llm = LLM(LLMSettings.resolve(base_url=base_url, aux_model=aux_model, select_model=select_model,
+                                          cache=False if no_cache else None))
+        sel = select(task, memory, settings, llm)
+        names = {c.id: c.name for c in memory.list()}
+    finally:
+        if llm is not None:
+            llm.close()
+        memory.close()
+    _print(task.id, sel, names, show_reasoning, as_json)
+
+
+def _print(task_id, sel, names, show_reasoning, as_json) -> None:
+    chosen = [{"id": i, "name": names.get(i, "?"), "expanded": i in sel.expanded_ids} for i in sel.concept_ids]
+    if as_json:
+        echo_json({"task_id": task_id, "mode": sel.mode, "concepts": chosen, "unmatched": sel.unmatched,
+                   "fallback": sel.fallback, "error": sel.error, "stats": sel.stats, "usage": sel.usage_dict(),
+                   "caption": sel.caption, "reasoning": sel.reasoning, "hint": sel.hint})
+        return
+    stats = sel.stats
+    click.echo(f"task {task_id}  mode {sel.mode}")
+    if "memory_size" in stats:
+        line = f"memory: {stats['memory_size']} concepts"
+        if "shown" in stats:
+            line += f", {stats['shown']} shown to the model ({stats.get('form', '-')})"
+        if "prompt_tokens_est" in stats:
+            line += f", prompt ~{stats['prompt_tokens_est']} tokens (budget {stats.get('budget')})"
+        click.echo(line)
+    click.echo(f"chosen ({len(chosen)}):")
+    for c in chosen:
+        click.echo(f"  {c['id']:>6}  {c['name']}" + ("  [expanded]" if c["expanded"] else ""))
+    for written, name in (stats.get("near_misses") or {}).items():
+        click.echo(f"  near-miss: {written!r} -> {name!r}")
+    click.echo("unmatched: " + (", ".join(repr(u) for u in sel.unmatched) if sel.unmatched else "none"))
+    if sel.fallback:
+        warn(f"fallback (no hint): {sel.error}")
+    usage = sel.usage_dict()
+    if usage:
+        click.echo(f"usage: {usage.get('calls', 0)} calls, {usage.get('prompt_tokens', 0)} prompt + "
+                   f"{usage.get('completion_tokens', 0)} completion tokens, ${usage.get('cost_usd', 0):.4f}")
+    if show_reasoning and sel.caption:
+        click.echo("\n--- caption ---\n" + sel.caption)
+    if show_reasoning and sel.reasoning and sel.reasoning != sel.caption:
+        click.echo("\n--- reasoning ---\n" + sel.reasoning)
+    click.echo("\n--- hint ---")
+    click.echo(sel.hint if sel.hint else "(empty: the solver sees no memory)")
+
+
+COMMANDS = [select_command]
