@@ -78,6 +78,7 @@ def m001_initial(conn: Connection) -> None:
         sa.Column("reason", S, nullable=False),
         sa.Column("run_id", S, index=True), sa.Column("task_id", S), sa.Column("model", S),
         sa.Column("snapshot", J, nullable=False), _created(),
+        sqlite_autoincrement=True,  # revision numbers are never reused
     )
     sa.Table(
         "customtype", meta, _id(),

@@ -90,6 +90,8 @@ class ConceptRevision(SQLModel, table=True):
     custom types are logged here too, with format "type" and no concept_id.
     """
 
+    __table_args__ = {"sqlite_autoincrement": True}  # revision numbers are never reused
+
     id: Optional[int] = Field(default=None, primary_key=True)
     concept_id: Optional[int] = Field(default=None, index=True)
     format: str
