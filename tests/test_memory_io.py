@@ -1,0 +1,206 @@
+"""YAML export/import round trip, ArcMemo JSON imports, and failed imports that change nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arcmemo.memory import io as mio
+from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
+from arcmemo.memory.store import Memory
+
+REFERENCE = Path("/work/shared/reference/arcmemo")
+needs_reference = pytest.mark.skipif(not (REFERENCE / "compressed_v1.json").exists(),
+                                     reason="ArcMemo reference files not available")
+
+
+@pytest.fixture
+def memory(tmp_path):
+    m = Memory(tmp_path / "memory.db")
+    yield m
+    m.close()
+
+
+def fill(memory: Memory) -> None:
+    memory.add({"name": "recolor object", "kind": "routine", "routine_subtype": "grid manipulation",
+                "output_typing": "grid", "description": "Recolor — an object\nacross two lines",
+                "parameters": [{"name": "scheme", "typing": "color map := dict[color, color]"},
+                               {"name": "object", "typing": "object", "description": "the: object"}],
+                "cues": ["colors swap", "key: value looking note", "'quoted'"],
+                "implementation": ["grid[mask] = c  "], "used_in": ["00576224", "007bbfb7", "1e0a9b12"]},
+               actor="a", model="gpt-4.1")
+    memory.add({"name": "a structure", "kind": "structure", "description": "yes"}, actor="a", source="self")
+    memory.merge({"format": "oe", "situation": "When rows repeat", "suggestion": "Tile them"}, actor="m",
+                 task_id="t1", model="o4-mini")
+    memory.merge({"format": "sheet", "name": "cheatsheet", "description": "- tip one\n- tip two\n"}, actor="c")
+    memory.add_custom_type("direction", 'Literal["up", "down"]', actor="a")
+
+
+def test_export_import_export_gives_identical_bytes(memory, tmp_path):
+    fill(memory)
+    first = export_yaml(memory)
+    path = tmp_path / "memory.yaml"
+    path.write_text(first, encoding="utf-8")
+    empty = Memory(tmp_path / "other.db")
+    result = import_file(empty, path, actor="importer")
+    assert (result.kind, result.added, result.custom_types) == ("arcmemo-yaml", 4, 2)
+    second = export_yaml(empty)
+    assert second.encode() == first.encode()
+    # and the data itself survived, not just the text
+    assert empty.get("recolor object").to_data() == memory.get("recolor object").to_data()
+    assert empty.get("recolor object").created_by_model == "gpt-4.1"
+    assert empty.get("recolor object").used_in[0] == "00576224"  # not read back as a number
+    assert [h.op for h in empty.history()][-4:] == ["import"] * 4
+    # importing again changes nothing
+    again = import_file(empty, path, actor="importer")
+    assert (again.added, again.extended, again.unchanged) == (0, 0, 4) and export_yaml(empty) == first
+
+
+def test_export_is_sorted_and_canonical(memory):
+    fill(memory)
+    text = export_yaml(memory)
+    names = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("  name: ")]
+    formats = [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("- format: ")]
+    assert list(zip(formats, names)) == sorted(zip(formats, names))
+    assert text.startswith("arcmemo_memory: 1\ncustom_types:\n  color map: dict[color, color]\n  direction:")
+    assert "description: |-\n    Recolor — an object\n    across two lines" in text
+    assert "situation: null" not in text  # empty fields are left out
+
+
+def test_export_as_of_and_by_format(memory, tmp_path):
+    fill(memory)
+    rev = memory.revision()
+    memory.edit("recolor object", {"description": "changed"}, actor="u", reason="r")
+    memory.delete("a structure", actor="u", reason="r")
+    old = export_yaml(memory, as_of=rev)
+    assert "Recolor — an object" in old and "a structure" in old and "changed" not in old
+    assert "format: oe" not in export_yaml(memory, format="ps")
+    assert "custom_types: {}" in export_yaml(memory, format="oe")
+
+
+@needs_reference
+def test_import_arcmemo_compressed_ps(memory):
+    result = import_file(memory, REFERENCE / "compressed_v1.json", actor="import")
+    assert (result.kind, result.added) == ("arcmemo-ps-json", 270)
+    concepts = memory.list("ps")
+    assert len(concepts) == 270 and {c.source for c in concepts} == {"import"}
+    raw = json.loads((REFERENCE / "compressed_v1.json").read_text())
+    types = memory.custom_types()
+    assert all(types[name] == definition for name, definition in raw["custom_types"].items())
+    assert types["selection criteria"] == "Callable[[object], bool]"  # defined inline in a parameter typing
+    eo = memory.get("extract objects")
+    assert eo.used_in == raw["concepts"]["extract objects"]["used_in"]
+    assert [p["name"] for p in eo.parameters][:2] == ["input grid", "single color"]
+    # a note YAML had split into a mapping comes back as text
+    assert "use Python slicing: sequence[offset::n]" in memory.get("select every nth element").implementation
+    again = import_file(memory, REFERENCE / "compressed_v1.json", actor="import")
+    assert (again.added, again.unchanged) == (0, 270)
+
+
+@needs_reference
+def test_import_arcmemo_oe_lessons(memory):
+    result = import_file(memory, REFERENCE / "parsed_lessons.json", actor="import")
+    raw = json.loads((REFERENCE / "parsed_lessons.json").read_text())
+    lessons = memory.list("oe")
+    assert result.kind == "arcmemo-oe-json" and len(lessons) == result.added == 364
+    assert {t for c in lessons for t in c.used_in} == set(raw) and len(raw) == 160
+    first_task = next(iter(raw))
+    assert {(c.situation, c.suggestion) for c in lessons if first_task in c.used_in} == \
+        {(x["situation"].strip(), x["suggestion"].strip()) for x in raw[first_task]}
+
+
+# -- failures leave the database as it was --------------------------------------------------
+
+def _state(memory):
+    return memory.revision(), export_yaml(memory)
+
+
+BAD_YAML = """\
+arcmemo_memory: 1
+concepts:
+- format: ps
+  name: fine concept
+- format: ps
+  name: broken
+  parameters:
+  - typing: int
+"""
+
+
+@pytest.mark.parametrize("text, line, field, message", [
+    (BAD_YAML, 8, "concepts[1].parameters[0].name", "a parameter needs a name"),
+    ("arcmemo_memory: 1\nconcepts:\n- name: x\n  kind: [unclosed\n", 5, None, "invalid YAML"),
+    ("arcmemo_memory: 1\nconcepts:\n- name: x\n- name: y\n  cues: just text\n", 5, "concepts[1].cues", "list"),
+    ("arcmemo_memory: 1\nconcepts:\n- name: x\n  colour: red\n", 4, "concepts[0].colour", "unknown field"),
+    ("arcmemo_memory: 1\ncustom_types:\n  axis: [1]\nconcepts: []\n", 3, "custom_types.axis", "definition"),
+    ("arcmemo_memory: 2\nconcepts: []\n", 1, "arcmemo_memory", "unsupported export version"),
+    ("- just\n- a list\n", None, None, "not a recognised memory file"),
+])
+def test_malformed_yaml_names_file_line_field_and_writes_nothing(memory, tmp_path, text, line, field, message):
+    fill(memory)
+    before = _state(memory)
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(MemoryImportError) as info:
+        import_file(memory, path, actor="x")
+    err = info.value
+    assert (err.path, err.line, err.field) == (str(path), line, field)
+    assert message in str(err) and str(err).startswith(f"{path}:{line}:" if line else f"{path}:")
+    assert _state(memory) == before
+
+
+def test_malformed_json_names_line_and_field(memory, tmp_path):
+    before = _state(memory)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"concepts": {\n  "a": {"name": "a",\n  }\n}')
+    with pytest.raises(MemoryImportError) as info:
+        import_file(memory, broken, actor="x")
+    assert info.value.line == 3 and "invalid JSON" in str(info.value)
+    bad = tmp_path / "compressed.json"
+    bad.write_text(json.dumps({"concepts": {"a": {"name": "a"}, "b": {"name": "b", "kind": "routine",
+                                                               "parameters": "grid"}}}, indent=2))
+    with pytest.raises(MemoryImportError) as info:
+        import_file(memory, bad, actor="x")
+    assert info.value.field == "concepts.b.parameters" and info.value.line == 9
+    lessons = tmp_path / "lessons.json"
+    lessons.write_text(json.dumps({"t1": [{"situation": "s", "suggestion": "g"}, {"situation": "s"}]}))
+    with pytest.raises(MemoryImportError, match=r"t1\[1\]\.suggestion"):
+        import_file(memory, lessons, actor="x")
+    assert _state(memory) == before
+
+
+def test_failure_while_writing_rolls_back_everything(memory, tmp_path, monkeypatch):
+    fill(memory)
+    before = _state(memory)
+    path = tmp_path / "ok.yaml"
+    path.write_text("arcmemo_memory: 1\ncustom_types:\n  new type: int\nconcepts:\n- name: n1\n- name: n2\n"
+                    "- name: recolor object\n  cues: [another cue]\n")
+    real = Memory.merge_many
+
+    def failing(self, *args, **kwargs):
+        real(self, *args, **kwargs)  # everything written inside the transaction...
+        raise OSError("disk full")   # ...then the import fails
+
+    monkeypatch.setattr(Memory, "merge_many", failing)
+    with pytest.raises(OSError):
+        import_file(memory, path, actor="x")
+    assert _state(memory) == before
+    monkeypatch.setattr(Memory, "merge_many", real)
+    result = import_file(memory, path, actor="x")
+    assert (result.added, result.extended, result.custom_types) == (2, 1, 1)
+
+
+def test_missing_file(memory, tmp_path):
+    with pytest.raises(MemoryImportError, match="no such file"):
+        import_file(memory, tmp_path / "nope.yaml", actor="x")
+
+
+def test_line_lookup_for_nested_paths():
+    import yaml
+
+    node = yaml.compose("a:\n  b:\n  - x\n  - y: 1\n")
+    assert mio._line_of(node, ["a", "b", 1, "y"]) == 4
+    assert mio._line_of(node, ["a", "missing"]) == 1
+    assert mio._path_parts("parameters[2].name") == ["parameters", 2, "name"]
