@@ -1,0 +1,134 @@
+"""The embedded model: GGUF assembly (numeric part order, pinned checksum), the real server.
+
+The assembly tests use small fake part packages; the smoke tests need the [local] extra
+and skip with the reason when it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import replace
+
+import pytest
+
+from arcmemo.llm import local
+from arcmemo.llm.client import LLM, LLMError, LLMSettings
+
+
+def _fake_parts(tmp_path, monkeypatch, count=11):
+    """Installs importable part modules <prefix>1..N whose data is 'part-<i>;'."""
+    root = tmp_path / "site"
+    prefix = "fakepart_" + hashlib.sha1(str(tmp_path).encode()).hexdigest()[:8] + "_"
+    for i in range(1, count + 1):
+        pkg = root / f"{prefix}{i}"
+        (pkg / "data").mkdir(parents=True)
+        (pkg / "data" / f"part{i:02d}.bin").write_bytes(f"part-{i};".encode())
+        (pkg / "__init__.py").write_text(
+            "import os\ndef get_part_path():\n"
+            f"    return os.path.join(os.path.dirname(__file__), 'data', 'part{i:02d}.bin')\n")
+    monkeypatch.syspath_prepend(str(root))
+    content = "".join(f"part-{i};" for i in range(1, count + 1)).encode()
+    spec = replace(local.SPECS["local-small"], name="local-small", module=prefix + "{i}",
+                   distribution=prefix.replace("_", "-") + "{i}", parts=count, size=len(content),
+                   sha256=hashlib.sha256(content).hexdigest(), filename="fake.gguf")
+    return spec, content
+
+
+def test_parts_are_assembled_in_numeric_order_and_verified(tmp_path, monkeypatch):
+    spec, content = _fake_parts(tmp_path, monkeypatch)
+    paths = local.part_paths(spec)
+    assert [p.name for p in paths][8:11] == ["part09.bin", "part10.bin", "part11.bin"]
+    out = local.assemble("local-small", tmp_path / "models", spec=spec)
+    assert out.read_bytes() == content
+    assert (tmp_path / "models" / "fake.gguf.verified").exists()
+    assert [p.name for p in (tmp_path / "models").iterdir() if ".part-" in p.name] == []
+
+
+def test_verified_file_is_reused_and_a_corrupt_one_rebuilt(tmp_path, monkeypatch):
+    spec, content = _fake_parts(tmp_path, monkeypatch)
+    out = local.assemble("local-small", tmp_path / "models", spec=spec)
+    stamp_before = (tmp_path / "models" / "fake.gguf.verified").read_text()
+    assert local.assemble("local-small", tmp_path / "models", spec=spec) == out
+    out.write_bytes(b"X" * len(content))                       # corrupted after verification
+    assert local.assemble("local-small", tmp_path / "models", spec=spec).read_bytes() == content
+    assert (tmp_path / "models" / "fake.gguf.verified").read_text() != stamp_before
+
+
+def test_checksum_mismatch_is_a_clear_error_and_no_file_is_left(tmp_path, monkeypatch):
+    spec, _ = _fake_parts(tmp_path, monkeypatch)
+    bad = replace(spec, sha256="0" * 64)
+    with pytest.raises(local.LocalModelError, match="do not match the pinned checksum.*not used"):
+        local.assemble("local-small", tmp_path / "models", spec=bad)
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["fake.gguf.lock"]
+
+
+def test_missing_part_package_names_the_package(tmp_path, monkeypatch):
+    spec, _ = _fake_parts(tmp_path, monkeypatch, count=3)
+    with pytest.raises(local.LocalModelError, match=r"needs package fakepart-\w+-4.*pip install -e '\.\[local\]'"):
+        local.part_paths(replace(spec, parts=4))
+
+
+def test_unknown_local_name():
+    with pytest.raises(local.LocalModelError, match="unknown local model"):
+        local.spec_for("local-huge")
+
+
+def test_missing_runtime_becomes_llm_error(monkeypatch):
+    monkeypatch.setattr(local, "runtime_available", lambda: "xllamacpp is not installed (test)")
+    monkeypatch.setattr(local, "_servers", {})
+    with LLM(LLMSettings(solver_model="local-small", aux_model="local-small",
+                         select_model="local-small")) as llm:
+        with pytest.raises(LLMError, match="xllamacpp is not installed"):
+            llm.chat([{"role": "user", "content": "hi"}], role="solver", step="solve")
+
+
+def _skip_without_local(name="local-small"):
+    reason = local.runtime_available() or local.weights_available(name)
+    if reason:
+        pytest.skip(f"the [local] extra is not installed: {reason}")
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+def test_real_small_model_answers_through_the_client():
+    _skip_without_local()
+    with LLM(LLMSettings(solver_model="local-small", aux_model="local-small",
+                         select_model="local-small")) as llm:
+        completion = llm.chat(
+            [{"role": "user", "content": "What is 2+3? Reply with just the number."}],
+            role="solver", step="solve", max_tokens=8, temperature=0)
+        assert "5" in completion.text
+        assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
+        assert completion.cost_usd == 0.0 and completion.model == "local-small"
+        record = llm._log.get(completion.call_id)
+        assert record.endpoint.startswith("local://local-small/")
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+def test_serve_prints_url_and_stops_on_ctrl_c(tmp_path):
+    _skip_without_local()
+    env = dict(os.environ)
+    proc = subprocess.Popen([sys.executable, "-c", "from arcmemo.cli import cli; cli()",
+                             "models", "serve", "local-small", "--ctx", "1024"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/v1"), proc.stderr.read()
+        with urllib.request.urlopen(url[:-3] + "/health", timeout=10) as response:
+            assert response.status == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        assert "stopped" in proc.stderr.read()
+        with pytest.raises(OSError):
+            urllib.request.urlopen(url[:-3] + "/health", timeout=2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
