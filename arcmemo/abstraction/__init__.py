@@ -8,7 +8,10 @@
 The default memory `memory.db` at the repository root is built from the annotated seeds
 alone, deterministically and with no model, by this one command (run at the repo root):
 
-    rm -f memory.db && arcmemo seed seeds/ --db memory.db
+    rm -f memory.db && arcmemo seed seeds/ --db memory.db --annotations-only
+
+(`--annotations-only` only guards against a configured aux model; with none configured,
+`arcmemo seed seeds/ --db memory.db` does the same.)
 
 tests/test_memory_db.py rebuilds it in a temporary directory and compares the
 `concepts export` YAML of both, so it cannot drift from seeds/.

@@ -12,3 +12,19 @@ def record_failure(memory, *, run_id: str | None, task_id: str, step: str, model
         session.add(WriteFailure(run_id=run_id, task_id=task_id, step=step, model=model,
                                  error=error, raw=raw))
         session.commit()
+
+
+def previous_failures(memory, task_id: str, steps: tuple[str, ...]) -> int:
+    """How many failed writes of these steps the task already has.
+
+    Used as the sample index of the next attempt: the call cache would otherwise serve
+    the same malformed answer again on every re-run, while a successful answer stays
+    cached (a resumed run costs nothing).
+    """
+    from sqlalchemy import func
+    from sqlmodel import col, select
+
+    with memory.session() as session:
+        query = select(func.count()).select_from(WriteFailure).where(
+            WriteFailure.task_id == task_id, col(WriteFailure.step).in_(steps))
+        return int(session.exec(query).one())

@@ -16,6 +16,7 @@ Order of work:
 
 from __future__ import annotations
 
+import re
 import sys
 import uuid
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class SeedOptions:
     check: bool = False               # verify and report only
     db: str | None = None             # memory database (path or URL)
     tasks: str = "training"           # where the seeds' ARC tasks are looked up (load_tasks source)
+    annotations_only: bool = False    # never use a model, even if one is configured (memory.db build)
 
 
 @dataclass
@@ -114,6 +116,15 @@ def describe_mismatch(output, expected) -> str:
     return f"wrong output ({diff} of {total} cells differ)"
 
 
+def one_line(message: str) -> str:
+    """A sandbox message (maybe a whole traceback) as one line: the last line, plus where."""
+    lines = [line.strip() for line in (message or "").strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    where = re.findall(r"program line (\d+)", message)
+    return lines[-1] + (f" (line {where[-1]})" if where and len(lines) > 1 else "")
+
+
 def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]]) -> str | None:
     """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure."""
     from arcmemo.sandbox import run_on_pairs
@@ -127,7 +138,7 @@ def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]]) -> str | None
     label, pair = pairs[first]
     outcome = check.outcomes[first]
     if not outcome.ok:
-        text = f"{label} {outcome.error}: {outcome.message}".rstrip(": ")
+        text = f"{label} {outcome.error}: {one_line(outcome.message)}".rstrip(": ")
     else:
         text = f"{label} {describe_mismatch(outcome.output, pair.output)}"
     more = len(failures) - 1
@@ -270,7 +281,10 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
 
     own_memory = memory is None
     memory = memory if memory is not None else Memory(setting("db", options.db, "memory.db"))
-    model = configured_model(options.model) if llm is None else llm.model_for("aux")
+    if options.annotations_only:
+        model, llm = None, None
+    else:
+        model = configured_model(options.model) if llm is None else llm.model_for("aux")
     run_id = summary.run_id = new_run_id()
     ledger = _Ledger(memory, run_id, {
         "directory": str(options.directory), "format": options.format, "model": model,
@@ -334,8 +348,10 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
             if written:
                 ledger.record(seed.task_id, item.key, written)
         if skipped:
-            problem(f"skipped {len(skipped)} seed(s) with no hand annotation for the format asked, because no "
-                    f"model is configured (pass --model M or set ARCMEMO_AUX_MODEL): {', '.join(skipped)}")
+            why = ("of --annotations-only" if options.annotations_only else
+                   "no model is configured (pass --model M or set ARCMEMO_AUX_MODEL)")
+            problem(f"skipped {len(skipped)} seed(s) with no hand annotation for the format asked, because "
+                    f"{why}: {', '.join(skipped)}")
         ledger.finish("done")
     except BaseException:
         ledger.finish("failed")

@@ -9,7 +9,7 @@ in the paper, this write does not look at the existing memory; lessons merge by 
 from __future__ import annotations
 
 from arcmemo.abstraction import fewshot
-from arcmemo.abstraction.failures import record_failure
+from arcmemo.abstraction.failures import previous_failures, record_failure
 from arcmemo.abstraction.ps import solution_actor
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed, ask
@@ -65,11 +65,13 @@ def write_oe(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
     examples = fewshot.load_examples() if examples is None else examples
     usage = Usage()
     raw = None
+    sample = previous_failures(memory, task_id, (DERIVE_STEP, LESSONS_STEP, "oe_store"))
     try:
-        derived = ask(llm, derive_prompt(solution), parse_derivation, step=DERIVE_STEP, task_id=task_id)
+        derived = ask(llm, derive_prompt(solution), parse_derivation, step=DERIVE_STEP, task_id=task_id,
+                      sample=sample)
         usage = usage + derived.usage
         answer = ask(llm, lessons_prompt(solution, derived.value, examples), parse_lessons,
-                     step=LESSONS_STEP, task_id=task_id)
+                     step=LESSONS_STEP, task_id=task_id, sample=sample)
         usage = usage + answer.usage
         raw = answer.text
     except StepFailed as exc:
@@ -90,7 +92,7 @@ def write_oe(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
                                 origin=solution.origin, verified=True,
                                 actor=solution_actor(solution, llm), run_id=run_id)
     except (ValueError, LookupError) as exc:
-        record_failure(memory, run_id=run_id, task_id=task_id, step="store", model=model,
+        record_failure(memory, run_id=run_id, task_id=task_id, step="oe_store", model=model,
                        error=str(exc), raw=raw)
-        return WriteResult(task_id, failed=True, error=f"store: {exc}", usage=usage, step="store")
+        return WriteResult(task_id, failed=True, error=f"store: {exc}", usage=usage, step="oe_store")
     return result

@@ -9,14 +9,12 @@ in one transaction; `name := definition` typings become custom types.
 
 from __future__ import annotations
 
-import re
-
 from arcmemo.abstraction import fewshot
-from arcmemo.abstraction.failures import record_failure
+from arcmemo.abstraction.failures import previous_failures, record_failure
 from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed, ask
-from arcmemo.abstraction.validate import split_custom_types, validate_concepts
+from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
 from arcmemo.llm.client import Usage
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.render import render_ps
@@ -27,17 +25,13 @@ STEP = "ps_abstract"
 EMPTY_REPOSITORY = "(empty: no concepts recorded yet)"
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s_-]+", " ", name).strip().lower()
-
-
 def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], dict[str, str]]:
     """Concepts (store data shape) and custom types from an answer's fenced YAML; ParseError if malformed."""
-    known = {_key(n): n for n in existing_names}
+    known = {name_key(n): n for n in existing_names}
     value = parse_yaml_block(text)
-    concepts = validate_concepts(value, exists=lambda name: _key(name) in known)
+    concepts = validate_concepts(value, exists=lambda name: name_key(name) in known)
     for concept in concepts:
-        concept["name"] = known.get(_key(concept["name"]), concept["name"])
+        concept["name"] = known.get(name_key(concept["name"]), concept["name"])
     types = split_custom_types(concepts)
     for i, concept in enumerate(concepts):
         try:
@@ -72,16 +66,18 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
     examples = fewshot.load_examples() if examples is None else examples
     usage = Usage()
     raw = None
+    sample = previous_failures(memory, task_id, ("pseudocode", STEP, "ps_store"))
     try:
         if solution.pseudocode and solution.summary:
             pseudocode, summary = solution.pseudocode, solution.summary
         else:
-            answer = write_pseudocode(llm, solution, examples)
+            answer = write_pseudocode(llm, solution, examples, sample=sample)
             usage = usage + answer.usage
             pseudocode, summary = answer.value
         existing = [c.name for c in memory.list("ps")]
         answer = ask(llm, abstraction_prompt(memory, summary, pseudocode, examples, task_id),
-                     lambda text: parse_concepts(text, existing), step=STEP, task_id=task_id)
+                     lambda text: parse_concepts(text, existing), step=STEP, task_id=task_id,
+                     sample=sample)
         usage = usage + answer.usage
         raw = answer.text
         concepts, types = answer.value
@@ -108,7 +104,7 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
                                 origin=solution.origin, verified=True,
                                 actor=solution_actor(solution, llm), run_id=run_id)
     except (ValueError, LookupError) as exc:      # the store refused; the transaction rolled back
-        record_failure(memory, run_id=run_id, task_id=task_id, step="store", model=model,
+        record_failure(memory, run_id=run_id, task_id=task_id, step="ps_store", model=model,
                        error=str(exc), raw=raw)
-        return WriteResult(task_id, failed=True, error=f"store: {exc}", usage=usage, step="store")
+        return WriteResult(task_id, failed=True, error=f"store: {exc}", usage=usage, step="ps_store")
     return result

@@ -30,7 +30,8 @@ def pseudocode_prompt(solution: SolutionInput, examples: list[fewshot.Example]) 
     )
 
 
-def write_pseudocode(llm, solution: SolutionInput, examples: list[fewshot.Example]) -> StepAnswer:
+def write_pseudocode(llm, solution: SolutionInput, examples: list[fewshot.Example], *,
+                     sample: int = 0) -> StepAnswer:
     """Ask for pseudocode + summary; `.value` is (pseudocode, summary). Raises StepFailed."""
     return ask(llm, pseudocode_prompt(solution, examples), parse_pseudocode, step=STEP,
-               task_id=solution.task.id)
+               task_id=solution.task.id, sample=sample)

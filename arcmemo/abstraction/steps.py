@@ -40,7 +40,7 @@ class StepAnswer:
 
 
 def ask(llm, prompt: str, parse: Callable[[str], Any], *, step: str, task_id: str | None,
-        role: str = "aux") -> StepAnswer:
+        role: str = "aux", sample: int = 0) -> StepAnswer:
     """Ask `prompt`, parse the answer with `parse` (raises ParseError); one retry with the error."""
     messages: list[dict[str, str]] = [{"role": "user", "content": prompt}]
     usage = Usage()
@@ -48,7 +48,7 @@ def ask(llm, prompt: str, parse: Callable[[str], Any], *, step: str, task_id: st
     error = ""
     for attempt in range(2):
         try:
-            completion = llm.chat(messages, role=role, step=step, task_id=task_id)
+            completion = llm.chat(messages, role=role, step=step, task_id=task_id, sample=sample)
         except LLMError as exc:
             raise StepFailed(step, f"model call failed: {exc}", _joined(answers), usage) from None
         usage = usage + completion.usage

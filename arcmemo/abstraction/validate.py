@@ -18,6 +18,11 @@ CONCEPT_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "descripti
                   "parameters", "cues", "implementation")
 PARAMETER_FIELDS = ("name", "typing", "description")
 LESSON_FIELDS = ("situation", "suggestion")
+def name_key(name: str) -> str:
+    """Names that differ only in case, spaces, '_' or '-' are the same concept name."""
+    return re.sub(r"[\s_-]+", " ", name).strip().lower()
+
+
 _CUSTOM_TYPE = re.compile(r"^\s*([^:=]+?)\s*:=\s*(.+?)\s*$", re.DOTALL)
 
 
@@ -99,11 +104,11 @@ def validate_concepts(value: Any, *, exists: Callable[[str], bool], what: str = 
             raise ParseError(f"{at}: unknown field(s) {', '.join(map(str, unknown))}; allowed: {', '.join(CONCEPT_FIELDS)}")
         if item.get("name") is None:
             raise ParseError(f"{at}: missing text field 'name'")
-        name = _text(item["name"], f"{at}.name")
+        name = " ".join(_text(item["name"], f"{at}.name").split())
         at = f"{at} ({name!r})"
-        if name.lower() in seen:
+        if name_key(name) in seen:
             raise ParseError(f"{at}: the name appears twice in the list; distinct concepts need distinct names")
-        seen.add(name.lower())
+        seen.add(name_key(name))
         kind = item.get("kind")
         if kind is None:
             if not exists(name):

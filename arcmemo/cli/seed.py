@@ -22,10 +22,12 @@ from arcmemo.cli.common import db_option, user_errors
 @click.option("--check", is_flag=True, help="Only verify the seeds and report; write nothing.")
 @click.option("--tasks", default="training", show_default=True,
               help="Where the seeds' ARC tasks are looked up (split name, task file or directory).")
+@click.option("--annotations-only", is_flag=True,
+              help="Use hand annotations only, never a model (how the default memory.db is built).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @db_option
 @user_errors
-def seed(directory, fmt, model, lib, transpose, check, tasks, no_progress, db):
+def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, no_progress, db):
     """Verify every seed in DIRECTORY against all pairs of its task, then ingest it.
 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
@@ -34,7 +36,7 @@ def seed(directory, fmt, model, lib, transpose, check, tasks, no_progress, db):
     from arcmemo.abstraction.ingest import SeedOptions, run_seed
 
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
-                          check=check, db=db, tasks=tasks)
+                          check=check, db=db, tasks=tasks, annotations_only=annotations_only)
     summary = run_seed(options, report=_report, progress=not no_progress)
     rows = summary.rows(check=check)
     width = max(len(k) for k, _ in rows)

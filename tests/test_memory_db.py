@@ -1,0 +1,42 @@
+"""memory.db at the repository root is exactly what the annotated seeds build (no model).
+
+Rebuild it (at the repo root) with:
+    rm -f memory.db && arcmemo seed seeds/ --db memory.db --annotations-only
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+from arcmemo.abstraction.ingest import SeedOptions, run_seed
+from arcmemo.memory.io import export_yaml
+from arcmemo.memory.store import Memory
+
+ROOT = Path(__file__).resolve().parents[1]
+REBUILD = "rm -f memory.db && arcmemo seed seeds/ --db memory.db --annotations-only"
+
+
+def test_memory_db_is_built_from_the_annotated_seeds(tmp_path):
+    committed = ROOT / "memory.db"
+    assert committed.exists(), f"memory.db is missing; build it at the repo root with: {REBUILD}"
+    copy = tmp_path / "committed.db"          # never open (and migrate) the repository's file itself
+    shutil.copy(committed, copy)
+
+    rebuilt = tmp_path / "rebuilt.db"
+    summary = run_seed(SeedOptions(directory=ROOT / "seeds", db=str(rebuilt), annotations_only=True),
+                       progress=False)
+    assert summary.failed == 0 and summary.write_failures == 0, summary.problems
+    assert summary.usage.calls == 0
+
+    with Memory(copy) as old, Memory(rebuilt) as new:
+        want, have = export_yaml(new), export_yaml(old)
+        annotated = {p.stem for p in (ROOT / "seeds").glob("*.yaml")}
+        assert {s.task_id for s in new.solutions()} == annotated
+        assert {c.source for c in new.list()} == {"human"}
+        assert new.list("ps") and new.list("oe")
+    if have != want:
+        diff = "\n".join(list(difflib.unified_diff(have.splitlines(), want.splitlines(), "memory.db",
+                                                   "rebuilt from seeds/", lineterm=""))[:40])
+        raise AssertionError(f"memory.db is out of date with seeds/; rebuild it with: {REBUILD}\n{diff}")
