@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory.models import Concept
-from arcmemo.memory.render import render_ps
+from arcmemo.memory.render import render_oe, render_ps
 from arcmemo.memory.store import Memory
 from arcmemo.selection import SelectionSettings, select
 from arcmemo.selection import budget
@@ -125,3 +126,27 @@ def test_ps_caption_feeds_the_prefilter(tmp_path, fake_model, fake_llm):
     assert sel.concept_ids == [mem.get("hollow out rectangle").id]
     assert "hollow out rectangle" in fake_model.calls_for("select_ps")[0].prompt
     assert sel.usage.calls == 2
+
+
+def test_oe_lessons_over_budget_are_prefiltered_by_the_caption(tmp_path, fake_model, fake_llm):
+    mem = Memory(tmp_path / "oe.db")
+    lessons = [{"format": "oe", "situation": f"When {w} shapes number {i} appear near the border.",
+                "suggestion": f"Try moving each {w} shape {i} cells towards the centre of the grid."}
+               for i in range(600) for w in ["red"]]
+    lessons.append({"format": "oe", "situation": "When a zzqx pattern appears.", "suggestion": "Undo the zzqx."})
+    mem.merge_many([(d, None) for d in lessons], actor="t")
+    fake_model.queue("caption", "<observations>\n- a zzqx pattern\n</observations>\n"
+                                "<speculation>\n- undo it\n</speculation>")
+
+    def pick_zzqx(messages):
+        text = messages[0]["content"]
+        number = re.search(r"^(\d+)\. situation: When a zzqx", text, re.M).group(1)
+        return f"```yaml\n- {number}\n```"
+
+    fake_model.on("select_oe", pick_zzqx)
+    sel = select(scaling_task(), mem, SelectionSettings(mode="oe", token_budget=3000), fake_llm)
+    assert sel.stats["form"] == "prefiltered" and 0 < sel.stats["shown"] < 601
+    assert budget.messages_tokens(fake_model.calls_for("select_oe")[0].messages) <= 3000
+    needle = [c for c in mem.list(format="oe") if "zzqx" in c.situation][0]
+    assert sel.concept_ids == [needle.id]
+    assert sel.hint == render_oe([needle])

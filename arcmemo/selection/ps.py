@@ -26,10 +26,10 @@ from arcmemo.selection.types import Selection, SelectionSettings
 
 NOTE_FULL = ""
 NOTE_COMPRESSED = (
-    "\nThe library is long, so it is shown in short form: names, parameters and typing only.\n"
+    "The library is long, so it is shown in short form: names, parameters and typing only.\n"
 )
 NOTE_PREFILTERED = (
-    "\nThe library holds {total} concepts, too many to show. Below are the {shown} that best match "
+    "The library holds {total} concepts, too many to show. Below are the {shown} that best match "
     "a quick description of this puzzle, in short form (names, parameters and typing only). "
     "Select only from these.\n"
 )
