@@ -1,0 +1,23 @@
+"""`arcmemo` with a scripted fake model registered: a real process for the kill/resume test.
+
+Usage: python tests/fake_solve_cli.py solve ... --solver-model fake ...
+FAKE_DELAY (seconds per solve answer) slows it down enough to be killed mid-run.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from runner_support import script_run  # noqa: E402
+
+from arcmemo.llm.backend import register_model  # noqa: E402
+from arcmemo.llm.fake import FakeModel  # noqa: E402
+
+fake = FakeModel("fake")
+register_model("fake", fake)
+script_run(fake, delay_s=float(os.environ.get("FAKE_DELAY", "0")))
+
+from arcmemo.cli import cli  # noqa: E402
+
+cli.main(sys.argv[1:], prog_name="arcmemo")

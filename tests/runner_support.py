@@ -1,0 +1,74 @@
+"""A scripted model that plays a whole solve run: it 'solves' tasks with their seed solutions.
+
+Used by the runner tests in-process and by `tests/fake_solve_cli.py` in a real
+subprocess (the kill/resume test), so both exercise the same script.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from arcmemo.gridtext import format_grid
+from arcmemo.tasks import load_tasks
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+# Training tasks with hand-written seed solutions: the fake "solver" answers with them.
+TASK_IDS = ["0d3d703e", "1e0a9b12", "25d8a9c8", "3428a4f5", "6e82a1ae", "a699fb00"]
+LEARNED = "recolour cells by a fixed table"
+
+PS_CONCEPT = f"""```yaml
+- name: {LEARNED}
+  kind: routine
+  routine_subtype: grid manipulation
+  output_typing: grid
+  description: map every cell's colour through a lookup table learned from the examples
+  parameters:
+    - name: table
+      typing: dict[color, color]
+      description: which colour each colour becomes
+  cues:
+    - each input colour always turns into the same output colour
+  implementation:
+    - build the table from the train pairs, then apply it cell by cell
+```"""
+
+
+def seed_code(task_id: str) -> str:
+    return (SEEDS / f"{task_id}.py").read_text()
+
+
+def task_of(messages, task_ids=TASK_IDS) -> str | None:
+    """Which task a prompt is about, by its first train input grid."""
+    text = "\n".join(str(m.get("content", "")) for m in messages)
+    tasks = load_tasks("training", ids=task_ids)
+    for task in tasks:
+        if format_grid(task.train[0].input) in text:
+            return task.id
+    return None
+
+
+def script_run(fake, *, task_ids=TASK_IDS, unsolved=(), delay_s: float = 0.0, malformed: bool = False):
+    """Make `fake` answer every step of a PS run.
+
+    Tasks in `unsolved` get a program that fails the train pairs. With `malformed`, every
+    answer of every step is unusable text.
+    """
+    def solve(messages):
+        time.sleep(delay_s)
+        if malformed:
+            return "I think the answer is probably blue."
+        task_id = task_of(messages, task_ids)
+        if task_id is None or task_id in unsolved:
+            return "```python\ndef transform(grid):\n    return [[0]]\n```"
+        return f"Here is the program.\n```python\n{seed_code(task_id)}\n```"
+
+    fake.on("solve", solve)
+    if malformed:
+        fake.on("*", lambda messages: "no idea")
+        return fake
+    fake.on("select_ps", lambda messages: f"I start from the cues.\n```yaml\n- {LEARNED}\n```")
+    fake.on("pseudocode", lambda messages: "<pseudocode>\nfor each cell: recolour by table\n</pseudocode>\n"
+                                           "<summary>recolour with a fixed table</summary>")
+    fake.on("ps_abstract", lambda messages: PS_CONCEPT)
+    return fake

@@ -1,0 +1,175 @@
+"""The solve loop end to end with the scripted fake model, the real sandbox and solver."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arcmemo.memory.store import Memory
+from arcmemo.plugins import load_solver
+from arcmemo.runner import RunConfig, new_runner
+from arcmemo.sandbox import get_sandbox
+from arcmemo.tasks import load_tasks
+from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run, task_of
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(tmp_path, llm, memory=None, **settings):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    memory = memory or Memory(str(tmp_path / "memory.db"))
+    config = RunConfig(source="training", **settings)
+    runner = new_runner(config, memory=memory, make_llm=lambda run_id: llm, sandbox=get_sandbox(),
+                        solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
+    return runner, runner.run(), memory
+
+
+def task_events(runner):
+    return {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
+
+
+def test_concept_written_after_block_one_is_selected_in_block_two(tmp_path, fake_model, fake_llm):
+    script_run(fake_model)
+    runner, summary, memory = run(tmp_path, fake_llm, task_ids=TASK_IDS[:4], continual=True, k=2, retries=0)
+    assert summary["passed_train"] == sorted(TASK_IDS[:4]) and summary["oracle2"] == 100.0
+    learned = memory.get(LEARNED)
+    assert learned is not None and set(learned.used_in) >= set(TASK_IDS[:2])
+    events = task_events(runner)
+    assert all(learned.id not in events[t]["selected"] for t in TASK_IDS[:2])   # block 1: memory empty
+    assert all(learned.id in events[t]["selected"] for t in TASK_IDS[2:4])      # block 2: it was written
+    assert LEARNED in summary["concepts_added"]
+    # the run directory holds config, events, one submission per task and the summary
+    config = json.loads((runner.rundir.path / "config.json").read_text())
+    assert config["models"]["solver"] == "fake" and config["memory_revision_start"] == 0
+    assert "select_ps" in config["prompt_templates"]
+    assert sorted(p.stem for p in runner.rundir.submissions.iterdir()) == sorted(TASK_IDS[:4])
+    assert summary["memory_revision_end"] == memory.revision() > 0
+
+
+def test_memory_is_read_only_without_continual(tmp_path, fake_model, fake_llm):
+    script_run(fake_model)
+    memory = Memory(str(tmp_path / "memory.db"))
+    import yaml
+
+    memory.add(yaml.safe_load(PS_CONCEPT.strip("`").removeprefix("yaml"))[0], actor="test")
+    before = memory.revision()
+    runner, summary, _ = run(tmp_path, fake_llm, memory=memory, task_ids=TASK_IDS[:3])
+    assert memory.revision() == before and summary["writes"] == 0
+    assert all(memory.get(LEARNED).id in e["selected"] for e in task_events(runner).values())
+
+
+def _memorizer(task):
+    """Passes every train pair by lookup, wrong on the test input."""
+    table = {str([list(r) for r in p.input]): [list(r) for r in p.output] for p in task.train}
+    return f"TABLE = {table!r}\ndef transform(grid):\n    return TABLE.get(str(grid.tolist()), [[0]])\n"
+
+
+def _test_peeker(task, answer):
+    """Fails the train pairs but returns the right test output."""
+    key = str([list(r) for r in task.test_inputs[0]])
+    return f"def transform(grid):\n    return {answer!r} if str(grid.tolist()) == {key!r} else [[0]]\n"
+
+
+def test_write_back_is_decided_by_train_pairs_only(tmp_path, fake_model, fake_llm):
+    ids = TASK_IDS[:2]
+    tasks = load_tasks("training", ids=ids)
+    train_only, test_only = tasks.tasks
+    answer = [list(r) for r in tasks.answers[test_only.id].test_outputs[0]]
+    programs = {train_only.id: _memorizer(train_only), test_only.id: _test_peeker(test_only, answer)}
+    script_run(fake_model)
+    fake_model.on("solve", lambda m: f"```python\n{programs[task_of(m, ids)]}```")
+    runner, summary, memory = run(tmp_path, fake_llm, task_ids=ids, continual=True, k=2, retries=0)
+    assert summary["passed_train"] == [train_only.id]
+    assert summary["per_task"][test_only.id]["oracle2"] == 1.0      # scoring sees the test output...
+    written = [e["task_id"] for e in runner.rundir.events() if e["type"] == "write"]
+    assert written == [train_only.id]                                # ...but only train pairs decide writes
+    assert memory.get(LEARNED).used_in == [train_only.id]
+
+
+def test_budget_stops_cleanly_before_exceeding(tmp_path, fake_model, fake_llm, isolated_home):
+    (isolated_home / "models.yaml").write_text("prices:\n  fake: {input: 10000, output: 10000}\n")
+    from arcmemo.llm.catalog import load_catalog
+
+    fake_llm.catalog = load_catalog()   # the fixture's client was made before the price existed
+    script_run(fake_model)
+    first = run(tmp_path / "a", fake_llm, task_ids=TASK_IDS[:1], retries=0)[1]["usage"]["cost_usd"]
+    assert first > 0
+    _, summary, _ = run(tmp_path / "b", fake_llm, task_ids=TASK_IDS[1:5], retries=0, budget_usd=first * 2.5)
+    assert summary["stopped"] == "budget"
+    assert 0 < summary["tasks"] < 4 and summary["usage"]["cost_usd"] <= first * 2.5
+
+
+def test_all_malformed_answers_finish_with_zero_solves(tmp_path, fake_model, fake_llm):
+    memory = Memory(str(tmp_path / "memory.db"))
+    import yaml
+
+    memory.add(yaml.safe_load(PS_CONCEPT.strip("`").removeprefix("yaml"))[0], actor="test")
+    script_run(fake_model, malformed=True)
+    _, summary, _ = run(tmp_path, fake_llm, memory=memory, task_ids=TASK_IDS[:3], continual=True, k=1,
+                        attempts=2, retries=1, passes=2)
+    assert summary["tasks"] == 3 and summary["oracle2"] == 0 and summary["passed_train"] == []
+    assert summary["selection_fallbacks"] > 0 and summary["writes"] == 0
+
+
+# ---------------------------------------------------------------------- kill -9 and resume
+
+COMPARED = ("tasks", "oracle1", "oracle2", "strict", "passes", "passed_train", "solved", "per_task",
+            "concepts_added", "concepts_extended", "writes", "write_failures", "memory_revision_end")
+
+
+def _cli(args, env, **kw):
+    return subprocess.Popen([sys.executable, str(HERE / "fake_solve_cli.py"), *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _solve_args(db, runs):
+    return ["solve", "--tasks", ",".join(TASK_IDS), "--continual", "-k", "2", "--retries", "0", "-q",
+            "--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake",
+            "--db", str(db), "--run-dir", str(runs)]
+
+
+def _task_lines(run_dir: Path) -> int:
+    path = run_dir / "events.jsonl"
+    return path.read_text().count('"type":"task"') if path.exists() else 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill_after", [1, 3])
+def test_resume_after_kill_equals_uninterrupted_run(tmp_path, kill_after):
+    env = {**os.environ, "FAKE_DELAY": "0.3"}
+    clean = _cli(_solve_args(tmp_path / "clean.db", tmp_path / "clean"), env)
+    out, err = clean.communicate(timeout=180)
+    assert clean.returncode == 0, err
+    (clean_dir,) = (tmp_path / "clean").iterdir()
+
+    proc = _cli(_solve_args(tmp_path / "killed.db", tmp_path / "killed"), env, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        dirs = list((tmp_path / "killed").glob("*"))
+        if dirs and _task_lines(dirs[0]) >= kill_after:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    (killed_dir,) = (tmp_path / "killed").iterdir()
+    assert not (killed_dir / "summary.json").exists() and _task_lines(killed_dir) < len(TASK_IDS)
+
+    resumed = _cli(["solve", "--resume", killed_dir.name, "--run-dir", str(tmp_path / "killed"),
+                    "--db", str(tmp_path / "killed.db"), "-q"], env)
+    out, err = resumed.communicate(timeout=180)
+    assert resumed.returncode == 0, err
+    clean_summary = json.loads((clean_dir / "summary.json").read_text())
+    resumed_summary = json.loads((killed_dir / "summary.json").read_text())
+    assert {k: resumed_summary[k] for k in COMPARED} == {k: clean_summary[k] for k in COMPARED}
+    solved = [json.loads(line)["task_id"] for line in (killed_dir / "events.jsonl").read_text().splitlines()
+              if '"type":"task"' in line]
+    assert sorted(solved) == sorted(TASK_IDS)                     # every task solved exactly once
+    clean_memory, killed_memory = Memory(str(tmp_path / "clean.db")), Memory(str(tmp_path / "killed.db"))
+    assert len(killed_memory.history()) == len(clean_memory.history())   # no concept written twice
