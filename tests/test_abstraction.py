@@ -254,3 +254,34 @@ def test_solution_input_checks():
         SolutionInput(task, CODE, origin="robot")
     with pytest.raises(ValueError, match="code is empty"):
         SolutionInput(task, "  ")
+
+
+def test_store_refusal_mid_write_rolls_back_everything(memory, fake_model, fake_llm, task, monkeypatch):
+    fake_model.queue("pseudocode", PSEUDO)
+    fake_model.queue("ps_abstract", CONCEPTS)
+    real_merge = memory.merge
+    calls = []
+
+    def failing_merge(data, **kw):
+        calls.append(data["name"])
+        if len(calls) == 2:
+            raise ValueError("disk says no")
+        return real_merge(data, **kw)
+
+    monkeypatch.setattr(memory, "merge", failing_merge)
+    result = write_ps(memory, fake_llm, SolutionInput(task, CODE), run_id="r", examples=[])
+    assert result.failed and result.step == "ps_store" and "disk says no" in result.error
+    assert calls == ["rotate grid", "grid symmetry test"]
+    assert memory.list() == [] and memory.custom_types() == {} and memory.solutions() == []
+    assert memory.revision() == 0
+    [failure] = failures(memory)
+    assert failure.step == "ps_store" and "rotate grid" in failure.raw
+
+
+def test_a_recorded_failure_makes_the_next_attempt_a_fresh_sample(memory, fake_model, fake_llm, task):
+    fake_model.queue("pseudocode", LLMError("down"))
+    assert write_ps(memory, fake_llm, SolutionInput(task, CODE), examples=[]).failed
+    fake_model.queue("pseudocode", PSEUDO)
+    fake_model.queue("ps_abstract", CONCEPTS)
+    assert not write_ps(memory, fake_llm, SolutionInput(task, CODE), examples=[]).failed
+    assert [c.sample for c in fake_model.calls] == [0, 1, 1]
