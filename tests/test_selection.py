@@ -338,3 +338,16 @@ def test_expand_adds_type_feeding_and_co_used_neighbours(memory, fake_model, fak
     other = Task("o", make_task().train[:1], make_task().test_inputs)
     limited = select(other, memory, SelectionSettings(mode="ps", expand=True, expand_limit=1), fake_llm)
     assert len(limited.expanded_ids) == 1
+
+
+def test_a_later_pass_asks_afresh_instead_of_replaying_the_cache(memory, fake_model, fake_llm):
+    fake_model.queue("select_ps", "bad", "still bad")
+    first = select(make_task(), memory, SelectionSettings(mode="ps", pass_index=0), fake_llm)
+    assert first.fallback
+    fake_model.queue("select_ps", yaml_reply("draw line"))
+    second = select(make_task(), memory, SelectionSettings(mode="ps", pass_index=1), fake_llm)
+    assert not second.fallback and second.concept_ids == [memory.get("draw line").id]
+    assert [c.sample for c in fake_model.calls_for("select_ps")] == [0, 0, 1]
+    again = select(make_task(), memory, SelectionSettings(mode="ps", pass_index=1), fake_llm)
+    assert again.concept_ids == second.concept_ids and len(fake_model.calls) == 3   # same pass: cache hit
+    assert again.usage.cache_hits == 1

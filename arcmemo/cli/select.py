@@ -90,8 +90,8 @@ def _print(task_id, sel, names, show_reasoning, as_json) -> None:
     click.echo(f"task {task_id}  mode {sel.mode}")
     if "memory_size" in stats:
         line = f"memory: {stats['memory_size']} concepts"
-        if "shown" in stats:
-            line += f", {stats['shown']} shown to the model ({stats.get('form', '-')})"
+        if "form" in stats:
+            line += f", {stats['shown']} shown to the model ({stats['form']})"
         if "prompt_tokens_est" in stats:
             line += f", prompt ~{stats['prompt_tokens_est']} tokens (budget {stats.get('budget')})"
         click.echo(line)

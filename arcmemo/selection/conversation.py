@@ -34,15 +34,21 @@ RETRY_MESSAGE = (
 
 
 def ask(llm, messages: list[dict], *, role: str, step: str, parse: Callable[[str], Any],
-        task_id: str | None = None, params: dict | None = None, retries: int = 1) -> Outcome:
-    """Ask, parse; on ParseError retry (once by default) with the error; never raises for model faults."""
+        task_id: str | None = None, params: dict | None = None, retries: int = 1,
+        sample: int = 0) -> Outcome:
+    """Ask, parse; on ParseError retry (once by default) with the error; never raises for model faults.
+
+    `sample` goes to the client's cache key: callers pass the pass index, so a later pass
+    gets a fresh answer instead of a replay of a cached (possibly bad) one.
+    """
     from arcmemo.llm.client import LLMError
 
     out = Outcome(messages=list(messages))
     conversation = list(messages)
     for attempt in range(retries + 1):
         try:
-            completion = llm.chat(conversation, role=role, step=step, task_id=task_id, **(params or {}))
+            completion = llm.chat(conversation, role=role, step=step, sample=sample, task_id=task_id,
+                                  **(params or {}))
         except LLMError as exc:
             out.error = f"{step}: model call failed: {exc}"
             return out

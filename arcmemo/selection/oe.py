@@ -28,7 +28,7 @@ def caption_task(task, llm, settings: SelectionSettings) -> Outcome:
     """The structured caption (role aux, step caption); Outcome.value is the caption text."""
     messages = [{"role": "user", "content": render_prompt("caption", puzzle=format_task(task))}]
     return ask(llm, messages, role="aux", step="caption", parse=parse_caption, task_id=task.id,
-               params=settings.caption_params)
+               params=settings.caption_params, sample=settings.pass_index)
 
 
 def parse_numbers(text: str) -> list[int]:
@@ -97,7 +97,7 @@ def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
                          usage=sum_usage(completions), stats=stats,
                          error=f"select_oe: the caption alone fills the token budget of {settings.token_budget}")
     outcome = ask(llm, messages, role="select", step="select_oe", parse=parse_numbers, task_id=task.id,
-                  params=settings.select_params)
+                  params=settings.select_params, sample=settings.pass_index)
     completions += outcome.completions
     if not outcome.ok:
         return Selection(mode="oe", fallback=True, error=outcome.error, caption=caption, reasoning=caption,

@@ -168,7 +168,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
                                "no concept could be shown")
 
     outcome = ask(llm, plan.messages, role="select", step="select_ps", parse=parse_names,
-                  task_id=task.id, params=settings.select_params)
+                  task_id=task.id, params=settings.select_params, sample=settings.pass_index)
     completions += outcome.completions
     reasoning = _reasoning(outcome)
     if not outcome.ok:
