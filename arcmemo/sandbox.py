@@ -106,7 +106,9 @@ def _frame(obj: Any) -> bytes:
 
 
 class _WorkerGone(Exception):
-    pass
+    def __init__(self, message: str, exited: bool = False) -> None:
+        super().__init__(message)
+        self.exited = exited
 
 
 class _Worker:
@@ -161,7 +163,7 @@ class _Worker:
         try:
             self._write_all(_frame(req))
         except OSError as exc:
-            raise _WorkerGone(f"cannot write to worker ({exc})") from None
+            raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
         return self._read(deadline)
 
     def _write_all(self, data: bytes) -> None:
@@ -180,7 +182,7 @@ class _Worker:
                 continue
             chunk = os.read(self._out, 1 << 20)
             if not chunk:
-                raise _WorkerGone("worker process exited")
+                raise _WorkerGone("worker process exited", exited=True)
             self._buf += chunk
         data, self._buf = self._buf[:n], self._buf[n:]
         return data
@@ -357,7 +359,7 @@ class Sandbox:
             reply = worker.request(req, backstop)
             healthy = True
         except _WorkerGone as exc:
-            died = not worker.alive()
+            died = exc.exited or not worker.alive()
             msg = ("the sandbox worker died during the run (the program killed its worker process)"
                    if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
             return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
@@ -467,7 +469,9 @@ def _worker_setup() -> _WorkerState:
     import traceback  # noqa: F401
     import types  # noqa: F401
     import math as _m  # noqa: F401
-    import itertools, collections, functools, copy, random, re  # noqa: F401,E401
+    # Modules programs commonly import: loaded once here, inherited by every run.
+    import itertools, collections, functools, copy, random, re, heapq, bisect, string  # noqa: F401,E401
+    import statistics, fractions, dataclasses, typing, enum, operator, glob, json  # noqa: F401,E401
     import resource, shutil, socket  # noqa: F401,E401  (used by every child: import once here)
 
     st = _WorkerState()
@@ -485,13 +489,91 @@ def _worker_setup() -> _WorkerState:
                                                            b"mode=1777," + size) != 0:
                     ok = False if target == b"/tmp" else ok
             st.isolation["private_tmp"] = ok
-        st.uid = _UID_BASE + os.getpid()
-        st.isolation["uid"] = True
+        reason = _expose_runtime(st) if st.isolation["private_tmp"] else "no private mount namespace"
+        if reason is None:
+            st.uid = _UID_BASE + os.getpid()
+            st.isolation["uid"] = True
+        else:
+            st.isolation["uid_off"] = reason
     st.tmp_base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
     os.chmod(st.tmp_base, 0o711)
     gc.collect()
     gc.freeze()  # forked children then never touch the warm heap during collections
     return st
+
+
+def _runtime_paths() -> list[str]:
+    """Directories a child must be able to read to import more of Python and its packages."""
+    paths = set()
+    for p in sys.path:
+        if p and os.path.isdir(p):
+            paths.add(os.path.realpath(p))
+    ordered = sorted(paths, key=len)
+    minimal: list[str] = []
+    for p in ordered:  # drop paths already inside another needed path
+        if not any(p == m or p.startswith(m.rstrip("/") + "/") for m in minimal):
+            minimal.append(p)
+    return minimal
+
+
+def _first_blocked(path: str) -> str | None:
+    """The top-most directory on the way to `path` that other users cannot traverse."""
+    parts = path.strip("/").split("/")
+    for i in range(len(parts) + 1):
+        a = "/" + "/".join(parts[:i])
+        try:
+            if not os.stat(a).st_mode & 0o001:
+                return a
+        except OSError:
+            return a
+    return None
+
+
+def _expose_runtime(st: _WorkerState) -> str | None:
+    """Let a child with its own uid import from Python's directories even when they live in a
+    private home (e.g. pyenv under /root): cover the blocked ancestor with an empty tmpfs and
+    bind-mount only the runtime directories back. The rest of that home becomes invisible to
+    runs. Returns None when every runtime directory is readable by other users, else why not.
+    """
+    MS_BIND = 4096
+    needed = _runtime_paths()
+    groups: dict[str, list[str]] = {}
+    for p in needed:
+        blocked = _first_blocked(p)
+        if blocked is not None:
+            groups.setdefault(blocked, []).append(p)
+    for top, paths in groups.items():
+        if any(p == top for p in paths) or top == "/":
+            return f"{top} must stay readable for the runtime but is private"
+        stage = _stage_dir("/tmp")
+        staged = []
+        for i, p in enumerate(paths):
+            d = os.path.join(stage, str(i))
+            os.mkdir(d)
+            if st.libc.mount(p.encode(), d.encode(), None, MS_BIND | _MS_REC, None) != 0:
+                return f"cannot bind-mount {p}"
+            staged.append((d, p))
+        if st.libc.mount(b"tmpfs", top.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=1m") != 0:
+            return f"cannot cover {top}"
+        for d, p in staged:
+            os.makedirs(p, mode=0o755, exist_ok=True)
+            cur = p
+            while cur != top:
+                os.chmod(cur, 0o755)
+                cur = os.path.dirname(cur)
+            if st.libc.mount(d.encode(), p.encode(), None, MS_BIND | _MS_REC, None) != 0:
+                return f"cannot bind-mount {p} back"
+    for p in needed:
+        blocked = _first_blocked(p)
+        if blocked is not None:
+            return f"{blocked} is not readable by other users"
+    return None
+
+
+def _stage_dir(base: str) -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=".arcmemo-stage-", dir=base)
 
 
 def _worker_main() -> None:
@@ -803,6 +885,7 @@ def _child(st: _WorkerState, req: dict, code, module_codes: dict, tmpdir: str, w
     ]
     for which, value in limits:
         resource.setrlimit(which, value)
+    as_limit = limits[1][1][0]
     os.environ.clear()
     sys.argv = ["program"]
     out = _BoundedText(req["max_stdout"])
@@ -829,7 +912,7 @@ def _child(st: _WorkerState, req: dict, code, module_codes: dict, tmpdir: str, w
         ns = {"__name__": "__program__", "__builtins__": __builtins__}
         exec(code, ns)
     except BaseException as exc:  # noqa: BLE001 — everything the program raises is data
-        kind, message = _classify(exc, source_texts)
+        kind, message = _classify(exc, source_texts, as_limit)
         text = out.take()
         for i in range(n):
             emit(i, _outcome(False, error=kind, message=message, stdout=text if i == 0 else ""))
@@ -860,7 +943,7 @@ def _child(st: _WorkerState, req: dict, code, module_codes: dict, tmpdir: str, w
                 continue
             emit(i, _outcome(True, output=grid_out, stdout=out.take()))
         except BaseException as exc:  # noqa: BLE001
-            kind, message = _classify(exc, source_texts)
+            kind, message = _classify(exc, source_texts, as_limit)
             emit(i, _outcome(False, error=kind, message=message, stdout=out.take()))
     os._exit(0)
 
@@ -946,43 +1029,75 @@ def _check_array(arr, np) -> list[list[int]]:
     return [[int(v) for v in row] for row in ints.tolist()]
 
 
-def _classify(exc: BaseException, sources: dict[str, str]) -> tuple[str, str]:
-    """Category and a message with the program's own traceback lines."""
-    if isinstance(exc, MemoryError):
-        kind = "memory"
-    elif isinstance(exc, (SystemExit, KeyboardInterrupt)):
+def _near_memory_limit(limit: int) -> bool:
+    """Whether this process's peak address space came within 4 MB of its limit (memory
+    exhaustion sometimes surfaces as another error, e.g. SystemError from frame allocation)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmPeak:"):
+                    return int(line.split()[1]) * 1024 >= limit - (4 << 20)
+    except Exception:
+        pass
+    return False
+
+
+def _classify(exc: BaseException, sources: dict[str, str], as_limit: int = 0) -> tuple[str, str]:
+    """Category and a message with the program's own traceback lines (at most 10 frames)."""
+    import linecache
+
+    if isinstance(exc, (SystemExit, KeyboardInterrupt)):
         try:
             code = exc.code if isinstance(exc, SystemExit) else None
-        except Exception:
-            code = None
-        return "crash", f"the program called sys.exit({code!r:.100})" if isinstance(exc, SystemExit) \
-            else "the program raised KeyboardInterrupt"
-    else:
-        kind = "exception"
+            return "crash", (f"the program called sys.exit({code!r:.100})" if isinstance(exc, SystemExit)
+                             else "the program raised KeyboardInterrupt")
+        except BaseException:  # noqa: BLE001
+            return "crash", "the program called sys.exit()"
+    memory = isinstance(exc, MemoryError) or (as_limit and _near_memory_limit(as_limit))
+    # Walk at most 2,000 traceback entries (a recursion bomb has millions), keep the
+    # program's first 4 and last 6 frames, then drop the traceback to free its memory.
+    frames, total = [], 0
     try:
-        import linecache
+        tb = exc.__traceback__
+        while tb is not None and total < 2000:
+            code = tb.tb_frame.f_code
+            name = code.co_filename
+            if name == "<program>" or name.startswith("<module "):
+                frames.append((name, tb.tb_lineno, code.co_name))
+            tb = tb.tb_next
+            total += 1
+        truncated = tb is not None
+        tb = None
+        exc.__traceback__ = None
+    except BaseException:  # noqa: BLE001
+        truncated = False
+    if len(frames) > 10:
+        frames = frames[:4] + [None] + frames[-6:]
+    lines = []
+    for fr in frames:
+        if fr is None:
+            lines.append("  ...")
+            continue
+        name, lineno, fn = fr
+        where = "program" if name == "<program>" else name[1:-1]
+        lines.append(f"  {where} line {lineno}, in {fn}")
+        text = sources.get(name)
+        if text is not None:
+            src_lines = text.splitlines()
+            if 0 < lineno <= len(src_lines):
+                lines.append(f"    {src_lines[lineno - 1].strip()[:200]}")
+    if truncated:
+        lines.append("  ... (traceback truncated)")
+    try:
         import traceback
 
-        for name, text in sources.items():
-            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
-        frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if f.filename == "<program>" or f.filename.startswith("<module ")]
-        lines = []
-        for f in frames[-8:]:
-            where = "program" if f.filename == "<program>" else f.filename[1:-1]
-            lines.append(f"  {where} line {f.lineno}, in {f.name}")
-            if f.line:
-                lines.append(f"    {f.line.strip()[:200]}")
-        try:
-            head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        except BaseException:  # noqa: BLE001 — a hostile __str__
-            head = _safe_name(exc)
-        if kind == "memory":
-            head = f"{head or 'MemoryError'} (memory limit reached)"
-        message = ("Traceback (program frames):\n" + "\n".join(lines) + "\n" if lines else "") + head[:1000]
-    except BaseException:  # noqa: BLE001
-        message = _safe_name(exc)
-    return kind, message[:MAX_MESSAGE_CHARS]
+        head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    except BaseException:  # noqa: BLE001 — a hostile __str__
+        head = _safe_name(exc) + " (its message could not be shown)"
+    if memory:
+        return "memory", (f"{head[:300] or 'MemoryError'} (memory limit reached)\n" + "\n".join(lines))[:MAX_MESSAGE_CHARS]
+    message = ("Traceback (program frames):\n" + "\n".join(lines) + "\n" if lines else "") + head[:1000]
+    return "exception", message[:MAX_MESSAGE_CHARS]
 
 
 _BLOCKED_EVENTS = {

@@ -1,0 +1,328 @@
+"""Hostile programs: each must be contained, get the right error category, and leave the
+pool working (every test ends by running a normal program on the same sandbox)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arcmemo.sandbox import Sandbox
+
+SECRET = "sk-test-do-not-leak-4f9a1c"
+FLIP = "def transform(grid):\n    return grid[::-1]\n"
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(workers=2, timeout_s=1.0, memory_mb=128) as box:
+        box.warm()
+        yield box
+
+
+def still_works(box):
+    out = box.run(FLIP, [[[1], [2]]])
+    assert out[0].ok and out[0].output == [[2], [1]], out
+
+
+def run1(box, body, *, prelude="", timeout_s=None, grids=([[1]],)):
+    src = prelude + "\ndef transform(grid):\n" + "".join("    " + line + "\n" for line in body.splitlines())
+    return box.run(src, list(grids), timeout_s=timeout_s)
+
+
+def test_infinite_loop_times_out(sb):
+    t = time.monotonic()
+    out = run1(sb, "while True:\n    pass", timeout_s=0.5)[0]
+    assert out.error == "timeout" and time.monotonic() - t < 3
+    still_works(sb)
+
+
+def test_sleeping_forever_times_out_on_wall_clock(sb):
+    out = run1(sb, "import time\ntime.sleep(1000)", timeout_s=0.3)[0]
+    assert out.error == "timeout"
+    still_works(sb)
+
+
+def test_cpu_limit_backs_up_the_wall_clock(sb):
+    # a program that ignores SIGXCPU is still killed at the hard CPU limit (or by the clock)
+    body = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass"
+    out = run1(sb, body, timeout_s=0.5)[0]
+    assert out.error == "timeout"
+    still_works(sb)
+
+
+@pytest.mark.parametrize("body", [
+    "x = bytearray(10 ** 10)",
+    "import numpy as np\nx = np.ones((100000, 100000))",
+    "chunks = []\nwhile True:\n    chunks.append(bytearray(1 << 24))",
+    "s = 'x'\nwhile True:\n    s = s + s",
+])
+def test_memory_bomb(sb, body):
+    out = run1(sb, body, timeout_s=3)[0]
+    assert out.error == "memory", out
+    assert "memory limit" in out.message
+    still_works(sb)
+
+
+def test_fork_bomb_through_os_is_refused(sb):
+    body = "import os\nwhile True:\n    os.fork()"
+    out = run1(sb, body)[0]
+    assert out.error == "exception" and "PermissionError" in out.message
+    out = run1(sb, "import subprocess\nsubprocess.run(['true'])")[0]
+    assert out.error == "exception" and "PermissionError" in out.message
+    out = run1(sb, "import os\nos.system('touch /tmp/pwned')")[0]
+    assert out.error == "exception"
+    still_works(sb)
+
+
+def test_fork_bomb_through_ctypes_hits_the_process_limit(sb):
+    body = ("import ctypes\nlibc = ctypes.CDLL(None)\nres = [libc.fork() for _ in range(50)]\n"
+            "if 0 in res:\n    libc._exit(0)\n"
+            "return [[1 if all(r == -1 for r in res) else 2]]")
+    out = run1(sb, body)[0]
+    assert out.ok and out.output == [[1]], out
+    out = run1(sb, "import threading\nthreading.Thread(target=print).start()\nreturn grid")[0]
+    assert out.error == "exception" and "thread" in out.message
+    still_works(sb)
+
+
+def test_recursion_bomb(sb):
+    out = run1(sb, "def f(n):\n    return f(n + 1)\nreturn f(0)")[0]
+    assert out.error == "exception" and "RecursionError" in out.message
+    body = "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nreturn f(0)"
+    out = run1(sb, body, timeout_s=5)[0]
+    assert out.error in ("memory", "crash"), out
+    still_works(sb)
+
+
+def test_writing_outside_its_directory(sb, tmp_path):
+    target = tmp_path / "escaped.txt"
+    home_target = "/root/arcmemo-sandbox-escape.txt"
+    for path in (str(target), home_target, "../escaped.txt"):
+        out = run1(sb, f"open({path!r}, 'w').write('x')\nreturn grid")[0]
+        assert out.error == "exception" and "PermissionError" in out.message, out
+    # below the Python layer (ctypes open) the kernel layers must still refuse
+    body = ("import ctypes, os\nlibc = ctypes.CDLL(None)\n"
+            f"fd = libc.open({home_target.encode()!r}, os.O_WRONLY | os.O_CREAT, 0o644)\n"
+            "return [[1 if fd < 0 else 2]]")
+    out = run1(sb, body)[0]
+    if sb.isolation.get("uid"):
+        assert out.output == [[1]], out
+    assert not target.exists() and not os.path.exists(home_target)
+    # inside its own directory it may write and read back
+    out = run1(sb, "open('scratch.txt', 'w').write('7')\nreturn [[int(open('scratch.txt').read())]]")[0]
+    assert out.output == [[7]]
+    still_works(sb)
+
+
+def test_private_home_is_invisible_but_python_imports_work(sb):
+    # modules not preloaded by the worker still import (the runtime stays readable) ...
+    out = run1(sb, "import pydoc, zipfile, csv\nreturn grid")[0]
+    assert out.ok, out
+    # ... while the rest of a private home (configs, keys) is invisible to runs
+    home = os.path.realpath(os.path.expanduser("~"))
+    if os.stat(home).st_mode & 0o001 or not sb.isolation.get("uid"):
+        pytest.skip("home is not private here, or the uid layer is off")
+    runtime = {p[len(home) + 1:].split("/")[0] for p in map(os.path.realpath, sys.path)
+               if p.startswith(home + "/")}
+    others = sorted(set(os.listdir(home)) - runtime)
+    if not others:
+        pytest.skip("nothing in the home directory besides the Python runtime")
+    body = (f"import os\nseen = set(os.listdir({home!r}))\n"
+            f"return [[1 if not seen & set({others!r}) else 2]]")
+    out = run1(sb, body)[0]
+    assert out.output == [[1]], out
+    still_works(sb)
+
+
+def test_each_run_gets_a_fresh_directory(sb):
+    body = ("import os\nfound = os.listdir('.')\nopen('mark.txt', 'w').write('1')\n"
+            "return [[len(found)]]")
+    assert [run1(sb, body)[0].output for _ in range(3)] == [[[0]]] * 3
+    still_works(sb)
+
+
+def test_environment_of_the_parent_is_not_visible(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # in the parent while its workers start
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                              env={**os.environ, "OPENAI_API_KEY": SECRET})
+    sb = Sandbox(workers=1, timeout_s=2.0)
+    try:
+        body = (
+            "import os, glob\n"
+            "hits = [k for k in os.environ]\n"
+            "for p in ['/proc/self/environ', '/proc/%d/environ' % os.getppid()] + glob.glob('/proc/*/environ'):\n"
+            "    try:\n"
+            "        data = open(p, 'rb').read()\n"
+            "    except OSError:\n"
+            "        continue\n"
+            f"    if {SECRET.encode()!r} in data:\n"
+            "        hits.append(p)\n"
+            "return [[min(len(hits), 9)]]"
+        )
+        out = run1(sb, body)[0]
+        assert out.ok and out.output == [[0]], out
+        assert os.environ["OPENAI_API_KEY"] == SECRET  # the parent had it all along
+        still_works(sb)
+    finally:
+        helper.kill()
+        helper.wait()
+        sb.close()
+
+
+def test_opening_a_socket(sb):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.2)
+    port = listener.getsockname()[1]
+    try:
+        out = run1(sb, f"import socket\nsocket.create_connection(('127.0.0.1', {port}))\nreturn grid")[0]
+        assert out.error == "exception" and "network access is disabled" in out.message
+        out = run1(sb, "import _socket\n_socket.socket()\nreturn grid")[0]
+        assert out.error == "exception" and "network access is disabled" in out.message
+        # raw libc calls skip the Python layer; the network namespace must refuse the connection
+        body = (
+            "import ctypes, struct, socket as S\nlibc = ctypes.CDLL(None)\n"
+            "fd = libc.socket(2, 1, 0)\n"
+            f"addr = struct.pack('!HH4s8x', 2, {port}, bytes([127, 0, 0, 1]))\n"
+            "addr = struct.pack('H', 2) + addr[2:]\n"
+            "rc = libc.connect(fd, addr, len(addr)) if fd >= 0 else -1\n"
+            "return [[1 if rc != 0 else 2]]"
+        )
+        out = run1(sb, body)[0]
+        if sb.isolation.get("netns"):
+            assert out.output == [[1]], out
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+    still_works(sb)
+
+
+def test_killing_its_parent(sb):
+    main_pid = os.getpid()
+    pids = {w.pid for w in sb._idle}
+    out = run1(sb, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn grid")[0]
+    assert out.error == "exception" and "PermissionError" in out.message
+    out = run1(sb, f"import os\nos.kill({main_pid}, 9)\nreturn grid")[0]
+    assert out.error == "exception"
+    out = run1(sb, "import os\nos.killpg(0, 9)\nreturn grid")[0]
+    assert out.error == "exception"
+    # through libc, the kernel decides: with a uid of its own the child cannot signal its worker
+    body = f"import ctypes, os\nlibc = ctypes.CDLL(None)\nlibc.kill(os.getppid(), 9)\nlibc.kill({main_pid}, 9)\nreturn grid"
+    out = run1(sb, body)[0]
+    if sb.isolation.get("uid"):
+        assert out.ok, out
+        assert {w.pid for w in sb._idle} == pids  # no worker was lost
+    else:
+        assert out.ok or out.error == "crash"
+    # killing its own process group only ends itself
+    out = run1(sb, "import ctypes\nctypes.CDLL(None).kill(0, 9)\nreturn grid")[0]
+    assert out.error == "crash" and "SIGKILL" in out.message
+    still_works(sb)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="kill(-1) is only safe to try with the uid layer")
+def test_kill_everything_reaches_only_itself(sb):
+    pids = {w.pid for w in sb._idle}
+    out = run1(sb, "import ctypes\nctypes.CDLL(None).kill(-1, 9)\nreturn grid")[0]
+    # Linux never signals the caller with kill(-1); with a uid of its own there is nobody else
+    assert out.ok, out
+    assert {w.pid for w in sb._idle} == pids and all(w.alive() for w in sb._idle)
+    still_works(sb)
+
+
+def test_sys_exit_and_os_exit(sb):
+    out = run1(sb, "import sys\nsys.exit(3)", grids=([[1]], [[2]]))
+    assert [o.error for o in out] == ["crash", "crash"] and "sys.exit(3)" in out[0].message
+    out = run1(sb, "raise SystemExit", prelude="")[0]
+    assert out.error == "crash"
+    out = run1(sb, "import os\nos._exit(0)", grids=([[1]], [[2]]))
+    assert [o.error for o in out] == ["crash", "crash"]
+    assert "exited with status 0" in out[0].message and "not run" in out[1].message
+    out = run1(sb, "import os\nos.abort()")[0]
+    assert out.error == "crash" and "SIGABRT" in out.message
+    still_works(sb)
+
+
+def test_segfault_through_ctypes(sb):
+    out = run1(sb, "import ctypes\nctypes.string_at(0)")[0]
+    assert out.error == "crash" and "SIGSEGV" in out.message
+    still_works(sb)
+
+
+def test_flooding_stdout(sb):
+    out = run1(sb, "for _ in range(200000):\n    print('spam' * 50)\nreturn grid", timeout_s=5)[0]
+    assert out.ok and len(out.stdout) < 10_000 and "dropped" in out.stdout
+    out = run1(sb, "import os\nwhile True:\n    os.write(1, b'x' * 65536)", timeout_s=0.5)[0]
+    assert out.error == "timeout"
+    out = run1(sb, "import sys\nwhile True:\n    sys.__stdout__.write('y' * 65536)", timeout_s=0.5)[0]
+    assert out.error == "timeout"
+    still_works(sb)
+
+
+def test_writing_to_the_result_channel_cannot_forge_other_grids(sb):
+    body = "import os\nos.write(3, b'garbage without a newline' * 100000)\nreturn grid"
+    out = run1(sb, body, grids=([[1]], [[2]]))
+    assert [o.error for o in out] == ["crash", "crash"]
+    still_works(sb)
+
+
+@pytest.mark.parametrize("ret", [
+    "(row for row in grid)",
+    "Evil()",
+    "EvilList([[1]])",
+    "[[EvilInt(1)]]",
+    "[EvilList([1])]",
+    "EvilArray()",
+    "grid.view(EvilNd)",
+    "np.array([[None]], dtype=object)",
+])
+def test_hostile_return_values(sb, ret):
+    prelude = (
+        "import numpy as np\n"
+        "class Evil:\n"
+        "    def __eq__(self, other):\n        while True: pass\n"
+        "    def __array__(self, *a, **k):\n        while True: pass\n"
+        "    def __iter__(self):\n        while True: yield [1]\n"
+        "    def __len__(self):\n        return 1\n"
+        "    def __hash__(self):\n        return 0\n"
+        "class EvilList(list):\n"
+        "    def __iter__(self):\n        while True: yield [1]\n"
+        "    def __len__(self):\n        while True: pass\n"
+        "class EvilInt(int):\n"
+        "    def __eq__(self, other):\n        while True: pass\n"
+        "    __hash__ = int.__hash__\n"
+        "class EvilArray:\n"
+        "    def __array__(self, *a, **k):\n        return np.ones((10**5, 10**5))\n"
+        "class EvilNd(np.ndarray):\n"
+        "    def tolist(self):\n        while True: pass\n"
+    )
+    t = time.monotonic()
+    out = run1(sb, f"return {ret}", prelude=prelude, timeout_s=1.0)[0]
+    assert out.error == "invalid_output", out
+    assert time.monotonic() - t < 1.0  # rejected by type, nothing of the object was called
+    still_works(sb)
+
+
+def test_exception_with_hostile_str(sb):
+    prelude = "class Bad(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
+    out = run1(sb, "raise Bad()", prelude=prelude)[0]
+    assert out.error == "exception" and "Bad" in out.message
+    still_works(sb)
+
+
+@pytest.mark.slow
+def test_many_hostile_runs_in_a_row_leave_no_processes_behind(sb):
+    for _ in range(10):
+        run1(sb, "import ctypes\nctypes.string_at(0)")
+        run1(sb, "while True:\n    pass", timeout_s=0.2)
+    still_works(sb)
+    for w in sb._idle:
+        children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(w.pid)], capture_output=True, text=True)
+        assert children.stdout.split() == []
