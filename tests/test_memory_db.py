@@ -10,12 +10,20 @@ import difflib
 import shutil
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from arcmemo.abstraction.ingest import SeedOptions, run_seed
-from arcmemo.memory.io import export_yaml
+from arcmemo.cli import cli
 from arcmemo.memory.store import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 REBUILD = "rm -f memory.db && arcmemo seed seeds/ --db memory.db --annotations-only"
+
+
+def concepts_export(db: Path) -> str:
+    result = CliRunner().invoke(cli, ["concepts", "export", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
 
 
 def test_memory_db_is_built_from_the_annotated_seeds(tmp_path):
@@ -30,12 +38,13 @@ def test_memory_db_is_built_from_the_annotated_seeds(tmp_path):
     assert summary.failed == 0 and summary.write_failures == 0, summary.problems
     assert summary.usage.calls == 0
 
-    with Memory(copy) as old, Memory(rebuilt) as new:
-        want, have = export_yaml(new), export_yaml(old)
+    want, have = concepts_export(rebuilt), concepts_export(copy)
+    with Memory(rebuilt) as new:
         annotated = {p.stem for p in (ROOT / "seeds").glob("*.yaml")}
         assert {s.task_id for s in new.solutions()} == annotated
         assert {c.source for c in new.list()} == {"human"}
         assert new.list("ps") and new.list("oe")
+        assert all(f"name: {c.name}" in want for c in new.list("ps"))     # the export is the whole memory
     if have != want:
         diff = "\n".join(list(difflib.unified_diff(have.splitlines(), want.splitlines(), "memory.db",
                                                    "rebuilt from seeds/", lineterm=""))[:40])
