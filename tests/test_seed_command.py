@@ -213,3 +213,12 @@ def test_usage_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     result = invoke(tmp_path / "empty", "--check")
     assert result.exit_code == 1 and "no seed files" in result.output
+
+
+def test_barc_prompts_borrow_worked_examples_from_the_default_seeds(tmp_path, fake_model):
+    script(fake_model)
+    result = invoke(BARC, "--lib", BARC / "common.py", "--transpose", "--db", tmp_path / "m.db",
+                    "--model", "fake", "--format", "ps")
+    assert result.exit_code == 0, result.output
+    prompt = fake_model.calls_for("ps_abstract")[0].prompt
+    assert "no worked examples" not in prompt and prompt.count("```yaml") >= 2

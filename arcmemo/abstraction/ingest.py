@@ -294,7 +294,8 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
     try:
         ledger.begin()
         done = _done(memory)
-        examples = load_examples(options.directory)
+        # worked examples: the directory's own annotated seeds, else the default seeds/
+        examples = load_examples(options.directory) or load_examples()
         skipped: list[str] = []
         for item in tqdm(verified, desc="ingesting", unit="file", disable=not progress, file=sys.stderr):
             seed, annotation = item.seed, item.annotation
