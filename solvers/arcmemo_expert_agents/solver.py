@@ -1,0 +1,259 @@
+"""The expert-agents solver, after "LLM as a System of Multiple Expert Agents".
+
+Each agent is a combination of views (agents.py). Agents run in parallel batches through
+the bounded client; each answers in JSON (reflection, pixel/object changes, helpers,
+overall pattern, plan, program), its `transform(grid)` program runs in the sandbox with
+the helper library importable as `arc_helpers`, and while it fails a train pair (or
+crashes on a test input) it gets up to settings.retries (at most 3) feedback rounds in
+the same conversation. Batches stop as soon as an agent's program passes every train
+pair; otherwise settings.attempts agents are tried (the default order cycles through
+DEFAULT_AGENTS). Every answer is an Attempt; the ranked attempts give the top-2
+predictions per test input.
+
+settings.extra keys: context_tokens (the model's context, default 8000), answer_tokens
+(room kept for the answer, default 1500), batch_size (agents per parallel batch, default
+4), agents (agent names to use instead of the default order), plus the model parameters
+the program-synthesis solver passes through (reasoning_effort, seed, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from arcmemo.llm.client import LLMError, Usage
+from arcmemo.parsing import ParseError
+from arcmemo.plugins import (
+    Attempt, Hint, SolveContext, SolveResult, Trace, rank_attempts, run_program,
+    select_predictions, usage_of,
+)
+from arcmemo.tasks import Task
+
+from arcmemo_program_synthesis.feedback import program_feedback
+from arcmemo_program_synthesis.solver import llm_params
+from arcmemo_program_synthesis.templates import render as ps_render
+
+from arcmemo_expert_agents.agents import (
+    DEFAULT_AGENTS, Agent, PlannedAgent, TaskViews, agents_by_name, estimate_tokens,
+    plan_agents, render_puzzle, view_intro,
+)
+from arcmemo_expert_agents.answer import parse_answer, reasoning_text
+from arcmemo_expert_agents.library import describe_helpers, helper_modules
+from arcmemo_expert_agents.templates import render
+from arcmemo_expert_agents.views import LEGEND
+
+STEP = "expert"
+MAX_FEEDBACK_ROUNDS = 3
+DEFAULT_CONTEXT_TOKENS = 8000
+DEFAULT_ANSWER_TOKENS = 1500
+DEFAULT_BATCH_SIZE = 4
+
+
+def system_prompt() -> str:
+    return render("system", legend=LEGEND, helpers=describe_helpers())
+
+
+def _hint_section(hint: Hint | None) -> str:
+    text = (hint.text or "").strip() if hint is not None else ""
+    return render("hint", hint=text) + "\n" if text else ""
+
+
+def user_prompt(task_views: TaskViews, views, hint: Hint | None) -> str:
+    return render("task", view_intro=view_intro(views), hint_section=_hint_section(hint),
+                  puzzle=render_puzzle(task_views, views))
+
+
+def execution_feedback(task: Task, run) -> str:
+    """program-synthesis's execution feedback, closed with this solver's JSON request."""
+    text = program_feedback(task, run)
+    closing = ps_render("feedback_closing")
+    if text.endswith(closing):
+        text = text[:-len(closing)].rstrip()
+    return ("Result of running your program (grids here are colour numbers, one digit per "
+            f"cell):\n\n{text}\n\n{render('feedback_closing')}")
+
+
+def format_feedback(problem: str) -> str:
+    return render("format_feedback", problem=problem)
+
+
+@dataclass
+class _AgentRun:
+    index: int                    # the sample index: position in the run order
+    planned: PlannedAgent
+    messages: list[dict] = field(default_factory=list)
+    transcript: list[dict] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    completions: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.planned.name
+
+    def say(self, role: str, content: str, rnd: int, reasoning: str | None = None) -> None:
+        self.messages.append({"role": role, "content": content})
+        entry = {"role": role, "content": content, "round": rnd, "agent": self.name}
+        if reasoning:
+            entry["reasoning"] = reasoning
+        self.transcript.append(entry)
+
+
+def _select_agents(spec) -> list[Agent]:
+    if spec is None:
+        return list(DEFAULT_AGENTS)
+    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+    known = agents_by_name()
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise ValueError(f"settings.extra['agents']: unknown agent(s) {unknown or names}; "
+                         f"known: {', '.join(known)}")
+    return [known[n] for n in names]
+
+
+class ExpertAgentsSolver:
+    name = "expert-agents"
+
+    def solve(self, task: Task, hint: Hint, ctx: SolveContext) -> SolveResult:
+        try:
+            return self._solve(task, hint, ctx)
+        except Exception as exc:  # a bug or a bad setting: recorded, never raised
+            return self._empty(task, f"expert-agents: {type(exc).__name__}: {exc}", [])
+
+    def _empty(self, task: Task, error: str, notes: list[str]) -> SolveResult:
+        return SolveResult(attempts=[], predictions=[[] for _ in task.test_inputs],
+                           trace=Trace(notes=list(notes)), usage=Usage(), solver=self.name,
+                           error=error)
+
+    def _solve(self, task: Task, hint: Hint, ctx: SolveContext) -> SolveResult:
+        settings = ctx.settings
+        extra = settings.extra or {}
+        n = max(1, int(settings.attempts))
+        retries = min(MAX_FEEDBACK_ROUNDS, max(0, int(settings.retries)))
+        context_tokens = int(extra.get("context_tokens", DEFAULT_CONTEXT_TOKENS))
+        answer_tokens = int(extra.get("answer_tokens", DEFAULT_ANSWER_TOKENS))
+        batch_size = max(1, int(extra.get("batch_size", DEFAULT_BATCH_SIZE)))
+        agents = _select_agents(extra.get("agents"))
+
+        system = system_prompt()
+        task_views = TaskViews(task)
+        overhead = (estimate_tokens(system) + answer_tokens + estimate_tokens(
+            render("task", view_intro="", hint_section=_hint_section(hint), puzzle="")))
+        view_budget = context_tokens - overhead
+
+        def measure(views) -> int:
+            return estimate_tokens(view_intro(views)) + estimate_tokens(render_puzzle(task_views, views))
+
+        planned, notes = plan_agents(task_views, agents, view_budget, measure=measure)
+        if not planned:
+            return self._empty(task, f"no expert agent fits the context budget for task {task.id} "
+                                     f"({context_tokens} tokens, {max(view_budget, 0)} left for views)",
+                               notes)
+
+        params = llm_params(ctx)
+        runs: list[_AgentRun] = []
+        for k in range(n):
+            p = planned[k % len(planned)]
+            run = _AgentRun(k, p)
+            run.say("system", system, 0)
+            run.say("user", user_prompt(task_views, p.views, hint), 0)
+            runs.append(run)
+
+        errors: list[str] = []
+        tried: list[_AgentRun] = []
+        for start in range(0, n, batch_size):
+            batch = runs[start:start + batch_size]
+            tried.extend(batch)
+
+            async def run_batch(batch=batch):
+                solved = asyncio.Event()
+                return await asyncio.gather(
+                    *(self._run_agent(r, task, ctx, params, retries, solved) for r in batch),
+                    return_exceptions=True)
+
+            outcomes = ctx.llm.run(run_batch())
+            errors += [f"agent {r.index} ({r.name}): {type(o).__name__}: {o}"
+                       for r, o in zip(batch, outcomes) if isinstance(o, BaseException)]
+            if any(a.passed_train and a.error is None for r in batch for a in r.attempts):
+                break
+        if len(tried) < len(runs):
+            notes.append(f"stopped after {len(tried)} of {len(runs)} agents: a program passed "
+                         "every train pair")
+        return self._result(task, tried, notes, errors)
+
+    async def _run_agent(self, run: _AgentRun, task: Task, ctx: SolveContext, params: dict,
+                         retries: int, solved: asyncio.Event) -> None:
+        n_train, n_test = len(task.train), len(task.test_inputs)
+        modules = helper_modules()
+        for rnd in range(retries + 1):
+            if rnd > 0 and solved.is_set():          # another agent of the batch solved it
+                return
+            try:
+                completion = await ctx.llm.achat(list(run.messages), role="solver", step=STEP,
+                                                 sample=run.index, task_id=task.id, **params)
+            except LLMError as exc:
+                run.attempts.append(Attempt(
+                    sample=run.index, round=rnd, code=None, raw="",
+                    train_correct=[False] * n_train, test_outputs=[None] * n_test,
+                    error=f"llm: {exc}", label=run.name))
+                return
+            run.completions.append(completion)
+            run.say("assistant", completion.text, rnd, reasoning=completion.reasoning)
+            try:
+                answer = parse_answer(completion.text)
+            except ParseError as exc:
+                run.attempts.append(Attempt(
+                    sample=run.index, round=rnd, code=None, raw=completion.text,
+                    train_correct=[False] * n_train, test_outputs=[None] * n_test,
+                    error=f"format: {exc}", reasoning=completion.reasoning, label=run.name))
+                if rnd < retries:
+                    run.say("user", format_feedback(str(exc)), rnd + 1)
+                continue
+            code = answer["program"]
+            result = await asyncio.to_thread(run_program, ctx.sandbox, task, code, modules=modules)
+            if not result.passed_train:
+                error = result.error or "wrong_output"
+            elif not result.test_complete:
+                failed = [o.error for o in result.test_outcomes if not o.ok]
+                error = f"test_{failed[0] if failed else 'no_output'}"
+            else:
+                error = None
+            thoughts = reasoning_text(answer)
+            if completion.reasoning:
+                thoughts = f"{completion.reasoning.strip()}\n\n{thoughts}".strip()
+            run.attempts.append(Attempt(
+                sample=run.index, round=rnd, code=code, raw=completion.text,
+                train_correct=result.train_correct, train_cell_accuracy=result.mean_accuracy,
+                test_outputs=result.test_outputs, error=error, reasoning=thoughts or None,
+                label=run.name, modules=modules))
+            if error is None:
+                solved.set()
+                return
+            if rnd < retries:
+                run.say("user", execution_feedback(task, result), rnd + 1)
+
+    def _result(self, task: Task, runs: list[_AgentRun], notes: list[str],
+                errors: list[str]) -> SolveResult:
+        attempts = [a for r in runs for a in r.attempts]
+        owners = [r for r in runs for _ in r.attempts]
+        order = rank_attempts(attempts)
+        passing = next((i for i in order if attempts[i].passed_train), None)
+        trace = Trace(notes=list(notes))
+        if order:
+            best, owner = attempts[order[0]], owners[order[0]]
+            header = f"expert agent {owner.name} (views: {', '.join(v.title for v in owner.planned.views)})"
+            trace = Trace(
+                reasoning=f"{header}\n{best.reasoning or best.raw}",
+                final_code=best.code,
+                passing_attempt=passing,
+                transcript=owner.transcript,
+                modules=dict(best.modules) if best.code else {},
+                notes=list(notes),
+            )
+        return SolveResult(
+            attempts=attempts,
+            predictions=select_predictions(attempts, len(task.test_inputs)),
+            trace=trace,
+            usage=usage_of(c for r in runs for c in r.completions),
+            solver=self.name,
+            error="; ".join(errors) or None,
+        )
