@@ -3,7 +3,6 @@ concepts) and OE (derivation -> lessons), the retry-once path and recorded failu
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from sqlmodel import select
@@ -15,7 +14,6 @@ from arcmemo.memory.models import WriteFailure
 from arcmemo.memory.store import Memory
 from arcmemo.tasks import Pair, Task
 
-ROOT = Path(__file__).resolve().parents[1]
 CODE = "import numpy as np\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
 
 PSEUDO = """Let me read it.

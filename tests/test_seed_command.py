@@ -7,7 +7,6 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from sqlmodel import select
 

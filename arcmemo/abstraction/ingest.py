@@ -167,41 +167,40 @@ def _done(memory) -> set[tuple[str, str, str]]:
 
 
 class _Ledger:
-    """The seed run's Run row, created at the first write and updated after each file."""
+    """The seed run's Run row: created just before its first write (a run that writes nothing
+    leaves no record), updated after each file with what was written."""
 
     def __init__(self, memory, run_id: str, config: dict):
         self.memory, self.run_id, self.config = memory, run_id, dict(config, done=[])
         self.created = False
+        self.start = memory.revision()
 
-    def record(self, task_id: str, key: str, formats: list[str]) -> None:
+    def _save(self, **changes) -> None:
         from arcmemo.memory.models import Run
 
-        self.config["done"] = self.config["done"] + [
-            {"task_id": task_id, "hash": key, "format": f} for f in formats]
         with self.memory.session() as session:
             run = session.get(Run, self.run_id)
             if run is None:
-                run = Run(id=self.run_id, kind=RUN_KIND, status="running",
-                          memory_revision_start=self.start)
+                run = Run(id=self.run_id, kind=RUN_KIND, status="running", memory_revision_start=self.start)
             run.config = dict(self.config)
+            for key, value in changes.items():
+                setattr(run, key, value)
             session.add(run)
             session.commit()
         self.created = True
 
-    def begin(self) -> None:
-        self.start = self.memory.revision()
+    def ensure(self) -> None:
+        if not self.created:
+            self._save()
+
+    def record(self, task_id: str, key: str, formats: list[str]) -> None:
+        self.config["done"] = self.config["done"] + [
+            {"task_id": task_id, "hash": key, "format": f} for f in formats]
+        self._save()
 
     def finish(self, status: str) -> None:
-        from arcmemo.memory.models import Run
-
-        if not self.created:
-            return
-        with self.memory.session() as session:
-            run = session.get(Run, self.run_id)
-            run.status = status
-            run.memory_revision_end = self.memory.revision()
-            session.add(run)
-            session.commit()
+        if self.created:
+            self._save(status=status, memory_revision_end=self.memory.revision())
 
 
 def new_run_id() -> str:
@@ -216,6 +215,61 @@ def configured_model(flag: str | None) -> str | None:
     """
     value = setting("aux_model", flag, None)
     return str(value) if value else None
+
+
+# -- writing one seed ----------------------------------------------------------------------
+
+class _Writer:
+    """Writes one verified seed: from its annotation (no model), or through the model pipeline."""
+
+    def __init__(self, memory, llm, model, run_id, summary: SeedSummary, problem, *, examples):
+        self.memory, self.llm, self.model, self.run_id = memory, llm, model, run_id
+        self.summary, self.problem, self.examples = summary, problem, examples
+        self.own_llm = False
+
+    def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
+        try:
+            result = ingest_annotation(self.memory, item.annotation, item.seed.code, formats=tuple(formats),
+                                       run_id=self.run_id, task_id=item.seed.task_id)
+        except AnnotationError as exc:
+            self.summary.write_failures += 1
+            self.problem(str(exc))
+            return []
+        self.summary.add_write(result)
+        self.summary.annotated += 1
+        return list(formats)
+
+    def by_model(self, item: _Verified, formats: list[str], task) -> list[str]:
+        from arcmemo.abstraction.oe import write_oe
+        from arcmemo.abstraction.ps import write_ps
+
+        if self.llm is None:
+            from arcmemo.llm.client import LLM, LLMSettings
+
+            self.llm = LLM(LLMSettings.resolve(aux_model=self.model), run_id=self.run_id)
+            self.own_llm = True
+        annotation = item.annotation
+        solution = SolutionInput(
+            task=task, code=item.seed.code, origin="human",
+            pseudocode=annotation.pseudocode if annotation else None,
+            summary=annotation.summary if annotation else (item.seed.description or None),
+        )
+        written = []
+        for fmt in formats:
+            write = write_ps if fmt == "ps" else write_oe
+            result = write(self.memory, self.llm, solution, run_id=self.run_id, examples=self.examples)
+            self.summary.add_write(result)
+            if result.failed:
+                self.problem(f"{item.seed.path}: {fmt} write failed ({result.error})")
+            else:
+                written.append(fmt)
+        if written:
+            self.summary.abstracted += 1
+        return written
+
+    def close(self) -> None:
+        if self.own_llm:
+            self.llm.close()
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -290,64 +344,30 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
         "directory": str(options.directory), "format": options.format, "model": model,
         "lib": str(options.lib) if options.lib else None, "transpose": options.transpose,
     })
-    own_llm = False
+    writer = _Writer(memory, llm, model, run_id, summary, problem,
+                     examples=load_examples(options.directory) or load_examples())  # else default seeds/
     try:
-        ledger.begin()
         done = _done(memory)
-        # worked examples: the directory's own annotated seeds, else the default seeds/
-        examples = load_examples(options.directory) or load_examples()
         skipped: list[str] = []
         for item in tqdm(verified, desc="ingesting", unit="file", disable=not progress, file=sys.stderr):
-            seed, annotation = item.seed, item.annotation
-            todo = [f for f in formats if (seed.task_id, item.key, f) not in done]
+            todo = [f for f in formats if (item.seed.task_id, item.key, f) not in done]
             if not todo:
                 summary.already += 1
                 continue
-            written: list[str] = []
-            by_hand = [f for f in todo if annotation is not None and annotation.has(f)]
+            by_hand = [f for f in todo if item.annotation is not None and item.annotation.has(f)]
             by_model = [f for f in todo if f not in by_hand]
-            if by_hand:
-                try:
-                    result = ingest_annotation(memory, annotation, seed.code, formats=tuple(by_hand),
-                                               run_id=run_id, task_id=seed.task_id)
-                except AnnotationError as exc:
-                    summary.write_failures += 1
-                    problem(str(exc))
-                else:
-                    summary.add_write(result)
-                    summary.annotated += 1
-                    written += by_hand
             if by_model and model is None:
                 summary.skipped += 1
-                skipped.append(f"{seed.task_id} ({'+'.join(by_model)})")
-            elif by_model:
-                if llm is None:
-                    from arcmemo.llm.client import LLM, LLMSettings
-
-                    llm = LLM(LLMSettings.resolve(aux_model=model), run_id=run_id)
-                    own_llm = True
-                solution = SolutionInput(
-                    task=taskset.by_id(seed.task_id), code=seed.code, origin="human",
-                    pseudocode=annotation.pseudocode if annotation else None,
-                    summary=annotation.summary if annotation else (seed.description or None),
-                )
-                from arcmemo.abstraction.oe import write_oe
-                from arcmemo.abstraction.ps import write_ps
-
-                any_ok = False
-                for fmt in by_model:
-                    writer = write_ps if fmt == "ps" else write_oe
-                    result = writer(memory, llm, solution, run_id=run_id, examples=examples)
-                    summary.add_write(result)
-                    if result.failed:
-                        problem(f"{seed.path}: {fmt} write failed ({result.error})")
-                    else:
-                        any_ok = True
-                        written.append(fmt)
-                if any_ok:
-                    summary.abstracted += 1
+                skipped.append(f"{item.seed.task_id} ({'+'.join(by_model)})")
+                by_model = []
+            if not (by_hand or by_model):
+                continue
+            ledger.ensure()
+            written = writer.by_hand(item, by_hand) if by_hand else []
+            if by_model:
+                written += writer.by_model(item, by_model, taskset.by_id(item.seed.task_id))
             if written:
-                ledger.record(seed.task_id, item.key, written)
+                ledger.record(item.seed.task_id, item.key, written)
         if skipped:
             why = ("of --annotations-only" if options.annotations_only else
                    "no model is configured (pass --model M or set ARCMEMO_AUX_MODEL)")
@@ -358,8 +378,7 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
         ledger.finish("failed")
         raise
     finally:
-        if own_llm:
-            llm.close()
+        writer.close()
         if own_memory:
             memory.close()
     return summary
