@@ -180,6 +180,9 @@ def test_malformed_answers_are_counted_and_retried_next_run(tmp_path, fake_model
         with memory.session() as session:
             [failure] = session.exec(select(WriteFailure)).all()
         assert failure.step == "ps_abstract" and "no block" in failure.raw and failure.task_id == PLAIN
+        with memory.session() as session:
+            [run] = session.exec(select(Run)).all()
+        assert failure.run_id == run.id and run.config["done"] == [] and run.status == "done"
     fake_model.on("ps_abstract", lambda messages: CONCEPTS)
     result = invoke(directory, "--db", db, "--model", "fake", "--format", "ps")
     assert table(result.stdout)["concepts added"] == "2"
