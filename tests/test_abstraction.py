@@ -283,3 +283,25 @@ def test_a_recorded_failure_makes_the_next_attempt_a_fresh_sample(memory, fake_m
     fake_model.queue("ps_abstract", CONCEPTS)
     assert not write_ps(memory, fake_llm, SolutionInput(task, CODE), examples=[]).failed
     assert [c.sample for c in fake_model.calls] == [0, 1, 1]
+
+
+def test_examples_are_the_shortest_and_never_the_task_itself():
+    from arcmemo.abstraction import fewshot
+
+    def ex(task_id, code):
+        return Example(task_id, code, "s", "p", "- name: c", "- situation: a\n  suggestion: b")
+
+    examples = [ex("aaaaaaaa", "x" * 50), ex("bbbbbbbb", "x" * 10), ex("cccccccc", "x" * 30)]
+    chosen = fewshot.pick(examples, 2, exclude="bbbbbbbb", size=lambda e: len(e.code))
+    assert [e.task_id for e in chosen] == ["cccccccc", "aaaaaaaa"]
+    text = fewshot.pseudocode_examples(examples, exclude="bbbbbbbb", n=1)
+    assert text.count("## Example") == 1 and "x" * 30 in text
+    assert fewshot.concept_examples([], exclude=None) == fewshot.NONE
+
+
+def test_local_models_get_one_example(fake_llm):
+    from arcmemo.abstraction import fewshot
+
+    assert fewshot.example_count(fake_llm) == 2
+    fake_llm.settings.aux_model = "local"
+    assert fewshot.example_count(fake_llm) == 1

@@ -84,6 +84,14 @@ def pick(examples: list[Example], n: int, *, exclude: str | None, size) -> list[
 NONE = "(no worked examples are available)"
 
 
+def example_count(llm, default: int = 2) -> int:
+    """How many worked examples a prompt carries: one for the embedded local models, whose
+    prompt processing is slow (DESIGN.md section 4: keep their prompts short)."""
+    from arcmemo.llm.client import LOCAL_MODELS
+
+    return 1 if llm.model_for("aux") in LOCAL_MODELS else default
+
+
 def pseudocode_examples(examples: list[Example], exclude: str | None, n: int = 2) -> str:
     chosen = pick(examples, n, exclude=exclude, size=lambda e: len(e.code) + len(e.pseudocode))
     parts = [

@@ -50,9 +50,10 @@ def derive_prompt(solution: SolutionInput) -> str:
                          solution=solution.code.strip(), reasoning=reasoning)
 
 
-def lessons_prompt(solution: SolutionInput, derivation: str, examples: list[fewshot.Example]) -> str:
+def lessons_prompt(solution: SolutionInput, derivation: str, examples: list[fewshot.Example],
+                   n: int = 2) -> str:
     rule = f"Rule: {solution.summary.strip()}\n\n" if solution.summary else ""
-    return render_prompt("oe_lessons", examples=fewshot.lesson_examples(examples, exclude=solution.task.id),
+    return render_prompt("oe_lessons", examples=fewshot.lesson_examples(examples, exclude=solution.task.id, n=n),
                          rule=rule, derivation=derivation, solution=solution.code.strip())
 
 
@@ -70,7 +71,8 @@ def write_oe(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
         derived = ask(llm, derive_prompt(solution), parse_derivation, step=DERIVE_STEP, task_id=task_id,
                       sample=sample)
         usage = usage + derived.usage
-        answer = ask(llm, lessons_prompt(solution, derived.value, examples), parse_lessons,
+        answer = ask(llm, lessons_prompt(solution, derived.value, examples, fewshot.example_count(llm)),
+                     parse_lessons,
                      step=LESSONS_STEP, task_id=task_id, sample=sample)
         usage = usage + answer.usage
         raw = answer.text

@@ -42,11 +42,11 @@ def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], di
 
 
 def abstraction_prompt(memory, summary: str, pseudocode: str, examples: list[fewshot.Example],
-                       task_id: str) -> str:
+                       task_id: str, n: int = 2) -> str:
     repository = render_ps(memory.list("ps"), memory.custom_types(), compressed=True).strip()
     return render_prompt(
         "ps_abstract",
-        examples=fewshot.concept_examples(examples, exclude=task_id),
+        examples=fewshot.concept_examples(examples, exclude=task_id, n=n),
         concept_list=repository or EMPTY_REPOSITORY,
         summary=summary,
         pseudocode=pseudocode.strip(),
@@ -75,7 +75,8 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
             usage = usage + answer.usage
             pseudocode, summary = answer.value
         existing = [c.name for c in memory.list("ps")]
-        answer = ask(llm, abstraction_prompt(memory, summary, pseudocode, examples, task_id),
+        answer = ask(llm, abstraction_prompt(memory, summary, pseudocode, examples, task_id,
+                                        fewshot.example_count(llm)),
                      lambda text: parse_concepts(text, existing), step=STEP, task_id=task_id,
                      sample=sample)
         usage = usage + answer.usage

@@ -22,10 +22,10 @@ def parse_pseudocode(text: str) -> tuple[str, str]:
     return pseudocode, summary
 
 
-def pseudocode_prompt(solution: SolutionInput, examples: list[fewshot.Example]) -> str:
+def pseudocode_prompt(solution: SolutionInput, examples: list[fewshot.Example], n: int = 2) -> str:
     return render_prompt(
         "pseudocode",
-        examples=fewshot.pseudocode_examples(examples, exclude=solution.task.id),
+        examples=fewshot.pseudocode_examples(examples, exclude=solution.task.id, n=n),
         solution=solution.code.strip(),
     )
 
@@ -33,5 +33,5 @@ def pseudocode_prompt(solution: SolutionInput, examples: list[fewshot.Example]) 
 def write_pseudocode(llm, solution: SolutionInput, examples: list[fewshot.Example], *,
                      sample: int = 0) -> StepAnswer:
     """Ask for pseudocode + summary; `.value` is (pseudocode, summary). Raises StepFailed."""
-    return ask(llm, pseudocode_prompt(solution, examples), parse_pseudocode, step=STEP,
-               task_id=solution.task.id, sample=sample)
+    prompt = pseudocode_prompt(solution, examples, fewshot.example_count(llm))
+    return ask(llm, prompt, parse_pseudocode, step=STEP, task_id=solution.task.id, sample=sample)
