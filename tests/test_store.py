@@ -174,6 +174,29 @@ def test_every_write_is_a_revision_and_as_of_rebuilds_each_state(memory):
     assert [h.id for h in memory.history(hist[0].concept_id)] == [1, 2, 4, 5]
 
 
+def test_merge_many_bulk_path_matches_single_merges(memory):
+    memory.add(RECOLOR, actor="a")
+    memory.merge({"format": "oe", "name": "kept", "situation": "s", "suggestion": "g"}, actor="a", task_id="t0")
+    items = [({"name": f"new {i}", "used_in": [f"t{i}"], "output_typing": "x := int"}, "gpt") for i in range(5)]
+    items += [({"name": "new 1", "cues": ["merged within the batch"]}, None),
+              ({"name": "recolor object", "cues": ["from the batch"]}, None),
+              ({"format": "oe", "situation": "s", "suggestion": "g", "used_in": ["t9"]}, None),
+              ({"format": "oe", "name": "kept", "situation": "s2", "suggestion": "g2"}, None)]
+    counts = memory.merge_many(items, actor="imp", op="import")
+    # the last lesson reuses the name "kept": it merges into it (first situation/suggestion win)
+    assert (counts["added"], counts["extended"], counts["unchanged"]) == (5, 2, 1)
+    assert memory.get("new 1").cues == ["merged within the batch"] and memory.get("new 1").created_by_model == "gpt"
+    assert memory.get("recolor object").cues == ["colors swap", "from the batch"]
+    assert memory.get("kept", "oe").used_in == ["t0", "t9"] and len(memory.list("oe")) == 1
+    assert memory.custom_types() == {"x": "int"}
+    # bulk-written revisions rebuild the state exactly, like single writes do
+    assert [c.snapshot() for c in memory.list(as_of=memory.revision())] == [c.snapshot() for c in memory.list()]
+    assert {h.op for h in memory.history()[2:]} == {"import", "add"}  # "add": the custom type
+    with pytest.raises(ValueError, match="both named"):
+        memory.merge_many([({"format": "oe", "name": "n", "situation": "a", "suggestion": "b"}, None),
+                           ({"format": "oe", "name": "n", "situation": "c", "suggestion": "d"}, None)], actor="x")
+
+
 def test_unchanged_merge_and_noop_edit_write_nothing(memory):
     memory.add(RECOLOR, actor="a")
     memory.merge(RECOLOR, actor="a")

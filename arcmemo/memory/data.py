@@ -60,7 +60,7 @@ def _parameters(value: Any) -> list[dict[str, str | None]]:
         return []
     if not isinstance(value, list):
         raise ConceptDataError(f"parameters: expected a list, got {type(value).__name__}", "parameters")
-    out: list[dict] = []
+    out: dict[str, dict] = {}
     for i, item in enumerate(value):
         where = f"parameters[{i}]"
         if not isinstance(item, dict):
@@ -71,8 +71,11 @@ def _parameters(value: Any) -> list[dict[str, str | None]]:
         param = {k: _text(item.get(k), f"{where}.{k}") for k in _PARAM_KEYS}
         if param["name"] is None:
             raise ConceptDataError(f"{where}.name: a parameter needs a name", f"{where}.name")
-        out = merge_parameters(out, [param])
-    return out
+        known = out.setdefault(param["name"], param)
+        for key in ("typing", "description"):  # a repeated name only fills empty fields
+            if not known[key] and param[key]:
+                known[key] = param[key]
+    return list(out.values())
 
 
 def normalize(data: Any, *, format: str = "ps", source: str = "human") -> dict[str, Any]:

@@ -240,7 +240,7 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
             if known.get(name) != definition.strip():
                 memory.add_custom_type(name, definition, actor=actor, reason=reason)
                 result.custom_types += 1
-        counts = memory.merge_many(items, actor=actor, reason=reason, op="import")
+        counts = memory.merge_many(items, actor=actor, reason=reason, op="import", validated=True)
     result.added, result.extended, result.unchanged = counts["added"], counts["extended"], counts["unchanged"]
     result.names = counts["names"]
     return result

@@ -237,27 +237,32 @@ class Memory:
             return MergeResult(_detach(existing), "extended")
 
     def merge_many(self, items: list[tuple[dict, str | None]], *, actor: str, reason: str = "",
-                   source: str = "import", op: str = "import", run_id: str | None = None) -> dict:
+                   source: str = "import", op: str = "import", run_id: str | None = None,
+                   validated: bool = False) -> dict:
         """`merge` for many `(data, model)` items in one transaction, with bulk inserts for new
         concepts (what makes importing 100k concepts take seconds, not minutes).
+        `validated=True`: the data already went through `data.normalize` (importers).
 
         Returns {"added": n, "extended": n, "unchanged": n, "names": [names in input order]}.
         """
         batch: dict[tuple, tuple[dict, str | None]] = {}
+        oe_names: dict[str, tuple] = {}
         for data, model in items:
-            clean = cdata.normalize(data, source=source)
+            clean = data if validated else cdata.normalize(data, source=source)
             key = ("oe", cdata.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
+            if key[0] == "oe" and oe_names.setdefault(clean["name"], key) != key:
+                raise ValueError(f"two different OE lessons are both named {clean['name']!r}")
             if key in batch:
                 batch[key] = (cdata.merge(batch[key][0], clean), batch[key][1])
             else:
                 batch[key] = (clean, model)
         counts = {"added": 0, "extended": 0, "unchanged": 0, "names": []}
         with self._write() as session:
-            existing = self._existing_keys(session, [d for d, _ in batch.values()])
+            existing = self._existing_keys(session, [data for data, _ in batch.values()])
             fresh = []
-            for data, model in batch.values():
+            for key, (data, model) in batch.items():
                 counts["names"].append(data["name"])
-                if (data["format"], data["name"]) in existing or ("oe", cdata.content_hash(data)) in existing:
+                if ("name", data["format"], data["name"]) in existing or (key[0] == "oe" and ("hash", key[1]) in existing):
                     result = self.merge(data, actor=actor, reason=reason, run_id=run_id, model=model, op=op)
                     counts[result.action] += 1
                 else:
@@ -268,38 +273,47 @@ class Memory:
 
     @staticmethod
     def _existing_keys(session: Session, datas: list[dict], chunk: int = 500) -> set[tuple]:
-        keys: set[tuple] = set()
-        by_format: dict[str, list[str]] = {}
+        """Which of these concepts already exist: ("name", format, name) and, for OE, ("hash", content hash)."""
+        found: set[tuple] = set()
+        queries: dict[tuple, list[str]] = {}
         for d in datas:
-            by_format.setdefault(d["format"], []).append(d["name"])
-        for fmt, names in by_format.items():
-            for i in range(0, len(names), chunk):
-                rows = session.exec(select(Concept.name).where(
-                    Concept.format == fmt, col(Concept.name).in_(names[i:i + chunk])))
-                keys.update((fmt, name) for name in rows)
-        hashes = [cdata.content_hash(d) for d in datas if d["format"] == "oe"]
-        for i in range(0, len(hashes), chunk):
-            rows = session.exec(select(Concept.content_hash).where(
-                Concept.format == "oe", col(Concept.content_hash).in_(hashes[i:i + chunk])))
-            keys.update(("oe", h) for h in rows)
-        return keys
+            queries.setdefault(("name", d["format"]), []).append(d["name"])
+            if d["format"] == "oe":
+                queries.setdefault(("hash", "oe"), []).append(cdata.content_hash(d))
+        for (what, fmt), values in queries.items():
+            column = Concept.name if what == "name" else Concept.content_hash
+            for i in range(0, len(values), chunk):
+                rows = session.exec(select(column).where(Concept.format == fmt, col(column).in_(values[i:i + chunk])))
+                found.update(("name", fmt, v) if what == "name" else ("hash", v) for v in rows)
+        return found
 
     def _bulk_insert(self, session: Session, items: list[tuple[dict, str | None]], *, op: str, actor: str,
                      reason: str, run_id: str | None, chunk: int = 2000) -> None:
-        """INSERT ... RETURNING id for new concepts, then their revisions, in chunks."""
+        """Plain executemany INSERTs for new concepts, then their revisions, in chunks.
+
+        Ids are read back by (format, name), which is unique; no RETURNING (slow for executemany).
+        """
+        concepts, revisions = Concept.__table__, ConceptRevision.__table__
         for start in range(0, len(items), chunk):
             part = items[start:start + chunk]
             now = utcnow()
             rows = [dict(data, created_by_model=model, content_hash=cdata.content_hash(data),
                          created_at=now, updated_at=now) for data, model in part]
-            ids = session.scalars(sa.insert(Concept).returning(Concept.id, sort_by_parameter_order=True), rows).all()
-            revisions = []
-            for concept_id, row in zip(ids, rows):
-                snap = Concept(id=concept_id, **row).snapshot()
-                revisions.append(dict(concept_id=concept_id, format=row["format"], name=row["name"], op=op,
-                                      actor=actor, reason=reason or "", run_id=run_id, task_id=None,
-                                      model=row["created_by_model"], snapshot=snap, created_at=now))
-            session.execute(sa.insert(ConceptRevision), revisions)
+            session.execute(concepts.insert(), rows)
+            ids: dict[tuple[str, str], int] = {}
+            for fmt in {row["format"] for row in rows}:
+                names = [row["name"] for row in rows if row["format"] == fmt]
+                for i in range(0, len(names), 500):
+                    query = sa.select(concepts.c.id, concepts.c.name).where(
+                        concepts.c.format == fmt, concepts.c.name.in_(names[i:i + 500]))
+                    ids.update(((fmt, name), id_) for id_, name in session.execute(query))
+            stamp = now.isoformat()
+            session.execute(revisions.insert(), [
+                dict(concept_id=ids[(row["format"], row["name"])], format=row["format"], name=row["name"], op=op,
+                     actor=actor, reason=reason or "", run_id=run_id, task_id=None, model=row["created_by_model"],
+                     snapshot=dict(row, id=ids[(row["format"], row["name"])], created_at=stamp, updated_at=stamp),
+                     created_at=now)
+                for row in rows])
             for data, model in part:
                 self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
 
