@@ -8,6 +8,7 @@ request body is recorded in `server.requests`.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -48,6 +49,12 @@ class StubServer:
             def log_message(self, *args):  # keep test output quiet
                 pass
 
+            def setup(self):
+                super().setup()
+                # headers and body go out in two writes: without NODELAY, Nagle + delayed ACK
+                # add ~40 ms per response, which is the stub's cost, not the client's
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def do_POST(self):
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -81,8 +88,11 @@ class StubServer:
                     with stub._lock:
                         stub.in_flight -= 1
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128     # the default listen backlog (5) drops bursts of connects
+            daemon_threads = True
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         daemon=True)
 
