@@ -146,7 +146,8 @@ def test_render_puzzle_shows_each_view_per_grid(tasks):
         tv.get(v)
     text = render_puzzle(tv, views)
     assert text.startswith("## Example 1\n\n### Input (3x3)\ngrid view:\n. . f\n. d .\nc . .")
-    assert "object view (touching cells of the same colour form one object" in text
+    assert "object view (mono-colour):\n3 objects" in text
+    assert "- object view (mono-colour): touching cells of the same colour" in view_intro(views)
     assert "### Difference view (input -> output)\nsame size 3x3; 3 of 9 cells change." in text
     assert "## Test input 1 (3x3)" in text and text.count("## Example") == 3
     assert "get_objects(grid)` returns these objects" in view_intro(views)

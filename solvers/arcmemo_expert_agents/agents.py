@@ -188,7 +188,7 @@ def view_intro(views: tuple[View, ...]) -> str:
             lines.append("- difference view (per example): the cells that change from input to output, "
                          "or, if the size changes, how the two grids relate.")
         else:
-            lines.append(f"- {v.title}: each object with its top-left corner tl, size, cell count, "
-                         f"colours, its grid and its shape; `{v.variant.call()}` returns these "
-                         f"objects in this order.")
+            lines.append(f"- {v.title}: {v.variant.describe()}. Each object with its top-left "
+                         f"corner tl, size, cell count, colours, its grid and its shape; "
+                         f"`{v.variant.call()}` returns these objects in this order.")
     return "\n".join(lines)

@@ -35,6 +35,15 @@ class ObjectVariant:
         colour = "multi" if self.multicolor else "mono"
         return f"object[{colour},{self.constraint}]"
 
+    @property
+    def label(self) -> str:
+        """A short human label, e.g. "multi-colour, diagonal"."""
+        if self.constraint == "color":
+            return "one object per colour"
+        colour = "multi-colour" if self.multicolor else "mono-colour"
+        extra = {"none": "", "row": ", by row", "col": ", by column", "diag": ", diagonal"}
+        return colour + extra[self.constraint]
+
     def kwargs(self) -> dict:
         """The get_objects keyword arguments that produce this split."""
         return {"multicolor": self.multicolor, "diag": self.constraint == "diag",

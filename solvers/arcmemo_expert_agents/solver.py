@@ -55,12 +55,19 @@ def system_prompt() -> str:
 
 def _hint_section(hint: Hint | None) -> str:
     text = (hint.text or "").strip() if hint is not None else ""
-    return render("hint", hint=text) + "\n" if text else ""
+    return "\n" + render("hint", hint=text) + "\n" if text else ""
 
 
 def user_prompt(task_views: TaskViews, views, hint: Hint | None) -> str:
     return render("task", view_intro=view_intro(views), hint_section=_hint_section(hint),
                   puzzle=render_puzzle(task_views, views))
+
+
+def views_budget(context_tokens: int, answer_tokens: int, hint: Hint | None) -> int:
+    """Tokens left for the puzzle's views: the context minus the system prompt, the task
+    prompt's fixed text (with the hint) and the room kept for the answer."""
+    fixed = render("task", view_intro="", hint_section=_hint_section(hint), puzzle="")
+    return context_tokens - answer_tokens - estimate_tokens(system_prompt()) - estimate_tokens(fixed)
 
 
 def execution_feedback(task: Task, run) -> str:
@@ -136,9 +143,7 @@ class ExpertAgentsSolver:
 
         system = system_prompt()
         task_views = TaskViews(task)
-        overhead = (estimate_tokens(system) + answer_tokens + estimate_tokens(
-            render("task", view_intro="", hint_section=_hint_section(hint), puzzle="")))
-        view_budget = context_tokens - overhead
+        view_budget = views_budget(context_tokens, answer_tokens, hint)
 
         def measure(views) -> int:
             return estimate_tokens(view_intro(views)) + estimate_tokens(render_puzzle(task_views, views))

@@ -163,7 +163,7 @@ class View:
     @property
     def title(self) -> str:
         if self.kind == "object":
-            return f"object view ({self.variant.describe()})"
+            return f"object view ({self.variant.label})"
         return f"{self.kind} view"
 
     def render(self, grid) -> str:
