@@ -81,3 +81,27 @@ def test_bounded_levenshtein():
 
 def test_normalise():
     assert normalise("  Concept:  Fill_Enclosed-Region! ") == "fill enclosed region"
+
+
+@pytest.mark.parametrize("written", [
+    "recolor object(object: object, scheme: color mapping) -> grid",   # a compressed line copied whole
+    "recolor object(object",                                          # what YAML leaves of it as a key
+    "recolor object -> grid",
+])
+def test_copied_signatures_are_stripped(matcher, written):
+    cid, _ = matcher.lookup(written)
+    assert NAMES[cid - 1] == "recolor object"
+
+
+def test_parse_names_accepts_an_unfenced_bare_list_but_not_prose():
+    from arcmemo.parsing import ParseError
+    from arcmemo.selection.oe import parse_numbers
+    from arcmemo.selection.ps import parse_names
+
+    assert parse_names("- split grid\n- draw line(direction: direction) -> grid\n") == [
+        "split grid", "draw line(direction"]
+    assert parse_numbers("- 3\n- 1") == [3, 1]
+    for bad in ("I would pick split grid.", "Here:\n- split grid\n- draw line", "name: split grid",
+                "```yaml\n[unclosed\n```\n- split grid"):
+        with pytest.raises(ParseError):
+            parse_names(bad)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from arcmemo.parsing import ParseError
+import yaml
+
+from arcmemo.parsing import ParseError, parse_yaml_block
 
 
 @dataclass
@@ -25,6 +27,24 @@ class Outcome:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+def yaml_list_answer(text: str):
+    """The answer's fenced YAML block; or, when there is no fence and the whole answer is
+    itself a YAML list (small models often drop the fence), that list. Anything else
+    raises the fenced-block ParseError."""
+    try:
+        return parse_yaml_block(text)
+    except ParseError as fenced_error:
+        if "```" in (text or ""):
+            raise
+        try:
+            value = yaml.safe_load(text or "")
+        except yaml.YAMLError:
+            raise fenced_error from None
+        if isinstance(value, list):
+            return value
+        raise fenced_error from None
 
 
 RETRY_MESSAGE = (

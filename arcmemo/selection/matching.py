@@ -16,6 +16,8 @@ from typing import Iterable, Sequence
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 _PREFIX = re.compile(r"^(concept|name)\s*:\s*", re.IGNORECASE)
+# The compressed library shows `name(param: type, ...) -> output`; models copy the whole line.
+_SIGNATURE = re.compile(r"\s*(\(.*|->.*)$", re.DOTALL)
 
 
 def normalise(name: str) -> str:
@@ -82,6 +84,14 @@ class NameMatcher:
 
     def lookup(self, written: str) -> tuple[int | None, bool]:
         """(concept id or None, whether the match was a near-miss)."""
+        cid, near = self._lookup(written)
+        if cid is None:
+            bare = _SIGNATURE.sub("", str(written).strip().strip("`'\"")).strip()
+            if bare and bare != str(written).strip():
+                cid, near = self._lookup(bare)
+        return cid, near
+
+    def _lookup(self, written: str) -> tuple[int | None, bool]:
         written = str(written).strip().strip("`'\"").strip()
         if written in self._exact:
             return self._exact[written], False

@@ -11,10 +11,10 @@ from typing import Sequence
 
 from arcmemo.gridtext import format_task
 from arcmemo.memory.render import render_oe
-from arcmemo.parsing import ParseError, extract_tag, parse_yaml_block
+from arcmemo.parsing import ParseError, extract_tag
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
-from arcmemo.selection.conversation import Outcome, ask, sum_usage
+from arcmemo.selection.conversation import Outcome, ask, sum_usage, yaml_list_answer
 from arcmemo.selection.types import Selection, SelectionSettings
 
 
@@ -33,7 +33,7 @@ def caption_task(task, llm, settings: SelectionSettings) -> Outcome:
 
 def parse_numbers(text: str) -> list[int]:
     """A fenced YAML list of lesson numbers (ints, or text like "3" / "#3" / "lesson 3")."""
-    value = parse_yaml_block(text)
+    value = yaml_list_answer(text)
     if value is None:
         return []
     if not isinstance(value, list):

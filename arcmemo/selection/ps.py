@@ -16,10 +16,10 @@ from typing import Any, Sequence
 
 from arcmemo.gridtext import format_task
 from arcmemo.memory.render import render_ps
-from arcmemo.parsing import ParseError, parse_yaml_block
+from arcmemo.parsing import ParseError
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
-from arcmemo.selection.conversation import ask, sum_usage
+from arcmemo.selection.conversation import ask, sum_usage, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
 from arcmemo.selection.types import Selection, SelectionSettings
@@ -68,7 +68,7 @@ def render_hint(concepts: Sequence, custom_types: dict[str, str]) -> str:
 
 def parse_names(text: str) -> list[str]:
     """The fenced YAML list of concept names. Items may be `name` or `name: why` or `{concept: name}`."""
-    value = parse_yaml_block(text)
+    value = yaml_list_answer(text)
     if value is None:
         return []
     if not isinstance(value, list):
