@@ -265,3 +265,11 @@ def test_bad_settings_are_reported_not_raised(tasks, ctx, fake_model):
     chosen = ExpertAgentsSolver().solve(tasks.by_id("6150a2bd"), Hint(), ctx(agents="grid+difference"))
     assert chosen.passed_train and chosen.attempts[0].label == "grid+difference"
     assert "difference view (per example)" in fake_model.calls_for("expert")[0].messages[1]["content"]
+
+
+def test_more_attempts_than_agents_cycles_with_fresh_samples(tasks, ctx, fake_model):
+    fake_model.on("expert", lambda messages: answer(FLIP_UD))
+    result = ExpertAgentsSolver().solve(tasks.by_id("6150a2bd"), Hint(),
+                                        ctx(attempts=3, retries=0, agents=["grid+pixel"]))
+    assert [(a.sample, a.label) for a in result.attempts] == [(k, "grid+pixel") for k in range(3)]
+    assert [c.sample for c in fake_model.calls_for("expert")] == [0, 1, 2]   # no cache reuse
