@@ -149,6 +149,15 @@ class Memory:
         with Session(self.engine) as session:
             yield session
 
+    def _out(self, session: Session, concepts: list[Concept]) -> list[Concept]:
+        """Concepts read in `session`, made safe to hand out: inside a transaction copies (the
+        session lives on), otherwise the loaded objects themselves, detached from the session."""
+        if session is getattr(self._local, "session", None):
+            return [_detach(c) for c in concepts]
+        for c in concepts:
+            session.expunge(c)
+        return concepts
+
     @contextmanager
     def transaction(self) -> Iterator["Memory"]:
         """Writes inside the block are all-or-nothing (one write transaction)."""
@@ -357,7 +366,7 @@ class Memory:
         """A concept by id (any format) or by name within `format`; None if absent."""
         with self._read() as session:
             concept = self._get(session, ref, format)
-            return _detach(concept) if concept is not None else None
+            return self._out(session, [concept])[0] if concept is not None else None
 
     def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
         """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
@@ -368,7 +377,7 @@ class Memory:
                 query = select(Concept).order_by(Concept.id)
                 if format is not None:
                     query = query.where(Concept.format == format)
-                return [_detach(c) for c in session.exec(query)]
+                return self._out(session, list(session.exec(query)))
             latest = (select(func.max(ConceptRevision.id))
                       .where(ConceptRevision.id <= as_of, col(ConceptRevision.concept_id).is_not(None))
                       .group_by(ConceptRevision.concept_id))
@@ -400,7 +409,7 @@ class Memory:
             stmt = stmt.where(Concept.format == format)
         stmt = stmt.order_by(rank, Concept.id).limit(limit)
         with self._read() as session:
-            return [_detach(c) for c in session.exec(stmt)]
+            return self._out(session, list(session.exec(stmt)))
 
     def revision(self) -> int:
         """The latest revision number (0 for an empty store)."""
