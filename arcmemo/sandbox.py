@@ -32,7 +32,6 @@ worker that died or stopped answering.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import math
 import os
@@ -43,7 +42,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -452,7 +450,6 @@ class _WorkerState:
     def __init__(self) -> None:
         self.libc = None
         self.isolation = {"netns": False, "private_tmp": False, "uid": False, "nproc": True, "audit": True}
-        self.code_cache: OrderedDict[str, Any] = OrderedDict()
         self.tmp_base = ""
         self.uid = None
 
@@ -497,6 +494,7 @@ def _worker_setup() -> _WorkerState:
             st.isolation["uid_off"] = reason
     st.tmp_base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
     os.chmod(st.tmp_base, 0o711)
+    os.environ.clear()  # thread settings were read at import; runs inherit an empty environment
     gc.collect()
     gc.freeze()  # forked children then never touch the warm heap during collections
     return st
@@ -577,7 +575,9 @@ def _stage_dir(base: str) -> str:
 
 
 def _worker_main() -> None:
-    """Fork-server loop: read a request, fork a child per request, stream results back."""
+    """Fork-server loop. One child is always forked ahead and set up (uid, limits, guards),
+    waiting for its request, so a run costs no fork latency; after each reply the worker
+    reaps the finished child and forks the next one while the parent reads the reply."""
     proto_out = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
@@ -593,54 +593,122 @@ def _worker_main() -> None:
 
     send({"hello": st.isolation})
     buf = b""
-    pending: list[tuple[int, str]] = []  # children to reap after replying
+    pending: list[_Child] = []  # finished children, reaped after the reply is sent
+    ready = _spawn_child(st)
+
+    def shutdown() -> None:
+        import shutil
+
+        _finish(ready)
+        shutil.rmtree(st.tmp_base, ignore_errors=True)
+        os._exit(0)
+
     while True:
         while len(buf) < 4:
             chunk = os.read(0, 1 << 20)
             if not chunk:
-                os._exit(0)
+                shutdown()
             buf += chunk
         (size,) = struct.unpack(">I", buf[:4])
         while len(buf) < 4 + size:
             chunk = os.read(0, 1 << 20)
             if not chunk:
-                os._exit(0)
+                shutdown()
             buf += chunk
-        req = json.loads(buf[4:4 + size].decode("utf-8"))
+        payload = buf[4:4 + size]
+        req = json.loads(payload.decode("utf-8"))
         buf = buf[4 + size:]
-        outcomes = _worker_run(st, req, pending)
+        if not _hand_over(ready, payload):  # the waiting child died: fork a fresh one
+            _finish(ready)
+            ready = _spawn_child(st)
+            _hand_over(ready, payload)
+        outcomes = _collect(ready, req, pending)
         send({"outcomes": outcomes})
-        _reap(pending)
+        for child in pending:
+            _finish(child)
+        pending.clear()
+        ready = _spawn_child(st)
 
 
-def _reap(pending: list) -> None:
+class _Child:
+    def __init__(self, pid: int, req_fd: int, res_fd: int, tmpdir: str) -> None:
+        self.pid, self.req_fd, self.res_fd, self.tmpdir = pid, req_fd, res_fd, tmpdir
+        self.reaped = False
+        self.status = 0
+
+
+def _spawn_child(st: _WorkerState) -> _Child:
+    import tempfile
+
+    tmpdir = tempfile.mkdtemp(dir=st.tmp_base)
+    if st.uid is not None:
+        os.chown(tmpdir, st.uid, st.uid)
+    with open("/proc/self/statm") as f:
+        vm_bytes = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    req_r, req_w = os.pipe()
+    res_r, res_w = os.pipe()
+    worker_pid = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(req_w)
+            os.close(res_r)
+            _child(st, req_r, res_w, tmpdir, worker_pid, vm_bytes)
+        finally:
+            os._exit(70)
+    os.close(req_r)
+    os.close(res_w)
+    return _Child(pid, req_w, res_r, tmpdir)
+
+
+def _hand_over(child: _Child, payload: bytes) -> bool:
+    """Send the request to a waiting child; False if it is gone."""
+    try:
+        view = memoryview(payload)
+        while view:
+            n = os.write(child.req_fd, view)
+            view = view[n:]
+        os.close(child.req_fd)
+        child.req_fd = -1
+        return True
+    except OSError:
+        return False
+
+
+def _kill(child: _Child) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.kill(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _finish(child: _Child) -> None:
+    """Kill (if still running), reap, close and clean up after a child."""
     import shutil
 
-    for pid, tmpdir in pending:
+    _kill(child)
+    for fd in (child.req_fd, child.res_fd):
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    child.req_fd = child.res_fd = -1
+    if not child.reaped:
         try:
-            os.waitpid(pid, 0)
+            _, child.status = os.waitpid(child.pid, 0)
         except ChildProcessError:
             pass
-        shutil.rmtree(tmpdir, ignore_errors=True)
-    pending.clear()
+        child.reaped = True
+    shutil.rmtree(child.tmpdir, ignore_errors=True)
 
 
-def _compile_cached(st: _WorkerState, source: str, filename: str):
-    """Compile in the worker (cached by hash) so forked children start with the code object.
-    Returns a code object or a SyntaxError description string."""
-    key = hashlib.sha256((filename + "\0" + source).encode("utf-8", "surrogatepass")).hexdigest()
-    hit = st.code_cache.get(key)
-    if hit is not None:
-        st.code_cache.move_to_end(key)
-        return hit
-    try:
-        code = compile(source, filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        code = _describe_syntax_error(exc, filename)
-    st.code_cache[key] = code
-    if len(st.code_cache) > 512:
-        st.code_cache.popitem(last=False)
-    return code
+def _outcome(ok: bool, output=None, error=None, message: str = "", stdout: str = "") -> dict:
+    return {"ok": ok, "output": output, "error": error, "message": message, "stdout": stdout}
 
 
 def _describe_syntax_error(exc: BaseException, filename: str) -> str:
@@ -654,36 +722,11 @@ def _describe_syntax_error(exc: BaseException, filename: str) -> str:
     return f"{filename}: cannot compile: {type(exc).__name__}: {exc}"[:MAX_MESSAGE_CHARS]
 
 
-def _outcome(ok: bool, output=None, error=None, message: str = "", stdout: str = "") -> dict:
-    return {"ok": ok, "output": output, "error": error, "message": message, "stdout": stdout}
-
-
-def _worker_run(st: _WorkerState, req: dict, pending: list) -> list[dict]:
-    import tempfile
-
-    grids = req["grids"]
-    n = len(grids)
-    codes = {}
-    for name, text in req["modules"].items():
-        code = _compile_cached(st, text, f"<module {name}>")
-        if isinstance(code, str):
-            return [_outcome(False, error="syntax", message=code) for _ in grids]
-        codes[name] = code
-    code = _compile_cached(st, req["source"], "<program>")
-    if isinstance(code, str):
-        return [_outcome(False, error="syntax", message=code) for _ in grids]
-
-    tmpdir = tempfile.mkdtemp(dir=st.tmp_base)
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            os.close(rfd)
-            _child(st, req, code, codes, tmpdir, wfd)
-        finally:
-            os._exit(70)
-    os.close(wfd)
+def _collect(child: _Child, req: dict, pending: list) -> list[dict]:
+    """Read the child's per-grid result lines under the per-grid wall-clock timeout."""
+    n = len(req["grids"])
     timeout = req["timeout_s"]
+    rfd = child.res_fd
     results: dict[int, dict] = {}
     buf = b""
     deadline = time.monotonic() + timeout
@@ -715,25 +758,15 @@ def _worker_run(st: _WorkerState, req: dict, pending: list) -> list[dict]:
         if len(buf) > (1 << 20):
             end_reason = "garbage"
             break
-    os.close(rfd)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     if len(results) == n and end_reason is None:
-        pending.append((pid, tmpdir))  # reaped after the reply is sent
+        _kill(child)  # it is exiting anyway; never let it linger
+        pending.append(child)  # reaped after the reply is sent
         return [results[i] for i in range(n)]
     # The run ended early: categorise from how the child ended.
-    import shutil
-
-    _, status = os.waitpid(pid, 0)
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    _finish(child)
     out = []
     first_idx = None
-    kind, message = _ended(end_reason, status, timeout)
+    kind, message = _ended(end_reason, child.status, timeout)
     for i in range(n):
         if i in results:
             out.append(results[i])
@@ -849,49 +882,54 @@ class _Invalid(Exception):
     pass
 
 
-def _child(st: _WorkerState, req: dict, code, module_codes: dict, tmpdir: str, wfd: int) -> None:
+def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int, vm_bytes: int) -> None:
+    """Set up containment, wait for the request, run the program on each grid, exit."""
     import resource
 
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    if wfd != 3:
-        os.dup2(wfd, 3)
-        wfd = 3
-    os.closerange(4, 1 << 16)
+    os.dup2(wfd, 3)
+    os.dup2(req_fd, 4)
+    wfd, req_fd = 3, 4
+    os.closerange(5, 1 << 16)
     if st.uid is not None:
-        os.chown(tmpdir, st.uid, st.uid)
         os.setgroups([])
         os.setresgid(st.uid, st.uid, st.uid)
         os.setresuid(st.uid, st.uid, st.uid)
     if st.libc is not None:
         st.libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() == 1:
+    if os.getppid() != worker_pid:
         os._exit(71)
     os.chdir(tmpdir)
-    n = len(req["grids"])
-    timeout = req["timeout_s"]
-    cpu = int(math.ceil(timeout * n)) + 1
-    with open("/proc/self/statm") as f:
-        vm_bytes = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    limits = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (vm_bytes + req["memory_mb"] * (1 << 20),) * 2),
-        (resource.RLIMIT_NPROC, (0, 0)),
-        (resource.RLIMIT_FSIZE, (16 << 20, 16 << 20)),
-        (resource.RLIMIT_CORE, (0, 0)),
-        (resource.RLIMIT_NOFILE, (64, 64)),
-    ]
-    for which, value in limits:
+    for which, value in ((resource.RLIMIT_NPROC, (0, 0)), (resource.RLIMIT_FSIZE, (16 << 20, 16 << 20)),
+                         (resource.RLIMIT_CORE, (0, 0))):
         resource.setrlimit(which, value)
-    as_limit = limits[1][1][0]
-    os.environ.clear()
     sys.argv = ["program"]
-    out = _BoundedText(req["max_stdout"])
+    out = _BoundedText(DEFAULT_MAX_STDOUT)
     sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = out
     sys.stdin = None
     _install_guards(os.path.realpath(tmpdir))
+
+    # -- wait for the request (EOF without one: the worker is shutting down) -------------
+    chunks = []
+    while True:
+        chunk = os.read(req_fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(req_fd)
+    if not chunks:
+        os._exit(0)
+    req = json.loads(b"".join(chunks).decode("utf-8"))
+    n = len(req["grids"])
+    cpu = int(math.ceil(req["timeout_s"] * n)) + 1
+    as_limit = vm_bytes + req["memory_mb"] * (1 << 20)
+    for which, value in ((resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_AS, (as_limit, as_limit)),
+                         (resource.RLIMIT_NOFILE, (64, 64))):
+        resource.setrlimit(which, value)
+    out.limit = req["max_stdout"]
 
     def emit(i: int, outcome: dict) -> None:
         outcome["i"] = i
@@ -900,32 +938,38 @@ def _child(st: _WorkerState, req: dict, code, module_codes: dict, tmpdir: str, w
             k = os.write(wfd, data)
             data = data[k:]
 
-    source_texts = {"<program>": req["source"], **{f"<module {k}>": v for k, v in req["modules"].items()}}
-    try:
-        import types
-
-        for name, mcode in module_codes.items():
-            mod = types.ModuleType(name)
-            mod.__file__ = f"<module {name}>"
-            sys.modules[name] = mod
-            exec(mcode, mod.__dict__)
-        ns = {"__name__": "__program__", "__builtins__": __builtins__}
-        exec(code, ns)
-    except BaseException as exc:  # noqa: BLE001 — everything the program raises is data
-        kind, message = _classify(exc, source_texts, as_limit)
+    def emit_all(kind: str, message: str) -> None:
         text = out.take()
         for i in range(n):
             emit(i, _outcome(False, error=kind, message=message, stdout=text if i == 0 else ""))
         os._exit(0)
+
+    source_texts = {"<program>": req["source"], **{f"<module {k}>": v for k, v in req["modules"].items()}}
+    codes = {}
+    for filename, text in source_texts.items():
+        try:
+            codes[filename] = compile(text, filename, "exec", dont_inherit=True)
+        except MemoryError:
+            emit_all("memory", f"{filename}: compiling the program exceeded the memory limit")
+        except (SyntaxError, ValueError, RecursionError, OverflowError) as exc:
+            emit_all("syntax", _describe_syntax_error(exc, filename))
+    try:
+        import types
+
+        for name in req["modules"]:
+            mod = types.ModuleType(name)
+            mod.__file__ = f"<module {name}>"
+            sys.modules[name] = mod
+            exec(codes[f"<module {name}>"], mod.__dict__)
+        ns = {"__name__": "__program__", "__builtins__": __builtins__}
+        exec(codes["<program>"], ns)
+    except BaseException as exc:  # noqa: BLE001 — everything the program raises is data
+        emit_all(*_classify(exc, source_texts, as_limit))
     fn = ns.get(req["entry"])
     if not callable(fn):
         defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
-        msg = f"the program defines no function {req['entry']!r}" + (
-            f" (it defines: {', '.join(defined)})" if defined else "")
-        text = out.take()
-        for i in range(n):
-            emit(i, _outcome(False, error="missing_entry", message=msg, stdout=text if i == 0 else ""))
-        os._exit(0)
+        emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
+            f" (it defines: {', '.join(defined)})" if defined else ""))
     import numpy as np
 
     for i, grid in enumerate(req["grids"]):

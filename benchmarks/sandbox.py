@@ -1,0 +1,229 @@
+"""Benchmark: the sandbox against a fresh interpreter per program and plain in-process exec.
+
+Runs N small correct programs (default 1,000), each on the train pairs of the real ARC
+training task it solves, three ways:
+
+  (a) a fresh `python` process per program (import numpy, exec, run, print JSON) — the
+      way simple harnesses do it; measured on a sample and extrapolated per program;
+  (b) plain in-process `exec` + call — no isolation at all, the lower limit;
+  (c) arcmemo.sandbox.Sandbox — one forked, rlimited process per program, from a pool of
+      warm workers (one per core), called from as many threads as workers, and also
+      sequentially from one thread (per-run latency).
+
+Programs: a built-in set of small solutions plus, with `--seeds DIR`, the `<task_id>.py`
+seed solutions found there (default: the project's seeds/). Every program is checked
+in-process first and only programs that solve all train pairs are used. Each of the N
+runs gets a distinct source text (a trailing comment), so no method can reuse a compiled
+program. Usage: python benchmarks/sandbox.py [-n 1000] [--sample-a 30] [--seeds DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arcmemo.sandbox import Sandbox  # noqa: E402
+from arcmemo.tasks import load_tasks  # noqa: E402
+
+BUILTIN = {
+    "3c9b0459": "import numpy as np\ndef transform(grid):\n    return np.rot90(grid, 2)\n",
+    "6150a2bd": "import numpy as np\ndef transform(grid):\n    return grid[::-1, ::-1]\n",
+    "67a3c6ac": "def transform(grid):\n    return grid[:, ::-1]\n",
+    "68b16354": "def transform(grid):\n    return grid[::-1]\n",
+    "74dd1130": "def transform(grid):\n    return grid.T\n",
+    "9dfd6313": "def transform(grid):\n    return grid.T\n",
+    "a416b8f3": "import numpy as np\ndef transform(grid):\n    return np.concatenate([grid, grid], axis=1)\n",
+    "c8f0f002": "def transform(grid):\n    out = grid.copy()\n    out[out == 7] = 5\n    return out\n",
+    "b1948b0a": "def transform(grid):\n    out = grid.copy()\n    out[out == 6] = 2\n    return out\n",
+    "d511f180": (
+        "def transform(grid):\n"
+        "    out = grid.copy()\n"
+        "    out[grid == 5] = 8\n"
+        "    out[grid == 8] = 5\n"
+        "    return out\n"
+    ),
+    "25ff71a9": (
+        "import numpy as np\n"
+        "def transform(grid):\n"
+        "    out = np.zeros_like(grid)\n"
+        "    out[1:] = grid[:-1]\n"
+        "    return out\n"
+    ),
+    "f25ffba3": (
+        "import numpy as np\n"
+        "def transform(grid):\n"
+        "    h = grid.shape[0] // 2\n"
+        "    out = grid.copy()\n"
+        "    out[:h] = grid[h:][::-1]\n"
+        "    return out\n"
+    ),
+    "a85d4709": (
+        "def transform(grid):\n"
+        "    colours = {0: 2, 1: 4, 2: 3}\n"
+        "    rows = []\n"
+        "    for row in grid.tolist():\n"
+        "        c = colours[row.index(5)]\n"
+        "        rows.append([c] * len(row))\n"
+        "    return rows\n"
+    ),
+    "d037b0a7": (
+        "def transform(grid):\n"
+        "    out = grid.copy()\n"
+        "    h, w = out.shape\n"
+        "    for r in range(1, h):\n"
+        "        for c in range(w):\n"
+        "            if out[r, c] == 0:\n"
+        "                out[r, c] = out[r - 1, c]\n"
+        "    return out\n"
+    ),
+}
+
+FRESH_RUNNER = r"""
+import json, sys
+import numpy as np
+req = json.loads(sys.stdin.read())
+ns = {}
+exec(compile(req["source"], "<program>", "exec"), ns)
+out = []
+for g in req["grids"]:
+    r = ns["transform"](np.array(g, dtype=int))
+    out.append(np.asarray(r).tolist())
+print(json.dumps(out))
+"""
+
+
+def to_lists(grid):
+    return [list(r) for r in grid]
+
+
+def collect_programs(seeds_dir: Path | None) -> list[tuple[str, str, list, list]]:
+    """(task_id, source, inputs, outputs) for every program that solves its train pairs."""
+    tasks = load_tasks("training")
+    index = {t.id: t for t in tasks.tasks}
+    sources = dict(BUILTIN)
+    if seeds_dir is not None and seeds_dir.is_dir():
+        for path in sorted(seeds_dir.glob("*.py")):
+            text = path.read_text()
+            if path.stem in index and "def transform" in text and "from common" not in text:
+                sources[path.stem] = text
+    programs = []
+    for task_id, source in sources.items():
+        task = index.get(task_id)
+        if task is None:
+            continue
+        inputs = [to_lists(p.input) for p in task.train]
+        outputs = [to_lists(p.output) for p in task.train]
+        try:
+            if run_inprocess(source, inputs) == outputs:
+                programs.append((task_id, source, inputs, outputs))
+        except Exception:
+            pass
+    return programs
+
+
+def run_inprocess(source: str, inputs: list) -> list:
+    ns: dict = {"__name__": "__program__"}
+    exec(compile(source, "<program>", "exec"), ns)
+    fn = ns["transform"]
+    return [np.asarray(fn(np.array(g, dtype=int))).tolist() for g in inputs]
+
+
+def run_fresh(source: str, inputs: list) -> list:
+    proc = subprocess.run([sys.executable, "-c", FRESH_RUNNER], input=json.dumps({"source": source, "grids": inputs}),
+                          capture_output=True, text=True, timeout=60)
+    return json.loads(proc.stdout)
+
+
+def workload(programs, n):
+    """n distinct program texts cycling through the programs."""
+    return [(src + f"\n# run {i}\n", inputs, outputs) for i, (_, src, inputs, outputs)
+            in ((i, programs[i % len(programs)]) for i in range(n))]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-n", type=int, default=1000, help="programs to run (default 1000)")
+    ap.add_argument("--sample-a", type=int, default=30, help="programs measured for (a), then extrapolated")
+    ap.add_argument("--seeds", type=Path, default=Path(__file__).resolve().parent.parent / "seeds")
+    ap.add_argument("--builtin-only", action="store_true", help="ignore seed solutions")
+    args = ap.parse_args(argv)
+
+    programs = collect_programs(None if args.builtin_only else args.seeds)
+    work = workload(programs, args.n)
+    pairs = sum(len(w[1]) for w in work)
+    workers = os.cpu_count() or 1
+    print(f"{len(programs)} distinct correct programs ({len(BUILTIN)} built-in, rest from {args.seeds}), "
+          f"{args.n} runs, {pairs} train pairs in all, {workers} cores")
+
+    # (b) in-process exec
+    t = time.perf_counter()
+    for src, inputs, outputs in work:
+        assert run_inprocess(src, inputs) == outputs
+    t_exec = time.perf_counter() - t
+
+    # (c) the sandbox: parallel from `workers` threads, then sequential from one
+    with Sandbox(workers=workers, timeout_s=5.0) as sb:
+        sb.warm()
+        sb.run(work[0][0], work[0][1])  # first run pays one-time costs
+
+        def one(item):
+            src, inputs, outputs = item
+            out = sb.run(src, inputs)
+            return [o.output for o in out] == outputs
+
+        t = time.perf_counter()
+        with ThreadPoolExecutor(workers) as ex:
+            ok = list(ex.map(one, work))
+        t_sb = time.perf_counter() - t
+        assert all(ok), f"{ok.count(False)} sandbox runs disagreed with in-process exec"
+        isolation = sb.isolation
+
+    with Sandbox(workers=1, timeout_s=5.0) as sb1:
+        sb1.warm()
+        t = time.perf_counter()
+        for item in work:
+            src, inputs, outputs = item
+            assert [o.output for o in sb1.run(src, inputs)] == outputs
+        t_sb1 = time.perf_counter() - t
+
+    # (a) fresh interpreter per program, on a sample
+    sample = work[: max(1, min(args.sample_a, len(work)))]
+    t = time.perf_counter()
+    for src, inputs, outputs in sample:
+        assert run_fresh(src, inputs) == outputs
+    per_a = (time.perf_counter() - t) / len(sample)
+    t_fresh = per_a * args.n
+
+    n = args.n
+    rows = [
+        (f"(a) fresh interpreter per program*", t_fresh),
+        (f"(b) in-process exec (no isolation)", t_exec),
+        (f"(c) sandbox, {workers} workers, {workers} threads", t_sb),
+        (f"(c1) sandbox, 1 worker, sequential", t_sb1),
+    ]
+    print()
+    print(f"{'method':<42} {'total s':>9} {'ms/program':>11}")
+    print("-" * 64)
+    for name, total in rows:
+        print(f"{name:<42} {total:>9.2f} {total / n * 1000:>11.3f}")
+    print("-" * 64)
+    print(f"* measured on {len(sample)} programs ({per_a * 1000:.1f} ms each) and extrapolated to {n}")
+    print(f"sandbox speed-up over (a):       {t_fresh / t_sb:6.1f}x   (target >= 20x)   "
+          f"sequential: {t_fresh / t_sb1:.1f}x")
+    print(f"sandbox cost relative to (b):    {t_sb / t_exec:6.2f}x   (target <= 3x)    "
+          f"sequential: {t_sb1 / t_exec:.2f}x")
+    print(f"isolation layers: {json.dumps(isolation)}")
+
+
+if __name__ == "__main__":
+    main()
