@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlmodel import SQLModel, select
 
 from arcmemo.memory.data import ConceptDataError
-from arcmemo.memory.models import Concept, ConceptRevision, Run, SelectionRecord, WriteFailure
+from arcmemo.memory.models import Run, SelectionRecord, WriteFailure
 from arcmemo.memory.store import Memory, make_engine
 
 PG_ENV = "ARCMEMO_TEST_POSTGRES_URL"

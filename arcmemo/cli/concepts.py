@@ -100,7 +100,7 @@ def concepts() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Full concept data as JSON.")
 @user_errors
 def list_command(db, fmt, as_of, as_json) -> None:
-    """One line per concept: id, format, name, uses, kind, subtype or situation."""
+    """List concepts, one line each (id, format, name, uses, kind, detail)."""
     _print_concepts(_open(db).list(fmt, as_of=as_of), as_json)
 
 
@@ -144,7 +144,10 @@ def _yaml(data) -> str:
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def search(query, db, fmt, limit, as_json) -> None:
-    """Concepts whose name, description, cues, notes, situation or suggestion contain every word of QUERY."""
+    """Find concepts containing every word of QUERY.
+
+    Case-insensitive, over name, description, cues, implementation notes, situation and
+    suggestion; name matches first."""
     _print_concepts(_open(db).search(query, fmt, limit=limit), as_json)
 
 
@@ -219,7 +222,9 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
 @click.option("--actor", default=None, help="Who deletes (default user:$USER).")
 @user_errors
 def delete(ref, db, fmt, reason, actor) -> None:
-    """Delete a concept (its history stays: `list --as-of` still shows it)."""
+    """Delete a concept (its history stays).
+
+    `list --as-of` and `show --as-of` still show it as it was."""
     memory = _open(db)
     concept = _find(memory, ref, fmt)
     memory.delete(concept.id, actor=_actor(actor), reason=reason)
@@ -234,7 +239,9 @@ def delete(ref, db, fmt, reason, actor) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def history(ref, db, fmt, limit, as_json) -> None:
-    """Revisions, oldest first: of one concept (REF = id or name), or of the whole memory."""
+    """Revisions of one concept (REF = id or name) or of all.
+
+    Oldest first; each shows op, actor, run, task, model and reason."""
     memory = _open(db)
     revs = memory.history(None if ref is None else _ref(ref), fmt)
     if ref is not None and not revs and ref.isdigit():
@@ -258,8 +265,10 @@ def history(ref, db, fmt, limit, as_json) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def graph(name, db, graphml, as_json) -> None:
-    """Neighbours of PS concept NAME: routines whose output fits its parameters (and back), and
-    concepts used in the same tasks. --graphml writes the whole graph."""
+    """Neighbours of a PS concept; --graphml exports the graph.
+
+    Type edges link a routine whose output typing fits another concept's parameter typing;
+    co-usage edges link concepts used in the same tasks."""
     from arcmemo.memory.graph import build_graph, neighbours, write_graphml
 
     if name is None and graphml is None:
@@ -309,8 +318,10 @@ def export(path, db, fmt, as_of) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def import_command(paths, db, actor, as_json) -> None:
-    """Merge files into the memory: arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) or
-    parsed_lessons.json (OE). Each file is checked first and written in one transaction."""
+    """Merge memory files (arcmemo YAML, ArcMemo JSON) into the memory.
+
+    Accepts arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) and parsed_lessons.json
+    (OE). Each file is checked completely first and written in one transaction."""
     from arcmemo.memory.io import import_file
 
     memory = _open(db, create=True)

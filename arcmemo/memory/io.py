@@ -27,7 +27,7 @@ from typing import Any, Iterable
 import yaml
 
 from arcmemo.memory import data as cdata
-from arcmemo.memory.models import DATA_FIELDS, Concept
+from arcmemo.memory.models import Concept
 
 EXPORT_VERSION = 1
 
@@ -247,4 +247,4 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
 
 
 __all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "concept_entry",
-           "parse_file", "import_file", "EXPORT_VERSION", "DATA_FIELDS"]
+           "parse_file", "import_file", "EXPORT_VERSION"]
