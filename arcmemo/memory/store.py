@@ -93,7 +93,8 @@ def make_engine(url: str) -> sa.Engine:
 
 
 class Memory:
-    """A concept memory in one database. Thread-safe; returned Concepts are detached copies."""
+    """A concept memory in one database. Thread-safe; returned Concepts are detached from any
+    session (keep or mutate them freely; writes go through the methods only)."""
 
     def __init__(self, url: str | Path = "memory.db"):
         self.url = str(url)
