@@ -150,7 +150,7 @@ def test_ps_malformed_answer_is_retried_once_with_the_error(memory, fake_model, 
 
 
 def test_ps_two_malformed_answers_fall_back_to_no_hint_and_are_recorded(memory, fake_model, fake_llm):
-    fake_model.queue("select_ps", "```yaml\nconcepts: {a: 1}\n```", "```yaml\n- [unclosed\n```")
+    fake_model.queue("select_ps", "```yaml\nconcepts: {a: 1}\n```", "```yaml\nchosen:\n  - [unclosed\n```")
     sel = select(make_task(), memory, SelectionSettings(mode="ps", run_id="r9", pass_index=1), fake_llm)
     assert sel.fallback and sel.hint == "" and sel.concept_ids == []
     assert "select_ps" in sel.error and "not valid YAML" in sel.error

@@ -101,6 +101,10 @@ def test_parse_names_accepts_an_unfenced_bare_list_but_not_prose():
     assert parse_names("- split grid\n- draw line(direction: direction) -> grid\n") == [
         "split grid", "draw line(direction"]
     assert parse_numbers("- 3\n- 1") == [3, 1]
+    # not valid YAML (": " inside an item), but plainly a list of dash lines
+    signature = "- color mapping\n- layered order(steps: list[step], key: Callable[[step], Any])"
+    assert parse_names(signature) == ["color mapping", "layered order(steps: list[step], key: Callable[[step], Any])"]
+    assert parse_names(f"Picks:\n```yaml\n{signature}\n```") == parse_names(signature)
     for bad in ("I would pick split grid.", "Here:\n- split grid\n- draw line", "name: split grid",
                 "```yaml\n[unclosed\n```\n- split grid"):
         with pytest.raises(ParseError):

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import yaml
 
-from arcmemo.parsing import ParseError, parse_yaml_block
+from arcmemo.parsing import ParseError, extract_fenced, parse_yaml_block
 
 
 @dataclass
@@ -29,22 +29,42 @@ class Outcome:
         return self.error is None
 
 
+def _dash_lines(body: str) -> list[str] | None:
+    """`- item` lines taken literally (blank and `#` lines skipped); None unless every line is one."""
+    lines = [line.strip() for line in body.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if not lines or not all(line.startswith("- ") for line in lines):
+        return None
+    return [line[2:].strip() for line in lines]
+
+
 def yaml_list_answer(text: str):
-    """The answer's fenced YAML block; or, when there is no fence and the whole answer is
-    itself a YAML list (small models often drop the fence), that list. Anything else
-    raises the fenced-block ParseError."""
+    """A list answer: the fenced YAML block, or, with no fence, the whole answer when it is
+    nothing but a list (small models often drop the fence). A list that is not valid YAML
+    only because an item holds `: ` or brackets (a copied signature such as
+    `- name(a: grid) -> grid`) is read line by line. Anything else raises ParseError."""
     try:
-        return parse_yaml_block(text)
+        body = extract_fenced(text, "yaml")
     except ParseError as fenced_error:
         if "```" in (text or ""):
             raise
         try:
             value = yaml.safe_load(text or "")
         except yaml.YAMLError:
-            raise fenced_error from None
+            value = None
         if isinstance(value, list):
             return value
-        raise fenced_error from None
+        items = _dash_lines(text or "")
+        if items is None:
+            raise fenced_error from None
+        return items
+    try:
+        return parse_yaml_block(text)
+    except ParseError:
+        items = _dash_lines(body)
+        if items is None:
+            raise
+        return items
 
 
 RETRY_MESSAGE = (
