@@ -56,6 +56,18 @@ class SolverSettings:
     temperature: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    # SolverSettings.extra keys passed through to the model call.
+    LLM_PARAMS = ("reasoning_effort", "max_completion_tokens", "seed", "temperature", "max_tokens")
+
+    def llm_params(self) -> dict[str, Any]:
+        """The model-call parameters these settings ask for (max_tokens, temperature, extras)."""
+        params = {k: v for k, v in (self.extra or {}).items() if k in self.LLM_PARAMS and v is not None}
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        return params
+
 
 @dataclass
 class SolveContext:

@@ -1,7 +1,9 @@
 """Prompt templates: one text file per step, `$name` placeholders (string.Template).
 
 Templates are files so they can be read, diffed and hashed; a run records the hash of
-each template it used (`template_hashes`) so results stay comparable.
+each template it used so results stay comparable. `Templates(package, folder)` serves
+any package's folder of templates, so solver plugins carry their own prompts with the
+same rules (a missing value is an error naming the placeholder).
 """
 
 from __future__ import annotations
@@ -12,29 +14,50 @@ from importlib import resources
 from string import Template
 
 
-def _files():
-    return resources.files("arcmemo.prompts")
+class Templates:
+    """The `*.txt` templates in `folder` of `package` (folder None: the package itself)."""
+
+    def __init__(self, package: str, folder: str | None = None):
+        self.package, self.folder = package, folder
+
+    def _dir(self):
+        root = resources.files(self.package)
+        return root.joinpath(self.folder) if self.folder else root
+
+    @lru_cache(maxsize=None)
+    def load(self, name: str) -> Template:
+        path = self._dir().joinpath(f"{name}.txt")
+        if not path.is_file():
+            where = "/".join(filter(None, [self.package.replace(".", "/"), self.folder]))
+            raise FileNotFoundError(f"no prompt template named {name!r} ({where}/{name}.txt)")
+        return Template(path.read_text())
+
+    def render(self, name: str, **values: object) -> str:
+        try:
+            return self.load(name).substitute({k: str(v) for k, v in values.items()})
+        except KeyError as exc:
+            raise KeyError(f"prompt {name!r} needs a value for ${exc.args[0]}") from None
+
+    def hashes(self) -> dict[str, str]:
+        """sha256 prefix per template, for a run's record of which prompts it used."""
+        return {
+            entry.name[:-4]: hashlib.sha256(entry.read_bytes()).hexdigest()[:16]
+            for entry in sorted(self._dir().iterdir(), key=lambda e: e.name)
+            if entry.name.endswith(".txt")
+        }
 
 
-@lru_cache(maxsize=None)
-def load_template(name: str) -> Template:
-    path = _files().joinpath(f"{name}.txt")
-    if not path.is_file():
-        raise FileNotFoundError(f"no prompt template named {name!r} (arcmemo/prompts/{name}.txt)")
-    return Template(path.read_text())
+ARCMEMO_TEMPLATES = Templates("arcmemo.prompts")
 
 
 def render_prompt(name: str, **values: object) -> str:
-    """Fill a template; a missing value is an error (KeyError naming the placeholder)."""
-    try:
-        return load_template(name).substitute({k: str(v) for k, v in values.items()})
-    except KeyError as exc:
-        raise KeyError(f"prompt {name!r} needs a value for ${exc.args[0]}") from None
+    """Fill one of arcmemo's own templates (arcmemo/prompts/<name>.txt)."""
+    return ARCMEMO_TEMPLATES.render(name, **values)
+
+
+def load_template(name: str) -> Template:
+    return ARCMEMO_TEMPLATES.load(name)
 
 
 def template_hashes() -> dict[str, str]:
-    return {
-        entry.name[:-4]: hashlib.sha256(entry.read_bytes()).hexdigest()[:16]
-        for entry in sorted(_files().iterdir(), key=lambda e: e.name)
-        if entry.name.endswith(".txt")
-    }
+    return ARCMEMO_TEMPLATES.hashes()

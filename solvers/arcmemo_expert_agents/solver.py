@@ -29,9 +29,7 @@ from arcmemo.plugins import (
 )
 from arcmemo.tasks import Task
 
-from arcmemo_program_synthesis.feedback import program_feedback
-from arcmemo_program_synthesis.solver import llm_params
-from arcmemo_program_synthesis.templates import render as ps_render
+from arcmemo.feedback import program_feedback
 
 from arcmemo_expert_agents.agents import (
     DEFAULT_AGENTS, Agent, PlannedAgent, TaskViews, agents_by_name, estimate_tokens,
@@ -71,11 +69,8 @@ def views_budget(context_tokens: int, answer_tokens: int, hint: Hint | None) -> 
 
 
 def execution_feedback(task: Task, run) -> str:
-    """program-synthesis's execution feedback, closed with this solver's JSON request."""
+    """The shared execution feedback, closed with this solver's JSON request."""
     text = program_feedback(task, run)
-    closing = ps_render("feedback_closing")
-    if text.endswith(closing):
-        text = text[:-len(closing)].rstrip()
     return ("Result of running your program (grids here are colour numbers, one digit per "
             f"cell):\n\n{text}\n\n{render('feedback_closing')}")
 
@@ -154,7 +149,7 @@ class ExpertAgentsSolver:
                                      f"({context_tokens} tokens, {max(view_budget, 0)} left for views)",
                                notes)
 
-        params = llm_params(ctx)
+        params = ctx.settings.llm_params()
         runs: list[_AgentRun] = []
         for k in range(n):
             p = planned[k % len(planned)]

@@ -25,11 +25,8 @@ from arcmemo.plugins import (
 )
 from arcmemo.tasks import Task
 
-from arcmemo_program_synthesis.feedback import format_feedback, program_feedback
+from arcmemo.feedback import program_feedback
 from arcmemo_program_synthesis.templates import render
-
-# SolverSettings.extra keys passed through to the model call.
-LLM_PARAMS = ("reasoning_effort", "max_completion_tokens", "seed", "temperature", "max_tokens")
 
 
 @dataclass
@@ -56,16 +53,6 @@ def build_messages(task: Task, hint: Hint) -> list[dict]:
     return [{"role": "system", "content": render("system")}, {"role": "user", "content": user}]
 
 
-def llm_params(ctx: SolveContext) -> dict:
-    s = ctx.settings
-    params = {k: v for k, v in (s.extra or {}).items() if k in LLM_PARAMS and v is not None}
-    if s.max_tokens is not None:
-        params["max_tokens"] = s.max_tokens
-    if s.temperature is not None:
-        params["temperature"] = s.temperature
-    return params
-
-
 def _answer_text(completion) -> str:
     reasoning = (getattr(completion, "reasoning", None) or "").strip()
     return f"{reasoning}\n\n{completion.text}" if reasoning else completion.text
@@ -78,7 +65,7 @@ class ProgramSynthesisSolver:
         n = max(1, int(ctx.settings.attempts))
         retries = max(0, int(ctx.settings.retries))
         opening = build_messages(task, hint)
-        params = llm_params(ctx)
+        params = ctx.settings.llm_params()
         samples = [_Sample(i, messages=[dict(m) for m in opening],
                            transcript=[dict(m, round=0) for m in opening]) for i in range(n)]
 
@@ -118,7 +105,7 @@ class ProgramSynthesisSolver:
                     train_correct=[False] * n_train, test_outputs=[None] * n_test,
                     error=f"format: {exc}", reasoning=completion.reasoning))
                 if rnd < retries:
-                    sample.say("user", format_feedback(str(exc)), rnd + 1)
+                    sample.say("user", render("format_feedback", problem=str(exc)), rnd + 1)
                 continue
             run = await asyncio.to_thread(run_program, ctx.sandbox, task, code)
             if not run.passed_train:
@@ -135,7 +122,7 @@ class ProgramSynthesisSolver:
             if error is None:
                 return
             if rnd < retries:
-                sample.say("user", program_feedback(task, run), rnd + 1)
+                sample.say("user", program_feedback(task, run, closing=render("feedback_closing")), rnd + 1)
 
     def _result(self, task: Task, samples: list[_Sample], errors: list[str]) -> SolveResult:
         attempts = [a for s in samples for a in s.attempts]

@@ -1,5 +1,8 @@
 """Execution feedback for a retry: what went wrong with a program, as text for the model.
 
+Shared by every solver that writes programs; each solver closes the message with its own
+request for the answer format (`closing`).
+
 It names the failing train pairs, the error category and the program's traceback, and
 for a wrong output shows expected | yours | diff side by side with the differing cells
 marked `X` (a wrong shape is said plainly instead). Only train pairs carry expected
@@ -14,7 +17,6 @@ from arcmemo.gridtext import dims, format_grid
 from arcmemo.plugins import ProgramRun
 from arcmemo.tasks import Grid, Task
 
-from arcmemo_program_synthesis.templates import render
 
 ERROR_TEXT = {
     "syntax": "has a syntax error",
@@ -97,8 +99,9 @@ def _error_key(outcome) -> tuple:
     return (outcome.error, last)
 
 
-def program_feedback(task: Task, run: ProgramRun) -> str:
-    """The feedback message for a program that failed a train pair or a test input."""
+def program_feedback(task: Task, run: ProgramRun, closing: str = "") -> str:
+    """The feedback message for a program that failed a train pair or a test input,
+    ended by `closing` (the solver's request for a corrected answer)."""
     n = len(task.train)
     failed = [i for i, ok in enumerate(run.train_correct) if not ok]
     parts: list[str] = []
@@ -146,10 +149,6 @@ def program_feedback(task: Task, run: ProgramRun) -> str:
         for j, outcome in enumerate(run.test_outcomes):
             if not outcome.ok:
                 parts.append(_error_block(f"Test input {j + 1}", outcome))
-    parts.append(render("feedback_closing"))
+    if closing:
+        parts.append(closing.strip())
     return "\n\n".join(parts)
-
-
-def format_feedback(problem: str) -> str:
-    """Feedback for an answer that had no usable program: ask for the format again."""
-    return render("format_feedback", problem=problem)
