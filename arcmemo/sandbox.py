@@ -112,11 +112,11 @@ class _WorkerGone(Exception):
 class _Worker:
     """One warm fork-server process; used by one thread at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, kernel_isolation: bool = True) -> None:
         root = str(Path(__file__).resolve().parent.parent)
         boot = (
             "import sys; sys.path.insert(0, %r); "
-            "from arcmemo.sandbox import _worker_main; _worker_main()" % root
+            "from arcmemo.sandbox import _worker_main; _worker_main(%r)" % (root, bool(kernel_isolation))
         )
         env = {
             "PATH": "/usr/bin:/bin",
@@ -228,11 +228,14 @@ class Sandbox:
 
     `timeout_s` is the wall-clock budget per grid (the first grid's budget also covers
     importing the program); `memory_mb` is the address space a run may add on top of the
-    warm worker's. Use as a context manager, or call `close()`.
+    warm worker's; `max_stdout` caps what a run's prints keep (per grid).
+    `kernel_isolation=False` skips the root-only layers (namespaces, own uid); tests use it
+    to exercise the unprivileged fallback. `isolation` reports which layers are active.
+    Use as a context manager, or call `close()`.
     """
 
     def __init__(self, workers: int | None = None, timeout_s: float = 2.0, memory_mb: int = 1024,
-                 max_stdout: int = DEFAULT_MAX_STDOUT) -> None:
+                 max_stdout: int = DEFAULT_MAX_STDOUT, kernel_isolation: bool = True) -> None:
         if workers is None:
             workers = max(1, os.cpu_count() or 1)
         if workers < 1:
@@ -245,6 +248,7 @@ class Sandbox:
         self.timeout_s = float(timeout_s)
         self.memory_mb = int(memory_mb)
         self.max_stdout = int(max_stdout)
+        self.kernel_isolation = bool(kernel_isolation)
         self._idle: list[_Worker] = []
         self._count = 0  # workers alive or starting
         self._cond = threading.Condition()
@@ -271,7 +275,7 @@ class Sandbox:
                     break
                 self._cond.wait()
         try:
-            worker = _Worker()
+            worker = _Worker(self.kernel_isolation)
         except BaseException:
             with self._cond:
                 self._count -= 1
@@ -454,7 +458,7 @@ class _WorkerState:
         self.uid = None
 
 
-def _worker_setup() -> _WorkerState:
+def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     import ctypes
     import gc
     import tempfile
@@ -476,7 +480,7 @@ def _worker_setup() -> _WorkerState:
         st.libc = ctypes.CDLL(None, use_errno=True)
     except OSError:
         st.libc = None
-    if os.geteuid() == 0 and st.libc is not None:
+    if os.geteuid() == 0 and st.libc is not None and kernel_isolation:
         if st.libc.unshare(_CLONE_NEWNET) == 0:
             st.isolation["netns"] = True
         if st.libc.unshare(_CLONE_NEWNS) == 0 and st.libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
@@ -486,12 +490,14 @@ def _worker_setup() -> _WorkerState:
                                                            b"mode=1777," + size) != 0:
                     ok = False if target == b"/tmp" else ok
             st.isolation["private_tmp"] = ok
-        reason = _expose_runtime(st) if st.isolation["private_tmp"] else "no private mount namespace"
+        reason = _expose_runtime(st, can_mount=st.isolation["private_tmp"])
         if reason is None:
             st.uid = _UID_BASE + os.getpid()
             st.isolation["uid"] = True
         else:
             st.isolation["uid_off"] = reason
+    # RLIMIT_NPROC does not bind root: without a uid of its own a run could fork
+    st.isolation["nproc"] = os.geteuid() != 0 or st.isolation["uid"]
     st.tmp_base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
     os.chmod(st.tmp_base, 0o711)
     os.environ.clear()  # thread settings were read at import; runs inherit an empty environment
@@ -527,7 +533,7 @@ def _first_blocked(path: str) -> str | None:
     return None
 
 
-def _expose_runtime(st: _WorkerState) -> str | None:
+def _expose_runtime(st: _WorkerState, can_mount: bool) -> str | None:
     """Let a child with its own uid import from Python's directories even when they live in a
     private home (e.g. pyenv under /root): cover the blocked ancestor with an empty tmpfs and
     bind-mount only the runtime directories back. The rest of that home becomes invisible to
@@ -540,6 +546,8 @@ def _expose_runtime(st: _WorkerState) -> str | None:
         blocked = _first_blocked(p)
         if blocked is not None:
             groups.setdefault(blocked, []).append(p)
+    if groups and not can_mount:
+        return f"{next(iter(groups))} is private and there is no private mount namespace to expose the runtime"
     for top, paths in groups.items():
         if any(p == top for p in paths) or top == "/":
             return f"{top} must stay readable for the runtime but is private"
@@ -574,7 +582,7 @@ def _stage_dir(base: str) -> str:
     return tempfile.mkdtemp(prefix=".arcmemo-stage-", dir=base)
 
 
-def _worker_main() -> None:
+def _worker_main(kernel_isolation: bool = True) -> None:
     """Fork-server loop. One child is always forked ahead and set up (uid, limits, guards),
     waiting for its request, so a run costs no fork latency; after each reply the worker
     reaps the finished child and forks the next one while the parent reads the reply."""
@@ -583,7 +591,7 @@ def _worker_main() -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     os.close(devnull)
-    st = _worker_setup()
+    st = _worker_setup(kernel_isolation)
 
     def send(obj: Any) -> None:
         data = memoryview(_frame(obj))
@@ -746,7 +754,7 @@ def _collect(child: _Child, req: dict, pending: list) -> list[dict]:
         buf += chunk
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
-            parsed = _parse_child_line(line, n)
+            parsed = _parse_child_line(line, n, req["max_stdout"])
             if parsed is None:
                 end_reason = "garbage"
                 break
@@ -797,7 +805,7 @@ def _ended(end_reason: str | None, status: int, timeout: float) -> tuple[str, st
     return "crash", f"the program's process exited with status {code} before returning a result"
 
 
-def _parse_child_line(line: bytes, n: int):
+def _parse_child_line(line: bytes, n: int, max_stdout: int = DEFAULT_MAX_STDOUT):
     """Strictly validate one result line from a child (it may have been forged)."""
     try:
         obj = json.loads(line.decode("utf-8"))
@@ -815,11 +823,11 @@ def _parse_child_line(line: bytes, n: int):
             grid = obj["output"]
             if not _is_grid(grid):
                 return None
-            return idx, _outcome(True, output=grid, message="", stdout=out_text[:DEFAULT_MAX_STDOUT * 4])
+            return idx, _outcome(True, output=grid, message="", stdout=out_text[:max_stdout + 200])
         error = obj["error"]
         if error not in ERROR_KINDS:
             return None
-        return idx, _outcome(False, error=error, message=msg[:MAX_MESSAGE_CHARS], stdout=out_text[:DEFAULT_MAX_STDOUT * 4])
+        return idx, _outcome(False, error=error, message=msg[:MAX_MESSAGE_CHARS], stdout=out_text[:max_stdout + 200])
     except Exception:
         return None
 

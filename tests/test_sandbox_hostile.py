@@ -326,3 +326,29 @@ def test_many_hostile_runs_in_a_row_leave_no_processes_behind(sb):
     for w in sb._idle:
         children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(w.pid)], capture_output=True, text=True)
         assert len(children.stdout.split()) <= 1  # only the next run, forked ahead and waiting
+
+
+def test_unprivileged_fallback_still_contains_the_python_level(monkeypatch, tmp_path):
+    """Without the root-only layers (as a normal user, or in a container that refuses them)
+    the audit hook, rlimits, empty environment and fresh directory still hold."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with Sandbox(workers=1, timeout_s=1.0, memory_mb=128, kernel_isolation=False) as box:
+        box.warm()
+        assert box.isolation["uid"] is False and box.isolation["netns"] is False
+        assert box.isolation["nproc"] is (os.geteuid() != 0)
+        out = run1(box, "import os\nreturn [[len(os.environ)]]")[0]
+        assert out.output == [[0]]
+        out = run1(box, "import socket\nsocket.socket()\nreturn grid")[0]
+        assert out.error == "exception" and "network access is disabled" in out.message
+        target = tmp_path / "escaped.txt"
+        out = run1(box, f"open({str(target)!r}, 'w').write('x')\nreturn grid")[0]
+        assert out.error == "exception" and not target.exists()
+        out = run1(box, "import os\nos.kill(os.getppid(), 9)\nreturn grid")[0]
+        assert out.error == "exception"
+        out = run1(box, "x = bytearray(10 ** 10)")[0]
+        assert out.error == "memory"
+        out = run1(box, "import ctypes\nctypes.string_at(0)")[0]
+        assert out.error == "crash"
+        out = run1(box, "while True:\n    pass", timeout_s=0.3)[0]
+        assert out.error == "timeout"
+        still_works(box)
