@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import signal
-import threading
-
 import click
 
 from arcmemo.cli.common import USER_ERRORS, echo_json, user_errors
@@ -64,30 +61,17 @@ def serve(name, n_ctx, threads, slots) -> None:
     """Run the embedded model server in the foreground; prints its base URL. Ctrl-C stops it."""
     from arcmemo.llm import local
 
-    problem = local.runtime_available() or local.weights_available(name)
-    if problem:
-        raise local.LocalModelError(problem)
-    settings = local.server_settings()
-    settings.update({k: v for k, v in (("n_ctx", n_ctx), ("threads", threads), ("slots", slots)) if v})
+    overrides = {k: v for k, v in (("n_ctx", n_ctx), ("threads", threads), ("slots", slots)) if v}
     click.echo(f"assembling/verifying {local.spec_for(name).title} ...", err=True)
-    path = local.assemble(name)
-    server = local.LocalServer(name, path, **settings).start()
-    click.echo(f"{server.base_url}", nl=True)
-    click.echo(f"serving {name} ({local.spec_for(name).title}) from {path}; "
-               f"n_ctx={server.n_ctx} threads={server.threads} slots={server.slots}. Ctrl-C to stop.",
-               err=True)
-    click.echo(f"model: {local.ATTRIBUTION}", err=True)
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        server.stop()
-        click.echo("stopped", err=True)
+
+    def ready(server):
+        click.echo(server.base_url)
+        click.echo(f"serving {name} ({server.spec.title}) from {server.model_path}; n_ctx={server.n_ctx} "
+                   f"threads={server.threads} slots={server.slots}. Ctrl-C to stop.", err=True)
+        click.echo(f"model: {local.ATTRIBUTION}", err=True)
+
+    local.serve_until_signal(name, ready, **overrides)
+    click.echo("stopped", err=True)
 
 
 COMMANDS = [models]

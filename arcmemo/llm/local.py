@@ -29,6 +29,7 @@ import hashlib
 import importlib
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -36,6 +37,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from arcmemo.config import setting
 
@@ -321,6 +323,34 @@ def ensure_server(name: str) -> LocalServer:
         server = LocalServer(name, path, **server_settings()).start()
         _servers[name] = server
         return server
+
+
+def serve_until_signal(name: str, on_ready: Callable[[LocalServer], None], **overrides: int) -> None:
+    """Run `name`'s server in the foreground until SIGINT (Ctrl-C) or SIGTERM, then stop it.
+
+    The signals only set a flag while this runs, so one arriving at any moment (even while
+    the model loads) still ends in a clean stop. Main thread only.
+    """
+    problem = runtime_available() or weights_available(name)
+    if problem:
+        raise LocalModelError(problem)
+    settings = {**server_settings(), **overrides}
+    path = assemble(name)
+    stop = threading.Event()
+    handlers = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    server = None
+    try:
+        if not stop.is_set():
+            server = LocalServer(name, path, **settings).start()
+        if not stop.is_set():
+            on_ready(server)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        for sig, previous in handlers.items():
+            signal.signal(sig, previous)
+        if server is not None:
+            server.stop()
 
 
 def stop_all() -> None:
