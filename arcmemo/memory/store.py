@@ -166,7 +166,10 @@ class Memory:
             yield self
 
     def session(self) -> Session:
-        """A plain SQLModel Session for the run/record tables (caller commits and closes)."""
+        """A plain SQLModel Session for the run/record tables (caller commits and closes).
+
+        It is a separate connection: don't write through it inside `transaction()` on SQLite
+        (it would wait for the write lock this thread holds)."""
         return Session(self.engine, expire_on_commit=False)
 
     # -- writes ----------------------------------------------------------------------
