@@ -249,6 +249,7 @@ class Sandbox:
         self.memory_mb = int(memory_mb)
         self.max_stdout = int(max_stdout)
         self.kernel_isolation = bool(kernel_isolation)
+        self._pid = os.getpid()
         self._idle: list[_Worker] = []
         self._count = 0  # workers alive or starting
         self._cond = threading.Condition()
@@ -258,6 +259,9 @@ class Sandbox:
 
     # -- pool management ---------------------------------------------------------------
     def _acquire(self) -> _Worker:
+        if os.getpid() != self._pid:
+            raise SandboxError("this Sandbox belongs to the process that created it; "
+                               "create a new one (or call get_sandbox()) after forking")
         with self._cond:
             while True:
                 if self._closed:
@@ -380,7 +384,7 @@ def get_sandbox() -> Sandbox:
     `sandbox_memory_mb`), closed at exit."""
     global _shared
     with _shared_lock:
-        if _shared is None or _shared._closed:
+        if _shared is None or _shared._closed or _shared._pid != os.getpid():
             workers = timeout = memory = None
             try:
                 from arcmemo.config import setting
@@ -918,6 +922,8 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
     out = _BoundedText(DEFAULT_MAX_STDOUT)
     sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = out
     sys.stdin = None
+    import numpy as np  # bound before any program module could shadow the name
+
     _install_guards(os.path.realpath(tmpdir))
 
     # -- wait for the request (EOF without one: the worker is shutting down) -------------
@@ -978,8 +984,6 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
         defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
         emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
             f" (it defines: {', '.join(defined)})" if defined else ""))
-    import numpy as np
-
     for i, grid in enumerate(req["grids"]):
         try:
             result = fn(np.array(grid, dtype=int))

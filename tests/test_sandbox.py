@@ -227,6 +227,24 @@ def test_get_sandbox_is_shared_and_works():
     assert a.run(FLIP, [[[1], [2]]])[0].output == [[2], [1]]
 
 
+def test_module_shadowing_numpy_does_not_break_the_harness(sb):
+    out = sb.run("import numpy\ndef transform(g):\n    return [[numpy.x]]\n", [[[1]]],
+                 modules={"numpy": "x = 4\n"})
+    assert out[0].output == [[4]]
+
+
+def test_sandbox_refuses_use_from_a_forked_process(sb):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sb.run(FLIP, [[[1]]])
+        except RuntimeError as exc:
+            os._exit(0 if "forking" in str(exc) else 2)
+        os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+
+
 def test_error_kinds_are_the_documented_set():
     assert set(ERROR_KINDS) == {"syntax", "exception", "timeout", "memory", "invalid_output", "crash",
                                 "missing_entry"}

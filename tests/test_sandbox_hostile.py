@@ -93,6 +93,12 @@ def test_fork_bomb_through_ctypes_hits_the_process_limit(sb):
 def test_recursion_bomb(sb):
     out = run1(sb, "def f(n):\n    return f(n + 1)\nreturn f(0)")[0]
     assert out.error == "exception" and "RecursionError" in out.message
+    assert "program line 4, in f" in out.message and "\n  ...\n" in out.message  # frames elided
+    still_works(sb)
+
+
+@pytest.mark.slow
+def test_recursion_bomb_with_raised_limit_runs_out_of_memory(sb):
     body = "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nreturn f(0)"
     out = run1(sb, body, timeout_s=5)[0]
     assert out.error in ("memory", "crash"), out
