@@ -71,12 +71,20 @@ def select_command(task_ref, mode, top_k, expand, token_budget, ps_caption, spli
             llm = LLM(LLMSettings.resolve(base_url=base_url, aux_model=aux_model, select_model=select_model,
                                           cache=False if no_cache else None))
         sel = select(task, memory, settings, llm)
-        names = {c.id: c.name for c in memory.list()}
+        names = {c.id: _label(c) for c in memory.list()}
     finally:
         if llm is not None:
             llm.close()
         memory.close()
     _print(task.id, sel, names, show_reasoning, as_json)
+
+
+def _label(concept) -> str:
+    """A PS concept's name; an OE lesson's name plus the start of its situation."""
+    if concept.format == "oe" and concept.situation:
+        situation = concept.situation if len(concept.situation) <= 70 else concept.situation[:67] + "..."
+        return f"{concept.name}: {situation}"
+    return concept.name
 
 
 def _print(task_id, sel, names, show_reasoning, as_json) -> None:
