@@ -159,6 +159,9 @@ class _Worker:
         except _WorkerGone as exc:
             self.kill()
             raise SandboxError(f"sandbox worker failed to start: {exc}") from None
+        if isinstance(hello, dict) and "error" in hello:
+            self.kill()
+            raise SandboxError(f"sandbox worker failed to start:\n{hello['error']}")
         if not isinstance(hello, dict) or "hello" not in hello:
             self.kill()
             raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
@@ -502,7 +505,7 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
             st.isolation["netns"] = True
         if st.libc.unshare(_CLONE_NEWNS) == 0 and st.libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
             ok = True
-            for target, size in ((b"/tmp", b"size=256m"), (b"/var/tmp", b"size=16m"), (b"/dev/shm", b"size=16m")):
+            for target, size in ((b"/tmp", b"size=64m"), (b"/var/tmp", b"size=16m"), (b"/dev/shm", b"size=16m")):
                 if os.path.isdir(target) and st.libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV,
                                                            b"mode=1777," + size) != 0:
                     ok = False if target == b"/tmp" else ok
@@ -608,7 +611,6 @@ def _worker_main(kernel_isolation: bool = True) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     os.close(devnull)
-    st = _worker_setup(kernel_isolation)
 
     def send(obj: Any) -> None:
         data = memoryview(_frame(obj))
@@ -616,6 +618,13 @@ def _worker_main(kernel_isolation: bool = True) -> None:
             n = os.write(proto_out, data)
             data = data[n:]
 
+    try:
+        st = _worker_setup(kernel_isolation)
+    except BaseException as exc:  # noqa: BLE001 — tell the parent why, then give up
+        import traceback
+
+        send({"error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]})
+        os._exit(1)
     send({"hello": st.isolation})
     buf = b""
     pending: list[_Child] = []  # finished children, reaped after the reply is sent

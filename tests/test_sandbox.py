@@ -214,6 +214,19 @@ def test_worker_killed_during_run_reports_crash_and_pool_recovers():
         assert box.run(FLIP, [[[1]]])[0].ok
 
 
+def test_worker_that_cannot_start_is_a_sandbox_error_and_the_pool_recovers(monkeypatch):
+    import sys
+
+    from arcmemo.sandbox import SandboxError
+
+    with Sandbox(workers=1) as box:
+        monkeypatch.setattr(sys, "executable", "/bin/false")
+        with pytest.raises(SandboxError, match="failed to start"):
+            box.run(FLIP, [[[1]]])
+        monkeypatch.undo()
+        assert box.run(FLIP, [[[1], [2]]])[0].output == [[2], [1]]
+
+
 def test_closed_sandbox_refuses_work():
     box = Sandbox(workers=1)
     box.close()
