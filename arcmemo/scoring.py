@@ -48,6 +48,10 @@ class TaskScore:
     def official(self) -> float:
         return self.oracle2
 
+    def to_dict(self) -> dict:
+        return {"oracle1": self.oracle1, "oracle2": self.oracle2, "strict": self.strict,
+                "correct": [list(row) for row in self.correct]}
+
 
 @dataclass(frozen=True)
 class SubmissionScore:
@@ -82,8 +86,7 @@ class SubmissionScore:
             "missing": self.missing,
             "unknown": self.unknown,
             "errors": self.errors,
-            "per_task": {k: {"oracle1": v.oracle1, "oracle2": v.oracle2, "strict": v.strict}
-                         for k, v in self.tasks.items()},
+            "per_task": {k: v.to_dict() for k, v in self.tasks.items()},
         }
 
 

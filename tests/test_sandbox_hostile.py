@@ -358,3 +358,31 @@ def test_unprivileged_fallback_still_contains_the_python_level(monkeypatch, tmp_
         out = run1(box, "while True:\n    pass", timeout_s=0.3)[0]
         assert out.error == "timeout"
         still_works(box)
+
+
+def test_hostile_and_normal_runs_interleaved_from_many_threads(sb):
+    from concurrent.futures import ThreadPoolExecutor
+
+    hostile = [
+        "import ctypes\nctypes.string_at(0)",
+        "while True:\n    pass",
+        "x = bytearray(10 ** 10)",
+        "import os\nos._exit(1)",
+        "import sys\nsys.exit(0)",
+        "return (r for r in grid)",
+    ]
+
+    def job(k):
+        if k % 3 == 0:
+            return None, run1(sb, hostile[(k // 3) % len(hostile)], timeout_s=0.3)[0]
+        value = k % 10
+        return value, sb.run(f"def transform(grid):\n    return [[{value}]]\n", [[[0]]])[0]
+
+    with ThreadPoolExecutor(6) as ex:
+        results = list(ex.map(job, range(60)))
+    for expected, outcome in results:
+        if expected is None:
+            assert not outcome.ok
+        else:
+            assert outcome.ok and outcome.output == [[expected]], outcome
+    still_works(sb)

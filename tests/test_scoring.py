@@ -104,6 +104,7 @@ def test_score_task_compares_grids_and_handles_missing_predictions():
     assert score.oracle2 == pytest.approx(5 / 6)
     assert score.official == score.oracle2
     assert score.strict == pytest.approx(2 / 3)
+    assert score.to_dict()["correct"] == [[True, True], [True, False], [False, False]]
 
 
 def test_score_task_invalid_prediction_is_wrong_not_an_error():
