@@ -265,9 +265,10 @@ class Runner:
         task = next(t for t in self.tasks if t.id == outcome.task_id)
         run_id = self.rundir.run_id
         if self.config.selection == "cheatsheet":
-            update_cheatsheet(self.memory, self.llm, task, _trace_text(outcome), run_id=run_id)
-            return {"type": "write", "pass_index": p, "task_id": task.id, "added": [], "extended": ["cheatsheet"],
-                    "failed": False, "error": None, "usage": usage_dict(None)}
+            update = update_cheatsheet(self.memory, self.llm, task, _trace_text(outcome), run_id=run_id)
+            return {"type": "write", "pass_index": p, "task_id": task.id, "added": [],
+                    "extended": ["cheatsheet"] if update.updated else [], "failed": update.error is not None,
+                    "error": update.error, "usage": usage_dict(update.usage)}
         solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
         writer = write_oe if self.config.memory_format == "oe" else write_ps
         result = writer(self.memory, self.llm, solution, run_id=run_id)

@@ -173,3 +173,14 @@ def test_resume_after_kill_equals_uninterrupted_run(tmp_path, kill_after):
     assert sorted(solved) == sorted(TASK_IDS)                     # every task solved exactly once
     clean_memory, killed_memory = Memory(str(tmp_path / "clean.db")), Memory(str(tmp_path / "killed.db"))
     assert len(killed_memory.history()) == len(clean_memory.history())   # no concept written twice
+
+
+def test_cheatsheet_mode_rewrites_the_sheet_and_shows_it_next_time(tmp_path, fake_model, fake_llm):
+    script_run(fake_model)
+    fake_model.on("cheatsheet", lambda m: "<cheatsheet>\n- check for a fixed colour table first\n</cheatsheet>")
+    runner, summary, memory = run(tmp_path, fake_llm, task_ids=TASK_IDS[:2], selection="cheatsheet",
+                                  continual=True, k=1, retries=0)
+    assert summary["writes"] == 2 and summary["write_failures"] == 0
+    assert "fixed colour table" in memory.get("cheatsheet", format="sheet").description
+    first, second = fake_model.calls_for("solve")
+    assert "fixed colour table" not in first.prompt and "fixed colour table" in second.prompt
