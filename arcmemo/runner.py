@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from arcmemo import __version__

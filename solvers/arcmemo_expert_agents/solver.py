@@ -19,17 +19,15 @@ the program-synthesis solver passes through (reasoning_effort, seed, ...).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from arcmemo.llm.client import LLMError, Usage
-from arcmemo.parsing import ParseError
+from arcmemo.conversation import Conversation, Program, converse
+from arcmemo.feedback import program_feedback
+from arcmemo.llm.client import Usage
 from arcmemo.plugins import (
-    Attempt, Hint, SolveContext, SolveResult, Trace, rank_attempts, run_program,
-    select_predictions, usage_of,
+    Hint, SolveContext, SolveResult, Trace, rank_attempts, select_predictions, usage_of,
 )
 from arcmemo.tasks import Task
-
-from arcmemo.feedback import program_feedback
 
 from arcmemo_expert_agents.agents import (
     DEFAULT_AGENTS, Agent, PlannedAgent, TaskViews, agents_by_name, estimate_tokens,
@@ -75,29 +73,22 @@ def execution_feedback(task: Task, run) -> str:
             f"cell):\n\n{text}\n\n{render('feedback_closing')}")
 
 
+def parse_program(text: str) -> Program:
+    answer = parse_answer(text)
+    return Program(answer["program"], reasoning_text(answer))
+
+
 def format_feedback(problem: str) -> str:
     return render("format_feedback", problem=problem)
 
 
 @dataclass
-class _AgentRun:
-    index: int                    # the sample index: position in the run order
-    planned: PlannedAgent
-    messages: list[dict] = field(default_factory=list)
-    transcript: list[dict] = field(default_factory=list)
-    attempts: list[Attempt] = field(default_factory=list)
-    completions: list = field(default_factory=list)
+class _AgentRun(Conversation):
+    planned: PlannedAgent | None = None
 
     @property
     def name(self) -> str:
-        return self.planned.name
-
-    def say(self, role: str, content: str, rnd: int, reasoning: str | None = None) -> None:
-        self.messages.append({"role": role, "content": content})
-        entry = {"role": role, "content": content, "round": rnd, "agent": self.name}
-        if reasoning:
-            entry["reasoning"] = reasoning
-        self.transcript.append(entry)
+        return self.label
 
 
 def _select_agents(spec) -> list[Agent]:
@@ -153,7 +144,7 @@ class ExpertAgentsSolver:
         runs: list[_AgentRun] = []
         for k in range(n):
             p = planned[k % len(planned)]
-            run = _AgentRun(k, p)
+            run = _AgentRun(k, label=p.name, planned=p)
             run.say("system", system, 0)
             run.say("user", user_prompt(task_views, p.views, hint), 0)
             runs.append(run)
@@ -167,7 +158,9 @@ class ExpertAgentsSolver:
             async def run_batch(batch=batch):
                 solved = asyncio.Event()
                 return await asyncio.gather(
-                    *(self._run_agent(r, task, ctx, params, retries, solved) for r in batch),
+                    *(converse(r, task, ctx, step=STEP, retries=retries, params=params, parse=parse_program,
+                               execution_feedback=execution_feedback, format_feedback=format_feedback,
+                               modules=helper_modules(), solved=solved) for r in batch),
                     return_exceptions=True)
 
             outcomes = ctx.llm.run(run_batch())
@@ -179,57 +172,6 @@ class ExpertAgentsSolver:
             notes.append(f"stopped after {len(tried)} of {len(runs)} agents: a program passed "
                          "every train pair")
         return self._result(task, tried, notes, errors)
-
-    async def _run_agent(self, run: _AgentRun, task: Task, ctx: SolveContext, params: dict,
-                         retries: int, solved: asyncio.Event) -> None:
-        n_train, n_test = len(task.train), len(task.test_inputs)
-        modules = helper_modules()
-        for rnd in range(retries + 1):
-            if rnd > 0 and solved.is_set():          # another agent of the batch solved it
-                return
-            try:
-                completion = await ctx.llm.achat(list(run.messages), role="solver", step=STEP,
-                                                 sample=run.index, task_id=task.id, **params)
-            except LLMError as exc:
-                run.attempts.append(Attempt(
-                    sample=run.index, round=rnd, code=None, raw="",
-                    train_correct=[False] * n_train, test_outputs=[None] * n_test,
-                    error=f"llm: {exc}", label=run.name))
-                return
-            run.completions.append(completion)
-            run.say("assistant", completion.text, rnd, reasoning=completion.reasoning)
-            try:
-                answer = parse_answer(completion.text)
-            except ParseError as exc:
-                run.attempts.append(Attempt(
-                    sample=run.index, round=rnd, code=None, raw=completion.text,
-                    train_correct=[False] * n_train, test_outputs=[None] * n_test,
-                    error=f"format: {exc}", reasoning=completion.reasoning, label=run.name))
-                if rnd < retries:
-                    run.say("user", format_feedback(str(exc)), rnd + 1)
-                continue
-            code = answer["program"]
-            result = await asyncio.to_thread(run_program, ctx.sandbox, task, code, modules=modules)
-            if not result.passed_train:
-                error = result.error or "wrong_output"
-            elif not result.test_complete:
-                failed = [o.error for o in result.test_outcomes if not o.ok]
-                error = f"test_{failed[0] if failed else 'no_output'}"
-            else:
-                error = None
-            thoughts = reasoning_text(answer)
-            if completion.reasoning:
-                thoughts = f"{completion.reasoning.strip()}\n\n{thoughts}".strip()
-            run.attempts.append(Attempt(
-                sample=run.index, round=rnd, code=code, raw=completion.text,
-                train_correct=result.train_correct, train_cell_accuracy=result.mean_accuracy,
-                test_outputs=result.test_outputs, error=error, reasoning=thoughts or None,
-                label=run.name, modules=modules))
-            if error is None:
-                solved.set()
-                return
-            if rnd < retries:
-                run.say("user", execution_feedback(task, result), rnd + 1)
 
     def _result(self, task: Task, runs: list[_AgentRun], notes: list[str],
                 errors: list[str]) -> SolveResult:

@@ -1,0 +1,105 @@
+"""The retry-with-feedback conversation every program-writing solver runs.
+
+One conversation: ask the model, parse its answer into a program, run the program on the
+train pairs and test inputs in the sandbox, and, while it fails, answer back with
+execution feedback (or, for an unusable answer, with a request for the format) for up to
+`retries` more rounds. Each answer becomes an Attempt; nothing here raises for a model or
+program problem. Solvers differ only in how they open the conversation, parse an answer
+and word their feedback, which they pass in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from arcmemo.llm.client import LLMError
+from arcmemo.parsing import ParseError
+from arcmemo.solving import ProgramRun, run_program
+from arcmemo.tasks import Task
+
+
+@dataclass
+class Program:
+    """What a solver's parser takes out of one model answer."""
+
+    code: str
+    reasoning: str | None = None     # the answer's own account of the rule, if it has one
+
+
+@dataclass
+class Conversation:
+    index: int                       # the sample index (also the model cache's sample key)
+    label: str = ""                  # which agent or variant this is
+    messages: list[dict] = field(default_factory=list)    # what the model sees: role + content
+    transcript: list[dict] = field(default_factory=list)  # the same, annotated (round, reasoning)
+    attempts: list = field(default_factory=list)          # arcmemo.plugins.Attempt, one per answer
+    completions: list = field(default_factory=list)
+
+    def say(self, role: str, content: str, rnd: int, reasoning: str | None = None) -> None:
+        self.messages.append({"role": role, "content": content})
+        entry = {"role": role, "content": content, "round": rnd}
+        if self.label:
+            entry["agent"] = self.label
+        if reasoning:
+            entry["reasoning"] = reasoning
+        self.transcript.append(entry)
+
+
+def attempt_error(run: ProgramRun) -> str | None:
+    """Why a program is not done: a failed train pair, or a crash on a test input."""
+    if not run.passed_train:
+        return run.error or "wrong_output"
+    if not run.test_complete:
+        failed = [o.error for o in run.test_outcomes if not o.ok]
+        return f"test_{failed[0] if failed else 'no_output'}"
+    return None
+
+
+async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retries: int, params: dict,
+                   parse: Callable[[str], Program], execution_feedback: Callable[[Task, ProgramRun], str],
+                   format_feedback: Callable[[str], str], modules: dict[str, str] | None = None,
+                   solved: asyncio.Event | None = None) -> None:
+    """Run one conversation to a program that passes, or until `retries` feedback rounds are
+    used. `solved`, shared by parallel conversations, stops this one before its next round."""
+    from arcmemo.plugins import Attempt
+
+    n_train, n_test = len(task.train), len(task.test_inputs)
+
+    def failed(rnd: int, raw: str, error: str, reasoning: str | None = None) -> Attempt:
+        return Attempt(sample=conv.index, round=rnd, code=None, raw=raw, train_correct=[False] * n_train,
+                       test_outputs=[None] * n_test, error=error, reasoning=reasoning, label=conv.label)
+
+    for rnd in range(retries + 1):
+        if rnd > 0 and solved is not None and solved.is_set():
+            return
+        try:
+            completion = await ctx.llm.achat(list(conv.messages), role="solver", step=step,
+                                             sample=conv.index, task_id=task.id, **params)
+        except LLMError as exc:
+            conv.attempts.append(failed(rnd, "", f"llm: {exc}"))
+            return
+        conv.completions.append(completion)
+        conv.say("assistant", completion.text, rnd, reasoning=completion.reasoning)
+        try:
+            program = parse(completion.text)
+        except ParseError as exc:
+            conv.attempts.append(failed(rnd, completion.text, f"format: {exc}", completion.reasoning))
+            if rnd < retries:
+                conv.say("user", format_feedback(str(exc)), rnd + 1)
+            continue
+        run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules)
+        error = attempt_error(run)
+        thoughts = "\n\n".join(t.strip() for t in (completion.reasoning, program.reasoning) if t and t.strip())
+        conv.attempts.append(Attempt(
+            sample=conv.index, round=rnd, code=program.code, raw=completion.text,
+            train_correct=run.train_correct, train_cell_accuracy=run.mean_accuracy,
+            test_outputs=run.test_outputs, error=error, reasoning=thoughts or None,
+            label=conv.label, modules=dict(modules or {})))
+        if error is None:
+            if solved is not None:
+                solved.set()
+            return
+        if rnd < retries:
+            conv.say("user", execution_feedback(task, run), rnd + 1)
