@@ -1,9 +1,12 @@
 """Isolated execution of model-written programs: a pool of warm fork-server workers.
 
 Design (DESIGN.md section 8). The parent process keeps a pool of *workers*: Python
-processes started with a clean environment that have numpy and scipy.ndimage imported.
-Each program run is one `os.fork()` of a worker, so every run is its own process with
-its own limits and a worker is never poisoned by the code it runs. Layers of containment
+processes started with a clean environment that have numpy (and common stdlib modules)
+imported. Each program run is one `os.fork()` of a worker, so every run is its own
+process with its own limits and a worker is never poisoned by the code it runs. Programs
+whose source (or extra modules) mention scipy are forked instead from a second fork
+server, a child of the worker that also has scipy.ndimage imported: a process with scipy
+loaded costs about twice as much to fork, and most programs only use numpy. Layers of containment
 in the forked child, from the kernel up:
 
 - its own session (a `killpg` reaches only itself), SIGKILL when its worker dies;
@@ -38,9 +41,10 @@ rest of the home is invisible to runs. Without root (or when the kernel refuses 
 `Sandbox.isolation` says which layers are off; the Python-level guards still hold, but a
 program using ctypes could then reach the network or signal same-user processes.
 
-Cost: one fork per run. On the 2-core development VM a run costs about 3 ms of CPU against
-0.2 ms for plain in-process exec; an empty fork+exit of a numpy/scipy process already costs
-about 2 ms there (see benchmarks/sandbox.py).
+Cost: one fork per run. On the 2-core development VM (a nested VM where page faults are
+slow) a numpy-only run costs about 2.5-3 ms of CPU in all processes, against 0.2 ms for
+plain in-process exec; an empty fork+exit of a numpy process already costs about 1 ms and
+of a numpy+scipy process about 2 ms there (see benchmarks/sandbox.py).
 """
 
 from __future__ import annotations
@@ -323,10 +327,19 @@ class Sandbox:
             self._cond.notify()
 
     def warm(self) -> None:
-        """Start every worker now instead of on first use."""
+        """Start every worker now instead of on first use, and wait until each worker's
+        scipy server (which imports scipy in the background) is ready as well."""
         started = [self._acquire() for _ in range(self.workers)]
+        probe = {"source": "import scipy.ndimage\ndef transform(g):\n    return g\n", "grids": [[[0]]],
+                 "entry": "transform", "modules": {}, "timeout_s": 30.0, "memory_mb": self.memory_mb,
+                 "max_stdout": self.max_stdout}
         for w in started:
-            self._release(w, True)
+            healthy = True
+            try:
+                w.request(probe, time.monotonic() + 60)
+            except _WorkerGone:
+                healthy = False
+            self._release(w, healthy)
 
     def close(self) -> None:
         with self._cond:
@@ -484,8 +497,8 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     import gc
     import tempfile
 
-    import numpy  # noqa: F401  (warm imports shared with every forked run)
-    import scipy.ndimage  # noqa: F401
+    import numpy  # noqa: F401  (warm imports shared with every forked run; scipy: see _Heavy)
+    import numpy.ma, numpy.random, numpy.fft  # noqa: F401,E401  (lazy in numpy 2; np.unique loads numpy.ma)
 
     import linecache  # noqa: F401
     import traceback  # noqa: F401
@@ -493,7 +506,7 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     # Modules programs commonly import: loaded once here, inherited by every run.
     import itertools, collections, functools, copy, random, re, heapq, bisect, string  # noqa: F401,E401
     import statistics, fractions, dataclasses, typing, enum, operator, glob, json  # noqa: F401,E401
-    import resource, shutil, socket  # noqa: F401,E401  (used by every child: import once here)
+    import resource, shutil, socket, fcntl  # noqa: F401,E401  (used by every child: import once here)
 
     st = _WorkerState()
     try:
@@ -603,9 +616,10 @@ def _stage_dir(base: str) -> str:
 
 
 def _worker_main(kernel_isolation: bool = True) -> None:
-    """Fork-server loop. One child is always forked ahead and set up (uid, limits, guards),
-    waiting for its request, so a run costs no fork latency; after each reply the worker
-    reaps the finished child and forks the next one while the parent reads the reply."""
+    """The worker's loop: numpy-only runs fork from this process; runs whose source mentions
+    scipy are forwarded to a second fork server forked from it that also has scipy.ndimage
+    imported. (A process with scipy loaded costs about twice as much to fork, and most
+    programs only use numpy.)"""
     proto_out = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
@@ -613,55 +627,198 @@ def _worker_main(kernel_isolation: bool = True) -> None:
     os.close(devnull)
 
     def send(obj: Any) -> None:
-        data = memoryview(_frame(obj))
-        while data:
-            n = os.write(proto_out, data)
-            data = data[n:]
+        _write_all(proto_out, _frame(obj))
 
     try:
         st = _worker_setup(kernel_isolation)
+        heavy = _Heavy(st)  # starts importing scipy in the background
     except BaseException as exc:  # noqa: BLE001 — tell the parent why, then give up
         import traceback
 
         send({"error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]})
         os._exit(1)
     send({"hello": st.isolation})
-    buf = b""
-    pending: list[_Child] = []  # finished children, reaped after the reply is sent
-    ready = _spawn_child(st)
-
-    def shutdown() -> None:
-        import shutil
-
-        _finish(ready)
-        shutil.rmtree(st.tmp_base, ignore_errors=True)
-        os._exit(0)
-
+    local = _Server(st)
+    reader = _FrameReader(0)
     while True:
-        while len(buf) < 4:
-            chunk = os.read(0, 1 << 20)
-            if not chunk:
-                shutdown()
-            buf += chunk
-        (size,) = struct.unpack(">I", buf[:4])
-        while len(buf) < 4 + size:
-            chunk = os.read(0, 1 << 20)
-            if not chunk:
-                shutdown()
-            buf += chunk
-        payload = buf[4:4 + size]
+        payload = reader.next()
+        if payload is None:
+            import shutil
+
+            local.close()
+            heavy.stop()
+            shutil.rmtree(st.tmp_base, ignore_errors=True)
+            os._exit(0)
         req = json.loads(payload.decode("utf-8"))
-        buf = buf[4 + size:]
-        if not _hand_over(ready, payload):  # the waiting child died: fork a fresh one
-            _finish(ready)
-            ready = _spawn_child(st)
-            _hand_over(ready, payload)
-        outcomes = _collect(ready, req, pending)
-        send({"outcomes": outcomes})
-        for child in pending:
+        if _needs_scipy(req):
+            reply = heavy.request(payload, req)
+            _write_all(proto_out, struct.pack(">I", len(reply)) + reply)
+        else:
+            send({"outcomes": local.handle(payload, req)})
+            local.after_reply()
+
+
+def _keep_fds(*fds: int) -> tuple[int, ...]:
+    """Move `fds` to 3, 4, ... and close every other descriptor from 3 up."""
+    import fcntl
+
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1000) for fd in fds]
+    for i, fd in enumerate(high):
+        os.dup2(fd, 3 + i)
+    os.closerange(3 + len(fds), 1 << 16)
+    return tuple(range(3, 3 + len(fds)))
+
+
+def _needs_scipy(req: dict) -> bool:
+    return "scipy" in req["source"] or any("scipy" in text for text in req["modules"].values())
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+class _FrameReader:
+    """Length-prefixed frames from a file descriptor; next() is None at end of file."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+
+    def next(self) -> bytes | None:
+        while len(self.buf) < 4:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+        (size,) = struct.unpack(">I", self.buf[:4])
+        while len(self.buf) < 4 + size:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+        payload, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
+        return payload
+
+
+class _Server:
+    """Runs requests in children forked from this process, one forked ahead and waiting."""
+
+    def __init__(self, st: _WorkerState) -> None:
+        self.st = st
+        self.pending: list[_Child] = []  # finished children, reaped after the reply is sent
+        self.ready = _spawn_child(st)
+
+    def handle(self, payload: bytes, req: dict) -> list[dict]:
+        if not _hand_over(self.ready, payload):  # the waiting child died: fork a fresh one
+            _finish(self.ready)
+            self.ready = _spawn_child(self.st)
+            _hand_over(self.ready, payload)
+        return _collect(self.ready, req, self.pending)
+
+    def after_reply(self) -> None:
+        for child in self.pending:
             _finish(child)
-        pending.clear()
-        ready = _spawn_child(st)
+        self.pending.clear()
+        self.ready = _spawn_child(self.st)
+
+    def close(self) -> None:
+        _finish(self.ready)
+
+
+class _Heavy:
+    """The scipy fork server: a child of the worker that imported scipy.ndimage and runs
+    `_Server` on a pair of pipes. Its runs get a uid of their own, distinct from the
+    worker's runs. Restarted on the next request if it died."""
+
+    def __init__(self, st: _WorkerState) -> None:
+        self.st = st
+        self.pid: int | None = None
+        self._start()
+
+    def _start(self) -> None:
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        worker_pid = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _heavy_main(self.st, to_r, from_w, worker_pid)
+            finally:
+                os._exit(0)
+        os.close(to_r)
+        os.close(from_w)
+        self.pid, self.to_fd, self.reader = pid, to_w, _FrameReader(from_r)
+
+    def stop(self) -> None:
+        if self.pid is None:
+            return
+        for fd in (self.to_fd, self.reader.fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        self.pid = None
+
+    def request(self, payload: bytes, req: dict) -> bytes:
+        if self.pid is not None:
+            try:
+                done, _ = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                done = self.pid
+            if done:
+                self.pid = None
+                self.stop()
+        if self.pid is None:
+            self._start()
+        try:
+            _write_all(self.to_fd, struct.pack(">I", len(payload)) + payload)
+            reply = self.reader.next()
+        except OSError:
+            reply = None
+        if reply is None:
+            self.stop()
+            msg = "the sandbox's scipy fork server died during the run; it will be restarted"
+            reply = json.dumps({"outcomes": [_outcome(False, error="crash", message=msg)
+                                             for _ in req["grids"]]}).encode("utf-8")
+        return reply
+
+
+def _heavy_main(st: _WorkerState, in_fd: int, out_fd: int, worker_pid: int) -> None:
+    import gc
+
+    if st.libc is not None:
+        st.libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != worker_pid:
+        os._exit(0)
+    # keep only our two pipes: an inherited copy of another pipe's write end would keep
+    # its reader from ever seeing end of file
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    in_fd, out_fd = _keep_fds(in_fd, out_fd)
+    import scipy.ndimage  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+    if st.uid is not None:
+        st.uid = _UID_BASE + os.getpid()
+    server = _Server(st)
+    reader = _FrameReader(in_fd)
+    while True:
+        payload = reader.next()
+        if payload is None:
+            server.close()
+            os._exit(0)
+        req = json.loads(payload.decode("utf-8"))
+        _write_all(out_fd, _frame({"outcomes": server.handle(payload, req)}))
+        server.after_reply()
 
 
 class _Child:
@@ -924,10 +1081,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    os.dup2(wfd, 3)
-    os.dup2(req_fd, 4)
-    wfd, req_fd = 3, 4
-    os.closerange(5, 1 << 16)
+    wfd, req_fd = _keep_fds(wfd, req_fd)
     if st.uid is not None:
         os.setgroups([])
         os.setresgid(st.uid, st.uid, st.uid)

@@ -331,7 +331,7 @@ def test_many_hostile_runs_in_a_row_leave_no_processes_behind(sb):
     still_works(sb)
     for w in sb._idle:
         children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(w.pid)], capture_output=True, text=True)
-        assert len(children.stdout.split()) <= 1  # only the next run, forked ahead and waiting
+        assert len(children.stdout.split()) <= 2  # the next run, forked ahead, and the scipy server
 
 
 def test_unprivileged_fallback_still_contains_the_python_level(monkeypatch, tmp_path):
@@ -386,3 +386,56 @@ def test_hostile_and_normal_runs_interleaved_from_many_threads(sb):
         else:
             assert outcome.ok and outcome.output == [[expected]], outcome
     still_works(sb)
+
+
+# Runs whose source mentions scipy fork from a second server that has scipy loaded.
+SCIPY = "import scipy.ndimage"
+
+
+def test_scipy_runs_are_contained_the_same_way(sb):
+    out = run1(sb, "import ctypes\nctypes.string_at(0)", prelude=SCIPY)[0]
+    assert out.error == "crash" and "SIGSEGV" in out.message
+    out = run1(sb, "while True:\n    pass", prelude=SCIPY, timeout_s=0.3)[0]
+    assert out.error == "timeout"
+    out = run1(sb, "x = bytearray(10 ** 10)", prelude=SCIPY)[0]
+    assert out.error == "memory"
+    out = run1(sb, "import os\nreturn [[len(os.environ)]]", prelude=SCIPY)[0]
+    assert out.output == [[0]]
+    out = run1(sb, "import socket\nsocket.socket()", prelude=SCIPY)[0]
+    assert out.error == "exception" and "network access is disabled" in out.message
+    body = "import ctypes, os\nlibc = ctypes.CDLL(None)\nlibc.kill(os.getppid(), 9)\nreturn grid"
+    out = run1(sb, body, prelude=SCIPY)[0]
+    if sb.isolation.get("uid"):
+        assert out.ok, out
+    out = run1(sb, "lab, n = scipy.ndimage.label(grid > 0)\nreturn [[n]]", prelude=SCIPY, grids=([[1, 0, 1]],))[0]
+    assert out.output == [[2]]
+    still_works(sb)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="uids of their own need root")
+def test_scipy_runs_and_numpy_runs_have_different_uids(sb):
+    body = "import os\nreturn [[int(d) for d in str(os.getuid())]]"
+    plain = run1(sb, body)[0].output
+    heavy = run1(sb, body, prelude=SCIPY)[0].output
+    assert plain != heavy and plain[0][0] != 0 and heavy[0][0] != 0
+
+
+def _uid_of(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("Uid:")).split()[1])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="tells the server from waiting runs by uid")
+def test_scipy_server_killed_from_outside_is_restarted():
+    with Sandbox(workers=1, timeout_s=2.0) as box:
+        src = SCIPY + "\ndef transform(grid):\n    return grid[::-1]\n"
+        assert box.run(src, [[[1], [2]]])[0].output == [[2], [1]]
+        worker = box._idle[0].pid
+        kids = subprocess.run(["ps", "-o", "pid=", "--ppid", str(worker)], capture_output=True, text=True)
+        servers = [int(p) for p in kids.stdout.split() if _uid_of(int(p)) == os.geteuid()]
+        assert len(servers) == 1
+        os.kill(servers[0], 9)
+        time.sleep(0.1)
+        assert box.run(src, [[[1], [2]]])[0].output == [[2], [1]]
+        assert box.run(FLIP, [[[3], [4]]])[0].output == [[4], [3]]
+        assert box.replaced == 0  # the worker itself survived
