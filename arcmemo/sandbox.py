@@ -373,8 +373,9 @@ class Sandbox:
             raise ValueError(f"Sandbox.run: entry {entry!r} is not a Python identifier")
         modules = dict(modules or {})
         for name, text in modules.items():
-            if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
-                raise ValueError(f"Sandbox.run: module name {name!r} is not importable")
+            if not isinstance(name, str) or not name.isidentifier():
+                raise ValueError(f"Sandbox.run: module name {name!r} is not importable "
+                                 "(a plain identifier such as 'common')")
             if not isinstance(text, str):
                 raise TypeError(f"Sandbox.run: module {name!r} source must be str")
         plain = [_plain_grid(g, f"Sandbox.run grid {i}") for i, g in enumerate(grids)]

@@ -178,6 +178,8 @@ def test_bad_arguments_are_caller_errors(sb):
         sb.run(FLIP, [[[1]]], entry="not valid")
     with pytest.raises(ValueError, match="module name"):
         sb.run(FLIP, [[[1]]], modules={"bad name": ""})
+    with pytest.raises(ValueError, match="module name"):
+        sb.run(FLIP, [[[1]]], modules={"pkg.mod": ""})
     with pytest.raises(TypeError):
         sb.run(b"def transform(g): return g", [[[1]]])
 
