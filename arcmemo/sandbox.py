@@ -116,6 +116,13 @@ class PairsCheck:
 # Parent side: the pool
 # ---------------------------------------------------------------------------------------
 
+def _wait_readable(fd: int, timeout_s: float) -> bool:
+    """poll() rather than select(): works for descriptors above 1024 in busy parents."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(max(0, int(timeout_s * 1000) + 1)))
+
+
 def _frame(obj: Any) -> bytes:
     data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
     return struct.pack(">I", len(data)) + data
@@ -196,8 +203,7 @@ class _Worker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _WorkerGone("worker did not answer in time")
-            ready, _, _ = select.select([self._out], [], [], remaining)
-            if not ready:
+            if not _wait_readable(self._out, remaining):
                 continue
             chunk = os.read(self._out, 1 << 20)
             if not chunk:
@@ -928,8 +934,7 @@ def _collect(child: _Child, req: dict, pending: list) -> list[dict]:
         if remaining <= 0:
             end_reason = "timeout"
             break
-        ready, _, _ = select.select([rfd], [], [], remaining)
-        if not ready:
+        if not _wait_readable(rfd, remaining):
             continue
         chunk = os.read(rfd, 1 << 16)
         if not chunk:

@@ -229,6 +229,22 @@ def test_worker_that_cannot_start_is_a_sandbox_error_and_the_pool_recovers(monke
         assert box.run(FLIP, [[[1], [2]]])[0].output == [[2], [1]]
 
 
+def test_parent_with_many_open_descriptors():
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 1300:
+        pytest.skip("needs more than 1,300 open files")
+    null = os.open(os.devnull, os.O_RDONLY)
+    extra = [os.dup(null) for _ in range(1100)]  # the worker's pipes land above 1024
+    try:
+        with Sandbox(workers=1) as box:
+            assert box.run(FLIP, [[[1], [2]]])[0].output == [[2], [1]]
+            assert box._idle[0]._out > 1024
+    finally:
+        for fd in extra + [null]:
+            os.close(fd)
+
+
 def test_closed_sandbox_refuses_work():
     box = Sandbox(workers=1)
     box.close()
