@@ -335,17 +335,21 @@ class Sandbox:
     def warm(self) -> None:
         """Start every worker now instead of on first use, and wait until each worker's
         scipy server (which imports scipy in the background) is ready as well."""
-        started = [self._acquire() for _ in range(self.workers)]
         probe = {"source": "import scipy.ndimage\ndef transform(g):\n    return g\n", "grids": [[[0]]],
                  "entry": "transform", "modules": {}, "timeout_s": 30.0, "memory_mb": self.memory_mb,
                  "max_stdout": self.max_stdout}
-        for w in started:
-            healthy = True
-            try:
-                w.request(probe, time.monotonic() + 60)
-            except _WorkerGone:
-                healthy = False
-            self._release(w, healthy)
+        started: list[_Worker] = []
+        try:
+            for _ in range(self.workers):
+                started.append(self._acquire())
+        finally:
+            for w in started:
+                healthy = True
+                try:
+                    w.request(probe, time.monotonic() + 60)
+                except _WorkerGone:
+                    healthy = False
+                self._release(w, healthy)
 
     def close(self) -> None:
         with self._cond:
