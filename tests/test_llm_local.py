@@ -132,3 +132,34 @@ def test_serve_prints_url_and_stops_on_ctrl_c(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+CHILD = """
+from arcmemo.llm import LLM, LLMSettings
+llm = LLM(LLMSettings(solver_model="local-small", aux_model="local-small", select_model="local-small"))
+llm.chat([{"role": "user", "content": "hi"}], role="solver", step="warm", max_tokens=2)
+print("ready", flush=True)
+llm.chat([{"role": "user", "content": "Write a very long story about a dragon."}],
+         role="solver", step="solve", max_tokens=4000)
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+def test_ctrl_c_during_a_local_generation_exits_promptly():
+    _skip_without_local()
+    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        time.sleep(1.0)                                   # the long generation is under way
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        assert time.monotonic() - started < 15
+        assert "finished" not in out and "KeyboardInterrupt" in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
