@@ -110,6 +110,8 @@ def validate_concepts(value: Any, *, exists: Callable[[str], bool], what: str = 
             raise ParseError(f"{at}: the name appears twice in the list; distinct concepts need distinct names")
         seen.add(name_key(name))
         kind = item.get("kind")
+        if isinstance(kind, str):
+            kind = kind.strip().lower() or None
         if kind is None:
             if not exists(name):
                 raise ParseError(
