@@ -130,3 +130,28 @@ def test_run_from_closed_client_fails(fake_model):
 def test_fake_model_object_can_be_used_standalone():
     fake = FakeModel().queue("solve", "r")
     assert fake.pending("solve") == 1
+
+
+WRITER = """
+import sys
+from arcmemo.llm.log import CallLog
+log = CallLog(sys.argv[1])
+for i in range(40):
+    log.record(run_id=sys.argv[2], task_id=None, role="solver", step="solve", sample=i, model="m",
+               endpoint="e", key=f"{sys.argv[2]}-{i}", request={"i": i}, response_text="r")
+"""
+
+
+def test_log_is_safe_with_concurrent_writer_processes(tmp_path):
+    import subprocess
+    import sys
+
+    from arcmemo.llm.log import CallLog
+
+    path = tmp_path / "calls.db"
+    CallLog(path).close()
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"w{n}"]) for n in range(4)]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
+    with CallLog(path) as log:
+        rows = log.usage(group_by=("run_id",))
+    assert {r["run_id"]: r["calls"] for r in rows} == {f"w{n}": 40 for n in range(4)}

@@ -194,3 +194,10 @@ def test_one_failure_does_not_sink_the_others(stub):
         results = llm.run(many())
     assert sum(isinstance(r, LLMError) for r in results) == 1
     assert sum(not isinstance(r, Exception) for r in results) == 2
+
+
+def test_html_error_page_with_200_is_malformed(stub):
+    stub.script({"raw": "<html>gateway</html>", "content_type": "text/html"})
+    with make_llm(stub.base_url) as llm:
+        c = llm.chat(MSG, role="solver", step="solve")
+        assert c.text == "echo: 2+2?" and llm._log.get(c.call_id).attempts == 2

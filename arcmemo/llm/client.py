@@ -214,20 +214,20 @@ class LLM:
         self.settings = settings or LLMSettings.resolve()
         self.run_id = run_id
         self.catalog: Catalog = load_catalog()
-        self._log = CallLog(self.settings.log_path)
         self._usage = Usage()
         self._usage_lock = threading.Lock()
         self._routes: dict[str, _Route] = {}
         self._openai_backends: dict[tuple, Backend] = {}
         self._backend_semaphores: dict[int, asyncio.Semaphore] = {}
         self._closed = False
+        for role in ROLES:          # fail early on a bad model name, not mid-run
+            self._route(self.settings.model(role))
+        self._log = CallLog(self.settings.log_path)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="arcmemo-llm",
                                         daemon=True)
         self._thread.start()
         self._semaphore = asyncio.Semaphore(self.settings.concurrency)
-        for role in ROLES:          # fail early on a bad model name, not mid-run
-            self._route(self.settings.model(role))
         _live.add(self)
 
     # -- public API --------------------------------------------------------------------
