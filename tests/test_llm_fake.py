@@ -155,3 +155,13 @@ def test_log_is_safe_with_concurrent_writer_processes(tmp_path):
     with CallLog(path) as log:
         rows = log.usage(group_by=("run_id",))
     assert {r["run_id"]: r["calls"] for r in rows} == {f"w{n}": 40 for n in range(4)}
+
+
+def test_close_cancels_calls_in_flight_instead_of_hanging(fake_model):
+    import concurrent.futures
+
+    llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake"))
+    in_flight = asyncio.run_coroutine_threadsafe(asyncio.sleep(3600), llm._loop)  # a call that never ends
+    llm.close()
+    with pytest.raises(concurrent.futures.CancelledError):
+        in_flight.result(timeout=5)

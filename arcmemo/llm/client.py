@@ -284,6 +284,11 @@ class LLM:
         self._closed = True
         if self._loop.is_running():
             async def shutdown():
+                # calls still in flight are cancelled: their waiters get CancelledError, not a hang
+                others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+                for task in others:
+                    task.cancel()
+                await asyncio.gather(*others, return_exceptions=True)
                 for backend in self._openai_backends.values():
                     aclose = getattr(backend, "aclose", None)
                     if aclose is not None:
