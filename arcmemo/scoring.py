@@ -144,9 +144,10 @@ def _as_grid(value: Any) -> Grid | None:
 
 def _answer_grids(answers: Answers | Sequence[Any]) -> list[Grid]:
     outputs = answers.test_outputs if isinstance(answers, Answers) else answers
-    grids = [validate_grid(g, f"answer {i}") for i, g in enumerate(outputs)]
+    name = f"task {answers.task_id}" if isinstance(answers, Answers) else "answers"
+    grids = [validate_grid(g, f"{name} test output {i}") for i, g in enumerate(outputs)]
     if not grids:
-        raise ValueError("score_task: the answers hold no test outputs")
+        raise ValueError(f"score_task: {name} has no test outputs to score against")
     return grids
 
 

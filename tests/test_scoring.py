@@ -116,6 +116,11 @@ def test_score_task_without_attempts():
     assert score_task([], [A]) == TaskScore(0.0, 0.0, 0.0, ())
 
 
+def test_score_task_without_answers_names_the_task():
+    with pytest.raises(ValueError, match="task t9 has no test outputs"):
+        score_task([[A]], Answers("t9", ()))
+
+
 def test_cell_accuracy():
     assert cell_accuracy(A, A) == 1.0
     assert cell_accuracy([[1, 2], [3, 0]], A) == 0.75
