@@ -13,7 +13,7 @@ training task it solves, three ways:
       what any one-process-per-run design pays at least on this machine.
 
 Wall time depends on other load on the machine; the CPU column (every process involved:
-this one, the workers and everything they fork) does not, so compare ratios on both.
+this one, the workers and everything they fork) much less so; compare ratios on both.
 
 Programs: a built-in set of small solutions plus, with `--seeds DIR`, the `<task_id>.py`
 seed solutions found there (default: the project's seeds/). Every program is checked
@@ -282,7 +282,7 @@ def main(argv=None) -> None:
         print(f"{name:<40} {total:>8.2f} {total / n * 1000:>13.3f} {cpu / n * 1000:>12.3f}")
     print("-" * 76)
     print(f"* measured on {len(sample)} programs ({per_a * 1000:.1f} ms each) and extrapolated to {n}")
-    print("CPU = all processes involved (parent, workers, forked runs); it does not depend on other load")
+    print("CPU = all processes involved (parent, workers, forked runs); less sensitive to other load than wall")
     print(f"load average during the run: {load:.2f} on {workers} cores")
     print(f"sandbox speed-up over (a), wall: {t_fresh / t_sb:7.1f}x   (target >= 20x)   "
           f"sequential {t_fresh / t_sb1:.1f}x, CPU {c_fresh / c_sb:.1f}x")
