@@ -612,6 +612,7 @@ def _expose_runtime(st: _WorkerState, can_mount: bool) -> str | None:
                 os.chmod(cur, 0o755)
                 cur = os.path.dirname(cur)
             if st.libc.mount(d.encode(), p.encode(), None, MS_BIND | _MS_REC, None) != 0:
+                st.libc.umount2(top.encode(), 2)  # MNT_DETACH: give the worker its view back
                 return f"cannot bind-mount {p} back"
     for p in needed:
         blocked = _first_blocked(p)
