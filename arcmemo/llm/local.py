@@ -31,6 +31,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -360,4 +361,13 @@ def stop_all() -> None:
         _servers.clear()
 
 
-atexit.register(stop_all)
+def _stop_at_exit() -> None:
+    """Close the clients first: llama.cpp's destructor holds the GIL while it waits for open
+    requests, so a client still waiting on one could never hang up (a deadlock)."""
+    client = sys.modules.get("arcmemo.llm.client")
+    if client is not None:
+        client._close_all()
+    stop_all()
+
+
+atexit.register(_stop_at_exit)
