@@ -6,6 +6,7 @@ and skip with the reason when it is missing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -88,6 +89,15 @@ def test_missing_runtime_becomes_llm_error(monkeypatch):
             llm.chat([{"role": "user", "content": "hi"}], role="solver", step="solve")
 
 
+@contextlib.contextmanager
+def _stopping_servers():
+    """Free the in-process server (and its ~0.5 GB) when the test ends."""
+    try:
+        yield
+    finally:
+        local.stop_all()
+
+
 def _skip_without_local(name="local-small"):
     reason = local.runtime_available() or local.weights_available(name)
     if reason:
@@ -98,8 +108,8 @@ def _skip_without_local(name="local-small"):
 @pytest.mark.local_model
 def test_real_small_model_answers_through_the_client():
     _skip_without_local()
-    with LLM(LLMSettings(solver_model="local-small", aux_model="local-small",
-                         select_model="local-small")) as llm:
+    with _stopping_servers(), LLM(LLMSettings(solver_model="local-small", aux_model="local-small",
+                                              select_model="local-small")) as llm:
         completion = llm.chat(
             [{"role": "user", "content": "What is 2+3? Reply with just the number."}],
             role="solver", step="solve", max_tokens=8, temperature=0)
