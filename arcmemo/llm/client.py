@@ -12,7 +12,14 @@ result is ready, so synchronous code can still fan out samples in parallel:
 Model names resolve through models.yaml aliases. Registered test doubles come first,
 then `local`/`local-small` (the embedded server, local.py), then any OpenAI-compatible
 endpoint. Every call is logged in the call log (log.py) and served from it when the same
-request and sample index were answered before (unless cache=False).
+request, step and sample index were answered before (unless cache=False). Vary `sample`
+to get independent answers to one prompt.
+
+Retries: 429, 408/409, 5xx, timeouts, dropped connections and malformed bodies are retried
+up to `max_attempts` in all, after `backoff_base_s * 2**(i-1)` seconds (capped at
+`backoff_max_s`, jittered to 50-100%) or exactly the server's Retry-After when it sends
+one (a Retry-After above `max_retry_after_s` fails the call at once). Other HTTP errors
+(400, 401, 403, 404, ...) raise LLMError at once with the server's message.
 
 Usage counts every call; tokens and cost count only calls that reached a model (cache
 hits cost 0 and are counted in `cache_hits`). A Completion served from the cache still

@@ -2,8 +2,11 @@
 
 Location: $ARCMEMO_LOG_DB, else $ARCMEMO_HOME/calls.db. One row per call (including cache
 hits and failures). The cache key is the sha256 of the full request — resolved model,
-endpoint identity, messages and parameters — plus the sample index, so `n` independent
-samples of one prompt stay independent while a re-run or resumed run is served from here.
+endpoint identity, messages and parameters — plus the prompt step and the sample index, so
+`n` independent samples of one prompt stay independent, two steps never share an answer,
+and a re-run or resumed run is served from here. Only successful live calls are served
+from the cache; failures are logged but never replayed. The local model's endpoint
+identity is `local://<name>/<weights sha256 prefix>`, stable across server ports.
 Several processes may write at once (WAL journal, busy timeout).
 """
 
