@@ -26,7 +26,7 @@ from typing import Any, Callable
 from arcmemo import __version__
 from arcmemo.config import SELECTION_MODES
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
-from arcmemo.memory.models import ConceptRevision
+from arcmemo.memory.models import ConceptRevision, Run
 from arcmemo.memory.store import Memory
 from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
 from arcmemo.prompts import template_hashes
@@ -170,7 +170,9 @@ class Runner:
         started = time.monotonic()
         events = list(self.rundir.events())
         if not events:
-            self.rundir.write_config(self.resolved_config())
+            config = self.resolved_config()
+            self.rundir.write_config(config)
+            self._record_run(status="running", config=config, memory_revision_start=config["memory_revision_start"])
         done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e) for e in events if e["type"] == "task"}
         self.writes_done = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write"}
         self.write_events = [e for e in events if e["type"] == "write"]
@@ -211,7 +213,18 @@ class Runner:
         self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
         summary = self._summary(latest, done, per_pass, stopped, wall)
         self.rundir.write_summary(summary)
+        self._record_run(status=f"stopped: {stopped}" if stopped else "done",
+                         memory_revision_end=summary["memory_revision_end"])
         return summary
+
+    def _record_run(self, **fields: Any) -> None:
+        """The store's own record of the run, so revisions' run ids lead somewhere."""
+        with self.memory.session() as session:
+            run = session.get(Run, self.rundir.run_id) or Run(id=self.rundir.run_id, kind="solve")
+            for name, value in fields.items():
+                setattr(run, name, value)
+            session.add(run)
+            session.commit()
 
     def _solve(self, task: Task, p: int) -> TaskOutcome:
         selection = select(task, self.memory, SelectionSettings(

@@ -51,6 +51,12 @@ def test_concept_written_after_block_one_is_selected_in_block_two(tmp_path, fake
     assert "select_ps" in config["prompt_templates"]
     assert sorted(p.stem for p in runner.rundir.submissions.iterdir()) == sorted(TASK_IDS[:4])
     assert summary["memory_revision_end"] == memory.revision() > 0
+    from arcmemo.memory.models import Run
+
+    with memory.session() as session:
+        recorded = session.get(Run, runner.rundir.run_id)
+    assert (recorded.kind, recorded.status, recorded.memory_revision_start) == ("solve", "done", 0)
+    assert recorded.memory_revision_end == memory.revision() and recorded.config["models"]["aux"] == "fake"
 
 
 def test_memory_is_read_only_without_continual(tmp_path, fake_model, fake_llm):
