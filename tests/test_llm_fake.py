@@ -165,3 +165,71 @@ def test_close_cancels_calls_in_flight_instead_of_hanging(fake_model):
     llm.close()
     with pytest.raises(concurrent.futures.CancelledError):
         in_flight.result(timeout=5)
+
+
+def test_usage_round_trips_through_dict():
+    usage = Usage(calls=3, cache_hits=1, prompt_tokens=10, completion_tokens=4, cost_usd=0.25, errors=1)
+    assert Usage.from_dict(usage.to_dict()) == usage
+    assert Usage.from_dict(None) == Usage() and Usage.from_dict({"calls": 2, "extra": 1}).calls == 2
+
+
+class _CountingBackend:
+    """A backend that records how many calls it serves at once."""
+
+    endpoint = "counting://"
+
+    def __init__(self, max_concurrency=None):
+        self.max_concurrency = max_concurrency
+        self.active = self.peak = 0
+
+    async def complete(self, request):
+        from arcmemo.llm.backend import Reply
+
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        await asyncio.sleep(0.02)
+        self.active -= 1
+        return Reply(text="ok", prompt_tokens=1, completion_tokens=1)
+
+
+@pytest.mark.parametrize("backend_limit, expected_peak", [(None, 5), (2, 2)])
+def test_concurrency_bound_and_backend_limit(backend_limit, expected_peak):
+    from arcmemo.llm.backend import register_model, unregister_model
+
+    backend = _CountingBackend(backend_limit)
+    register_model("counting", backend)
+    try:
+        settings = LLMSettings(solver_model="counting", aux_model="counting", select_model="counting",
+                               concurrency=5)
+        with LLM(settings) as llm:
+            async def many():
+                return await asyncio.gather(*(llm.achat(MSG, role="solver", step="solve", sample=i)
+                                              for i in range(20)))
+            assert len(llm.run(many())) == 20
+        assert backend.peak == expected_peak
+    finally:
+        unregister_model("counting")
+
+
+def test_backoff_grows_exponentially_with_jitter(fake_model):
+    import time
+
+    fake_model.queue("solve", TransientError("a"), TransientError("b"), TransientError("c"), "ok")
+    settings = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake",
+                           backoff_base_s=0.05, backoff_max_s=1.0, max_attempts=4)
+    with LLM(settings) as llm:
+        started = time.monotonic()
+        assert llm.chat(MSG, role="solver", step="solve").text == "ok"
+        waited = time.monotonic() - started
+    # delays 0.05, 0.1, 0.2, each jittered to 50-100%
+    assert 0.5 * 0.35 <= waited < 0.35 + 0.25
+
+
+def test_attempts_are_bounded(fake_model):
+    fake_model.queue("solve", *[TransientError("HTTP 503")] * 10)
+    settings = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake",
+                           backoff_base_s=0.0, max_attempts=3)
+    with LLM(settings) as llm:
+        with pytest.raises(LLMError, match="gave up after 3 attempts") as info:
+            llm.chat(MSG, role="solver", step="solve")
+    assert info.value.transient and len(fake_model.calls) == 3

@@ -80,6 +80,12 @@ class Usage:
         return data
 
     @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Usage":
+        """Inverse of to_dict (unknown keys ignored, missing ones 0): for records read back."""
+        data = data or {}
+        return cls(**{f.name: data.get(f.name, 0) or 0 for f in fields(cls)})
+
+    @classmethod
     def of(cls, completion: "Completion") -> "Usage":
         """The usage one completion adds (cache hits: a counted call, no tokens, no cost)."""
         if completion.cached:
