@@ -37,7 +37,8 @@ def list_models(base_url, solver_model, aux_model, select_model, as_json) -> Non
     click.echo("roles:")
     for role in data["roles"]:
         via = f" (alias of {role['model']})" if role["name"] != role["model"] else ""
-        click.echo(f"  {role['role']:<7} {role['name']}{via}  {role['price']}")
+        click.echo(f"  {role['role']:<7} {role['name']}{via}  {role['price']}"
+                   + (f"  @ {role['endpoint']}" if role["endpoint"] else ""))
     click.echo("aliases:")
     for name, target in data["aliases"].items():
         click.echo(f"  {name:<16} -> {target['model']}" + (f" at {target['base_url']}" if target["base_url"] else ""))
