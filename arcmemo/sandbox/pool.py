@@ -1,0 +1,423 @@
+"""The parent side of the sandbox: the pool of warm workers, `Sandbox.run`, `run_on_pairs`."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from arcmemo.sandbox.common import (
+    MAX_SOURCE_CHARS, DEFAULT_MAX_STDOUT, wait_readable, frame,
+)
+
+
+
+_WORKER_START_TIMEOUT_S = 60.0
+_BACKSTOP_GRACE_S = 10.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (a worker could not start, or it was closed)."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The result of running a program on one grid: an output grid or a categorised error."""
+
+    ok: bool
+    output: list[list[int]] | None
+    error: str | None  # one of ERROR_KINDS when not ok
+    message: str
+    stdout: str
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "output": self.output, "error": self.error,
+                "message": self.message, "stdout": self.stdout}
+
+
+@dataclass(frozen=True)
+class PairsCheck:
+    """A program checked against (input, output) pairs."""
+
+    outcomes: list[RunOutcome]
+    correct: list[bool]
+    cell_accuracy: list[float]
+    passed_all: bool
+    mean_accuracy: float
+
+    @property
+    def first_failure(self) -> int | None:
+        """Index of the first pair the program got wrong, or None."""
+        for i, ok in enumerate(self.correct):
+            if not ok:
+                return i
+        return None
+
+
+
+
+
+
+
+class _WorkerGone(Exception):
+    def __init__(self, message: str, exited: bool = False) -> None:
+        super().__init__(message)
+        self.exited = exited
+
+
+class _Worker:
+    """One warm fork-server process; used by one thread at a time."""
+
+    def __init__(self, kernel_isolation: bool = True) -> None:
+        root = str(Path(__file__).resolve().parents[2])  # the directory holding the arcmemo package
+        boot = (
+            "import sys; sys.path.insert(0, %r); "
+            "from arcmemo.sandbox.worker import _worker_main; _worker_main(%r)" % (root, bool(kernel_isolation))
+        )
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", boot],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd="/",
+            close_fds=True,
+            start_new_session=True,
+        )
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._buf = b""
+        try:
+            hello = self._read(time.monotonic() + _WORKER_START_TIMEOUT_S)
+        except _WorkerGone as exc:
+            self.kill()
+            raise SandboxError(f"sandbox worker failed to start: {exc}") from None
+        if isinstance(hello, dict) and "error" in hello:
+            self.kill()
+            raise SandboxError(f"sandbox worker failed to start:\n{hello['error']}")
+        if not isinstance(hello, dict) or "hello" not in hello:
+            self.kill()
+            raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
+        self.isolation: dict = hello["hello"]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def request(self, req: dict, deadline: float) -> dict:
+        try:
+            self._write_all(frame(req))
+        except OSError as exc:
+            raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
+        return self._read(deadline)
+
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self._in, view)
+            view = view[n:]
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        while len(self._buf) < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _WorkerGone("worker did not answer in time")
+            if not wait_readable(self._out, remaining):
+                continue
+            chunk = os.read(self._out, 1 << 20)
+            if not chunk:
+                raise _WorkerGone("worker process exited", exited=True)
+            self._buf += chunk
+        data, self._buf = self._buf[:n], self._buf[n:]
+        return data
+
+    def _read(self, deadline: float) -> Any:
+        (size,) = struct.unpack(">I", self._read_exact(4, deadline))
+        return json.loads(self._read_exact(size, deadline).decode("utf-8"))
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.kill()
+        except ProcessLookupError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+def _plain_grid(grid: Any, where: str) -> list[list[int]]:
+    from arcmemo.tasks import validate_grid
+
+    return [list(row) for row in validate_grid(grid, where)]
+
+
+class Sandbox:
+    """A thread-safe pool of warm workers that run untrusted programs on grids.
+
+    `timeout_s` is the wall-clock budget per grid (the first grid's budget also covers
+    importing the program); `memory_mb` is the address space a run may add on top of the
+    warm worker's; `max_stdout` caps what a run's prints keep (per grid).
+    `kernel_isolation=False` skips the root-only layers (namespaces, own uid); tests use it
+    to exercise the unprivileged fallback. `isolation` reports which layers are active.
+    Use as a context manager, or call `close()`.
+    """
+
+    def __init__(self, workers: int | None = None, timeout_s: float = 2.0, memory_mb: int = 1024,
+                 max_stdout: int = DEFAULT_MAX_STDOUT, kernel_isolation: bool = True) -> None:
+        if workers is None:
+            workers = max(1, os.cpu_count() or 1)
+        if workers < 1:
+            raise ValueError(f"Sandbox: workers must be at least 1, got {workers}")
+        if timeout_s <= 0:
+            raise ValueError(f"Sandbox: timeout_s must be positive, got {timeout_s}")
+        if memory_mb < 16:
+            raise ValueError(f"Sandbox: memory_mb must be at least 16, got {memory_mb}")
+        self.workers = workers
+        self.timeout_s = float(timeout_s)
+        self.memory_mb = int(memory_mb)
+        self.max_stdout = int(max_stdout)
+        self.kernel_isolation = bool(kernel_isolation)
+        self._pid = os.getpid()
+        self._idle: list[_Worker] = []
+        self._count = 0  # workers alive or starting
+        self._cond = threading.Condition()
+        self._closed = False
+        self.isolation: dict = {}
+        self.replaced = 0  # workers that died or were killed and had to be replaced
+
+    # -- pool management ---------------------------------------------------------------
+    def _acquire(self) -> _Worker:
+        if os.getpid() != self._pid:
+            raise SandboxError("this Sandbox belongs to the process that created it; "
+                               "create a new one (or call get_sandbox()) after forking")
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise SandboxError("sandbox is closed")
+                if self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        return worker
+                    worker.kill()  # died while idle (killed from outside): replace it
+                    self._count -= 1
+                    self.replaced += 1
+                    continue
+                if self._count < self.workers:
+                    self._count += 1
+                    break
+                self._cond.wait()
+        try:
+            worker = _Worker(self.kernel_isolation)
+        except BaseException:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify()
+            raise
+        self.isolation = worker.isolation
+        return worker
+
+    def _release(self, worker: _Worker, healthy: bool) -> None:
+        if healthy and worker.alive():
+            with self._cond:
+                if not self._closed:
+                    self._idle.append(worker)
+                    self._cond.notify()
+                    return
+            worker.close()
+            with self._cond:
+                self._count -= 1
+            return
+        worker.kill()
+        with self._cond:
+            self._count -= 1
+            self.replaced += 1
+            self._cond.notify()
+
+    def warm(self) -> None:
+        """Start every worker now instead of on first use, and wait until each worker's
+        scipy server (which imports scipy in the background) is ready as well."""
+        probe = {"source": "import scipy.ndimage\ndef transform(g):\n    return g\n", "grids": [[[0]]],
+                 "entry": "transform", "modules": {}, "timeout_s": 30.0, "memory_mb": self.memory_mb,
+                 "max_stdout": self.max_stdout}
+        started: list[_Worker] = []
+        try:
+            for _ in range(self.workers):
+                started.append(self._acquire())
+        finally:
+            for w in started:
+                healthy = True
+                try:
+                    w.request(probe, time.monotonic() + 60)
+                except _WorkerGone:
+                    healthy = False
+                self._release(w, healthy)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._count -= len(idle)
+            self._cond.notify_all()
+        for w in idle:
+            w.close()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # best effort; close() is the real API
+        try:
+            if not self._closed:
+                self.close()
+        except Exception:
+            pass
+
+    # -- running -----------------------------------------------------------------------
+    def run(self, source: str, grids: Sequence[Any], *, entry: str = "transform",
+            modules: dict[str, str] | None = None, timeout_s: float | None = None) -> list[RunOutcome]:
+        """Run `entry(grid)` of `source` on each grid in one fresh process; one outcome per grid."""
+        if not isinstance(source, str):
+            raise TypeError(f"Sandbox.run: source must be str, got {type(source).__name__}")
+        if not entry.isidentifier():
+            raise ValueError(f"Sandbox.run: entry {entry!r} is not a Python identifier")
+        modules = dict(modules or {})
+        for name, text in modules.items():
+            if not isinstance(name, str) or not name.isidentifier():
+                raise ValueError(f"Sandbox.run: module name {name!r} is not importable "
+                                 "(a plain identifier such as 'common')")
+            if not isinstance(text, str):
+                raise TypeError(f"Sandbox.run: module {name!r} source must be str")
+        plain = [_plain_grid(g, f"Sandbox.run grid {i}") for i, g in enumerate(grids)]
+        if not plain:
+            return []
+        timeout = float(timeout_s) if timeout_s is not None else self.timeout_s
+        if timeout <= 0:
+            raise ValueError(f"Sandbox.run: timeout_s must be positive, got {timeout}")
+        if len(source) > MAX_SOURCE_CHARS or any(len(t) > MAX_SOURCE_CHARS for t in modules.values()):
+            return [RunOutcome(False, None, "syntax", f"program source longer than {MAX_SOURCE_CHARS} characters", "")
+                    for _ in plain]
+        req = {"source": source, "grids": plain, "entry": entry, "modules": modules,
+               "timeout_s": timeout, "memory_mb": self.memory_mb, "max_stdout": self.max_stdout}
+        backstop = time.monotonic() + timeout * len(plain) + _BACKSTOP_GRACE_S
+        worker = self._acquire()
+        healthy = False
+        try:
+            reply = worker.request(req, backstop)
+            healthy = True
+        except _WorkerGone as exc:
+            died = exc.exited or not worker.alive()
+            msg = ("the sandbox worker died during the run (the program killed its worker process)"
+                   if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
+            return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
+        finally:
+            self._release(worker, healthy)
+        return [RunOutcome(bool(o["ok"]), o["output"], o["error"], o["message"], o["stdout"])
+                for o in reply["outcomes"]]
+
+
+_shared: Sandbox | None = None
+_shared_lock = threading.Lock()
+
+
+def get_sandbox() -> Sandbox:
+    """The shared process-wide pool (settings `sandbox_workers`, `sandbox_timeout_s`,
+    `sandbox_memory_mb`), closed at exit."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared._closed or _shared._pid != os.getpid():
+            workers = timeout = memory = None
+            try:
+                from arcmemo.config import setting
+
+                workers = setting("sandbox_workers", None, None)
+                timeout = setting("sandbox_timeout_s", None, None)
+                memory = setting("sandbox_memory_mb", None, None)
+            except Exception:
+                pass
+            _shared = Sandbox(
+                workers=int(workers) if workers else None,
+                timeout_s=float(timeout) if timeout else 2.0,
+                memory_mb=int(memory) if memory else 1024,
+            )
+            atexit.register(_shared.close)
+        return _shared
+
+
+def _pair_parts(pair: Any) -> tuple[Any, Any]:
+    if hasattr(pair, "input") and hasattr(pair, "output"):
+        return pair.input, pair.output
+    if isinstance(pair, dict):
+        return pair["input"], pair["output"]
+    inp, out = pair
+    return inp, out
+
+
+def run_on_pairs(sb: Sandbox, source: str, pairs: Iterable[Any], *, entry: str = "transform",
+                 modules: dict[str, str] | None = None, timeout_s: float | None = None) -> PairsCheck:
+    """Run a program on the inputs of (input, output) pairs and compare with the outputs.
+
+    `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples.
+    """
+    from arcmemo.scoring import cell_accuracy
+
+    parts = [_pair_parts(p) for p in pairs]
+    outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, timeout_s=timeout_s)
+    correct, acc = [], []
+    for (_, expected), outcome in zip(parts, outcomes):
+        expected = _plain_grid(expected, "run_on_pairs expected output")
+        if outcome.ok:
+            correct.append(outcome.output == expected)
+            acc.append(cell_accuracy(outcome.output, expected))
+        else:
+            correct.append(False)
+            acc.append(0.0)
+    return PairsCheck(
+        outcomes=outcomes,
+        correct=correct,
+        cell_accuracy=acc,
+        passed_all=bool(correct) and all(correct),
+        mean_accuracy=sum(acc) / len(acc) if acc else 0.0,
+    )
+
+

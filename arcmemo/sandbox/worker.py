@@ -1,0 +1,557 @@
+"""The worker side of the sandbox: a warm fork server, its isolation, and the supervision of
+the child it forks for each program run (see the package docstring)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import sys
+import time
+from typing import Any
+
+from arcmemo.sandbox.common import (
+    ERROR_KINDS, MAX_SIDE, MAX_MESSAGE_CHARS, DEFAULT_MAX_STDOUT, PR_SET_PDEATHSIG, wait_readable, frame, keep_fds, outcome_dict,
+)
+from arcmemo.sandbox.child import _child
+
+
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNET = 0x40000000
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_UID_BASE = 1_000_000
+
+
+class _WorkerState:
+    def __init__(self) -> None:
+        self.libc = None
+        self.isolation = {"netns": False, "private_tmp": False, "uid": False, "nproc": True, "audit": True}
+        self.tmp_base = ""
+        self.uid = None
+
+
+def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
+    import ctypes
+    import gc
+    import tempfile
+
+    import numpy  # noqa: F401  (warm imports shared with every forked run; scipy: see _Heavy)
+    import numpy.ma, numpy.random, numpy.fft  # noqa: F401,E401  (lazy in numpy 2; np.unique loads numpy.ma)
+
+    import linecache  # noqa: F401
+    import traceback  # noqa: F401
+    import types  # noqa: F401
+    # Modules programs commonly import: loaded once here, inherited by every run.
+    import itertools, collections, functools, copy, random, re, heapq, bisect, string  # noqa: F401,E401
+    import statistics, fractions, dataclasses, typing, enum, operator, glob, json  # noqa: F401,E401
+    import resource, shutil, socket, fcntl  # noqa: F401,E401  (used by every child: import once here)
+
+    st = _WorkerState()
+    try:
+        st.libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        st.libc = None
+    if os.geteuid() == 0 and st.libc is not None and kernel_isolation:
+        if st.libc.unshare(_CLONE_NEWNET) == 0:
+            st.isolation["netns"] = True
+        if st.libc.unshare(_CLONE_NEWNS) == 0 and st.libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
+            ok = True
+            for target, size in ((b"/tmp", b"size=64m"), (b"/var/tmp", b"size=16m"), (b"/dev/shm", b"size=16m")):
+                if os.path.isdir(target) and st.libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                                                           b"mode=1777," + size) != 0:
+                    ok = False if target == b"/tmp" else ok
+            st.isolation["private_tmp"] = ok
+        reason = _expose_runtime(st, can_mount=st.isolation["private_tmp"])
+        if reason is None:
+            st.uid = _UID_BASE + os.getpid()
+            st.isolation["uid"] = True
+        else:
+            st.isolation["uid_off"] = reason
+    # RLIMIT_NPROC does not bind root: without a uid of its own a run could fork
+    st.isolation["nproc"] = os.geteuid() != 0 or st.isolation["uid"]
+    st.tmp_base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
+    os.chmod(st.tmp_base, 0o711)
+    os.environ.clear()  # thread settings were read at import; runs inherit an empty environment
+    gc.collect()
+    gc.freeze()  # forked children then never touch the warm heap during collections
+    return st
+
+
+def _runtime_paths() -> list[str]:
+    """Directories a child must be able to read to import more of Python and its packages."""
+    paths = set()
+    for p in sys.path:
+        if p and os.path.isdir(p):
+            paths.add(os.path.realpath(p))
+    ordered = sorted(paths, key=len)
+    minimal: list[str] = []
+    for p in ordered:  # drop paths already inside another needed path
+        if not any(p == m or p.startswith(m.rstrip("/") + "/") for m in minimal):
+            minimal.append(p)
+    return minimal
+
+
+def _first_blocked(path: str) -> str | None:
+    """The top-most directory on the way to `path` that other users cannot traverse."""
+    parts = path.strip("/").split("/")
+    for i in range(len(parts) + 1):
+        a = "/" + "/".join(parts[:i])
+        try:
+            if not os.stat(a).st_mode & 0o001:
+                return a
+        except OSError:
+            return a
+    return None
+
+
+def _expose_runtime(st: _WorkerState, can_mount: bool) -> str | None:
+    """Let a child with its own uid import from Python's directories even when they live in a
+    private home (e.g. pyenv under /root): cover the blocked ancestor with an empty tmpfs and
+    bind-mount only the runtime directories back. The rest of that home becomes invisible to
+    runs. Returns None when every runtime directory is readable by other users, else why not.
+    """
+    MS_BIND = 4096
+    needed = _runtime_paths()
+    groups: dict[str, list[str]] = {}
+    for p in needed:
+        blocked = _first_blocked(p)
+        if blocked is not None:
+            groups.setdefault(blocked, []).append(p)
+    if groups and not can_mount:
+        return f"{next(iter(groups))} is private and there is no private mount namespace to expose the runtime"
+    for top, paths in groups.items():
+        if any(p == top for p in paths) or top == "/":
+            return f"{top} must stay readable for the runtime but is private"
+        stage = _stage_dir("/tmp")
+        staged = []
+        for i, p in enumerate(paths):
+            d = os.path.join(stage, str(i))
+            os.mkdir(d)
+            if st.libc.mount(p.encode(), d.encode(), None, MS_BIND | _MS_REC, None) != 0:
+                return f"cannot bind-mount {p}"
+            staged.append((d, p))
+        if st.libc.mount(b"tmpfs", top.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=1m") != 0:
+            return f"cannot cover {top}"
+        for d, p in staged:
+            os.makedirs(p, mode=0o755, exist_ok=True)
+            cur = p
+            while cur != top:
+                os.chmod(cur, 0o755)
+                cur = os.path.dirname(cur)
+            if st.libc.mount(d.encode(), p.encode(), None, MS_BIND | _MS_REC, None) != 0:
+                st.libc.umount2(top.encode(), 2)  # MNT_DETACH: give the worker its view back
+                return f"cannot bind-mount {p} back"
+    for p in needed:
+        blocked = _first_blocked(p)
+        if blocked is not None:
+            return f"{blocked} is not readable by other users"
+    return None
+
+
+def _stage_dir(base: str) -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=".arcmemo-stage-", dir=base)
+
+
+def _worker_main(kernel_isolation: bool = True) -> None:
+    """The worker's loop: numpy-only runs fork from this process; runs whose source mentions
+    scipy are forwarded to a second fork server forked from it that also has scipy.ndimage
+    imported. (A process with scipy loaded costs about twice as much to fork, and most
+    programs only use numpy.)"""
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+    def send(obj: Any) -> None:
+        _write_all(proto_out, frame(obj))
+
+    try:
+        st = _worker_setup(kernel_isolation)
+        heavy = _Heavy(st)  # starts importing scipy in the background
+    except BaseException as exc:  # noqa: BLE001 — tell the parent why, then give up
+        import traceback
+
+        send({"error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]})
+        os._exit(1)
+    send({"hello": st.isolation})
+    local = _Server(st)
+    reader = _FrameReader(0)
+    while True:
+        payload = reader.next()
+        if payload is None:
+            import shutil
+
+            local.close()
+            heavy.stop()
+            shutil.rmtree(st.tmp_base, ignore_errors=True)
+            os._exit(0)
+        req = json.loads(payload.decode("utf-8"))
+        if _needs_scipy(req):
+            reply = heavy.request(payload, req)
+            _write_all(proto_out, struct.pack(">I", len(reply)) + reply)
+        else:
+            send({"outcomes": local.handle(payload, req)})
+            local.after_reply()
+
+
+
+
+def _needs_scipy(req: dict) -> bool:
+    return "scipy" in req["source"] or any("scipy" in text for text in req["modules"].values())
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+class _FrameReader:
+    """Length-prefixed frames from a file descriptor; next() is None at end of file."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+
+    def next(self) -> bytes | None:
+        while len(self.buf) < 4:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+        (size,) = struct.unpack(">I", self.buf[:4])
+        while len(self.buf) < 4 + size:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+        payload, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
+        return payload
+
+
+class _Server:
+    """Runs requests in children forked from this process, one forked ahead and waiting."""
+
+    def __init__(self, st: _WorkerState) -> None:
+        self.st = st
+        self.pending: list[_Child] = []  # finished children, reaped after the reply is sent
+        self.ready = _spawn_child(st)
+
+    def handle(self, payload: bytes, req: dict) -> list[dict]:
+        if not _hand_over(self.ready, payload):  # the waiting child died: fork a fresh one
+            _finish(self.ready)
+            self.ready = _spawn_child(self.st)
+            _hand_over(self.ready, payload)
+        return _collect(self.ready, req, self.pending)
+
+    def after_reply(self) -> None:
+        for child in self.pending:
+            _finish(child)
+        self.pending.clear()
+        self.ready = _spawn_child(self.st)
+
+    def close(self) -> None:
+        _finish(self.ready)
+
+
+class _Heavy:
+    """The scipy fork server: a child of the worker that imported scipy.ndimage and runs
+    `_Server` on a pair of pipes. Its runs get a uid of their own, distinct from the
+    worker's runs. Restarted on the next request if it died."""
+
+    def __init__(self, st: _WorkerState) -> None:
+        self.st = st
+        self.pid: int | None = None
+        self._start()
+
+    def _start(self) -> None:
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        worker_pid = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _heavy_main(self.st, to_r, from_w, worker_pid)
+            finally:
+                os._exit(0)
+        os.close(to_r)
+        os.close(from_w)
+        self.pid, self.to_fd, self.reader = pid, to_w, _FrameReader(from_r)
+
+    def stop(self) -> None:
+        if self.pid is None:
+            return
+        for fd in (self.to_fd, self.reader.fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        self.pid = None
+
+    def request(self, payload: bytes, req: dict) -> bytes:
+        if self.pid is not None:
+            try:
+                done, _ = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                done = self.pid
+            if done:
+                self.pid = None
+                self.stop()
+        if self.pid is None:
+            self._start()
+        try:
+            _write_all(self.to_fd, struct.pack(">I", len(payload)) + payload)
+            reply = self.reader.next()
+        except OSError:
+            reply = None
+        if reply is None:
+            self.stop()
+            msg = "the sandbox's scipy fork server died during the run; it will be restarted"
+            reply = json.dumps({"outcomes": [outcome_dict(False, error="crash", message=msg)
+                                             for _ in req["grids"]]}).encode("utf-8")
+        return reply
+
+
+def _heavy_main(st: _WorkerState, in_fd: int, out_fd: int, worker_pid: int) -> None:
+    import gc
+
+    if st.libc is not None:
+        st.libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != worker_pid:
+        os._exit(0)
+    # keep only our two pipes: an inherited copy of another pipe's write end would keep
+    # its reader from ever seeing end of file
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    in_fd, out_fd = keep_fds(in_fd, out_fd)
+    import scipy.ndimage  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+    if st.uid is not None:
+        st.uid = _UID_BASE + os.getpid()
+    server = _Server(st)
+    reader = _FrameReader(in_fd)
+    while True:
+        payload = reader.next()
+        if payload is None:
+            server.close()
+            os._exit(0)
+        req = json.loads(payload.decode("utf-8"))
+        _write_all(out_fd, frame({"outcomes": server.handle(payload, req)}))
+        server.after_reply()
+
+
+class _Child:
+    def __init__(self, pid: int, req_fd: int, res_fd: int, tmpdir: str) -> None:
+        self.pid, self.req_fd, self.res_fd, self.tmpdir = pid, req_fd, res_fd, tmpdir
+        self.reaped = False
+        self.status = 0
+
+
+def _spawn_child(st: _WorkerState) -> _Child:
+    import tempfile
+
+    tmpdir = tempfile.mkdtemp(dir=st.tmp_base)
+    if st.uid is not None:
+        os.chown(tmpdir, st.uid, st.uid)
+    with open("/proc/self/statm") as f:
+        vm_bytes = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    req_r, req_w = os.pipe()
+    res_r, res_w = os.pipe()
+    worker_pid = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(req_w)
+            os.close(res_r)
+            _child(st, req_r, res_w, tmpdir, worker_pid, vm_bytes)
+        finally:
+            os._exit(70)
+    os.close(req_r)
+    os.close(res_w)
+    return _Child(pid, req_w, res_r, tmpdir)
+
+
+def _hand_over(child: _Child, payload: bytes) -> bool:
+    """Send the request to a waiting child; False if it is gone."""
+    try:
+        view = memoryview(payload)
+        while view:
+            n = os.write(child.req_fd, view)
+            view = view[n:]
+        os.close(child.req_fd)
+        child.req_fd = -1
+        return True
+    except OSError:
+        return False
+
+
+def _kill(child: _Child) -> None:
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.kill(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _finish(child: _Child) -> None:
+    """Kill (if still running), reap, close and clean up after a child."""
+    import shutil
+
+    _kill(child)
+    for fd in (child.req_fd, child.res_fd):
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    child.req_fd = child.res_fd = -1
+    if not child.reaped:
+        try:
+            _, child.status = os.waitpid(child.pid, 0)
+        except ChildProcessError:
+            pass
+        child.reaped = True
+    shutil.rmtree(child.tmpdir, ignore_errors=True)
+
+
+
+
+
+
+def _collect(child: _Child, req: dict, pending: list) -> list[dict]:
+    """Read the child's per-grid result lines under the per-grid wall-clock timeout."""
+    n = len(req["grids"])
+    timeout = req["timeout_s"]
+    rfd = child.res_fd
+    results: dict[int, dict] = {}
+    buf = b""
+    deadline = time.monotonic() + timeout
+    end_reason = None
+    while len(results) < n:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            end_reason = "timeout"
+            break
+        if not wait_readable(rfd, remaining):
+            continue
+        chunk = os.read(rfd, 1 << 16)
+        if not chunk:
+            end_reason = "eof"
+            break
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            parsed = _parse_child_line(line, n, req["max_stdout"])
+            if parsed is None:
+                end_reason = "garbage"
+                break
+            idx, outcome = parsed
+            results.setdefault(idx, outcome)
+            deadline = time.monotonic() + timeout
+        if end_reason:
+            break
+        if len(buf) > (1 << 20):
+            end_reason = "garbage"
+            break
+    if len(results) == n and end_reason is None:
+        _kill(child)  # it is exiting anyway; never let it linger
+        pending.append(child)  # reaped after the reply is sent
+        return [results[i] for i in range(n)]
+    # The run ended early: categorise from how the child ended.
+    _finish(child)
+    out = []
+    first_idx = None
+    kind, message = _ended(end_reason, child.status, timeout)
+    for i in range(n):
+        if i in results:
+            out.append(results[i])
+        elif first_idx is None:
+            first_idx = i
+            out.append(outcome_dict(False, error=kind, message=message))
+        else:
+            out.append(outcome_dict(False, error=kind,
+                                message=f"not run: the program's process ended on grid {first_idx} ({kind})"))
+    return out
+
+
+def _ended(end_reason: str | None, status: int, timeout: float) -> tuple[str, str]:
+    if end_reason == "timeout":
+        return "timeout", f"no result within {timeout:g} s (wall clock); the process was killed"
+    if end_reason == "garbage":
+        return "crash", "the program's process wrote malformed results to the result channel"
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU:
+            return "timeout", "CPU time limit exceeded; the process was killed"
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return "crash", f"the program's process was killed by {name}"
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+    return "crash", f"the program's process exited with status {code} before returning a result"
+
+
+def _parse_child_line(line: bytes, n: int, max_stdout: int = DEFAULT_MAX_STDOUT):
+    """Strictly validate one result line from a child (it may have been forged)."""
+    try:
+        obj = json.loads(line.decode("utf-8"))
+        idx = obj["i"]
+        if type(idx) is not int or not 0 <= idx < n:
+            return None
+        ok = obj["ok"]
+        if type(ok) is not bool:
+            return None
+        msg = obj.get("message", "")
+        out_text = obj.get("stdout", "")
+        if not isinstance(msg, str) or not isinstance(out_text, str):
+            return None
+        if ok:
+            grid = obj["output"]
+            if not _is_grid(grid):
+                return None
+            return idx, outcome_dict(True, output=grid, message="", stdout=out_text[:max_stdout + 200])
+        error = obj["error"]
+        if error not in ERROR_KINDS:
+            return None
+        return idx, outcome_dict(False, error=error, message=msg[:MAX_MESSAGE_CHARS], stdout=out_text[:max_stdout + 200])
+    except Exception:
+        return None
+
+
+def _is_grid(grid: Any) -> bool:
+    if type(grid) is not list or not 1 <= len(grid) <= MAX_SIDE:
+        return False
+    width = None
+    for row in grid:
+        if type(row) is not list or not 1 <= len(row) <= MAX_SIDE:
+            return False
+        if width is None:
+            width = len(row)
+        elif len(row) != width:
+            return False
+        for c in row:
+            if type(c) is not int or not 0 <= c <= 9:
+                return False
+    return True
+
+
