@@ -31,7 +31,7 @@ from arcmemo.memory.store import Memory
 from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
 from arcmemo.prompts import template_hashes
 from arcmemo.rundir import RunDir, new_run_id
-from arcmemo.scoring import score_task, write_submission
+from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 
@@ -125,12 +125,6 @@ def usage_dict(usage: Any) -> dict[str, float]:
 def add_usage(total: dict[str, float], usage: dict[str, float]) -> None:
     for name in USAGE_FIELDS:
         total[name] = total.get(name, 0) + usage.get(name, 0)
-
-
-def predictions_to_attempts(predictions: list[list[Any]]) -> list[list[Any]]:
-    """predictions[test][j] -> attempts[j][test] (None where an attempt has no grid)."""
-    width = max((len(p) for p in predictions), default=0)
-    return [[p[j] if j < len(p) else None for p in predictions] for j in range(width)]
 
 
 class Runner:
@@ -244,7 +238,7 @@ class Runner:
             solver_error = None
         predictions = [[_plain(g) for g in per_test] for per_test in result.predictions]
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
-        score = score_task(predictions_to_attempts(predictions), self.answers[task.id])
+        score = score_task(attempts_from_predictions(predictions), self.answers[task.id])
         write_submission(self.rundir.submissions, task.id, predictions,
                          metadata={"run_id": self.rundir.run_id, "pass": p, "solver": self.config.solver})
         usage = usage_dict(selection.usage)

@@ -259,6 +259,13 @@ def read_submission(path: str | Path) -> list[list[Grid | None]]:
     return result
 
 
+def attempts_from_predictions(per_test: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """Submission order (per test input: attempt_1, attempt_2, ...) -> attempts[a][test],
+    with None where an attempt has no grid for a test input."""
+    n = max((len(p) for p in per_test), default=0)
+    return [[p[a] if a < len(p) else None for p in per_test] for a in range(n)]
+
+
 def score_submission_dir(directory: str | Path, answers: Mapping[str, Answers]) -> SubmissionScore:
     """Score every `<task_id>.json` in `directory` against `answers` (task id -> Answers).
 
@@ -283,9 +290,6 @@ def score_submission_dir(directory: str | Path, answers: Mapping[str, Answers]) 
             errors[task_id] = str(exc)
             scores[task_id] = score_task([], ans)
             continue
-        n = max((len(a) for a in per_test), default=0)
-        attempts = [[per_test[j][a] if a < len(per_test[j]) else None for j in range(len(per_test))]
-                    for a in range(n)]
-        scores[task_id] = score_task(attempts, ans)
+        scores[task_id] = score_task(attempts_from_predictions(per_test), ans)
     unknown = sorted(set(files) - set(answers))
     return SubmissionScore(tasks=scores, missing=missing, unknown=unknown, errors=errors)

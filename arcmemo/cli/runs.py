@@ -81,4 +81,37 @@ def compare(run_refs, run_dir) -> None:
     click.echo(compare_table(entries))
 
 
+@runs.command("score")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--split", default="evaluation", show_default=True,
+              help="Where the answers come from: training | evaluation | val100, or a task JSON file / directory.")
+@click.option("--all", "all_tasks", is_flag=True, help="Score every task of --split (a missing file scores 0).")
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def score(directory, split, all_tasks, as_json) -> None:
+    """Score a directory of `<task_id>.json` submissions (ARC Prize shape), from any tool."""
+    from pathlib import Path
+
+    from arcmemo.scoring import score_submission_dir
+    from arcmemo.tasks import load_tasks
+
+    answers = load_tasks(split).answers
+    if not all_tasks:
+        present = {p.stem for p in Path(directory).glob("*.json")}
+        answers = {t: a for t, a in answers.items() if t in present}
+    result = score_submission_dir(directory, answers)
+    if as_json:
+        echo_json({"tasks": len(result.tasks), "oracle1": result.oracle1, "oracle2": result.oracle2,
+                   "strict": result.strict, "missing": result.missing, "unknown": result.unknown,
+                   "errors": result.errors})
+        return
+    click.echo(table([("tasks scored", len(result.tasks)), ("oracle@1", 100 * result.oracle1),
+                      ("oracle@2 (official)", 100 * result.oracle2), ("strict", 100 * result.strict),
+                      ("missing files (scored 0)", len(result.missing)),
+                      ("files for tasks not in --split", len(result.unknown)),
+                      ("unreadable files (scored 0)", len(result.errors))], (str(directory), "")))
+    for task_id, error in sorted(result.errors.items()):
+        click.echo(f"{task_id}: {error}", err=True)
+
+
 COMMANDS = [runs]

@@ -63,6 +63,7 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
 @click.option("--budget-usd", type=float, default=None, help="Stop cleanly before spending more than this.")
 @click.option("--max-tokens", type=int, default=None, help="Completion token limit per solver call.")
+@click.option("--temperature", type=float, default=None, help="Sampling temperature for the solver model.")
 @click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True, help="Where run directories go.")
 @click.option("--resume", default=None, metavar="RUN", help="Continue a killed run (id or path).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -70,7 +71,7 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @db_option
 @user_errors
 def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, attempts, retries, passes,
-          continual, k, order, seed, budget_usd, max_tokens, run_dir, resume, quiet, db, **models) -> None:
+          continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -88,7 +89,7 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
             config = RunConfig(
                 source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
                 memory_format=memory_format, top_k=top_k, expand=expand, attempts=attempts, retries=retries,
-                max_tokens=max_tokens, passes=passes, continual=continual, k=k, order=order, seed=seed,
+                max_tokens=max_tokens, temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
                 budget_usd=budget_usd,
             )
             runner = session.new(config, runs_root=run_dir)

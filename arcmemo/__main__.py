@@ -1,0 +1,5 @@
+"""`python -m arcmemo` is the `arcmemo` command."""
+
+from arcmemo.cli import cli
+
+cli(prog_name="arcmemo")

@@ -1,0 +1,60 @@
+"""`arcmemo runs list|show|compare|score` over run directories made by real (fake-model) runs."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from arcmemo.cli import cli
+from arcmemo.memory.store import Memory
+from arcmemo.plugins import load_solver
+from arcmemo.runner import RunConfig, new_runner
+from arcmemo.sandbox import get_sandbox
+from runner_support import TASK_IDS, script_run
+
+
+def make_run(tmp_path, llm, **settings):
+    config = RunConfig(source="training", task_ids=TASK_IDS[:3], retries=0, **settings)
+    runner = new_runner(config, memory=Memory(str(tmp_path / "memory.db")), make_llm=lambda run_id: llm,
+                        sandbox=get_sandbox(), solver=load_solver("program-synthesis"),
+                        runs_root=str(tmp_path / "runs"))
+    runner.run()
+    return runner.rundir
+
+
+def invoke(*args):
+    result = CliRunner().invoke(cli, list(args))
+    return result
+
+
+def test_list_show_compare_and_score(tmp_path, fake_model, fake_llm):
+    script_run(fake_model)
+    full = make_run(tmp_path, fake_llm, selection="none")
+    script_run(fake_model, unsolved={TASK_IDS[0]})
+    fake_llm.settings.cache = False   # the second run must ask again to get the worse answers
+    partial = make_run(tmp_path, fake_llm, selection="all")
+    root = str(tmp_path / "runs")
+
+    listed = invoke("runs", "list", "--run-dir", root, "--json")
+    assert listed.exit_code == 0, listed.output
+    rows = {r["run"]: r for r in json.loads(listed.output)}
+    assert rows[full.run_id]["oracle2"] == 100.0 and rows[partial.run_id]["selection"] == "all"
+
+    shown = invoke("runs", "show", partial.run_id, "--run-dir", root, "--tasks")
+    assert shown.exit_code == 0 and "oracle@2 (official)" in shown.output and TASK_IDS[0] in shown.output
+
+    compared = invoke("runs", "compare", full.run_id, partial.run_id, "--run-dir", root)
+    assert compared.exit_code == 0, compared.output
+    assert f"only {full.run_id} solves (1): {TASK_IDS[0]}" in compared.output
+    assert f"only {partial.run_id} solves (0): -" in compared.output
+
+    scored = invoke("runs", "score", str(partial.submissions), "--split", "training", "--json")
+    assert scored.exit_code == 0, scored.output
+    result = json.loads(scored.output)
+    assert result["tasks"] == 3 and abs(result["oracle2"] - 2 / 3) < 1e-9 and result["missing"] == []
+
+
+def test_unknown_run_is_a_clean_error(tmp_path):
+    result = invoke("runs", "show", "nope", "--run-dir", str(tmp_path))
+    assert result.exit_code == 1 and "no run 'nope'" in result.output and "Traceback" not in result.output
