@@ -439,3 +439,34 @@ def test_scipy_server_killed_from_outside_is_restarted():
         assert box.run(src, [[[1], [2]]])[0].output == [[2], [1]]
         assert box.run(FLIP, [[[3], [4]]])[0].output == [[4], [3]]
         assert box.replaced == 0  # the worker itself survived
+
+
+@pytest.mark.slow
+def test_a_checkout_under_tmp_still_imports_inside_runs(tmp_path):
+    """The private /tmp of the workers must not hide a runtime living in /tmp (a CI clone, a venv)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import arcmemo
+
+    shutil.copytree(Path(arcmemo.__file__).parent, tmp_path / "arcmemo",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    # a module on the workers' sys.path under /tmp, imported only when a run asks for it,
+    # as numpy's and scipy's submodules are when the venv is in /tmp
+    (tmp_path / "lazy_helper.py").write_text("def two():\n    return 2\n")
+    script = (
+        "from arcmemo.sandbox import Sandbox\n"
+        "with Sandbox(workers=1) as sb:\n"
+        "    a = sb.run('from lazy_helper import two\\ndef transform(g):\\n    return [[two()]]\\n', [[[1]]])[0]\n"
+        "    b = sb.run('import scipy.ndimage\\ndef transform(g):\\n    return [[int(scipy.ndimage.label(g)[1])]]\\n',"
+        " [[[1, 0, 1]]])[0]\n"
+        "    import arcmemo.sandbox.pool as pool\n"
+        "    print(pool.__file__, a.output, a.error, b.output, b.error, sb.isolation if hasattr(sb, 'isolation') else '')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert str(tmp_path) in result.stdout                       # the copy under /tmp was the one used
+    assert "[[2]] None [[2]] None" in result.stdout, result.stdout

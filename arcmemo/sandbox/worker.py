@@ -61,10 +61,10 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
             st.isolation["netns"] = True
         if st.libc.unshare(_CLONE_NEWNS) == 0 and st.libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
             ok = True
-            for target, size in ((b"/tmp", b"size=64m"), (b"/var/tmp", b"size=16m"), (b"/dev/shm", b"size=16m")):
-                if os.path.isdir(target) and st.libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV,
-                                                           b"mode=1777," + size) != 0:
-                    ok = False if target == b"/tmp" else ok
+            runtime = _runtime_paths()
+            for target, size in (("/tmp", b"size=64m"), ("/var/tmp", b"size=16m"), ("/dev/shm", b"size=16m")):
+                if os.path.isdir(target) and not _mount_tmpfs_keeping(st, target, b"mode=1777," + size, runtime):
+                    ok = False if target == "/tmp" else ok
             st.isolation["private_tmp"] = ok
         reason = _expose_runtime(st, can_mount=st.isolation["private_tmp"])
         if reason is None:
@@ -94,6 +94,34 @@ def _runtime_paths() -> list[str]:
         if not any(p == m or p.startswith(m.rstrip("/") + "/") for m in minimal):
             minimal.append(p)
     return minimal
+
+
+def _mount_tmpfs_keeping(st: _WorkerState, target: str, options: bytes, keep: list[str]) -> bool:
+    """Cover `target` (/tmp, ...) with an empty tmpfs, then bind the runtime directories that
+    live under it (a venv or checkout in /tmp) back in place, so runs still import from them
+    but see nothing else of the old `target`. The kept directories are reached through open
+    descriptors (/proc/self/fd/N), which stay valid after the cover hides their paths."""
+    MS_BIND = 4096
+    inside = [p for p in keep if p.startswith(target.rstrip("/") + "/")]
+    if target in keep:
+        return False
+    fds = [(p, os.open(p, os.O_RDONLY | os.O_DIRECTORY)) for p in inside]
+    try:
+        if st.libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
+            return False
+        for p, fd in fds:
+            os.makedirs(p, exist_ok=True)
+            cur = p
+            while cur != target:
+                os.chmod(cur, 0o755)
+                cur = os.path.dirname(cur)
+            if st.libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | _MS_REC, None) != 0:
+                st.libc.umount2(target.encode(), 2)  # MNT_DETACH: give the worker its old view back
+                return False
+        return True
+    finally:
+        for _, fd in fds:
+            os.close(fd)
 
 
 def _first_blocked(path: str) -> str | None:
