@@ -66,6 +66,51 @@ def extract_code(text: str) -> str:
     return blocks[-1].strip() + "\n"
 
 
+_DEFINITION = re.compile(r"(import |from |def |async def |class |@)")
+_ASSIGNMENT = re.compile(r"([A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*)\s*(:[^=]*)?=[^=]")
+_HARNESS_NAME = re.compile(r"(test|expected|example|sample|result|output|input|grid|answer)", re.IGNORECASE)
+_CONTINUATION = re.compile(r"([)\]}]|else\b|elif\b|except\b|finally\b)")
+
+
+def _statements(code: str) -> list[list[str]]:
+    """Top-level statements, each with its indented and continuation lines (comments and
+    blank lines stay with the statement before them)."""
+    chunks: list[list[str]] = [[]]
+    for line in code.splitlines():
+        if line[:1] not in ("", " ", "\t", "#") and not _CONTINUATION.match(line):
+            chunks.append([])
+        chunks[-1].append(line)
+    return [c for c in chunks if c]
+
+
+def _keep(chunk: list[str]) -> bool:
+    first = chunk[0]
+    if first[:1] in ("", " ", "\t", "#") or _DEFINITION.match(first):
+        return True
+    assignment = _ASSIGNMENT.match(first)
+    if not assignment or _HARNESS_NAME.match(assignment.group(1)):
+        return False
+    text = "\n".join(chunk)
+    if "transform(" in text:
+        return False
+    try:
+        compile(text, "<statement>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def definitions_only(code: str) -> str:
+    """A program without the top-level test code models often append to it (example calls,
+    prints, asserts, loops, `if __name__ == "__main__":` blocks, `test_input = ...`).
+
+    That code runs on every import in the sandbox, and a wrong guess in it (or a literal
+    like `0400`) would sink a correct `transform`. Imports, definitions and constant
+    assignments stay.
+    """
+    return "\n".join(line for chunk in _statements(code) if _keep(chunk) for line in chunk).strip() + "\n"
+
+
 def expect_list_of_mappings(value: Any, what: str, required: tuple[str, ...] = ()) -> list[dict]:
     """Check a parsed YAML value is a list of mappings with the required string fields."""
     if not isinstance(value, list):

@@ -33,3 +33,50 @@ def test_format_task_hides_nothing_but_outputs():
     task = Task("t", (Pair(((1, 2),), ((2, 1),)),), (((3, 4), (5, 6)),))
     text = format_task(task)
     assert "Example 1 input (1x2):\n12" in text and "Test input 1 (2x2):\n34\n56" in text
+
+
+def test_definitions_only_drops_top_level_test_code():
+    from arcmemo.parsing import definitions_only
+
+    code = '''import numpy as np
+from collections import Counter
+
+TABLE = {1: 2,
+         3: 4}
+UNIFORM, MIXED = 5, 0
+color_map = {1: 2}
+
+
+@staticmethod
+def helper(x):
+    if x:
+        return 1
+    else:
+        return 2
+
+
+def transform(grid):
+    """Mirror.
+    """
+    return np.array([list(row)[::-1] for row in grid])
+
+# Test inputs
+test_input1 = np.array([[3002, 0400]])
+print(transform(test_input1))
+assert (transform(np.zeros((2, 2))) == 0).all()
+if __name__ == "__main__":
+    print("ok")
+else:
+    print("imported")
+for g in [
+    1,
+]:
+    print(g)
+'''
+    kept = definitions_only(code)
+    compile(kept, "<program>", "exec")   # the original does not even compile (0400)
+    assert "TABLE = {1: 2,\n         3: 4}" in kept and "def helper" in kept and "else:\n        return 2" in kept
+    assert "UNIFORM, MIXED = 5, 0" in kept and "color_map = {1: 2}" in kept
+    assert "return np.array([list(row)[::-1] for row in grid])" in kept
+    for dropped in ("test_input1", "print(", "assert", "__main__", "imported", "for g"):
+        assert dropped not in kept

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from arcmemo.conversation import Conversation, Program, converse
 from arcmemo.feedback import program_feedback
+from arcmemo.parsing import definitions_only
 from arcmemo.llm.client import Usage
 from arcmemo.plugins import (
     Hint, SolveContext, SolveResult, Trace, rank_attempts, select_predictions, usage_of,
@@ -75,7 +76,7 @@ def execution_feedback(task: Task, run) -> str:
 
 def parse_program(text: str) -> Program:
     answer = parse_answer(text)
-    return Program(answer["program"], reasoning_text(answer))
+    return Program(definitions_only(answer["program"]), reasoning_text(answer))
 
 
 def format_feedback(problem: str) -> str:

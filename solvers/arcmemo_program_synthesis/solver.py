@@ -19,7 +19,7 @@ from arcmemo.conversation import Conversation, Program, converse
 from arcmemo.feedback import program_feedback
 from arcmemo.gridtext import format_task
 from arcmemo.llm.client import LLMError
-from arcmemo.parsing import extract_code
+from arcmemo.parsing import definitions_only, extract_code
 from arcmemo.plugins import (
     Hint, SolveContext, SolveResult, Trace, rank_attempts, select_predictions, usage_of,
 )
@@ -37,7 +37,7 @@ def build_messages(task: Task, hint: Hint) -> list[dict]:
 
 
 def parse_answer(text: str) -> Program:
-    return Program(extract_code(text))
+    return Program(definitions_only(extract_code(text)))
 
 
 def execution_feedback(task: Task, run) -> str:
