@@ -154,6 +154,7 @@ class Runner:
             "memory_url": _redact(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
             "prompt_templates": template_hashes(),
+            "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }

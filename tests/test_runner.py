@@ -48,7 +48,7 @@ def test_concept_written_after_block_one_is_selected_in_block_two(tmp_path, fake
     # the run directory holds config, events, one submission per task and the summary
     config = json.loads((runner.rundir.path / "config.json").read_text())
     assert config["models"]["solver"] == "fake" and config["memory_revision_start"] == 0
-    assert "select_ps" in config["prompt_templates"]
+    assert "select_ps" in config["prompt_templates"] and "feedback_closing" in config["solver_templates"]
     assert sorted(p.stem for p in runner.rundir.submissions.iterdir()) == sorted(TASK_IDS[:4])
     assert summary["memory_revision_end"] == memory.revision() > 0
     from arcmemo.memory.models import Run

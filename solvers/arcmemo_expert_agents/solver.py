@@ -107,6 +107,12 @@ def _select_agents(spec) -> list[Agent]:
 class ExpertAgentsSolver:
     name = "expert-agents"
 
+    def template_hashes(self) -> dict[str, str]:
+        """Which prompt texts this solver used, for the run's config."""
+        from arcmemo_expert_agents.templates import template_hashes
+
+        return template_hashes()
+
     def solve(self, task: Task, hint: Hint, ctx: SolveContext) -> SolveResult:
         try:
             return self._solve(task, hint, ctx)

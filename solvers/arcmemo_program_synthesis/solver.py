@@ -56,6 +56,12 @@ def _answer_text(completion) -> str:
 class ProgramSynthesisSolver:
     name = "program-synthesis"
 
+    def template_hashes(self) -> dict[str, str]:
+        """Which prompt texts this solver used, for the run's config."""
+        from arcmemo_program_synthesis.templates import template_hashes
+
+        return template_hashes()
+
     def solve(self, task: Task, hint: Hint, ctx: SolveContext) -> SolveResult:
         n = max(1, int(ctx.settings.attempts))
         retries = max(0, int(ctx.settings.retries))
