@@ -149,8 +149,10 @@ def _task_lines(run_dir: Path) -> int:
 @pytest.mark.slow
 @pytest.mark.parametrize("kill_after", [1, 3])
 def test_resume_after_kill_equals_uninterrupted_run(tmp_path, kill_after):
-    env = {**os.environ, "FAKE_DELAY": "0.3"}
-    clean = _cli(_solve_args(tmp_path / "clean.db", tmp_path / "clean"), env)
+    # separate call logs: the killed run must not be sped up by the clean run's cached answers
+    env = {**os.environ, "FAKE_DELAY": "0.3", "ARCMEMO_HOME": str(tmp_path / "home-killed")}
+    clean_env = {**env, "ARCMEMO_HOME": str(tmp_path / "home-clean")}
+    clean = _cli(_solve_args(tmp_path / "clean.db", tmp_path / "clean"), clean_env)
     out, err = clean.communicate(timeout=180)
     assert clean.returncode == 0, err
     (clean_dir,) = (tmp_path / "clean").iterdir()
