@@ -40,7 +40,8 @@ def summary_table(summary: dict[str, Any]) -> str:
                              f"{summary.get('write_failures', 0)} failed writes"),
         ("tokens in / out / reasoning", f"{usage.get('prompt_tokens', 0)} / {usage.get('completion_tokens', 0)}"
                                         f" / {usage.get('reasoning_tokens', 0)}"),
-        ("model calls (cache hits)", f"{usage.get('calls', 0)} ({usage.get('cache_hits', 0)})"),
+        ("model calls (cache hits, errors)", f"{usage.get('calls', 0)} ({usage.get('cache_hits', 0)}, "
+                                            f"{usage.get('errors', 0)})"),
         ("cost USD", f"{usage.get('cost_usd', 0):.4f}"),
         ("wall time s", summary.get("wall_time_s", 0)),
     ]

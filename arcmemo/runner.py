@@ -35,7 +35,7 @@ from arcmemo.scoring import attempts_from_predictions, score_task, write_submiss
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 
-USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
+USAGE_FIELDS = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
 
 
 @dataclass
@@ -120,6 +120,16 @@ def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
 def usage_dict(usage: Any) -> dict[str, float]:
     """A Usage (or None) as a plain dict with every field present."""
     return {name: getattr(usage, name, 0) or 0 for name in USAGE_FIELDS}
+
+
+def usage_since(llm: Any, before: dict[str, float]) -> dict[str, float]:
+    """What the client spent since `before` (calls, failed calls included, cache hits, tokens, cost).
+
+    Tasks run one after another, so the client's running totals, read before and after,
+    are exactly a task's (or a write's) usage, also for calls that failed and so returned
+    no completion to count."""
+    now = usage_dict(llm.usage())
+    return {name: now[name] - before.get(name, 0) for name in USAGE_FIELDS}
 
 
 def add_usage(total: dict[str, float], usage: dict[str, float]) -> None:
@@ -222,6 +232,7 @@ class Runner:
             session.commit()
 
     def _solve(self, task: Task, p: int) -> TaskOutcome:
+        before = usage_dict(self.llm.usage())
         selection = select(task, self.memory, SelectionSettings(
             mode=self.config.selection, top_k=self.config.top_k, expand=self.config.expand,
             token_budget=self.config.token_budget, run_id=self.rundir.run_id, pass_index=p, record=True,
@@ -242,8 +253,7 @@ class Runner:
         score = score_task(attempts_from_predictions(predictions), self.answers[task.id])
         write_submission(self.rundir.submissions, task.id, predictions,
                          metadata={"run_id": self.rundir.run_id, "pass": p, "solver": self.config.solver})
-        usage = usage_dict(selection.usage)
-        add_usage(usage, usage_dict(result.usage))
+        usage = usage_since(self.llm, before)
         errors = [a.error for a in result.attempts if a.error]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
@@ -270,19 +280,20 @@ class Runner:
             self.progress("write", event)
 
     def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any]:
+        before = usage_dict(self.llm.usage())
         task = next(t for t in self.tasks if t.id == outcome.task_id)
         run_id = self.rundir.run_id
         if self.config.selection == "cheatsheet":
             update = update_cheatsheet(self.memory, self.llm, task, _trace_text(outcome), run_id=run_id)
             return {"type": "write", "pass_index": p, "task_id": task.id, "added": [],
                     "extended": ["cheatsheet"] if update.updated else [], "failed": update.error is not None,
-                    "error": update.error, "usage": usage_dict(update.usage)}
+                    "error": update.error, "usage": usage_since(self.llm, before)}
         solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
         writer = write_oe if self.config.memory_format == "oe" else write_ps
         result = writer(self.memory, self.llm, solution, run_id=run_id)
         return {"type": "write", "pass_index": p, "task_id": task.id, "added": list(result.added),
                 "extended": list(result.extended), "failed": bool(result.failed), "error": result.error,
-                "usage": usage_dict(result.usage)}
+                "usage": usage_since(self.llm, before)}
 
     def _written_in_store(self, task_id: str, p: int) -> bool:
         """Did a write for this task in this run commit before a kill lost its event?"""

@@ -192,3 +192,13 @@ def test_cheatsheet_mode_rewrites_the_sheet_and_shows_it_next_time(tmp_path, fak
     assert "fixed colour table" in memory.get("cheatsheet", format="sheet").description
     first, second = fake_model.calls_for("solve")
     assert "fixed colour table" not in first.prompt and "fixed colour table" in second.prompt
+
+
+def test_failed_model_calls_are_counted_and_the_run_goes_on(tmp_path, fake_model, fake_llm):
+    from arcmemo.llm.client import LLMError
+
+    script_run(fake_model)
+    fake_model.queue("solve", LLMError("401 invalid key"))
+    _, summary, _ = run(tmp_path, fake_llm, task_ids=TASK_IDS[:2], selection="none", retries=0)
+    assert summary["tasks"] == 2 and summary["usage"]["errors"] == 1
+    assert summary["per_task"][TASK_IDS[0]]["oracle2"] == 0 and summary["per_task"][TASK_IDS[1]]["oracle2"] == 1
