@@ -55,6 +55,9 @@ class SolverSettings:
     max_tokens: int | None = None
     temperature: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Index of the first sample. Later passes over a task start past the earlier passes'
+    # samples, so the model is asked afresh instead of the call cache replaying old answers.
+    sample_offset: int = 0
 
     # SolverSettings.extra keys passed through to the model call.
     LLM_PARAMS = ("reasoning_effort", "max_completion_tokens", "seed", "temperature", "max_tokens")

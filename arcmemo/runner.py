@@ -238,7 +238,8 @@ class Runner:
             token_budget=self.config.token_budget, run_id=self.rundir.run_id, pass_index=p, record=True,
         ), self.llm)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
-        ctx = SolveContext(llm=self.llm, sandbox=self.sandbox, settings=self.solver_settings, run_id=self.rundir.run_id)
+        settings = dataclasses.replace(self.solver_settings, sample_offset=(p - 1) * self.config.attempts)
+        ctx = SolveContext(llm=self.llm, sandbox=self.sandbox, settings=settings, run_id=self.rundir.run_id)
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run

@@ -202,3 +202,14 @@ def test_failed_model_calls_are_counted_and_the_run_goes_on(tmp_path, fake_model
     _, summary, _ = run(tmp_path, fake_llm, task_ids=TASK_IDS[:2], selection="none", retries=0)
     assert summary["tasks"] == 2 and summary["usage"]["errors"] == 1
     assert summary["per_task"][TASK_IDS[0]]["oracle2"] == 0 and summary["per_task"][TASK_IDS[1]]["oracle2"] == 1
+
+
+def test_a_later_pass_asks_the_model_afresh(tmp_path, fake_model, fake_llm):
+    script_run(fake_model)
+    ids = TASK_IDS[:1]
+    bad = "```python\ndef transform(grid):\n    return [[0]]\n```"
+    good = f"```python\n{(Path(__file__).parent.parent / 'seeds' / (ids[0] + '.py')).read_text()}```"
+    fake_model.queue("solve", bad, good)    # pass 1 gets the bad program, pass 2 (a new sample) the good one
+    runner, summary, _ = run(tmp_path, fake_llm, task_ids=ids, selection="none", retries=0, passes=2)
+    assert [p["oracle2"] for p in summary["passes"]] == [0.0, 100.0]
+    assert [c.sample for c in fake_model.calls_for("solve")] == [0, 1]

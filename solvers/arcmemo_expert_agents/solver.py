@@ -151,7 +151,7 @@ class ExpertAgentsSolver:
         runs: list[_AgentRun] = []
         for k in range(n):
             p = planned[k % len(planned)]
-            run = _AgentRun(k, label=p.name, planned=p)
+            run = _AgentRun(settings.sample_offset + k, label=p.name, planned=p)
             run.say("system", system, 0)
             run.say("user", user_prompt(task_views, p.views, hint), 0)
             runs.append(run)

@@ -67,7 +67,8 @@ class ProgramSynthesisSolver:
         retries = max(0, int(ctx.settings.retries))
         opening = build_messages(task, hint)
         params = ctx.settings.llm_params()
-        samples = [Conversation(i, messages=[dict(m) for m in opening],
+        first = ctx.settings.sample_offset
+        samples = [Conversation(first + i, messages=[dict(m) for m in opening],
                                 transcript=[dict(m, round=0) for m in opening]) for i in range(n)]
 
         async def run_all():
@@ -91,7 +92,7 @@ class ProgramSynthesisSolver:
         best = attempts[order[0]] if order else None
         passing = next((i for i in order if attempts[i].passed_train), None)
         if best is not None:
-            owner = samples[best.sample]
+            owner = next(s for s in samples if s.index == best.sample)
             completion = next((c for c, a in zip(owner.completions, owner.attempts)
                                if a is best), None)
             trace = Trace(
