@@ -74,7 +74,8 @@ def test_fit_prefix_finds_the_largest_fitting_prefix():
     assert budget.fit_prefix(items, lambda s: len(s) == 0) == 0
 
 
-@pytest.mark.parametrize("size, form", [(10, "full"), (150, "compressed"), (5000, "prefiltered")])
+@pytest.mark.parametrize("size, form", [(10, "full"), (40, "collapsed"), (150, "compressed"),
+                                        (5000, "prefiltered")])
 def test_ps_prompt_stays_under_budget(size, form):
     concepts = detached(synthetic_concepts(size - 1) + [NEEDLE])
     settings = SelectionSettings(token_budget=6000)
@@ -150,3 +151,15 @@ def test_oe_lessons_over_budget_are_prefiltered_by_the_caption(tmp_path, fake_mo
     needle = [c for c in mem.list(format="oe") if "zzqx" in c.situation][0]
     assert sel.concept_ids == [needle.id]
     assert sel.hint == render_oe([needle])
+
+
+def test_collapsed_form_keeps_often_used_concepts_in_full():
+    concepts = detached(synthetic_concepts(39) + [NEEDLE])
+    plan = plan_prompt(scaling_task(), concepts, {}, SelectionSettings(token_budget=6000))
+    assert plan.stats["form"] == "collapsed"
+    text = plan.messages[0]["content"]
+    once = [c for c in concepts if len(c.used_in) < 2]
+    often = [c for c in concepts if len(c.used_in) >= 2]
+    assert once and often
+    assert all(f"- concept: {c.name}\n" in text for c in once)
+    assert all(c.cues[0] in text for c in often if c.cues)

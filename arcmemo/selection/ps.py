@@ -4,8 +4,9 @@ The select model sees the rendered library and the puzzle, starts from structure
 grid-manipulation routines whose relevance cues it can see in the grids, then follows
 typed parameters to the routines that supply them, and answers a YAML list of names.
 
-A library too large for `token_budget` is shown compressed (names + typing); past
-that, only the concepts that best match a short description of the puzzle (derived from
+A library too large for `token_budget` is first shown with its rarely used concepts
+(used in fewer than COLLAPSE_BELOW tasks) collapsed to their names, then compressed
+(names + typing); past that, only the concepts that best match a short description of the puzzle (derived from
 the grids, or an aux caption) are shown.
 """
 
@@ -25,6 +26,10 @@ from arcmemo.selection.matching import match_names
 from arcmemo.selection.types import Selection, SelectionSettings
 
 NOTE_FULL = ""
+COLLAPSE_BELOW = 2
+NOTE_COLLAPSED = (
+    "The library is long: concepts used in only one earlier puzzle are listed by name alone.\n"
+)
 NOTE_COMPRESSED = (
     "The library is long, so it is shown in short form: names, parameters and typing only.\n"
 )
@@ -119,6 +124,13 @@ def plan_prompt(task, concepts: Sequence, custom_types: dict[str, str], settings
         return PromptPlan(messages, list(concepts), {**stats, "shown": len(concepts), "form": "full",
                                                      "prompt_tokens_est": tokens})
     stats["full_tokens_est"] = tokens
+    messages = _messages(render_ps(list(concepts), custom_types, collapse_below=COLLAPSE_BELOW), NOTE_COLLAPSED,
+                         puzzle)
+    tokens = budget.messages_tokens(messages)
+    if tokens <= limit:
+        return PromptPlan(messages, list(concepts), {**stats, "shown": len(concepts), "form": "collapsed",
+                                                     "prompt_tokens_est": tokens})
+    stats["collapsed_tokens_est"] = tokens
     messages = _messages(render_ps(list(concepts), custom_types, compressed=True), NOTE_COMPRESSED, puzzle)
     tokens = budget.messages_tokens(messages)
     if tokens <= limit:
