@@ -18,6 +18,7 @@ history by run and task) is not repeated.
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -161,7 +162,9 @@ class Runner:
             "settings": dataclasses.asdict(self.config),
             "task_ids": [t.id for t in self.tasks],
             "models": {role: self.llm.model_for(role) for role in ("solver", "aux", "select")},
-            "memory_url": _redact(str(self.memory.url)),
+            "models_requested": {role: self.llm.settings.model(role) for role in ("solver", "aux", "select")},
+            "base_url": self.llm.settings.base_url,
+            "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
             "prompt_templates": template_hashes(),
             "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
@@ -369,12 +372,19 @@ def _plain(grid: Any) -> Any:
     return [list(map(int, row)) for row in grid]
 
 
-def _redact(url: str) -> str:
-    """Drop a password from a database URL before it is written to disk."""
-    if "://" in url and "@" in url:
+REDACTED = "***"
+
+
+def memory_url_for_record(url: str) -> str:
+    """A memory URL as the run directory keeps it: a SQLite path made absolute (so a resume from
+    another directory finds it), a password replaced by ***."""
+    if "://" not in url:
+        return os.path.abspath(url)
+    if "@" in url:
         scheme, rest = url.split("://", 1)
         creds, host = rest.rsplit("@", 1)
-        return f"{scheme}://{creds.split(':', 1)[0]}:***@{host}"
+        if ":" in creds:
+            return f"{scheme}://{creds.split(':', 1)[0]}:{REDACTED}@{host}"
     return url
 
 

@@ -14,23 +14,32 @@ from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.memory.store import Memory
 from arcmemo.plugins import load_solver
 from arcmemo.rundir import RunDir
-from arcmemo.runner import RunConfig, Runner, new_runner, resume_runner
+from arcmemo.runner import REDACTED, RunConfig, Runner, memory_url_for_record, new_runner, resume_runner
 from arcmemo.sandbox import get_sandbox
 
 
 class RunSession:
     def __init__(self, *, db: str | None = None, base_url=None, solver_model=None, aux_model=None,
                  select_model=None, concurrency=None, no_cache: bool = False, api_key=None):
-        self.memory = Memory(db_url(db))
+        self.db = db
         self.flags = dict(base_url=base_url, api_key=api_key, solver_model=solver_model, aux_model=aux_model,
                           select_model=select_model, concurrency=concurrency, cache=False if no_cache else None)
         self.sandbox = get_sandbox()
+        self.memory: Memory | None = None
         self.llms: list[LLM] = []
 
-    def _make_llm(self, recorded_models: dict[str, str] | None = None):
+    def _open_memory(self, url: str) -> Memory:
+        self.memory = Memory(url)
+        return self.memory
+
+    def _make_llm(self, recorded: dict[str, Any] | None = None):
+        """Flags win; on resume the run's recorded endpoint and requested model names fill the rest,
+        so a resumed run talks to the same models (and hits the same cache) as before."""
         flags = dict(self.flags)
-        for role, model in (recorded_models or {}).items():
+        recorded = recorded or {}
+        for role, model in (recorded.get("models_requested") or {}).items():
             flags[f"{role}_model"] = flags.get(f"{role}_model") or model
+        flags["base_url"] = flags.get("base_url") or recorded.get("base_url")
         settings = LLMSettings.resolve(**flags)
 
         def make(run_id: str) -> LLM:
@@ -41,18 +50,34 @@ class RunSession:
         return make
 
     def new(self, config: RunConfig, *, runs_root: str, progress=None) -> Runner:
-        return new_runner(config, memory=self.memory, make_llm=self._make_llm(), sandbox=self.sandbox,
-                          solver=load_solver(config.solver), runs_root=runs_root, progress=progress)
+        return new_runner(config, memory=self._open_memory(db_url(self.db)), make_llm=self._make_llm(),
+                          sandbox=self.sandbox, solver=load_solver(config.solver), runs_root=runs_root,
+                          progress=progress)
 
     def resume(self, rundir: RunDir, *, progress=None) -> Runner:
         recorded = rundir.config()
         config = RunConfig.from_dict(recorded["settings"])
-        return resume_runner(rundir, memory=self.memory, make_llm=self._make_llm(recorded.get("models")),
+        memory = self._open_memory(resume_memory_url(recorded.get("memory_url"), self.db, rundir))
+        return resume_runner(rundir, memory=memory, make_llm=self._make_llm(recorded),
                              sandbox=self.sandbox, solver=load_solver(config.solver), progress=progress)
 
     def close(self) -> None:
         for llm in self.llms:
             llm.close()
+
+
+def resume_memory_url(recorded: str | None, flag: str | None, rundir: RunDir) -> str:
+    """The memory a resumed run must keep writing to: the recorded one, or --db when it names
+    the same memory (a password the record hides has to come back through --db)."""
+    if flag is None:
+        if not recorded or REDACTED in recorded:
+            raise ValueError(f"run {rundir.run_id} was made with a database whose URL is not on record in full: "
+                             "pass the same --db to resume it")
+        return recorded
+    if recorded and memory_url_for_record(flag) != recorded:
+        raise ValueError(f"run {rundir.run_id} wrote to {recorded}, not {memory_url_for_record(flag)}: "
+                         "resume it with the same memory (or without --db)")
+    return flag
 
 
 @contextmanager

@@ -169,8 +169,8 @@ def test_resume_after_kill_equals_uninterrupted_run(tmp_path, kill_after):
     (killed_dir,) = (tmp_path / "killed").iterdir()
     assert not (killed_dir / "summary.json").exists() and _task_lines(killed_dir) < len(TASK_IDS)
 
-    resumed = _cli(["solve", "--resume", killed_dir.name, "--run-dir", str(tmp_path / "killed"),
-                    "--db", str(tmp_path / "killed.db"), "-q"], env)
+    # no --db and no model flags: the run directory says which memory and models it used
+    resumed = _cli(["solve", "--resume", str(killed_dir), "-q"], env, cwd=tmp_path)
     out, err = resumed.communicate(timeout=180)
     assert resumed.returncode == 0, err
     clean_summary = json.loads((clean_dir / "summary.json").read_text())
@@ -213,3 +213,20 @@ def test_a_later_pass_asks_the_model_afresh(tmp_path, fake_model, fake_llm):
     runner, summary, _ = run(tmp_path, fake_llm, task_ids=ids, selection="none", retries=0, passes=2)
     assert [p["oracle2"] for p in summary["passes"]] == [0.0, 100.0]
     assert [c.sample for c in fake_model.calls_for("solve")] == [0, 1]
+
+
+def test_resume_refuses_a_different_memory(tmp_path, fake_model, fake_llm):
+    from arcmemo.rundir import RunDir
+    from arcmemo.session import resume_memory_url
+
+    script_run(fake_model)
+    runner, _, _ = run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], selection="none", retries=0)
+    recorded = runner.rundir.config()["memory_url"]
+    assert recorded == str(tmp_path / "memory.db")
+    rundir = RunDir(runner.rundir.path)
+    assert resume_memory_url(recorded, None, rundir) == recorded
+    assert resume_memory_url(recorded, str(tmp_path / "memory.db"), rundir) == str(tmp_path / "memory.db")
+    with pytest.raises(ValueError, match="resume it with the same memory"):
+        resume_memory_url(recorded, str(tmp_path / "other.db"), rundir)
+    with pytest.raises(ValueError, match="pass the same --db"):
+        resume_memory_url("postgresql://u:***@h/db", None, rundir)
