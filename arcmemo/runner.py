@@ -27,7 +27,7 @@ from typing import Any, Callable
 from arcmemo import __version__
 from arcmemo.config import SELECTION_MODES
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
-from arcmemo.memory.models import ConceptRevision, Run
+from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
 from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
 from arcmemo.prompts import template_hashes
@@ -181,7 +181,8 @@ class Runner:
             config = self.resolved_config()
             self.rundir.write_config(config)
             self._record_run(status="running", config=config, memory_revision_start=config["memory_revision_start"])
-        done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e) for e in events if e["type"] == "task"}
+        self.done = done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e)
+                            for e in events if e["type"] == "task"}
         self.writes_done = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write"}
         self.write_events = [e for e in events if e["type"] == "write"]
         previous_wall = sum(e.get("wall_time_s", 0) for e in events if e["type"] == "session_end")
@@ -198,7 +199,7 @@ class Runner:
             for i, task in enumerate(todo):
                 outcome = done.get((p, task.id))
                 if outcome is None:
-                    if self._over_budget(done.values()):
+                    if self._over_budget():
                         stopped = "budget"
                         self.rundir.append({"type": "budget_stop", "pass_index": p, "task_id": task.id})
                         break
@@ -273,15 +274,37 @@ class Runner:
             key = (p, outcome.task_id)
             if not outcome.passed_train or not outcome.code or key in self.writes_done:
                 continue
-            if self._written_in_store(outcome.task_id, p):
-                event = {"type": "write", "pass_index": p, "task_id": outcome.task_id, "recovered": True,
-                         "added": [], "extended": [], "failed": False, "error": None, "usage": usage_dict(None)}
-            else:
+            event = self._recovered_write(outcome.task_id, p)
+            if event is None:
+                if self._over_budget():
+                    self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": outcome.task_id,
+                                        "reason": "budget"})
+                    continue
                 event = self._write_one(outcome, p)
             self.rundir.append(event)
             self.writes_done.add(key)
             self.write_events.append(event)
             self.progress("write", event)
+
+    def _recovered_write(self, task_id: str, p: int) -> dict[str, Any] | None:
+        """A write for this task that reached the store before a kill lost its event, rebuilt from
+        the store's own records (revisions, or the recorded failure) so it is not done twice."""
+        from sqlmodel import select as sql_select
+
+        with self.memory.session() as session:
+            revisions = session.exec(sql_select(ConceptRevision).where(
+                ConceptRevision.run_id == self.rundir.run_id, ConceptRevision.task_id == task_id,
+                ConceptRevision.format != "type")).all()
+            failure = session.exec(sql_select(WriteFailure).where(
+                WriteFailure.run_id == self.rundir.run_id, WriteFailure.task_id == task_id)).first()
+        if not revisions and failure is None:
+            return None
+        added = sorted({r.name for r in revisions if r.op == "add" and r.format != "sheet"})
+        extended = sorted({"cheatsheet" if r.format == "sheet" else r.name for r in revisions
+                           if r.op != "add" or r.format == "sheet"} - set(added))
+        return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": added,
+                "extended": extended, "failed": not revisions, "error": failure.error if failure else None,
+                "usage": usage_dict(None)}
 
     def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any]:
         before = usage_dict(self.llm.usage())
@@ -299,21 +322,11 @@ class Runner:
                 "extended": list(result.extended), "failed": bool(result.failed), "error": result.error,
                 "usage": usage_since(self.llm, before)}
 
-    def _written_in_store(self, task_id: str, p: int) -> bool:
-        """Did a write for this task in this run commit before a kill lost its event?"""
-        from sqlmodel import select as sql_select
-
-        with self.memory.session() as session:
-            row = session.exec(sql_select(ConceptRevision.id).where(
-                ConceptRevision.run_id == self.rundir.run_id, ConceptRevision.task_id == task_id,
-            ).limit(1)).first()
-        return row is not None
-
-    def _over_budget(self, outcomes) -> bool:
-        """Stop before a task whose expected cost (the dearest so far) would exceed the budget."""
+    def _over_budget(self) -> bool:
+        """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget."""
         if self.config.budget_usd is None:
             return False
-        costs = [o.usage.get("cost_usd", 0) for o in outcomes]
+        costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
         spent = sum(costs)
         return spent >= self.config.budget_usd or spent + max(costs, default=0) > self.config.budget_usd

@@ -230,3 +230,36 @@ def test_resume_refuses_a_different_memory(tmp_path, fake_model, fake_llm):
         resume_memory_url(recorded, str(tmp_path / "other.db"), rundir)
     with pytest.raises(ValueError, match="pass the same --db"):
         resume_memory_url("postgresql://u:***@h/db", None, rundir)
+
+
+def test_budget_also_bounds_the_write_back(tmp_path, fake_model, fake_llm, isolated_home):
+    (isolated_home / "models.yaml").write_text("prices:\n  fake: {input: 10000, output: 10000}\n")
+    from arcmemo.llm.catalog import load_catalog
+
+    fake_llm.catalog = load_catalog()
+    script_run(fake_model)
+    first = run(tmp_path / "a", fake_llm, task_ids=TASK_IDS[:1], retries=0)[1]["usage"]["cost_usd"]
+    runner, summary, _ = run(tmp_path / "b", fake_llm, task_ids=TASK_IDS[1:6], retries=0, continual=True, k=10,
+                             budget_usd=first * 3.5)
+    kinds = [e["type"] for e in runner.rundir.events()]
+    assert summary["stopped"] == "budget" and "write_skipped" in kinds
+    assert summary["usage"]["cost_usd"] <= first * 3.5
+
+
+def test_a_write_whose_event_was_lost_is_recovered_from_the_store(tmp_path, fake_model, fake_llm):
+    from arcmemo.runner import resume_runner
+
+    script_run(fake_model)
+    runner, summary, memory = run(tmp_path, fake_llm, task_ids=TASK_IDS[:2], continual=True, k=2, retries=0)
+    revisions = memory.revision()
+    events = runner.rundir.path / "events.jsonl"
+    # as if killed right after the store committed the writes but before their events were appended
+    kept = [line for line in events.read_text().splitlines() if '"type":"task"' in line]
+    events.write_text("\n".join(kept) + "\n")
+    (runner.rundir.path / "summary.json").unlink()
+    resumed = resume_runner(runner.rundir, memory=memory, make_llm=lambda run_id: fake_llm,
+                            sandbox=get_sandbox(), solver=load_solver("program-synthesis")).run()
+    assert memory.revision() == revisions                        # nothing written twice
+    assert resumed["concepts_added"] == summary["concepts_added"] == [LEARNED]
+    assert resumed["concepts_extended"] == summary["concepts_extended"]
+    assert all(e.get("recovered") for e in runner.rundir.events() if e["type"] == "write")
