@@ -6,6 +6,7 @@ Every failure raises ParseError with a message meant to be shown back to the mod
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -83,15 +84,19 @@ def _statements(code: str) -> list[list[str]]:
     return [c for c in chunks if c]
 
 
+def _is_harness_assignment(first_line: str, text: str) -> bool:
+    """Not an assignment at all, or one that sets up an example (`test_input = ...`) or calls
+    the program (`result = transform(...)`)."""
+    assignment = _ASSIGNMENT.match(first_line)
+    return not assignment or bool(_HARNESS_NAME.match(assignment.group(1))) or "transform(" in text
+
+
 def _keep(chunk: list[str]) -> bool:
     first = chunk[0]
     if first[:1] in ("", " ", "\t", "#") or _DEFINITION.match(first):
         return True
-    assignment = _ASSIGNMENT.match(first)
-    if not assignment or _HARNESS_NAME.match(assignment.group(1)):
-        return False
     text = "\n".join(chunk)
-    if "transform(" in text:
+    if _is_harness_assignment(first, text):
         return False
     try:
         compile(text, "<statement>", "exec")
@@ -100,15 +105,42 @@ def _keep(chunk: list[str]) -> bool:
     return True
 
 
+def _kept_by_ast(code: str, tree: ast.Module) -> str:
+    """Keep imports, definitions, `try` blocks (guarded imports), a module docstring and
+    constant assignments, cut along the syntax tree."""
+    lines = code.splitlines()
+    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try)
+    kept = []
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+        text = "\n".join(lines[start:node.end_lineno])
+        docstring = node is tree.body[0] and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        constant = isinstance(node, (ast.Assign, ast.AnnAssign)) and not _is_harness_assignment(lines[start], text)
+        if isinstance(node, kinds) or docstring or constant:
+            kept.append(text)
+    return "\n\n".join(kept).strip() + "\n"
+
+
 def definitions_only(code: str) -> str:
     """A program without the top-level test code models often append to it (example calls,
     prints, asserts, loops, `if __name__ == "__main__":` blocks, `test_input = ...`).
 
     That code runs on every import in the sandbox, and a wrong guess in it (or a literal
     like `0400`) would sink a correct `transform`. Imports, definitions and constant
-    assignments stay.
+    assignments stay. Code that parses is cut along its syntax tree; code that does not
+    (often because of the appended test code) is cut line by line, and if even that does
+    not compile, it is returned unchanged so the program's own error is what gets reported.
     """
-    return "\n".join(line for chunk in _statements(code) if _keep(chunk) for line in chunk).strip() + "\n"
+    try:
+        return _kept_by_ast(code, ast.parse(code))
+    except SyntaxError:
+        pass
+    kept = "\n".join(line for chunk in _statements(code) if _keep(chunk) for line in chunk).strip() + "\n"
+    try:
+        compile(kept, "<program>", "exec")
+    except (SyntaxError, ValueError):
+        return code
+    return kept
 
 
 def expect_list_of_mappings(value: Any, what: str, required: tuple[str, ...] = ()) -> list[dict]:

@@ -80,3 +80,39 @@ for g in [
     assert "return np.array([list(row)[::-1] for row in grid])" in kept
     for dropped in ("test_input1", "print(", "assert", "__main__", "imported", "for g"):
         assert dropped not in kept
+
+
+def test_definitions_only_keeps_multiline_strings_and_guarded_imports():
+    from arcmemo.parsing import definitions_only
+
+    code = '''try:
+    from scipy import ndimage
+except ImportError:
+    ndimage = None
+
+PATTERN = """
+ab
+cd
+"""
+
+
+def transform(grid):
+    """Mirror.
+Second line at column zero.
+    """
+    return grid[:, ::-1]
+
+
+print(transform(grid=None))
+'''
+    kept = definitions_only(code)
+    assert "Second line at column zero." in kept and "ab\ncd" in kept and "from scipy import ndimage" in kept
+    assert "print(" not in kept
+    compile(kept, "<program>", "exec")
+
+
+def test_definitions_only_returns_hopeless_code_unchanged():
+    from arcmemo.parsing import definitions_only
+
+    code = "def transform(grid:\n    return grid\n"
+    assert definitions_only(code) == code
