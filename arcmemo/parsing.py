@@ -118,6 +118,8 @@ def _kept_by_ast(code: str, tree: ast.Module) -> str:
         constant = isinstance(node, (ast.Assign, ast.AnnAssign)) and not _is_harness_assignment(lines[start], text)
         if isinstance(node, kinds) or docstring or constant:
             kept.append(text)
+    if len(kept) == len(tree.body):
+        return code  # nothing to drop: the program as written
     return "\n\n".join(kept).strip() + "\n"
 
 
