@@ -240,6 +240,7 @@ class Runner:
         selection = select(task, self.memory, SelectionSettings(
             mode=self.config.selection, top_k=self.config.top_k, expand=self.config.expand,
             token_budget=self.config.token_budget, run_id=self.rundir.run_id, pass_index=p, record=True,
+            memory_format=self.config.memory_format,
         ), self.llm)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
         settings = dataclasses.replace(self.solver_settings, sample_offset=(p - 1) * self.config.attempts)

@@ -264,6 +264,17 @@ def test_all_on_oe_only_memory_renders_lessons(tmp_path):
     assert sel.hint == render_oe(mem.list(format="oe"))
 
 
+def test_all_shows_the_memory_format_asked_for(tmp_path):
+    mem = Memory(tmp_path / "both.db")
+    for data in LESSONS:
+        mem.add(data, actor=ACTOR)
+    mem.add({"format": "ps", "name": "flip grid", "kind": "routine"}, actor=ACTOR)
+    oe = select(make_task(), mem, SelectionSettings(mode="all", memory_format="oe", record=False))
+    ps = select(make_task(), mem, SelectionSettings(mode="all", memory_format="ps", record=False))
+    assert oe.hint == render_oe(mem.list(format="oe")) and "flip grid" not in oe.hint
+    assert ps.hint == render_ps(mem.list(format="ps"), mem.custom_types())
+
+
 def test_cheatsheet_is_rewritten_as_revisions_and_is_the_whole_hint(memory, fake_model, fake_llm):
     empty = select(make_task(), memory, SelectionSettings(mode="cheatsheet"), None)
     assert empty.hint == "" and empty.concept_ids == []

@@ -11,10 +11,12 @@ def select_none(task, memory, settings: SelectionSettings, llm=None) -> Selectio
 
 
 def select_all(task, memory, settings: SelectionSettings, llm=None) -> Selection:
-    """The whole memory rendered: PS concepts with every custom type, or, with no PS concepts,
-    every OE lesson. No budget applies: this is the selection-ablated baseline."""
-    concepts = memory.list(format="ps")
-    if concepts:
+    """The whole memory rendered: PS concepts with every custom type, or OE lessons — the
+    format settings.memory_format names, else PS when there is any. No budget applies: this
+    is the selection-ablated baseline."""
+    fmt = settings.memory_format
+    concepts = memory.list(format="ps") if fmt in (None, "ps") else []
+    if concepts or fmt == "ps":
         hint = render_ps(concepts, memory.custom_types())
         fmt = "ps"
     else:

@@ -23,6 +23,7 @@ class SelectionSettings:
     expand_limit: int = 8           # ps: at most this many neighbours added by expand
     select_params: dict = field(default_factory=dict)   # passed to llm.chat for role select
     caption_params: dict = field(default_factory=dict)  # passed to llm.chat for the caption
+    memory_format: str | None = None  # all: which format to show (None: PS if there is any, else OE)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
