@@ -21,7 +21,7 @@ import dataclasses
 import os
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from arcmemo import __version__
@@ -99,6 +99,7 @@ class TaskOutcome:
     selected: list[int]
     selection_fallback: bool
     error: str | None = None
+    notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -267,6 +268,7 @@ class Runner:
             scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict},
             usage=usage, selected=list(selection.concept_ids), selection_fallback=bool(selection.fallback),
             error=solver_error or (errors[-1] if errors and not result.passed_train else None),
+            notes=list(getattr(result.trace, "notes", []) or []) + ([result.error] if result.error else []),
         )
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:

@@ -263,3 +263,34 @@ def test_a_write_whose_event_was_lost_is_recovered_from_the_store(tmp_path, fake
     assert resumed["concepts_added"] == summary["concepts_added"] == [LEARNED]
     assert resumed["concepts_extended"] == summary["concepts_extended"]
     assert all(e.get("recovered") for e in runner.rundir.events() if e["type"] == "write")
+
+
+def test_solver_notes_and_errors_reach_the_event_log(tmp_path, fake_model, fake_llm):
+    from arcmemo.llm.client import Usage
+    from arcmemo.plugins import SolveResult, Trace
+
+    class NotingSolver:
+        name = "noting"
+
+        def solve(self, task, hint, ctx):
+            return SolveResult(attempts=[], predictions=[[] for _ in task.test_inputs],
+                               trace=Trace(notes=["view object[mono,none] dropped"]), usage=Usage(),
+                               error="no agent fits")
+
+    class BrokenSolver:
+        name = "broken"
+
+        def solve(self, task, hint, ctx):
+            raise RuntimeError("plugin bug")
+
+    for solver, expected in ((NotingSolver(), ["view object[mono,none] dropped", "no agent fits"]),
+                             (BrokenSolver(), [])):
+        config = RunConfig(source="training", task_ids=TASK_IDS[:1], selection="none")
+        runner = new_runner(config, memory=Memory(str(tmp_path / f"{solver.name}.db")),
+                            make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(), solver=solver,
+                            runs_root=str(tmp_path / "runs"))
+        summary = runner.run()
+        (event,) = task_events(runner).values()
+        assert summary["tasks"] == 1 and event["notes"] == expected
+        if solver.name == "broken":
+            assert event["error"] == "solver raised RuntimeError: plugin bug"
