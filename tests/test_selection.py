@@ -362,3 +362,11 @@ def test_a_later_pass_asks_afresh_instead_of_replaying_the_cache(memory, fake_mo
     again = select(make_task(), memory, SelectionSettings(mode="ps", pass_index=1), fake_llm)
     assert again.concept_ids == second.concept_ids and len(fake_model.calls) == 3   # same pass: cache hit
     assert again.usage.cache_hits == 1
+
+
+def test_a_failed_cheatsheet_rewrite_is_asked_afresh_next_time(memory, fake_model, fake_llm):
+    fake_model.queue("cheatsheet", "no tags", "still no tags", "<cheatsheet>\n- a rule\n</cheatsheet>")
+    first = update_cheatsheet(memory, fake_llm, make_task("t1"), "trace", run_id="r1")
+    assert not first.updated and first.error
+    second = update_cheatsheet(memory, fake_llm, make_task("t1"), "trace", run_id="r2")
+    assert second.updated and [c.sample for c in fake_model.calls_for("cheatsheet")] == [0, 0, 1]

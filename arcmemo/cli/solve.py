@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, db_option, user_errors
+from arcmemo.cli.common import USER_ERRORS, db_option, user_errors, warn
 from arcmemo.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
 from arcmemo.config import SELECTION_MODES
 from arcmemo.tasks import TaskError, read_id_list
@@ -92,6 +92,9 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
                 max_tokens=max_tokens, temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
                 budget_usd=budget_usd,
             )
+            if selection == "cheatsheet" and not continual:
+                warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
+                     "nothing rewrites it during this run")
             runner = session.new(config, runs_root=run_dir)
         summary = run_with_progress(runner, quiet=quiet)
     from arcmemo.report import summary_table

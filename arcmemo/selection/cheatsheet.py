@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arcmemo.abstraction.failures import previous_failures
 from arcmemo.gridtext import format_task
 from arcmemo.memory.render import render_sheet
 from arcmemo.parsing import ParseError, extract_tag
@@ -67,8 +68,10 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
     messages = [{"role": "user", "content": render_prompt(
         "cheatsheet", sheet=old or EMPTY_SHEET, puzzle=format_task(task),
         trace=(trace_text or "").strip() or "(no trace recorded)", max_words=max_words)}]
+    # a rewrite that failed before for this task is asked for afresh, not replayed from the call cache
+    sample = previous_failures(memory, task.id, ("cheatsheet",))
     outcome = ask(llm, messages, role="aux", step="cheatsheet", parse=_parser(max_words), task_id=task.id,
-                  params=model_params)
+                  params=model_params, sample=sample)
     usage = sum_usage(outcome.completions)
     model = outcome.completions[-1].model if outcome.completions else llm.model_for("aux")
     if not outcome.ok:
