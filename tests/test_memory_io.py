@@ -204,3 +204,17 @@ def test_line_lookup_for_nested_paths():
     assert mio._line_of(node, ["a", "b", 1, "y"]) == 4
     assert mio._line_of(node, ["a", "missing"]) == 1
     assert mio._path_parts("parameters[2].name") == ["parameters", 2, "name"]
+
+
+def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):
+    from arcmemo.memory.io import MemoryImportError, import_file
+    from arcmemo.memory.store import Memory
+
+    path = tmp_path / "two.yaml"
+    path.write_text("arcmemo_memory: 1\nconcepts:\n"
+                    "- {format: oe, name: same, situation: a, suggestion: b}\n"
+                    "- {format: oe, name: same, situation: c, suggestion: d}\n")
+    memory = Memory(str(tmp_path / "m.db"))
+    with pytest.raises(MemoryImportError, match=r"two\.yaml: .*both named 'same'"):
+        import_file(memory, path, actor="test")
+    assert memory.list() == [] and memory.revision() == 0

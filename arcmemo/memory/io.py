@@ -234,13 +234,18 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
     kind, types, items = parse_file(path)
     result = ImportResult(path=str(path), kind=kind)
     reason = reason or f"import {Path(path).name}"
-    with memory.transaction():
-        known = memory.custom_types()
-        for name, definition in types.items():
-            if known.get(name) != definition.strip():
-                memory.add_custom_type(name, definition, actor=actor, reason=reason)
-                result.custom_types += 1
-        counts = memory.merge_many(items, actor=actor, reason=reason, op="import", validated=True)
+    try:
+        with memory.transaction():
+            known = memory.custom_types()
+            for name, definition in types.items():
+                if known.get(name) != definition.strip():
+                    memory.add_custom_type(name, definition, actor=actor, reason=reason)
+                    result.custom_types += 1
+            counts = memory.merge_many(items, actor=actor, reason=reason, op="import", validated=True)
+    except MemoryImportError:
+        raise
+    except ValueError as exc:  # the store refused the file as a whole (e.g. two lessons, one name)
+        raise MemoryImportError(path, str(exc)) from None
     result.added, result.extended, result.unchanged = counts["added"], counts["extended"], counts["unchanged"]
     result.names = counts["names"]
     return result
