@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from arcmemo.llm.client import LLMError
 from arcmemo.parsing import ParseError
-from arcmemo.solving import ProgramRun, run_program
+from arcmemo.solving import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 from arcmemo.tasks import Task
 
 
@@ -103,3 +103,27 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
             return
         if rnd < retries:
             conv.say("user", execution_feedback(task, run), rnd + 1)
+
+
+def solve_result(task: Task, conversations: Sequence[Conversation], *, solver: str, errors: Sequence[str] = (),
+                 notes: Sequence[str] = (), explain: Callable[[Conversation, Any], str] | None = None):
+    """The SolveResult of a set of conversations: every attempt, ranked into the top-2 predictions
+    per test input, and the trace of the best attempt (its reasoning via `explain(conversation,
+    attempt)`, by default the model's reasoning and answer text), with usage summed."""
+    from arcmemo.plugins import SolveResult, Trace
+
+    attempts = [a for c in conversations for a in c.attempts]
+    owners = [c for c in conversations for _ in c.attempts]
+    order = rank_attempts(attempts)
+    trace = Trace(notes=list(notes))
+    if order:
+        best, owner = attempts[order[0]], owners[order[0]]
+        reasoning = (explain(owner, best) if explain else
+                     "\n\n".join(t.strip() for t in (best.reasoning, best.raw) if t and t.strip()))
+        trace = Trace(reasoning=reasoning, final_code=best.code,
+                      passing_attempt=next((i for i in order if attempts[i].passed_train), None),
+                      transcript=owner.transcript, modules=dict(best.modules) if best.code else {},
+                      notes=list(notes))
+    return SolveResult(attempts=attempts, predictions=select_predictions(attempts, len(task.test_inputs)),
+                       trace=trace, usage=usage_of(c for conv in conversations for c in conv.completions),
+                       solver=solver, error="; ".join(errors) or None)

@@ -21,12 +21,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from arcmemo.conversation import Conversation, Program, converse
+from arcmemo.conversation import Conversation, Program, converse, solve_result
 from arcmemo.feedback import program_feedback
 from arcmemo.parsing import definitions_only
 from arcmemo.llm.client import Usage
 from arcmemo.plugins import (
-    Hint, SolveContext, SolveResult, Trace, rank_attempts, select_predictions, usage_of,
+    Hint, SolveContext, SolveResult, Trace,
 )
 from arcmemo.tasks import Task
 
@@ -178,31 +178,9 @@ class ExpertAgentsSolver:
         if len(tried) < len(runs):
             notes.append(f"stopped after {len(tried)} of {len(runs)} agents: a program passed "
                          "every train pair")
-        return self._result(task, tried, notes, errors)
+        return solve_result(task, tried, solver=self.name, errors=errors, notes=notes, explain=self._explain)
 
-    def _result(self, task: Task, runs: list[_AgentRun], notes: list[str],
-                errors: list[str]) -> SolveResult:
-        attempts = [a for r in runs for a in r.attempts]
-        owners = [r for r in runs for _ in r.attempts]
-        order = rank_attempts(attempts)
-        passing = next((i for i in order if attempts[i].passed_train), None)
-        trace = Trace(notes=list(notes))
-        if order:
-            best, owner = attempts[order[0]], owners[order[0]]
-            header = f"expert agent {owner.name} (views: {', '.join(v.title for v in owner.planned.views)})"
-            trace = Trace(
-                reasoning=f"{header}\n{best.reasoning or best.raw}",
-                final_code=best.code,
-                passing_attempt=passing,
-                transcript=owner.transcript,
-                modules=dict(best.modules) if best.code else {},
-                notes=list(notes),
-            )
-        return SolveResult(
-            attempts=attempts,
-            predictions=select_predictions(attempts, len(task.test_inputs)),
-            trace=trace,
-            usage=usage_of(c for r in runs for c in r.completions),
-            solver=self.name,
-            error="; ".join(errors) or None,
-        )
+    @staticmethod
+    def _explain(run: _AgentRun, attempt) -> str:
+        views = ", ".join(v.title for v in run.planned.views)
+        return f"expert agent {run.name} (views: {views})\n{attempt.reasoning or attempt.raw}"

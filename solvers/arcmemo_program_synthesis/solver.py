@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 
-from arcmemo.conversation import Conversation, Program, converse
+from arcmemo.conversation import Conversation, Program, converse, solve_result
 from arcmemo.feedback import program_feedback
 from arcmemo.gridtext import format_task
 from arcmemo.llm.client import LLMError
 from arcmemo.parsing import definitions_only, extract_code
 from arcmemo.plugins import (
-    Hint, SolveContext, SolveResult, Trace, rank_attempts, select_predictions, usage_of,
+    Hint, SolveContext, SolveResult,
 )
 from arcmemo.tasks import Task
 
@@ -46,11 +46,6 @@ def execution_feedback(task: Task, run) -> str:
 
 def format_feedback(problem: str) -> str:
     return render("format_feedback", problem=problem)
-
-
-def _answer_text(completion) -> str:
-    reasoning = (getattr(completion, "reasoning", None) or "").strip()
-    return f"{reasoning}\n\n{completion.text}" if reasoning else completion.text
 
 
 class ProgramSynthesisSolver:
@@ -84,30 +79,4 @@ class ProgramSynthesisSolver:
             outcomes = [exc] * n
         errors = [f"sample {s.index}: {type(o).__name__}: {o}"
                   for s, o in zip(samples, outcomes) if isinstance(o, BaseException)]
-        return self._result(task, samples, errors)
-
-    def _result(self, task: Task, samples: list[Conversation], errors: list[str]) -> SolveResult:
-        attempts = [a for s in samples for a in s.attempts]
-        order = rank_attempts(attempts)
-        best = attempts[order[0]] if order else None
-        passing = next((i for i in order if attempts[i].passed_train), None)
-        if best is not None:
-            owner = next(s for s in samples if s.index == best.sample)
-            completion = next((c for c, a in zip(owner.completions, owner.attempts)
-                               if a is best), None)
-            trace = Trace(
-                reasoning=_answer_text(completion) if completion is not None else best.raw,
-                final_code=best.code,
-                passing_attempt=passing,
-                transcript=owner.transcript,
-            )
-        else:
-            trace = Trace()
-        return SolveResult(
-            attempts=attempts,
-            predictions=select_predictions(attempts, len(task.test_inputs)),
-            trace=trace,
-            usage=usage_of(c for s in samples for c in s.completions),
-            solver=self.name,
-            error="; ".join(errors) or None,
-        )
+        return solve_result(task, samples, solver=self.name, errors=errors)
