@@ -20,9 +20,7 @@ from arcmemo.feedback import program_feedback
 from arcmemo.gridtext import format_task
 from arcmemo.llm.client import LLMError
 from arcmemo.parsing import definitions_only, extract_code
-from arcmemo.plugins import (
-    Hint, SolveContext, SolveResult,
-)
+from arcmemo.plugins import Hint, SolveContext, SolveResult
 from arcmemo.tasks import Task
 
 from arcmemo_program_synthesis.templates import render
