@@ -25,9 +25,7 @@ from arcmemo.conversation import Conversation, Program, converse, solve_result
 from arcmemo.feedback import program_feedback
 from arcmemo.parsing import definitions_only
 from arcmemo.llm.client import Usage
-from arcmemo.plugins import (
-    Hint, SolveContext, SolveResult, Trace,
-)
+from arcmemo.plugins import Hint, SolveContext, SolveResult, Trace
 from arcmemo.tasks import Task
 
 from arcmemo_expert_agents.agents import (
