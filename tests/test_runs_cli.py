@@ -58,3 +58,18 @@ def test_list_show_compare_and_score(tmp_path, fake_model, fake_llm):
 def test_unknown_run_is_a_clean_error(tmp_path):
     result = invoke("runs", "show", "nope", "--run-dir", str(tmp_path))
     assert result.exit_code == 1 and "no run 'nope'" in result.output and "Traceback" not in result.output
+
+
+def test_selections_show_what_each_task_was_offered(tmp_path, fake_model, fake_llm):
+    from runner_support import LEARNED
+
+    script_run(fake_model)
+    rundir = make_run(tmp_path, fake_llm, selection="ps", continual=True, k=1)
+    result = invoke("runs", "selections", rundir.run_id, "--run-dir", str(tmp_path / "runs"), "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [r["task"] for r in rows] == TASK_IDS[:3]
+    assert rows[0]["concepts"] == [] and rows[1]["concepts"] == [LEARNED]   # written after task 1 (k=1)
+    text = invoke("runs", "selections", rundir.run_id, "--task", TASK_IDS[1], "--run-dir",
+                  str(tmp_path / "runs"), "--reasoning").output
+    assert f"{TASK_IDS[1]} (pass 1, ps): {LEARNED}" in text and "I start from the cues." in text

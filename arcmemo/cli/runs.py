@@ -81,6 +81,41 @@ def compare(run_refs, run_dir) -> None:
     click.echo(compare_table(entries))
 
 
+@runs.command("selections")
+@click.argument("run")
+@click.option("--task", "task_id", default=None, help="Only this task.")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@click.option("--reasoning", is_flag=True, help="Also print the selector's reasoning or caption.")
+@click.option("--json", "as_json", is_flag=True)
+@user_errors
+def selections(run, task_id, run_dir, reasoning, as_json) -> None:
+    """What memory selection offered each task of a run, and why (from the run's memory)."""
+    from arcmemo.memory.store import Memory
+    from arcmemo.selection.record import selections_of
+    from arcmemo.session import resume_memory_url
+
+    rundir = RunDir.find(run, run_dir)
+    memory = Memory(resume_memory_url(rundir.config().get("memory_url"), None, rundir))
+    records = selections_of(memory, rundir.run_id, task_id)
+    names = {c.id: c.name for c in memory.list()}
+    rows = [{"task": r.task_id, "pass": r.pass_index, "mode": r.mode,
+             "concepts": [names.get(i, f"#{i}") for i in r.concept_ids], "unmatched": r.unmatched,
+             "fallback": r.fallback, "error": r.error, "reasoning": r.reasoning} for r in records]
+    if as_json:
+        echo_json(rows)
+        return
+    for row in rows:
+        click.echo(f"{row['task']} (pass {row['pass']}, {row['mode']}): {', '.join(row['concepts']) or '-'}")
+        if row["unmatched"]:
+            click.echo(f"  named but not in memory: {', '.join(row['unmatched'])}")
+        if row["fallback"]:
+            click.echo(f"  fell back to no hint: {row['error']}")
+        if reasoning and row["reasoning"]:
+            click.echo("  " + row["reasoning"].strip().replace("\n", "\n  "))
+    if not rows:
+        click.echo(f"no selections recorded for run {rundir.run_id}" + (f", task {task_id}" if task_id else ""))
+
+
 @runs.command("score")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--split", default="evaluation", show_default=True,

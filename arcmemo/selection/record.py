@@ -19,3 +19,16 @@ def record_selection(memory, task_id: str, settings: SelectionSettings, selectio
         session.add(record)
         session.commit()
         return record.id
+
+
+def selections_of(memory, run_id: str, task_id: str | None = None) -> list:
+    """The stored selections of a run (optionally one task), in the order they were made."""
+    from sqlmodel import select
+
+    from arcmemo.memory.models import SelectionRecord
+
+    query = select(SelectionRecord).where(SelectionRecord.run_id == run_id)
+    if task_id is not None:
+        query = query.where(SelectionRecord.task_id == task_id)
+    with memory.session() as session:
+        return list(session.exec(query.order_by(SelectionRecord.id)).all())
