@@ -57,6 +57,27 @@ def attempt_error(run: ProgramRun) -> str | None:
     return None
 
 
+def _overflowed(exc: LLMError) -> bool:
+    """The server refused the request for its length (llama.cpp, vLLM and OpenAI all say "context")."""
+    return "context" in str(exc).lower()
+
+
+async def _ask(conv: Conversation, ctx: Any, *, step: str, task: Task, params: dict):
+    """One model turn. If a long conversation overflows the model's context, continue from its
+    opening (instructions and puzzle) and the latest exchange only, and ask once more."""
+    try:
+        return await ctx.llm.achat(list(conv.messages), role="solver", step=step, sample=conv.index,
+                                   task_id=task.id, **params)
+    except LLMError as exc:
+        if not _overflowed(exc) or len(conv.messages) <= 4:
+            raise
+    conv.messages = conv.messages[:2] + conv.messages[-2:]
+    conv.transcript.append({"role": "note", "content": "history cut to the opening and the latest exchange: "
+                                                       "the whole conversation overflowed the model's context"})
+    return await ctx.llm.achat(list(conv.messages), role="solver", step=step, sample=conv.index,
+                               task_id=task.id, **params)
+
+
 async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retries: int, params: dict,
                    parse: Callable[[str], Program], execution_feedback: Callable[[Task, ProgramRun], str],
                    format_feedback: Callable[[str], str], modules: dict[str, str] | None = None,
@@ -75,8 +96,7 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
         if rnd > 0 and solved is not None and solved.is_set():
             return
         try:
-            completion = await ctx.llm.achat(list(conv.messages), role="solver", step=step,
-                                             sample=conv.index, task_id=task.id, **params)
+            completion = await _ask(conv, ctx, step=step, task=task, params=params)
         except LLMError as exc:
             conv.attempts.append(failed(rnd, "", f"llm: {exc}"))
             return

@@ -251,3 +251,28 @@ def test_closed_client_gives_a_result_not_an_exception(tasks, ctx, fake_llm):
 def test_prompt_templates_ship_with_the_package():
     from arcmemo_program_synthesis.templates import template_hashes
     assert set(template_hashes()) == {"system", "solve", "hint", "feedback_closing", "format_feedback"}
+
+
+def test_a_conversation_that_overflows_the_context_continues_from_its_latest_exchange(tasks, ctx, fake_model):
+    from arcmemo.llm.client import LLMError
+
+    task = tasks.by_id("6150a2bd")
+    overflow = LLMError("HTTP 400: request (8255 tokens) exceeds the available context size (8192 tokens)")
+    fake_model.queue("solve", answer(FLIP_UD, "Flip it."), answer("def transform(grid):\n    return grid\n", "Same."),
+                     overflow, answer(ROT180, "Rotate."))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=2))
+
+    assert result.passed_train and [a.round for a in result.attempts] == [0, 1, 2]
+    calls = fake_model.calls_for("solve")
+    assert [len(c.messages) for c in calls] == [2, 4, 6, 4]
+    assert "Same." in calls[-1].messages[2]["content"]          # the latest exchange was kept
+    assert any(m["role"] == "note" for m in result.trace.transcript)
+
+
+def test_other_model_errors_are_not_retried(tasks, ctx, fake_model):
+    from arcmemo.llm.client import LLMError
+
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", answer(FLIP_UD), answer(FLIP_UD), LLMError("HTTP 401: invalid key"))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=2))
+    assert len(fake_model.calls_for("solve")) == 3 and result.attempts[-1].error == "llm: HTTP 401: invalid key"
