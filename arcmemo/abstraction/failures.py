@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arcmemo.abstraction.records import WriteResult
 from arcmemo.memory.models import WriteFailure
 
 
@@ -12,6 +13,13 @@ def record_failure(memory, *, run_id: str | None, task_id: str, step: str, model
         session.add(WriteFailure(run_id=run_id, task_id=task_id, step=step, model=model,
                                  error=error, raw=raw))
         session.commit()
+
+
+def failed_write(memory, *, run_id: str | None, task_id: str, step: str, model: str | None, error: str,
+                 raw: str | None, usage, message: str | None = None) -> WriteResult:
+    """Record a failed write (raw answer kept) and return it as the write's failed result."""
+    record_failure(memory, run_id=run_id, task_id=task_id, step=step, model=model, error=error, raw=raw)
+    return WriteResult(task_id, failed=True, error=message or error, usage=usage, step=step)
 
 
 def previous_failures(memory, task_id: str, steps: tuple[str, ...]) -> int:

@@ -9,7 +9,7 @@ in the paper, this write does not look at the existing memory; lessons merge by 
 from __future__ import annotations
 
 from arcmemo.abstraction import fewshot
-from arcmemo.abstraction.failures import previous_failures, record_failure
+from arcmemo.abstraction.failures import failed_write, previous_failures
 from arcmemo.abstraction.ps import solution_actor
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed, ask
@@ -77,10 +77,8 @@ def write_oe(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
         usage = usage + answer.usage
         raw = answer.text
     except StepFailed as exc:
-        usage = usage + exc.usage
-        record_failure(memory, run_id=run_id, task_id=task_id, step=exc.step, model=model,
-                       error=exc.error, raw=exc.raw)
-        return WriteResult(task_id, failed=True, error=str(exc), usage=usage, step=exc.step)
+        return failed_write(memory, run_id=run_id, task_id=task_id, step=exc.step, model=model, error=exc.error,
+                            raw=exc.raw, usage=usage + exc.usage, message=str(exc))
 
     result = WriteResult(task_id, usage=usage)
     try:
@@ -94,7 +92,6 @@ def write_oe(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
                                 origin=solution.origin, verified=True,
                                 actor=solution_actor(solution, llm), run_id=run_id)
     except (ValueError, LookupError) as exc:
-        record_failure(memory, run_id=run_id, task_id=task_id, step="oe_store", model=model,
-                       error=str(exc), raw=raw)
-        return WriteResult(task_id, failed=True, error=f"store: {exc}", usage=usage, step="oe_store")
+        return failed_write(memory, run_id=run_id, task_id=task_id, step="oe_store", model=model, error=str(exc),
+                            raw=raw, usage=usage, message=f"store: {exc}")
     return result

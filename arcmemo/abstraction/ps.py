@@ -10,7 +10,7 @@ in one transaction; `name := definition` typings become custom types.
 from __future__ import annotations
 
 from arcmemo.abstraction import fewshot
-from arcmemo.abstraction.failures import previous_failures, record_failure
+from arcmemo.abstraction.failures import failed_write, previous_failures
 from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed, ask
@@ -83,10 +83,8 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
         raw = answer.text
         concepts, types = answer.value
     except StepFailed as exc:
-        usage = usage + exc.usage
-        record_failure(memory, run_id=run_id, task_id=task_id, step=exc.step, model=model,
-                       error=exc.error, raw=exc.raw)
-        return WriteResult(task_id, failed=True, error=str(exc), usage=usage, step=exc.step)
+        return failed_write(memory, run_id=run_id, task_id=task_id, step=exc.step, model=model, error=exc.error,
+                            raw=exc.raw, usage=usage + exc.usage, message=str(exc))
 
     result = WriteResult(task_id, usage=usage)
     log = dict(actor=model, run_id=run_id, task_id=task_id, source="self", model=model)
@@ -105,7 +103,6 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
                                 origin=solution.origin, verified=True,
                                 actor=solution_actor(solution, llm), run_id=run_id)
     except (ValueError, LookupError) as exc:      # the store refused; the transaction rolled back
-        record_failure(memory, run_id=run_id, task_id=task_id, step="ps_store", model=model,
-                       error=str(exc), raw=raw)
-        return WriteResult(task_id, failed=True, error=f"store: {exc}", usage=usage, step="ps_store")
+        return failed_write(memory, run_id=run_id, task_id=task_id, step="ps_store", model=model, error=str(exc),
+                            raw=raw, usage=usage, message=f"store: {exc}")
     return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arcmemo.abstraction.failures import previous_failures
+from arcmemo.abstraction.failures import previous_failures, record_failure
 from arcmemo.gridtext import format_task
 from arcmemo.memory.render import render_sheet
 from arcmemo.parsing import ParseError, extract_tag
@@ -75,7 +75,8 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
     usage = sum_usage(outcome.completions)
     model = outcome.completions[-1].model if outcome.completions else llm.model_for("aux")
     if not outcome.ok:
-        _record_failure(memory, run_id, task.id, model, outcome.error, outcome.raw)
+        record_failure(memory, run_id=run_id, task_id=task.id, step="cheatsheet", model=model,
+                       error=outcome.error or "unknown error", raw=outcome.raw)
         return CheatsheetUpdate(False, outcome.error, usage)
     text = outcome.value
     if text == old:
@@ -86,12 +87,3 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
                  actor=ACTOR, reason=f"curator rewrite after task {task.id}", run_id=run_id,
                  task_id=task.id, source="self", model=model, op="add" if sheet is None else "edit")
     return CheatsheetUpdate(True, None, usage)
-
-
-def _record_failure(memory, run_id, task_id, model, error, raw) -> None:
-    from arcmemo.memory.models import WriteFailure
-
-    with memory.session() as session:
-        session.add(WriteFailure(run_id=run_id, task_id=task_id, step="cheatsheet", model=model,
-                                 error=error or "unknown error", raw=raw))
-        session.commit()
