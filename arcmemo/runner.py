@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from arcmemo import __version__
 from arcmemo.config import SELECTION_MODES
+from arcmemo.llm.catalog import ROLES
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
@@ -37,6 +38,12 @@ from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 
 USAGE_FIELDS = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
+
+
+def _own_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
+    """The entries of `data` that are fields of dataclass `cls` (records may carry more)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 @dataclass
@@ -80,8 +87,7 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**_own_fields(cls, data))
 
 
 @dataclass
@@ -106,8 +112,7 @@ class TaskOutcome:
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> "TaskOutcome":
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in event.items() if k in names})
+        return cls(**_own_fields(cls, event))
 
 
 def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
@@ -162,8 +167,8 @@ class Runner:
             "arcmemo_version": __version__,
             "settings": dataclasses.asdict(self.config),
             "task_ids": [t.id for t in self.tasks],
-            "models": {role: self.llm.model_for(role) for role in ("solver", "aux", "select")},
-            "models_requested": {role: self.llm.settings.model(role) for role in ("solver", "aux", "select")},
+            "models": {role: self.llm.model_for(role) for role in ROLES},
+            "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
             "base_url": self.llm.settings.base_url,
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
@@ -184,7 +189,6 @@ class Runner:
             self._record_run(status="running", config=config, memory_revision_start=config["memory_revision_start"])
         self.done = done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e)
                             for e in events if e["type"] == "task"}
-        self.writes_done = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write"}
         self.write_events = [e for e in events if e["type"] == "write"]
         previous_wall = sum(e.get("wall_time_s", 0) for e in events if e["type"] == "session_end")
         self.rundir.append({"type": "session_start", "resumed": bool(events)})
@@ -275,7 +279,7 @@ class Runner:
         """MEMWRITE for the block's tasks whose program passed every train pair."""
         for outcome in block:
             key = (p, outcome.task_id)
-            if not outcome.passed_train or not outcome.code or key in self.writes_done:
+            if not outcome.passed_train or not outcome.code or key in self._writes_done():
                 continue
             event = self._recovered_write(outcome.task_id, p)
             if event is None:
@@ -285,9 +289,11 @@ class Runner:
                     continue
                 event = self._write_one(outcome, p)
             self.rundir.append(event)
-            self.writes_done.add(key)
             self.write_events.append(event)
             self.progress("write", event)
+
+    def _writes_done(self) -> set[tuple[int, str]]:
+        return {(e["pass_index"], e["task_id"]) for e in self.write_events}
 
     def _recovered_write(self, task_id: str, p: int) -> dict[str, Any] | None:
         """A write for this task that reached the store before a kill lost its event, rebuilt from

@@ -56,10 +56,9 @@ class RunSession:
 
     def resume(self, rundir: RunDir, *, progress=None) -> Runner:
         recorded = rundir.config()
-        config = RunConfig.from_dict(recorded["settings"])
         memory = self._open_memory(resume_memory_url(recorded.get("memory_url"), self.db, rundir))
-        return resume_runner(rundir, memory=memory, make_llm=self._make_llm(recorded),
-                             sandbox=self.sandbox, solver=load_solver(config.solver), progress=progress)
+        return resume_runner(rundir, memory=memory, make_llm=self._make_llm(recorded), sandbox=self.sandbox,
+                             solver=load_solver(recorded["settings"]["solver"]), progress=progress)
 
     def close(self) -> None:
         for llm in self.llms:
