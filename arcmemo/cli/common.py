@@ -45,8 +45,21 @@ def db_option(fn: Callable) -> Callable:
     )(fn)
 
 
+def role_model_options(fn: Callable) -> Callable:
+    """`--base-url` and a model flag per role (solver, aux, select)."""
+    for option in reversed([
+        click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
+        click.option("--solver-model", default=None, help="Model for solving (env ARCMEMO_SOLVER_MODEL)."),
+        click.option("--aux-model", default=None,
+                     help="Model for pseudocode, abstraction and captions (env ARCMEMO_AUX_MODEL)."),
+        click.option("--select-model", default=None, help="Model for memory selection (env ARCMEMO_SELECT_MODEL)."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
 def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
-__all__ = ["UserError", "USER_ERRORS", "user_errors", "echo_json", "db_option", "warn"]
+__all__ = ["UserError", "USER_ERRORS", "user_errors", "echo_json", "db_option", "role_model_options", "warn"]

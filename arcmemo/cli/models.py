@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, echo_json, user_errors
+from arcmemo.cli.common import USER_ERRORS, echo_json, role_model_options, user_errors
 from arcmemo.config import ConfigError
 from arcmemo.llm.backend import LLMError
 from arcmemo.llm.local import LocalModelError
@@ -18,10 +18,7 @@ def models() -> None:
 
 
 @models.command("list")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
-@click.option("--solver-model", default=None)
-@click.option("--aux-model", default=None)
-@click.option("--select-model", default=None)
+@role_model_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @user_errors
 def list_models(base_url, solver_model, aux_model, select_model, as_json) -> None:

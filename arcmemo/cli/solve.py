@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, db_option, user_errors, warn
+from arcmemo.cli.common import USER_ERRORS, db_option, role_model_options, user_errors, warn
 from arcmemo.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
 from arcmemo.config import SELECTION_MODES
 from arcmemo.tasks import TaskError, read_id_list
@@ -15,18 +15,10 @@ USER_ERRORS.extend([TaskError, RunDirError])
 
 
 def model_options(fn):
-    """Endpoint and model-per-role flags, shared by every command that calls a model."""
-    for option in reversed([
-        click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
-        click.option("--solver-model", default=None, help="Model for solving (env ARCMEMO_SOLVER_MODEL)."),
-        click.option("--aux-model", default=None,
-                     help="Model for pseudocode, abstraction and captions (env ARCMEMO_AUX_MODEL)."),
-        click.option("--select-model", default=None, help="Model for memory selection (env ARCMEMO_SELECT_MODEL)."),
-        click.option("--concurrency", type=int, default=None, help="Model calls in flight at once (default 8)."),
-        click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered."),
-    ]):
-        fn = option(fn)
-    return fn
+    """Endpoint, model-per-role and call flags for commands that run a model."""
+    fn = click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered.")(fn)
+    fn = click.option("--concurrency", type=int, default=None, help="Model calls in flight at once (default 8).")(fn)
+    return role_model_options(fn)
 
 
 def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str] | None]:
