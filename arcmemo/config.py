@@ -61,6 +61,17 @@ def setting(name: str, flag: Any = None, default: Any = None, *, config: dict | 
     return default
 
 
+def as_number(value: Any, name: str, kind: type, minimum: float) -> Any:
+    """A setting's value as `kind` (int, float), at least `minimum`; ConfigError naming the setting if not."""
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"setting {name}: expected a number, got {value!r}") from None
+    if number < minimum:
+        raise ConfigError(f"setting {name}: must be >= {minimum}, got {value!r}")
+    return number
+
+
 def db_url(flag: str | None = None) -> str:
     """The memory database: --db > ARCMEMO_DB > config `db` > ./memory.db."""
     return str(setting("db", flag, DEFAULT_DB))

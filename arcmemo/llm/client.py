@@ -39,7 +39,7 @@ import weakref
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Awaitable, TypeVar
 
-from arcmemo.config import ConfigError, load_config_file, setting
+from arcmemo.config import ConfigError, as_number, load_config_file, setting
 from arcmemo.llm.backend import (Backend, CallRequest, LLMError, Reply, TransientError,
                                  registered_model)
 from arcmemo.llm.catalog import ROLES, Catalog, load_catalog
@@ -129,16 +129,6 @@ def _as_bool(value: Any, name: str) -> bool:
     raise ConfigError(f"setting {name}: expected true/false, got {value!r}")
 
 
-def _as_number(value: Any, name: str, kind: type, minimum: float) -> Any:
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"setting {name}: expected a number, got {value!r}") from None
-    if number < minimum:
-        raise ConfigError(f"setting {name}: must be >= {minimum}, got {value!r}")
-    return number
-
-
 @dataclass
 class LLMSettings:
     base_url: str | None = None
@@ -176,8 +166,8 @@ class LLMSettings:
             default = catalog.defaults.get(role, "local") if (base_url or api_key) else "local"
             models[role] = str(setting(f"{role}_model", flags[role], default, config=config))
         values = dict(
-            concurrency=_as_number(setting("concurrency", concurrency, 8, config=config),
-                                   "concurrency", int, 1),
+            concurrency=as_number(setting("concurrency", concurrency, 8, config=config),
+                                  "concurrency", int, 1),
             cache=_as_bool(setting("cache", cache, True, config=config), "cache"),
         )
         for name, kind, minimum in (("timeout_s", float, 0.001), ("max_attempts", int, 1),
@@ -185,7 +175,7 @@ class LLMSettings:
                                     ("max_retry_after_s", float, 0.0)):
             value = setting(name, more.pop(name, None), None, config=config)
             if value is not None:
-                values[name] = _as_number(value, name, kind, minimum)
+                values[name] = as_number(value, name, kind, minimum)
         log_path = more.pop("log_path", None)
         if more:
             raise TypeError(f"LLMSettings.resolve: unknown settings {sorted(more)}")
