@@ -2,15 +2,23 @@
 
 An annotated seed (`seeds/<id>.py` + `seeds/<id>.yaml`) shows every step done by hand:
 code -> pseudocode + summary -> PS concepts, and the lessons for OE. The prompts show the
-shortest few (deterministic choice, never the task being written). The seed directory
-is the `seeds_dir` setting (ARCMEMO_SEEDS_DIR, config `seeds_dir`), else `seeds/` of the
-source checkout; with none, prompts carry no examples.
+shortest few (deterministic choice, never the task being written).
+
+Where the examples come from, first match wins:
+1. the `seeds_dir` setting (ARCMEMO_SEEDS_DIR, config `seeds_dir`), read as it is (a
+   configured directory that does not exist gives no examples);
+2. `seeds/` of the source checkout, when arcmemo runs from one, so an edited seed shows
+   up at once;
+3. the packaged copy `arcmemo/data/fewshot_examples.yaml`, so an install from a wheel
+   (no checkout) still has them. It is generated from seeds/ by
+   `python scripts/generate_fewshot_examples.py`, and a test fails when it is stale.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -28,12 +36,21 @@ class Example:
     lessons_yaml: str        # the annotation's lessons as YAML text ("" if none)
 
 
+PACKAGED = "data/fewshot_examples.yaml"     # inside the arcmemo package
+
+
+def checkout_seeds_dir() -> Path | None:
+    """`seeds/` of the source checkout arcmemo is running from, if it is one."""
+    root = Path(__file__).resolve().parents[2]
+    seeds = root / "seeds"
+    return seeds if (root / "pyproject.toml").is_file() and seeds.is_dir() else None
+
+
 def default_seeds_dir() -> Path | None:
     configured = setting("seeds_dir")
     if configured:
         return Path(configured)
-    checkout = Path(__file__).resolve().parents[2] / "seeds"
-    return checkout if checkout.is_dir() else None
+    return checkout_seeds_dir()
 
 
 def _dump(value) -> str:
@@ -68,9 +85,43 @@ def _load(directory: str) -> tuple[Example, ...]:
     return tuple(examples)
 
 
+class _LiteralDumper(yaml.SafeDumper):
+    """Multi-line strings as `|` blocks, so the packaged file reads like the seeds."""
+
+
+def _str(dumper, value: str):
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_LiteralDumper.add_representer(str, _str)
+
+_FIELDS = tuple(Example.__dataclass_fields__)
+
+
+def examples_to_yaml(examples: list[Example]) -> str:
+    """The text of the packaged file (the generator writes it, the freshness test compares it)."""
+    records = [{name: getattr(e, name) for name in _FIELDS} for e in examples]
+    return yaml.dump(records, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def examples_from_yaml(text: str) -> list[Example]:
+    return [Example(**{name: record[name] for name in _FIELDS}) for record in yaml.safe_load(text) or []]
+
+
+@lru_cache(maxsize=1)
+def _packaged() -> tuple[Example, ...]:
+    text = resources.files("arcmemo").joinpath(PACKAGED).read_text(encoding="utf-8")
+    return tuple(examples_from_yaml(text))
+
+
 def load_examples(directory: str | Path | None = None) -> list[Example]:
-    directory = Path(directory) if directory is not None else default_seeds_dir()
-    if directory is None or not directory.is_dir():
+    """The examples in `directory`; without one, from the sources in the module docstring."""
+    if directory is None:
+        directory = default_seeds_dir()
+        if directory is None:
+            return list(_packaged())
+    directory = Path(directory)
+    if not directory.is_dir():
         return []
     return list(_load(str(directory.resolve())))
 

@@ -1,0 +1,62 @@
+"""Few-shot examples for the write prompts: the packaged copy matches seeds/, is used when
+no seeds directory is available."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arcmemo.abstraction import fewshot
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+PACKAGED = ROOT / "arcmemo" / fewshot.PACKAGED
+
+
+def generator():
+    path = ROOT / "scripts" / "generate_fewshot_examples.py"
+    spec = importlib.util.spec_from_file_location("generate_fewshot_examples", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def no_seeds_setting(monkeypatch):
+    monkeypatch.delenv("ARCMEMO_SEEDS_DIR", raising=False)   # the config file is per test (conftest)
+
+
+def test_packaged_examples_are_current():
+    assert PACKAGED.read_text(encoding="utf-8") == generator().render(), \
+        "arcmemo/data/fewshot_examples.yaml is stale: run `python scripts/generate_fewshot_examples.py`"
+
+
+def test_packaged_file_loads_to_the_seed_examples():
+    examples = fewshot.examples_from_yaml(PACKAGED.read_text(encoding="utf-8"))
+    assert examples and examples == fewshot.load_examples(SEEDS)
+
+
+def test_without_a_seeds_directory_the_packaged_examples_are_used(no_seeds_setting, monkeypatch):
+    monkeypatch.setattr(fewshot, "checkout_seeds_dir", lambda: None)
+    assert fewshot.default_seeds_dir() is None
+    examples = fewshot.load_examples()
+    assert examples == fewshot.examples_from_yaml(PACKAGED.read_text(encoding="utf-8"))
+    assert fewshot.pseudocode_examples(examples, exclude=None) != fewshot.NONE
+
+
+def test_the_checkout_seeds_come_before_the_packaged_copy(no_seeds_setting):
+    assert fewshot.default_seeds_dir() == SEEDS.resolve()
+    assert fewshot.load_examples() == fewshot.load_examples(SEEDS)
+
+
+def test_the_seeds_dir_setting_comes_first(monkeypatch, tmp_path):
+    for suffix in (".py", ".yaml"):
+        shutil.copy(SEEDS / f"0d3d703e{suffix}", tmp_path)
+    monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path))
+    assert [e.task_id for e in fewshot.load_examples()] == ["0d3d703e"]
+    monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path / "missing"))
+    assert fewshot.load_examples() == []                      # as configured, no fallback
+
