@@ -267,28 +267,30 @@ class _FrameReader:
 
 
 class _Server:
-    """Runs requests in children forked from this process, one forked ahead and waiting."""
+    """Runs each request in a child forked from this process ahead of time. The child for
+    the next request is forked while the current one runs, and finished children are
+    reaped once they are gone, so neither a fork nor an exit is on a request's path."""
 
     def __init__(self, st: _WorkerState) -> None:
         self.st = st
-        self.pending: list[_Child] = []  # finished children, reaped after the reply is sent
+        self.exiting: list[_Child] = []  # killed after their run, reaped when gone
         self.ready = _spawn_child(st)
 
     def handle(self, payload: bytes, req: dict) -> list[dict]:
-        if not _hand_over(self.ready, payload):  # the waiting child died: fork a fresh one
-            _finish(self.ready)
-            self.ready = _spawn_child(self.st)
-            _hand_over(self.ready, payload)
-        return _collect(self.ready, req, self.pending)
+        child = self.ready
+        if not _hand_over(child, payload):  # the waiting child died: fork a fresh one
+            _finish(child)
+            child = _spawn_child(self.st)
+            _hand_over(child, payload)
+        self.ready = _spawn_child(self.st)
+        return _collect(child, req, self.exiting)
 
     def after_reply(self) -> None:
-        for child in self.pending:
-            _finish(child)
-        self.pending.clear()
-        self.ready = _spawn_child(self.st)
+        self.exiting = [child for child in self.exiting if not _reap(child)]
 
     def close(self) -> None:
-        _finish(self.ready)
+        for child in [self.ready, *self.exiting]:
+            _finish(child)
 
 
 class _Heavy:
@@ -442,9 +444,22 @@ def _kill(child: _Child) -> None:
 
 def _finish(child: _Child) -> None:
     """Kill (if still running), reap, close and clean up after a child."""
+    _kill(child)
+    _reap(child, block=True)
+
+
+def _reap(child: _Child, block: bool = False) -> bool:
+    """Reap a killed child and clean up after it; False if it has not exited yet."""
     import shutil
 
-    _kill(child)
+    if not child.reaped:
+        try:
+            pid, status = os.waitpid(child.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            pid, status = child.pid, child.status
+        if pid == 0:
+            return False
+        child.reaped, child.status = True, status
     for fd in (child.req_fd, child.res_fd):
         if fd >= 0:
             try:
@@ -452,20 +467,11 @@ def _finish(child: _Child) -> None:
             except OSError:
                 pass
     child.req_fd = child.res_fd = -1
-    if not child.reaped:
-        try:
-            _, child.status = os.waitpid(child.pid, 0)
-        except ChildProcessError:
-            pass
-        child.reaped = True
     shutil.rmtree(child.tmpdir, ignore_errors=True)
+    return True
 
 
-
-
-
-
-def _collect(child: _Child, req: dict, pending: list) -> list[dict]:
+def _collect(child: _Child, req: dict, exiting: list) -> list[dict]:
     """Read the child's per-grid result lines under the per-grid wall-clock timeout."""
     n = len(req["grids"])
     timeout = req["timeout_s"]
@@ -502,7 +508,7 @@ def _collect(child: _Child, req: dict, pending: list) -> list[dict]:
             break
     if len(results) == n and end_reason is None:
         _kill(child)  # it is exiting anyway; never let it linger
-        pending.append(child)  # reaped after the reply is sent
+        exiting.append(child)  # reaped after the reply is sent
         return [results[i] for i in range(n)]
     # The run ended early: categorise from how the child ended.
     _finish(child)
