@@ -1,10 +1,14 @@
 """Few-shot examples for the write prompts: the packaged copy matches seeds/, is used when
-no seeds directory is available."""
+no seeds directory is available, and ships in the wheel."""
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
+import sys
+import zipfile
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -60,3 +64,27 @@ def test_the_seeds_dir_setting_comes_first(monkeypatch, tmp_path):
     monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path / "missing"))
     assert fewshot.load_examples() == []                      # as configured, no fallback
 
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_examples(tmp_path):
+    # Build from a copy of the checkout's build inputs: setuptools builds in the source
+    # tree, and a stale build/lib there could put a file in the wheel that pyproject no
+    # longer declares (and would race with anything else building in the checkout).
+    backend = version("setuptools")
+    assert int(backend.split(".")[0]) >= 77, \
+        f"setuptools {backend} cannot build arcmemo: reinstall with `pip install -e '.[test]'`"
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src)
+    for name in ("arcmemo", "solvers"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path / "dist"
+    # No isolation and no index: the installed setuptools (>=77, from the [test] extra) builds
+    # it, so this needs no network.
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--quiet", "-w", str(out), str(src)], check=True, timeout=300)
+    (wheel,) = out.glob("arcmemo-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        text = archive.read(f"arcmemo/{fewshot.PACKAGED}").decode()
+    assert fewshot.examples_from_yaml(text) == fewshot.load_examples(SEEDS)
