@@ -99,7 +99,7 @@ def test_annotated_seeds_ingest_without_model_and_twice_adds_nothing(tmp_path):
     rows = table(result.stdout)
     assert rows["verified"] == "3" and rows["from annotations"] == "2" and rows["skipped (no model)"] == "1"
     assert int(rows["concepts added"]) > 2 and rows["model calls"] == "0" and rows["write failures"] == "0"
-    assert f"skipped 1 seed(s)" in result.stderr and "no model is configured" in result.stderr
+    assert "skipped 1 seed(s)" in result.stderr and "no model is configured" in result.stderr
     assert PLAIN in result.stderr
 
     with Memory(db) as memory:
