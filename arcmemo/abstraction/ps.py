@@ -5,6 +5,14 @@ concept) so the model reuses and extends existing names, and the hand-annotated 
 as worked examples. Concepts merge into the store by exact name (a name differing only
 in case or spacing from an existing one is taken as that one), all of a task's writes
 in one transaction; `name := definition` typings become custom types.
+
+The memory shown is held to the `abstraction_memory_tokens` setting (estimated tokens,
+default 3,000; ARCMEMO_ABSTRACTION_MEMORY_TOKENS or config `abstraction_memory_tokens`).
+A memory that fits is shown whole. A larger one (a long continual run, an imported
+memory) is narrowed to the concepts whose words best match the solution's summary,
+pseudocode and code, with the custom types they use, as many as fit; the prompt then
+says that only that part of the memory is shown. A reused name still merges with the
+stored concept even when it was not shown.
 """
 
 from __future__ import annotations
@@ -15,14 +23,21 @@ from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed, ask
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
+from arcmemo.config import as_number, setting
 from arcmemo.llm.client import Usage
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.render import render_ps
 from arcmemo.parsing import ParseError, parse_yaml_block
 from arcmemo.prompts import render_prompt
+from arcmemo.selection import budget
+from arcmemo.selection.ps import needed_types
 
 STEP = "ps_abstract"
 EMPTY_REPOSITORY = "(empty: no concepts recorded yet)"
+NONE_SHOWN = "(none: not even one concept fits in the space given to this list)"
+MEMORY_TOKENS = "abstraction_memory_tokens"
+DEFAULT_MEMORY_TOKENS = 3000
+MIN_MEMORY_TOKENS = 500
 
 
 def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], dict[str, str]]:
@@ -41,13 +56,44 @@ def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], di
     return concepts, types
 
 
-def abstraction_prompt(memory, summary: str, pseudocode: str, examples: list[fewshot.Example],
-                       task_id: str, n: int = 2) -> str:
-    repository = render_ps(memory.list("ps"), memory.custom_types(), compressed=True).strip()
+def memory_tokens() -> int:
+    """The `abstraction_memory_tokens` setting: estimated tokens for the memory in the prompt."""
+    return as_number(setting(MEMORY_TOKENS, None, DEFAULT_MEMORY_TOKENS), MEMORY_TOKENS, int, MIN_MEMORY_TOKENS)
+
+
+def repository_section(concepts: list, custom_types: dict[str, str], query: str, limit: int) -> tuple[str, str]:
+    """(note, concept list) for the prompt, together within `limit` estimated tokens.
+
+    The whole memory compressed, with no note, when it fits; otherwise the concepts that
+    rank_lexical puts first for `query`, as many as fit, rendered in the same form with
+    the custom types they need, and a note saying only they are shown.
+    """
+    whole = render_ps(concepts, custom_types, compressed=True).strip()
+    if budget.estimate_tokens(whole) <= limit:
+        return "", whole or EMPTY_REPOSITORY
+
+    def section(subset) -> tuple[str, str]:
+        shown = budget.keep_order(subset, concepts)
+        note = render_prompt("ps_abstract_partial", total=len(concepts), shown=len(shown))
+        listed = render_ps(shown, needed_types(shown, custom_types), compressed=True).strip()
+        return note, listed or NONE_SHOWN
+
+    ranked = budget.rank_lexical(query, concepts)
+    n = budget.fit_prefix(ranked, lambda subset: budget.estimate_tokens("".join(section(subset))) <= limit)
+    return section(ranked[:n])
+
+
+def abstraction_prompt(concepts: list, custom_types: dict[str, str], summary: str, pseudocode: str,
+                       examples: list[fewshot.Example], task_id: str, n: int = 2, *, code: str = "",
+                       limit: int | None = None) -> str:
+    """The ps_abstract prompt; the memory part held to `limit` (default: the setting), see the module docstring."""
+    note, repository = repository_section(concepts, custom_types, "\n".join((summary, pseudocode, code)),
+                                          memory_tokens() if limit is None else limit)
     return render_prompt(
         "ps_abstract",
         examples=fewshot.concept_examples(examples, exclude=task_id, n=n),
-        concept_list=repository or EMPTY_REPOSITORY,
+        repository_note=note,
+        concept_list=repository,
         summary=summary,
         pseudocode=pseudocode.strip(),
     )
@@ -74,9 +120,10 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
             answer = write_pseudocode(llm, solution, examples, sample=sample)
             usage = usage + answer.usage
             pseudocode, summary = answer.value
-        existing = [c.name for c in memory.list("ps")]
-        answer = ask(llm, abstraction_prompt(memory, summary, pseudocode, examples, task_id,
-                                        fewshot.example_count(llm)),
+        stored = memory.list("ps")
+        existing = [c.name for c in stored]
+        answer = ask(llm, abstraction_prompt(stored, memory.custom_types(), summary, pseudocode, examples,
+                                             task_id, fewshot.example_count(llm), code=solution.code),
                      lambda text: parse_concepts(text, existing), step=STEP, task_id=task_id,
                      sample=sample)
         usage = usage + answer.usage
