@@ -2,6 +2,8 @@
 
 - `write_ps`: solution -> pseudocode + summary -> PS concepts merged by name (ps.py)
 - `write_oe`: solution -> post-hoc derivation -> OE lessons (oe.py)
+- `job.py`: what both writers share (the sample index, usage, failure records, the
+  one-transaction store)
 - seeds: `seedfile.py` reads a seed (ours or BARC's), `annotations.py` ingests the hand
   annotations with no model, `ingest.py` is the `arcmemo seed` logic.
 

@@ -18,13 +18,13 @@ stored concept even when it was not shown.
 from __future__ import annotations
 
 from arcmemo.abstraction import fewshot
-from arcmemo.abstraction.failures import failed_write, previous_failures
+from arcmemo.abstraction.job import WriteJob
+from arcmemo.abstraction.pseudocode import STEP as PSEUDOCODE_STEP
 from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
-from arcmemo.abstraction.steps import StepFailed, ask
+from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
 from arcmemo.config import as_number, setting
-from arcmemo.llm.client import Usage
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.render import render_ps
 from arcmemo.parsing import ParseError, parse_yaml_block
@@ -33,6 +33,7 @@ from arcmemo.selection import budget
 from arcmemo.selection.ps import needed_types
 
 STEP = "ps_abstract"
+STORE_STEP = "ps_store"
 EMPTY_REPOSITORY = "(empty: no concepts recorded yet)"
 NONE_SHOWN = "(none: not even one concept fits in the space given to this list)"
 MEMORY_TOKENS = "abstraction_memory_tokens"
@@ -99,57 +100,22 @@ def abstraction_prompt(concepts: list, custom_types: dict[str, str], summary: st
     )
 
 
-def solution_actor(solution: SolutionInput, llm) -> str:
-    return "human" if solution.origin == "human" else llm.model_for("solver")
-
-
 def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
              examples: list[fewshot.Example] | None = None) -> WriteResult:
     """Abstract one verified solution into PS concepts. Never raises for model trouble:
     a failure is recorded (WriteFailure with the raw answer) and returned as failed."""
-    task_id = solution.task.id
-    model = llm.model_for("aux")
-    examples = fewshot.load_examples() if examples is None else examples
-    usage = Usage()
-    raw = None
-    sample = previous_failures(memory, task_id, ("pseudocode", STEP, "ps_store"))
+    job = WriteJob.start(memory, llm, solution, run_id=run_id, examples=examples,
+                         steps=(PSEUDOCODE_STEP, STEP, STORE_STEP))
     try:
         if solution.pseudocode and solution.summary:
             pseudocode, summary = solution.pseudocode, solution.summary
         else:
-            answer = write_pseudocode(llm, solution, examples, sample=sample)
-            usage = usage + answer.usage
-            pseudocode, summary = answer.value
+            pseudocode, summary = job.took(write_pseudocode(llm, solution, job.examples, sample=job.sample))
         stored = memory.list("ps")
         existing = [c.name for c in stored]
-        answer = ask(llm, abstraction_prompt(stored, memory.custom_types(), summary, pseudocode, examples,
-                                             task_id, fewshot.example_count(llm), code=solution.code),
-                     lambda text: parse_concepts(text, existing), step=STEP, task_id=task_id,
-                     sample=sample)
-        usage = usage + answer.usage
-        raw = answer.text
-        concepts, types = answer.value
+        prompt = abstraction_prompt(stored, memory.custom_types(), summary, pseudocode, job.examples, job.task_id,
+                                    fewshot.example_count(llm), code=solution.code)
+        concepts, types = job.ask(prompt, lambda text: parse_concepts(text, existing), step=STEP)
     except StepFailed as exc:
-        return failed_write(memory, run_id=run_id, task_id=task_id, step=exc.step, model=model, error=exc.error,
-                            raw=exc.raw, usage=usage + exc.usage, message=str(exc))
-
-    result = WriteResult(task_id, usage=usage)
-    log = dict(actor=model, run_id=run_id, task_id=task_id, source="self", model=model)
-    try:
-        with memory.transaction():
-            known = memory.custom_types()
-            for name, definition in types.items():
-                if name not in known:
-                    memory.add_custom_type(name, definition, actor=model, run_id=run_id,
-                                           task_id=task_id, model=model)
-            for concept in concepts:
-                merged = memory.merge(concept, **log)
-                {"added": result.added, "extended": result.extended}.get(
-                    merged.action, result.unchanged).append(merged.concept.name)
-            memory.add_solution(task_id, solution.code, pseudocode=pseudocode, summary=summary,
-                                origin=solution.origin, verified=True,
-                                actor=solution_actor(solution, llm), run_id=run_id)
-    except (ValueError, LookupError) as exc:      # the store refused; the transaction rolled back
-        return failed_write(memory, run_id=run_id, task_id=task_id, step="ps_store", model=model, error=str(exc),
-                            raw=raw, usage=usage, message=f"store: {exc}")
-    return result
+        return job.failed(exc)
+    return job.store(concepts, step=STORE_STEP, types=types, pseudocode=pseudocode, summary=summary)
