@@ -289,6 +289,8 @@ def main(argv=None) -> None:
     print(f"sandbox cost relative to (b), wall: {t_sb / t_exec:5.2f}x   (target <= 3x)    "
           f"sequential {t_sb1 / t_exec:.2f}x, CPU {c_sb / c_exec:.2f}x")
     print(f"empty fork+exit (f) relative to (b), CPU: {c_fork / c_exec:.2f}x  (the cost of a process per run)")
+    print(f"sandbox relative to (f), sequential wall: {t_sb1 / t_fork:.2f}x, CPU: {c_sb / c_fork:.2f}x  "
+          "(what isolation, supervision and the program add to one bare process per run)")
     print(f"isolation layers: {json.dumps(isolation)}")
 
 

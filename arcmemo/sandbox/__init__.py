@@ -26,12 +26,13 @@ in the forked child, from the kernel up:
   inside the child (hostile `__eq__`/`__array__`/generators never reach the parent) and
   travels back as JSON text, one line per grid, never as a pickle.
 
-Each worker forks the next run's process ahead of time (set up down to the audit hook and
-waiting on a pipe for its request), so a call pays no fork latency; the request arrives as
-JSON and the program is compiled inside the limited child. The worker enforces the
-wall-clock timeout (per grid: the clock restarts whenever a grid result arrives; the first
-grid's budget also covers compiling and importing the program) and kills the child's
-process group; the parent has a backstop on the worker itself and replaces a worker that
+Each worker forks the next run's process ahead of time (while the current run is still
+running; set up down to the audit hook and waiting on a pipe for its request) and reaps
+finished ones only once they are gone, so neither a fork nor an exit is on a call's path;
+the request arrives as JSON and the program is compiled inside the limited child. The
+worker enforces the wall-clock timeout (per grid: the clock restarts whenever a grid result
+arrives; the first grid's budget also covers compiling and importing the program) and
+kills the child's process group; the parent has a backstop on the worker itself and replaces a worker that
 died or stopped answering.
 
 When the runtime lives in a private home (pyenv under /root), runs with their own uid
@@ -45,10 +46,12 @@ Code layout: `pool.py` is the parent side (Sandbox, the worker pool, run_on_pair
 `worker.py` the warm fork server and its isolation, `child.py` the forked process that
 runs one program, `common.py` what the three share (limits, result shape, pipe framing).
 
-Cost: one fork per run. On the 2-core development VM (a nested VM where page faults are
-slow) a numpy-only run costs about 2.5-3 ms of CPU in all processes, against 0.2 ms for
-plain in-process exec; an empty fork+exit of a numpy process already costs about 1 ms and
-of a numpy+scipy process about 2 ms there (see benchmarks/sandbox.py).
+Cost: one fork per run, and that sets the floor. On the 2-core development VM (a nested
+VM where page faults are slow) an empty fork+exit of a numpy process costs 0.5 ms of CPU
+(about 230 page faults in the child: refaulted interpreter code and copy-on-write), 2.5-3x
+what plain in-process exec of a typical small program costs (0.18 ms). A whole sandboxed
+run costs 1.5-2.5 ms of latency and 2.5-4 ms of CPU over all processes: 8-14x in-process
+exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py).
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE

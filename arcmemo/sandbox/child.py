@@ -84,7 +84,6 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
     import numpy as np  # bound before any program module could shadow the name
 
     _install_guards(os.path.realpath(tmpdir))
-    _warm_up(np)
 
     # -- wait for the request (EOF without one: the worker is shutting down) -------------
     chunks = []
@@ -162,17 +161,6 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
             kind, message = _classify(exc, source_texts, as_limit)
             emit(i, outcome_dict(False, error=kind, message=message, stdout=out.take()))
     os._exit(0)
-
-
-def _warm_up(np) -> None:
-    """Go once through a run's path with a dummy program before the request arrives. The
-    first touch of each shared page costs a copy-on-write fault in a forked process; this
-    way most of them are paid while the child waits, not while the caller does."""
-    req = json.loads('{"source": "def f(g):\\n    return g[::-1]\\n", "grids": [[[1, 2], [3, 4]]]}')
-    ns: dict = {"__name__": "__warmup__"}
-    exec(compile(req["source"], "<warmup>", "exec", dont_inherit=True), ns)
-    grid = _to_grid(ns["f"](np.array(req["grids"][0], dtype=int)), np)
-    json.dumps(outcome_dict(True, output=grid), separators=(",", ":"))
 
 
 def _safe_name(obj: Any) -> str:
