@@ -35,6 +35,7 @@ from arcmemo.prompts import template_hashes
 from arcmemo.rundir import RunDir, new_run_id
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.selection.types import MIN_TOKEN_BUDGET
 from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 
 USAGE_FIELDS = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
@@ -84,6 +85,9 @@ class RunConfig:
                 raise ValueError(f"--{name} must be at least 1")
         if self.retries < 0:
             raise ValueError("--retries must be 0 or more")
+        if self.token_budget < MIN_TOKEN_BUDGET:
+            raise ValueError(f"--token-budget must be at least {MIN_TOKEN_BUDGET} (estimated tokens), "
+                             f"got {self.token_budget}")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":

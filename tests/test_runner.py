@@ -294,3 +294,30 @@ def test_solver_notes_and_errors_reach_the_event_log(tmp_path, fake_model, fake_
         assert summary["tasks"] == 1 and event["notes"] == expected
         if solver.name == "broken":
             assert event["error"] == "solver raised RuntimeError: plugin bug"
+
+
+def test_solve_rejects_a_token_budget_too_small_before_opening_anything(tmp_path):
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    db = tmp_path / "memory.db"
+    result = CliRunner().invoke(cli, ["solve", "--tasks", TASK_IDS[0], "--token-budget", "100", "--db", str(db),
+                                      "--run-dir", str(tmp_path / "runs")])
+    assert result.exit_code != 0
+    assert "--token-budget must be at least 500" in result.output
+    assert not db.exists() and not (tmp_path / "runs").exists()   # failed before the session opened
+
+
+def test_token_budget_reaches_the_selection_prompt(tmp_path, fake_model, fake_llm):
+    from arcmemo.selection.budget import messages_tokens
+    from arcmemo.selection.synthetic import synthetic_concepts
+
+    memory = Memory(str(tmp_path / "memory.db"))
+    with memory.transaction():
+        for concept in synthetic_concepts(300):
+            memory.merge(concept, source="import", actor="test")
+    script_run(fake_model)
+    run(tmp_path, fake_llm, memory=memory, task_ids=TASK_IDS[:1], retries=0, token_budget=1500)
+    (call,) = fake_model.calls_for("select_ps")
+    assert 1000 < messages_tokens(call.messages) <= 1500     # 300 concepts would need ~30k

@@ -45,6 +45,9 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
 @click.option("--top-k", type=int, default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
+@click.option("--token-budget", type=int, default=6000, show_default=True,
+              help="Estimated tokens allowed for a selection prompt (ps, oe); keep it well inside "
+                   "the select model's context.")
 @click.option("--attempts", "-n", type=int, default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=int, default=2, show_default=True, help="Feedback rounds per sample.")
 @click.option("--passes", "-p", type=int, default=1, show_default=True,
@@ -62,7 +65,7 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @model_options
 @db_option
 @user_errors
-def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, attempts, retries, passes,
+def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, attempts, retries, passes,
           continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -73,20 +76,22 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
     from arcmemo.runner import RunConfig
     from arcmemo.session import open_session, run_with_progress
 
+    config = None
+    if not resume:  # checked before the session opens: a bad flag fails fast, before any model loads
+        source, ids = _task_selection(split, tasks)
+        config = RunConfig(
+            source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
+            memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget, attempts=attempts,
+            retries=retries, max_tokens=max_tokens, temperature=temperature, passes=passes, continual=continual,
+            k=k, order=order, seed=seed, budget_usd=budget_usd,
+        )
+        if selection == "cheatsheet" and not continual:
+            warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
+                 "nothing rewrites it during this run")
     with open_session(db=db, **models) as session:
         if resume:
             runner = session.resume(RunDir.find(resume, run_dir))
         else:
-            source, ids = _task_selection(split, tasks)
-            config = RunConfig(
-                source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
-                memory_format=memory_format, top_k=top_k, expand=expand, attempts=attempts, retries=retries,
-                max_tokens=max_tokens, temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
-                budget_usd=budget_usd,
-            )
-            if selection == "cheatsheet" and not continual:
-                warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
-                     "nothing rewrites it during this run")
             runner = session.new(config, runs_root=run_dir)
         summary = run_with_progress(runner, quiet=quiet)
     from arcmemo.report import summary_table

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("ps", "oe", "none", "all", "cheatsheet")
+MIN_TOKEN_BUDGET = 500             # below this not even a small puzzle and its instructions fit
 
 
 @dataclass
@@ -30,8 +31,8 @@ class SelectionSettings:
             raise ValueError(f"selection mode {self.mode!r} is not one of {', '.join(MODES)}")
         if self.top_k < 1:
             raise ValueError(f"selection top_k must be at least 1, got {self.top_k}")
-        if self.token_budget < 500:
-            raise ValueError(f"selection token_budget must be at least 500, got {self.token_budget}")
+        if self.token_budget < MIN_TOKEN_BUDGET:
+            raise ValueError(f"selection token_budget must be at least {MIN_TOKEN_BUDGET}, got {self.token_budget}")
 
 
 @dataclass
