@@ -9,8 +9,10 @@ training task it solves, three ways:
   (c) arcmemo.sandbox.Sandbox — one forked, rlimited process per program, from a pool of
       warm workers (one per core), called from as many threads as workers, and also
       sequentially from one thread (per-run latency);
-  (f) for reference, an empty fork + exit + wait of a process with numpy and scipy loaded:
-      what any one-process-per-run design pays at least on this machine.
+  (f) for reference, an empty fork + exit + wait, repeated n times, in a fresh process with
+      numpy loaded (like a worker) and one with numpy and scipy (like its scipy server),
+      mixed as the workload's programs are: what any one-process-per-run design pays at
+      least on this machine.
 
 Wall time depends on other load on the machine; the CPU column (every process involved:
 this one, the workers and everything they fork) much less so; compare ratios on both.
@@ -186,6 +188,30 @@ def sandbox_cpu(sb: Sandbox) -> float:
     return total
 
 
+FORK_LOOP = r"""
+import os, resource, sys, time
+import {modules}
+n = int(sys.argv[1])
+t, r = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+for _ in range(n):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+wall = time.perf_counter() - t
+s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, s.ru_utime + s.ru_stime - r.ru_utime - r.ru_stime + c.ru_utime + c.ru_stime)
+"""
+
+
+def empty_forks(n: int, modules: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of n empty fork+exit+wait in a fresh process that imported `modules`."""
+    out = subprocess.run([sys.executable, "-I", "-c", FORK_LOOP.format(modules=modules), str(n)],
+                         capture_output=True, text=True, check=True, env={"OPENBLAS_NUM_THREADS": "1"})
+    wall, cpu = out.stdout.split()
+    return float(wall), float(cpu)
+
+
 def children_cpu() -> float:
     import resource
 
@@ -254,17 +280,12 @@ def main(argv=None) -> None:
     cpu_a = (time.process_time() + children_cpu() - c) / len(sample)
     t_fresh, c_fresh = per_a * args.n, cpu_a * args.n
 
-    # (f) what one process per run costs at least here: fork + exit + wait of a warm process
-    # (this one has numpy and scipy loaded, like the worker that serves scipy programs)
-    import scipy.ndimage  # noqa: F401  (same imports as a worker)
-
-    t, c = time.perf_counter(), time.process_time() + children_cpu()
-    for _ in range(args.n):
-        pid = os.fork()
-        if pid == 0:
-            os._exit(0)
-        os.waitpid(pid, 0)
-    t_fork, c_fork = time.perf_counter() - t, time.process_time() + children_cpu() - c
+    # (f) what one process per run costs at least here, mixed like the workload's programs
+    scipy_share = sum("scipy" in src for src, _, _ in work) / len(work)
+    t_np, c_np = empty_forks(args.n, "numpy")
+    t_sp, c_sp = empty_forks(args.n, "numpy, scipy.ndimage")
+    t_fork = (1 - scipy_share) * t_np + scipy_share * t_sp
+    c_fork = (1 - scipy_share) * c_np + scipy_share * c_sp
 
     n = args.n
     rows = [
@@ -272,15 +293,18 @@ def main(argv=None) -> None:
         ("(b) in-process exec (no isolation)", t_exec, c_exec),
         (f"(c) sandbox, {workers} workers, {workers} threads", t_sb, c_sb),
         ("(c1) sandbox, 1 worker, sequential", t_sb1, c_sb1),
-        ("(f) empty fork+exit (numpy+scipy loaded)", t_fork, c_fork),
+        ("(f1) empty fork+exit, numpy loaded", t_np, c_np),
+        ("(f2) empty fork+exit, numpy+scipy loaded", t_sp, c_sp),
+        (f"(f) = f1/f2 mixed as the programs ({scipy_share:.0%} scipy)", t_fork, c_fork),
     ]
     load = os.getloadavg()[0]
     print()
-    print(f"{'method':<40} {'wall s':>8} {'wall ms/prog':>13} {'CPU ms/prog':>12}")
-    print("-" * 76)
+    width = max(len(name) for name, _, _ in rows)
+    print(f"{'method':<{width}} {'wall s':>8} {'wall ms/prog':>13} {'CPU ms/prog':>12}")
+    print("-" * (width + 36))
     for name, total, cpu in rows:
-        print(f"{name:<40} {total:>8.2f} {total / n * 1000:>13.3f} {cpu / n * 1000:>12.3f}")
-    print("-" * 76)
+        print(f"{name:<{width}} {total:>8.2f} {total / n * 1000:>13.3f} {cpu / n * 1000:>12.3f}")
+    print("-" * (width + 36))
     print(f"* measured on {len(sample)} programs ({per_a * 1000:.1f} ms each) and extrapolated to {n}")
     print("CPU = all processes involved (parent, workers, forked runs); less sensitive to other load than wall")
     print(f"load average during the run: {load:.2f} on {workers} cores")
