@@ -35,7 +35,7 @@ from arcmemo.prompts import template_hashes
 from arcmemo.rundir import RunDir, new_run_id
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
-from arcmemo.selection.types import MIN_TOKEN_BUDGET
+from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 
 USAGE_FIELDS = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
@@ -60,6 +60,7 @@ class RunConfig:
     top_k: int = 5
     expand: bool = False
     token_budget: int = 6000
+    hint_budget: int = 3000
     attempts: int = 1
     retries: int = 2
     max_tokens: int | None = None
@@ -88,6 +89,9 @@ class RunConfig:
         if self.token_budget < MIN_TOKEN_BUDGET:
             raise ValueError(f"--token-budget must be at least {MIN_TOKEN_BUDGET} (estimated tokens), "
                              f"got {self.token_budget}")
+        if self.hint_budget < MIN_HINT_BUDGET:
+            raise ValueError(f"--hint-budget must be at least {MIN_HINT_BUDGET} (estimated tokens), "
+                             f"got {self.hint_budget}")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
@@ -248,7 +252,8 @@ class Runner:
         before = usage_dict(self.llm.usage())
         selection = select(task, self.memory, SelectionSettings(
             mode=self.config.selection, top_k=self.config.top_k, expand=self.config.expand,
-            token_budget=self.config.token_budget, run_id=self.rundir.run_id, pass_index=p, record=True,
+            token_budget=self.config.token_budget, hint_budget=self.config.hint_budget,
+            run_id=self.rundir.run_id, pass_index=p, record=True,
             memory_format=self.config.memory_format,
         ), self.llm)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)

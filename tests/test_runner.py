@@ -296,16 +296,17 @@ def test_solver_notes_and_errors_reach_the_event_log(tmp_path, fake_model, fake_
             assert event["error"] == "solver raised RuntimeError: plugin bug"
 
 
-def test_solve_rejects_a_token_budget_too_small_before_opening_anything(tmp_path):
+@pytest.mark.parametrize("flag, minimum", [("--token-budget", 500), ("--hint-budget", 200)])
+def test_solve_rejects_a_budget_too_small_before_opening_anything(tmp_path, flag, minimum):
     from click.testing import CliRunner
 
     from arcmemo.cli import cli
 
     db = tmp_path / "memory.db"
-    result = CliRunner().invoke(cli, ["solve", "--tasks", TASK_IDS[0], "--token-budget", "100", "--db", str(db),
+    result = CliRunner().invoke(cli, ["solve", "--tasks", TASK_IDS[0], flag, "100", "--db", str(db),
                                       "--run-dir", str(tmp_path / "runs")])
     assert result.exit_code != 0
-    assert "--token-budget must be at least 500" in result.output
+    assert f"{flag} must be at least {minimum}" in result.output
     assert not db.exists() and not (tmp_path / "runs").exists()   # failed before the session opened
 
 

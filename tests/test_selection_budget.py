@@ -163,3 +163,30 @@ def test_collapsed_form_keeps_often_used_concepts_in_full():
     assert once and often
     assert all(f"- concept: {c.name}\n" in text for c in once)
     assert all(c.cues[0] in text for c in often if c.cues)
+
+
+def test_ps_hint_keeps_the_concepts_listed_first_within_hint_budget(tmp_path, fake_model, fake_llm):
+    mem = Memory(tmp_path / "m.db")
+    concepts = synthetic_concepts(40)
+    mem.merge_many([(d, None) for d in concepts], actor="t")
+    picked = [c["name"] for c in concepts[::-1]]          # all 40, most wanted = last in memory
+    fake_model.queue("select_ps", "```yaml\n" + "".join(f"- {n}\n" for n in picked) + "```")
+    sel = select(scaling_task(), mem, SelectionSettings(mode="ps", hint_budget=800), fake_llm)
+    assert budget.estimate_tokens(sel.hint) <= 800
+    kept = {mem.get(n).id for n in picked[:len(sel.concept_ids)]}
+    assert 0 < len(sel.concept_ids) < 40 and set(sel.concept_ids) == kept    # a prefix of the model's list
+    assert sel.concept_ids == sorted(sel.concept_ids)                        # shown in memory order
+    assert sel.stats["chosen"] == 40 and sel.stats["hint_dropped"] == 40 - len(sel.concept_ids)
+    # one concept more would not have fitted
+    one_more = [mem.get(n) for n in picked[:len(sel.concept_ids) + 1]]
+    from arcmemo.selection.ps import render_hint
+
+    assert budget.estimate_tokens(render_hint(one_more, mem.custom_types())) > 800
+
+
+def test_ps_hint_within_budget_is_untouched(tmp_path, fake_model, fake_llm):
+    mem = Memory(tmp_path / "m.db")
+    mem.merge_many([(d, None) for d in synthetic_concepts(40)], actor="t")
+    fake_model.queue("select_ps", "```yaml\n- " + synthetic_concepts(40)[3]["name"] + "\n```")
+    sel = select(scaling_task(), mem, SelectionSettings(mode="ps"), fake_llm)
+    assert len(sel.concept_ids) == 1 and sel.stats["hint_dropped"] == 0

@@ -37,6 +37,8 @@ def _load_task(task_ref: str, split: str | None):
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
 @click.option("--token-budget", type=int, default=6000, show_default=True,
               help="Estimated tokens allowed for the selection prompt.")
+@click.option("--hint-budget", type=int, default=3000, show_default=True,
+              help="Estimated tokens allowed for the concepts handed to the solver (ps).")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
 @click.option("--split", default=None, help="Look TASK up in this split (default: training + evaluation); "
@@ -52,7 +54,7 @@ def _load_task(task_ref: str, split: str | None):
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @db_option
 @user_errors
-def select_command(task_ref, mode, top_k, expand, token_budget, ps_caption, split, record, run_id,
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, split, record, run_id,
                    show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."""
     from arcmemo.config import db_url
@@ -60,7 +62,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, ps_caption, spli
     from arcmemo.selection import SelectionSettings, select
 
     settings = SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
-                                 ps_caption=ps_caption, run_id=run_id, record=record)
+                                 hint_budget=hint_budget, ps_caption=ps_caption, run_id=run_id, record=record)
     task = _load_task(task_ref, split)
     memory = Memory(db_url(db))
     llm = None

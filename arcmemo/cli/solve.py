@@ -48,6 +48,8 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @click.option("--token-budget", type=int, default=6000, show_default=True,
               help="Estimated tokens allowed for a selection prompt (ps, oe); keep it well inside "
                    "the select model's context.")
+@click.option("--hint-budget", type=int, default=3000, show_default=True,
+              help="Estimated tokens allowed for the concepts ps selection hands the solver.")
 @click.option("--attempts", "-n", type=int, default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=int, default=2, show_default=True, help="Feedback rounds per sample.")
 @click.option("--passes", "-p", type=int, default=1, show_default=True,
@@ -65,7 +67,7 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @model_options
 @db_option
 @user_errors
-def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, attempts, retries, passes,
+def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, hint_budget, attempts, retries, passes,
           continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -81,9 +83,10 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
         source, ids = _task_selection(split, tasks)
         config = RunConfig(
             source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
-            memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget, attempts=attempts,
-            retries=retries, max_tokens=max_tokens, temperature=temperature, passes=passes, continual=continual,
-            k=k, order=order, seed=seed, budget_usd=budget_usd,
+            memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
+            hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
+            temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
+            budget_usd=budget_usd,
         )
         if selection == "cheatsheet" and not continual:
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "

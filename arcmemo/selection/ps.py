@@ -8,6 +8,11 @@ A library too large for `token_budget` is first shown with its rarely used conce
 (used in fewer than COLLAPSE_BELOW tasks) collapsed to their names, then compressed
 (names + typing); past that, only the concepts that best match a short description of the puzzle (derived from
 the grids, or an aux caption) are shown.
+
+The hint handed to the solver is held to `hint_budget`: a weak select model may pick
+dozens of concepts, and their full text would crowd the puzzle out of a small model's
+context. Past the budget, the concepts the model listed last are left out (neighbours
+added by --expand go first); `stats["hint_dropped"]` counts them.
 """
 
 from __future__ import annotations
@@ -69,6 +74,15 @@ def render_hint(concepts: Sequence, custom_types: dict[str, str]) -> str:
     if not concepts:
         return ""
     return render_ps(list(concepts), needed_types(concepts, custom_types))
+
+
+def fit_hint(ranked: Sequence, concepts: Sequence, custom_types: dict[str, str], limit: int) -> list:
+    """The longest prefix of `ranked` (most wanted first) whose hint fits in `limit`
+    estimated tokens, in memory order."""
+    def fits(subset: Sequence) -> bool:
+        return budget.estimate_tokens(render_hint(subset, custom_types)) <= limit
+
+    return budget.keep_order(ranked[:budget.fit_prefix(ranked, fits)], concepts)
 
 
 def parse_names(text: str) -> list[str]:
@@ -193,8 +207,9 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     added: list = []
     if settings.expand and chosen:
         added = expand_neighbours(concepts, chosen, settings.expand_limit)
-    final = budget.keep_order(chosen + added, concepts)
-    stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy}
+    final = fit_hint(chosen + added, concepts, custom_types, settings.hint_budget)
+    stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
+             "hint_dropped": len(chosen) + len(added) - len(final)}
     return Selection(
         mode="ps", concept_ids=[c.id for c in final], hint=render_hint(final, custom_types),
         reasoning=reasoning, unmatched=match.unmatched, usage=sum_usage(completions),

@@ -8,6 +8,7 @@ from typing import Any
 
 MODES = ("ps", "oe", "none", "all", "cheatsheet")
 MIN_TOKEN_BUDGET = 500             # below this not even a small puzzle and its instructions fit
+MIN_HINT_BUDGET = 200              # about one concept in full
 
 
 @dataclass
@@ -16,6 +17,7 @@ class SelectionSettings:
     top_k: int = 5                  # oe: how many lessons to keep
     expand: bool = False            # ps: add graph neighbours of the chosen concepts
     token_budget: int = 6000        # ps/oe: estimated tokens of the whole selection prompt
+    hint_budget: int = 3000         # ps: estimated tokens of the hint handed to the solver
     run_id: str | None = None
     pass_index: int = 0
     record: bool = True             # store a SelectionRecord through memory.session()
@@ -31,6 +33,8 @@ class SelectionSettings:
             raise ValueError(f"selection mode {self.mode!r} is not one of {', '.join(MODES)}")
         if self.top_k < 1:
             raise ValueError(f"selection top_k must be at least 1, got {self.top_k}")
+        if self.hint_budget < MIN_HINT_BUDGET:
+            raise ValueError(f"selection hint_budget must be at least {MIN_HINT_BUDGET}, got {self.hint_budget}")
         if self.token_budget < MIN_TOKEN_BUDGET:
             raise ValueError(f"selection token_budget must be at least {MIN_TOKEN_BUDGET}, got {self.token_budget}")
 
