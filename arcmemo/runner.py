@@ -35,6 +35,7 @@ from arcmemo.prompts import template_hashes
 from arcmemo.rundir import RunDir, new_run_id
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 
@@ -59,8 +60,8 @@ class RunConfig:
     memory_format: str | None = None  # ps | oe; defaults from the selection mode
     top_k: int = 5
     expand: bool = False
-    token_budget: int = 6000
-    hint_budget: int = 3000
+    token_budget: int | None = None  # None: sized to the run's models (selection.budget.budgets_for)
+    hint_budget: int | None = None
     attempts: int = 1
     retries: int = 2
     max_tokens: int | None = None
@@ -86,10 +87,10 @@ class RunConfig:
                 raise ValueError(f"--{name} must be at least 1")
         if self.retries < 0:
             raise ValueError("--retries must be 0 or more")
-        if self.token_budget < MIN_TOKEN_BUDGET:
+        if self.token_budget is not None and self.token_budget < MIN_TOKEN_BUDGET:
             raise ValueError(f"--token-budget must be at least {MIN_TOKEN_BUDGET} (estimated tokens), "
                              f"got {self.token_budget}")
-        if self.hint_budget < MIN_HINT_BUDGET:
+        if self.hint_budget is not None and self.hint_budget < MIN_HINT_BUDGET:
             raise ValueError(f"--hint-budget must be at least {MIN_HINT_BUDGET} (estimated tokens), "
                              f"got {self.hint_budget}")
 
@@ -427,13 +428,20 @@ def load_run_tasks(config: RunConfig) -> TaskSet:
     return load_tasks(config.source, ids=config.task_ids)
 
 
+def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
+    """The config with the budgets left open filled in for the run's models (budgets_for)."""
+    token_budget, hint_budget = budgets_for(llm, config.token_budget, config.hint_budget)
+    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget)
+
+
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
                runs_root: str, progress=None) -> Runner:
     """A fresh run: tasks ordered and limited once, a new run directory."""
     taskset = load_run_tasks(config)
     tasks = order_tasks(taskset, config)
     rundir = RunDir.create(runs_root, new_run_id())
-    return Runner(config=config, tasks=tasks, answers=taskset.answers, memory=memory, llm=make_llm(rundir.run_id),
+    llm = make_llm(rundir.run_id)
+    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
                   sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
 
 
@@ -444,5 +452,6 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     config = RunConfig.from_dict(recorded["settings"])
     taskset = load_run_tasks(dataclasses.replace(config, task_ids=recorded["task_ids"]))
     tasks = [taskset.by_id(t) for t in recorded["task_ids"]]
-    return Runner(config=config, tasks=tasks, answers=taskset.answers, memory=memory, llm=make_llm(rundir.run_id),
+    llm = make_llm(rundir.run_id)
+    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
                   sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)

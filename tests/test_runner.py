@@ -322,3 +322,10 @@ def test_token_budget_reaches_the_selection_prompt(tmp_path, fake_model, fake_ll
     run(tmp_path, fake_llm, memory=memory, task_ids=TASK_IDS[:1], retries=0, token_budget=1500)
     (call,) = fake_model.calls_for("select_ps")
     assert 1000 < messages_tokens(call.messages) <= 1500     # 300 concepts would need ~30k
+
+
+def test_a_run_records_the_budgets_it_used(tmp_path, fake_model, fake_llm):
+    script_run(fake_model)
+    runner, _, _ = run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], retries=0, hint_budget=700)
+    settings = json.loads((runner.rundir.path / "config.json").read_text())["settings"]
+    assert (settings["token_budget"], settings["hint_budget"]) == (6000, 700)   # default for an endpoint; given

@@ -190,3 +190,25 @@ def test_ps_hint_within_budget_is_untouched(tmp_path, fake_model, fake_llm):
     fake_model.queue("select_ps", "```yaml\n- " + synthetic_concepts(40)[3]["name"] + "\n```")
     sel = select(scaling_task(), mem, SelectionSettings(mode="ps"), fake_llm)
     assert len(sel.concept_ids) == 1 and sel.stats["hint_dropped"] == 0
+
+
+def test_budgets_are_the_defaults_for_an_endpoint_model(fake_llm):
+    assert fake_llm.context_window("select") is None
+    assert budget.budgets_for(fake_llm) == (budget.DEFAULT_TOKEN_BUDGET, budget.DEFAULT_HINT_BUDGET)
+    assert budget.budgets_for(fake_llm, 900, 400) == (900, 400)
+
+
+def test_budgets_are_shares_of_the_embedded_models_context(monkeypatch):
+    from arcmemo.llm.client import LLM, LLMSettings
+
+    llm = LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local-small"))
+    try:
+        assert llm.context_window("select") == 8192                      # the local_n_ctx default
+        assert budget.budgets_for(llm) == (int(8192 * 0.30), int(8192 * 0.18))
+        assert budget.budgets_for(llm, 4000, None) == (4000, int(8192 * 0.18))  # a flag still wins
+        monkeypatch.setenv("ARCMEMO_LOCAL_N_CTX", "32768")
+        assert budget.budgets_for(llm) == (budget.DEFAULT_TOKEN_BUDGET, budget.DEFAULT_HINT_BUDGET)
+        monkeypatch.setenv("ARCMEMO_LOCAL_N_CTX", "1024")
+        assert budget.budgets_for(llm) == (500, 200)                     # never below the minimums
+    finally:
+        llm.close()

@@ -35,10 +35,12 @@ def _load_task(task_ref: str, split: str | None):
               help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
 @click.option("--top-k", type=int, default=5, show_default=True, help="Lessons kept by --mode oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=int, default=6000, show_default=True,
-              help="Estimated tokens allowed for the selection prompt.")
-@click.option("--hint-budget", type=int, default=3000, show_default=True,
-              help="Estimated tokens allowed for the concepts handed to the solver (ps).")
+@click.option("--token-budget", type=int, default=None,
+              help="Estimated tokens allowed for the selection prompt. Default 6000, or 30% of an "
+                   "embedded model's context.")
+@click.option("--hint-budget", type=int, default=None,
+              help="Estimated tokens allowed for the concepts handed to the solver (ps). Default 3000, "
+                   "or 18% of an embedded model's context.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
 @click.option("--split", default=None, help="Look TASK up in this split (default: training + evaluation); "
@@ -60,9 +62,8 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_
     from arcmemo.config import db_url
     from arcmemo.memory.store import Memory
     from arcmemo.selection import SelectionSettings, select
+    from arcmemo.selection.budget import budgets_for
 
-    settings = SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
-                                 hint_budget=hint_budget, ps_caption=ps_caption, run_id=run_id, record=record)
     task = _load_task(task_ref, split)
     memory = Memory(db_url(db))
     llm = None
@@ -72,6 +73,9 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_
 
             llm = LLM(LLMSettings.resolve(base_url=base_url, aux_model=aux_model, select_model=select_model,
                                           cache=False if no_cache else None))
+        token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
+        settings = SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
+                                     hint_budget=hint_budget, ps_caption=ps_caption, run_id=run_id, record=record)
         sel = select(task, memory, settings, llm)
         names = {c.id: _label(c) for c in memory.list()}
     finally:

@@ -45,11 +45,12 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
 @click.option("--top-k", type=int, default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=int, default=6000, show_default=True,
-              help="Estimated tokens allowed for a selection prompt (ps, oe); keep it well inside "
-                   "the select model's context.")
-@click.option("--hint-budget", type=int, default=3000, show_default=True,
-              help="Estimated tokens allowed for the concepts ps selection hands the solver.")
+@click.option("--token-budget", type=int, default=None,
+              help="Estimated tokens allowed for a selection prompt (ps, oe). Default 6000, or 30% "
+                   "of an embedded model's context.")
+@click.option("--hint-budget", type=int, default=None,
+              help="Estimated tokens allowed for the concepts ps selection hands the solver. "
+                   "Default 3000, or 18% of an embedded model's context.")
 @click.option("--attempts", "-n", type=int, default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=int, default=2, show_default=True, help="Feedback rounds per sample.")
 @click.option("--passes", "-p", type=int, default=1, show_default=True,

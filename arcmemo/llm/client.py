@@ -238,6 +238,15 @@ class LLM:
         """The model name requested for `role` (aliases resolved)."""
         return self._route(self.settings.model(role)).model
 
+    def context_window(self, role: str) -> int | None:
+        """Tokens of context the model for `role` has, when known (the embedded models'
+        `local_n_ctx`); None for an endpoint's model."""
+        if self.model_for(role) not in LOCAL_MODELS:
+            return None
+        from arcmemo.llm.local import server_settings
+
+        return server_settings()["n_ctx"]
+
     async def achat(self, messages: list[dict[str, Any]], *, role: str, step: str, sample: int = 0,
                     task_id: str | None = None, cache: bool | None = None, **params: Any) -> Completion:
         """One chat completion. Raises LLMError on a permanent error or after all retries."""

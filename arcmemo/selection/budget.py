@@ -1,6 +1,7 @@
 """Keeping a selection prompt under a token budget when memory outgrows the context.
 
-Three tools: a cheap token estimate (no tokenizer dependency), a short text description
+The budgets themselves come from `budgets_for`: fixed defaults, or shares of the model's
+context window when it is known (the embedded models). Three tools: a cheap token estimate (no tokenizer dependency), a short text description
 of a puzzle derived from its grids alone (dimensions, colours, size relation, a few
 visible regularities) to match against when there is no caption, and a lexical ranking
 of concepts by how many of the puzzle description's words appear in their names, cues
@@ -14,9 +15,28 @@ import re
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
+from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 from arcmemo.tasks import Task
 
 CHARS_PER_TOKEN = 3.5
+DEFAULT_TOKEN_BUDGET = 6000     # the selection prompt
+DEFAULT_HINT_BUDGET = 3000      # the concepts handed to the solver
+TOKEN_SHARE = 0.30              # of a known context window, for the selection prompt
+HINT_SHARE = 0.18               # of a known context window, for the hint
+
+
+def budgets_for(llm, token_budget: int | None = None, hint_budget: int | None = None) -> tuple[int, int]:
+    """(token_budget, hint_budget): the given ones, else the defaults, capped for a model
+    whose context window is known (the embedded ones, 8k) to shares of it that leave room
+    for the puzzle, the answer and the solver's retries."""
+    def sized(given: int | None, default: int, role: str, share: float, minimum: int) -> int:
+        if given is not None:
+            return given
+        window = llm.context_window(role) if llm is not None else None
+        return default if window is None else max(minimum, min(default, int(window * share)))
+
+    return (sized(token_budget, DEFAULT_TOKEN_BUDGET, "select", TOKEN_SHARE, MIN_TOKEN_BUDGET),
+            sized(hint_budget, DEFAULT_HINT_BUDGET, "solver", HINT_SHARE, MIN_HINT_BUDGET))
 
 
 def estimate_tokens(text: str) -> int:

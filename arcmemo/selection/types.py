@@ -18,6 +18,7 @@ class SelectionSettings:
     expand: bool = False            # ps: add graph neighbours of the chosen concepts
     token_budget: int = 6000        # ps/oe: estimated tokens of the whole selection prompt
     hint_budget: int = 3000         # ps: estimated tokens of the hint handed to the solver
+    # (defaults as selection.budget.DEFAULT_*; budgets_for sizes both to a model)
     run_id: str | None = None
     pass_index: int = 0
     record: bool = True             # store a SelectionRecord through memory.session()
