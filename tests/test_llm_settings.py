@@ -104,3 +104,31 @@ def test_model_for_rejects_unknown_role(fake_llm):
     assert fake_llm.model_for("select") == "fake"
     with pytest.raises(ValueError, match="unknown model role"):
         fake_llm.model_for("judge")
+
+
+def test_embedded_model_calls_get_a_completion_limit_unless_they_set_one(isolated_home, monkeypatch):
+    from arcmemo.llm.backend import register_model, unregister_model
+    from arcmemo.llm.fake import FakeModel
+
+    local = FakeModel("local").queue("solve", "a", "b", "c")      # stands in for the embedded server
+    register_model("local", local)
+    try:
+        with LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local", cache=False)) as llm:
+            msg = [{"role": "user", "content": "hi"}]
+            llm.chat(msg, role="solver", step="solve")
+            llm.chat(msg, role="solver", step="solve", max_tokens=300)
+            monkeypatch.setenv("ARCMEMO_LOCAL_MAX_TOKENS", "512")
+            llm.chat(msg, role="solver", step="solve")
+        assert [c.params.get("max_tokens") for c in local.calls] == [2048, 300, 512]
+        monkeypatch.setenv("ARCMEMO_LOCAL_MAX_TOKENS", "many")
+        with LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local", cache=False)) as llm:
+            with pytest.raises(ConfigError, match="local_max_tokens"):
+                llm.chat(msg, role="solver", step="solve")
+    finally:
+        unregister_model("local")
+
+
+def test_endpoint_model_calls_are_left_without_a_limit(fake_model, fake_llm):
+    fake_model.queue("solve", "a")
+    fake_llm.chat([{"role": "user", "content": "hi"}], role="solver", step="solve")
+    assert "max_tokens" not in (fake_model.calls[0].params or {})

@@ -388,6 +388,10 @@ class LLM:
             raise TypeError(f"achat: unknown parameter(s) {sorted(unknown)}; known: {', '.join(PARAMS)}")
         params = {k: v for k, v in params.items() if v is not None}
         route = self._route(self.settings.model(role))
+        if route.model in LOCAL_MODELS and not {"max_tokens", "max_completion_tokens"} & set(params):
+            from arcmemo.llm.local import completion_limit
+
+            params["max_tokens"] = completion_limit()
         try:
             backend = await route.get()
         except LLMError as exc:

@@ -17,7 +17,9 @@ The server runs inside this process (a llama.cpp thread, no child process to orp
 127.0.0.1 on a free port with `threads` CPU threads (2) and an explicit context size. It
 is health-checked before use and stopped at interpreter exit, including after Ctrl-C.
 Settings (flag > ARCMEMO_* env > config.yaml): `local_n_ctx` (8192), `local_threads` (2),
-`local_slots` (2 parallel requests sharing the context).
+`local_slots` (2 parallel requests sharing the context), `local_max_tokens` (2048: the
+completion limit of a call that sets none; at temperature 0 a small model can repeat
+itself until the context is full, minutes of CPU for an answer that is lost anyway).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from arcmemo.config import setting
+from arcmemo.config import as_number, setting
 
 ATTRIBUTION = ("Qwen2.5-Coder-Instruct (Qwen team, Alibaba Cloud), Apache-2.0 licence; "
                "served by llama.cpp through xllamacpp")
@@ -321,6 +323,11 @@ def server_settings() -> dict[str, int]:
     return {"n_ctx": int(setting("local_n_ctx", None, 8192)),
             "threads": int(setting("local_threads", None, 2)),
             "slots": int(setting("local_slots", None, 2))}
+
+
+def completion_limit() -> int:
+    """`local_max_tokens`: the max_tokens of a call to an embedded model that sets none."""
+    return as_number(setting("local_max_tokens", None, 2048), "local_max_tokens", int, 16)
 
 
 def ensure_server(name: str) -> LocalServer:
