@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
+from arcmemo.selection.relations import whole_grid_relation
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 from arcmemo.tasks import Task
 
@@ -111,10 +112,14 @@ def describe_grids(task: Task) -> str:
     """A few sentences about the puzzle computed from its grids (no model call).
 
     Worded in the vocabulary relevance cues tend to use, so a lexical match has something
-    to grip: sizes ("same size", "smaller", "scaled up"), colours added/removed, dividers,
-    symmetry, object counts.
+    to grip: a whole-grid relation (flipped, rotated, tiled, scaled: see relations.py),
+    sizes ("same size", "smaller", "scaled up"), colours added/removed, dividers, symmetry,
+    object counts.
     """
     notes: list[str] = []
+    whole = whole_grid_relation(task.train)
+    if whole:
+        notes.append(whole)
     relations = set()
     for pair in task.train:
         (hi, wi), (ho, wo) = _dims(pair.input), _dims(pair.output)
