@@ -9,7 +9,7 @@ import signal
 import struct
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 from arcmemo.sandbox.common import (
     ERROR_KINDS, MAX_SIDE, MAX_MESSAGE_CHARS, DEFAULT_MAX_STDOUT, PR_SET_PDEATHSIG, wait_readable, frame, keep_fds, outcome_dict,
@@ -25,6 +25,7 @@ _MS_PRIVATE = 1 << 18
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _UID_BASE = 1_000_000
+_IDLE_S = 0.002  # no request this long after a reply: reap the runs still exiting
 
 
 class _WorkerState:
@@ -213,7 +214,7 @@ def _worker_main(kernel_isolation: bool = True) -> None:
     local = _Server(st)
     reader = _FrameReader(0)
     while True:
-        payload = reader.next()
+        payload = reader.next(idle=local.reap)
         if payload is None:
             import shutil
 
@@ -250,8 +251,12 @@ class _FrameReader:
         self.fd = fd
         self.buf = b""
 
-    def next(self) -> bytes | None:
+    def next(self, idle: Callable[[], None] | None = None) -> bytes | None:
+        """The next frame; `idle()` is called once if none starts within _IDLE_S."""
         while len(self.buf) < 4:
+            if idle is not None and not wait_readable(self.fd, _IDLE_S):
+                idle()
+                idle = None
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
                 return None
@@ -287,6 +292,12 @@ class _Server:
 
     def after_reply(self) -> None:
         self.exiting = [child for child in self.exiting if not _reap(child)]
+
+    def reap(self) -> None:
+        """Wait for the finished runs still exiting (called when no request is waiting)."""
+        for child in self.exiting:
+            _finish(child)
+        self.exiting.clear()
 
     def close(self) -> None:
         for child in [self.ready, *self.exiting]:
@@ -377,7 +388,7 @@ def _heavy_main(st: _WorkerState, in_fd: int, out_fd: int, worker_pid: int) -> N
     server = _Server(st)
     reader = _FrameReader(in_fd)
     while True:
-        payload = reader.next()
+        payload = reader.next(idle=server.reap)
         if payload is None:
             server.close()
             os._exit(0)
