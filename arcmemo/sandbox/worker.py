@@ -273,8 +273,9 @@ class _FrameReader:
 
 class _Server:
     """Runs each request in a child forked from this process ahead of time. The child for
-    the next request is forked while the current one runs, and finished children are
-    reaped once they are gone, so neither a fork nor an exit is on a request's path."""
+    the next request is forked while the current one runs (the fork overlaps the run), and
+    finished children are reaped once they are gone or the worker is idle (an exit never
+    delays a reply)."""
 
     def __init__(self, st: _WorkerState) -> None:
         self.st = st
