@@ -26,10 +26,11 @@ in the forked child, from the kernel up:
   inside the child (hostile `__eq__`/`__array__`/generators never reach the parent) and
   travels back as JSON text, one line per grid, never as a pickle.
 
-Each worker forks the next run's process ahead of time (while the current run is still
-running; set up down to the audit hook and waiting on a pipe for its request) and reaps
-finished ones only once they are gone, so neither a fork nor an exit is on a call's path;
-the request arrives as JSON and the program is compiled inside the limited child. The
+Each worker forks the next run's process ahead of time, while the current run is still
+running (set up down to the audit hook, it waits on a pipe for its request), and reaps
+finished ones once they are gone or the worker is idle, so a fork overlaps a run and an
+exit never delays a reply; the request arrives as JSON and the program is compiled inside
+the limited child. The
 worker enforces the wall-clock timeout (per grid: the clock restarts whenever a grid result
 arrives; the first grid's budget also covers compiling and importing the program) and
 kills the child's process group; the parent has a backstop on the worker itself and replaces a worker that
