@@ -31,7 +31,7 @@ from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
 from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
-from arcmemo.prompts import template_hashes
+from arcmemo.prompts import keep_tail, template_hashes
 from arcmemo.rundir import RunDir, new_run_id
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
@@ -395,7 +395,9 @@ class Runner:
 
 
 def _trace_text(outcome: TaskOutcome) -> str:
-    return f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\nReasoning:\n{outcome.reasoning}"
+    """What the cheatsheet curator reads: the program whole, the end of the reasoning."""
+    return (f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\n"
+            f"Reasoning:\n{keep_tail(outcome.reasoning or '')}")
 
 
 def _plain(grid: Any) -> Any:

@@ -16,12 +16,11 @@ from arcmemo.abstraction.validate import validate_lessons
 from arcmemo.gridtext import format_task
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.parsing import ParseError, extract_tag, parse_yaml_block
-from arcmemo.prompts import render_prompt
+from arcmemo.prompts import keep_tail, render_prompt
 
 DERIVE_STEP = "oe_derive"
 LESSONS_STEP = "oe_lessons"
 STORE_STEP = "oe_store"
-MAX_REASONING_CHARS = 8000
 
 
 def parse_derivation(text: str) -> str:
@@ -41,9 +40,7 @@ def parse_lessons(text: str) -> list[dict]:
 def derive_prompt(solution: SolutionInput) -> str:
     reasoning = ""
     if solution.reasoning and solution.reasoning.strip():
-        text = solution.reasoning.strip()
-        if len(text) > MAX_REASONING_CHARS:
-            text = "[...]\n" + text[-MAX_REASONING_CHARS:]
+        text = keep_tail(solution.reasoning.strip())
         reasoning = f"\n# The solver's own notes (may be partial)\n{text}\n"
     return render_prompt("oe_derive", puzzle=format_task(solution.task, with_test=False),
                          solution=solution.code.strip(), reasoning=reasoning)

@@ -55,6 +55,15 @@ def render_prompt(name: str, **values: object) -> str:
     return ARCMEMO_TEMPLATES.render(name, **values)
 
 
+REASONING_CHARS = 8000  # the most of a solver's reasoning a memory-writing prompt shows
+
+
+def keep_tail(text: str, limit: int = REASONING_CHARS) -> str:
+    """`text`, or its last `limit` characters after a "[...]" line: long model reasoning
+    ends with its conclusion, and must not crowd a prompt out of a small model's context."""
+    return text if len(text) <= limit else "[...]\n" + text[-limit:]
+
+
 def load_template(name: str) -> Template:
     return ARCMEMO_TEMPLATES.load(name)
 

@@ -1,0 +1,22 @@
+"""Helpers for putting model text into prompts."""
+
+from __future__ import annotations
+
+from arcmemo.prompts import REASONING_CHARS, keep_tail
+from arcmemo.runner import TaskOutcome, _trace_text
+
+
+def test_keep_tail_keeps_short_text_and_the_end_of_long_text():
+    assert keep_tail("short", 10) == "short"
+    assert keep_tail("x" * 10, 10) == "x" * 10
+    assert keep_tail("abcdefghij" + "END", 5) == "[...]\nijEND"
+
+
+def test_the_curators_trace_keeps_the_program_whole_and_the_end_of_the_reasoning():
+    program = "def transform(grid):\n    return grid[::-1]\n" * 50
+    reasoning = "thinking " * 20_000 + "so the rule is a flip"
+    outcome = TaskOutcome(task_id="t1", pass_index=1, predictions=[], passed_train=True, code=program,
+                          reasoning=reasoning, scores={}, usage={}, selected=[], selection_fallback=False)
+    trace = _trace_text(outcome)
+    assert program in trace and trace.endswith("so the rule is a flip")
+    assert len(trace) < len(program) + REASONING_CHARS + 200
