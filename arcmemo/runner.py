@@ -28,6 +28,7 @@ from arcmemo import __version__
 from arcmemo.config import SELECTION_MODES
 from arcmemo.llm.catalog import ROLES
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
+from arcmemo.abstraction.ps import memory_tokens as abstraction_memory_tokens
 from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
 from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
@@ -175,6 +176,7 @@ class Runner:
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
             "settings": dataclasses.asdict(self.config),
+            "abstraction_memory_tokens": abstraction_memory_tokens(),  # a setting, checked at the start
             "task_ids": [t.id for t in self.tasks],
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},

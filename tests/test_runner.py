@@ -324,8 +324,19 @@ def test_token_budget_reaches_the_selection_prompt(tmp_path, fake_model, fake_ll
     assert 1000 < messages_tokens(call.messages) <= 1500     # 300 concepts would need ~30k
 
 
-def test_a_run_records_the_budgets_it_used(tmp_path, fake_model, fake_llm):
+def test_a_run_records_the_budgets_it_used(tmp_path, fake_model, fake_llm, monkeypatch):
     script_run(fake_model)
+    monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "1200")
     runner, _, _ = run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], retries=0, hint_budget=700)
-    settings = json.loads((runner.rundir.path / "config.json").read_text())["settings"]
-    assert (settings["token_budget"], settings["hint_budget"]) == (6000, 700)   # default for an endpoint; given
+    config = json.loads((runner.rundir.path / "config.json").read_text())
+    assert (config["settings"]["token_budget"], config["settings"]["hint_budget"]) == (6000, 700)
+    assert config["abstraction_memory_tokens"] == 1200
+
+
+def test_a_bad_abstraction_budget_fails_the_run_at_its_start(tmp_path, fake_model, fake_llm, monkeypatch):
+    from arcmemo.config import ConfigError
+
+    monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "lots")
+    with pytest.raises(ConfigError, match="abstraction_memory_tokens"):
+        run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], retries=0, continual=True)
+    assert fake_model.calls == []
