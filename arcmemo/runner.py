@@ -28,6 +28,7 @@ from arcmemo import __version__
 from arcmemo.config import SELECTION_MODES
 from arcmemo.llm.catalog import ROLES
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
+from arcmemo.abstraction.fewshot import default_seeds_dir
 from arcmemo.abstraction.ps import memory_tokens as abstraction_memory_tokens
 from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
@@ -176,7 +177,8 @@ class Runner:
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
             "settings": dataclasses.asdict(self.config),
-            "abstraction_memory_tokens": abstraction_memory_tokens(),  # a setting, checked at the start
+            "abstraction_memory_tokens": abstraction_memory_tokens(),  # settings, checked at the start
+            "fewshot_examples": str(default_seeds_dir() or "packaged"),
             "task_ids": [t.id for t in self.tasks],
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arcmemo.abstraction import fewshot
+from arcmemo.config import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -62,7 +63,8 @@ def test_the_seeds_dir_setting_comes_first(monkeypatch, tmp_path):
     monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path))
     assert [e.task_id for e in fewshot.load_examples()] == ["0d3d703e"]
     monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path / "missing"))
-    assert fewshot.load_examples() == []                      # as configured, no fallback
+    with pytest.raises(ConfigError, match="seeds_dir: .*missing is not a directory"):
+        fewshot.load_examples()                               # as configured: an error, no fallback
 
 
 @pytest.mark.slow

@@ -331,12 +331,14 @@ def test_a_run_records_the_budgets_it_used(tmp_path, fake_model, fake_llm, monke
     config = json.loads((runner.rundir.path / "config.json").read_text())
     assert (config["settings"]["token_budget"], config["settings"]["hint_budget"]) == (6000, 700)
     assert config["abstraction_memory_tokens"] == 1200
+    assert config["fewshot_examples"] == str(HERE.parent / "seeds")     # the checkout's, when run from one
 
 
-def test_a_bad_abstraction_budget_fails_the_run_at_its_start(tmp_path, fake_model, fake_llm, monkeypatch):
+@pytest.mark.parametrize("name, value", [("ABSTRACTION_MEMORY_TOKENS", "lots"), ("SEEDS_DIR", "/no/such/seeds")])
+def test_a_bad_write_setting_fails_the_run_at_its_start(tmp_path, fake_model, fake_llm, monkeypatch, name, value):
     from arcmemo.config import ConfigError
 
-    monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "lots")
-    with pytest.raises(ConfigError, match="abstraction_memory_tokens"):
+    monkeypatch.setenv("ARCMEMO_" + name, value)
+    with pytest.raises(ConfigError, match=name.lower()):
         run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], retries=0, continual=True)
     assert fake_model.calls == []

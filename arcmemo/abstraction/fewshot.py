@@ -6,7 +6,7 @@ shortest few (deterministic choice, never the task being written).
 
 Where the examples come from, first match wins:
 1. the `seeds_dir` setting (ARCMEMO_SEEDS_DIR, config `seeds_dir`), read as it is (a
-   configured directory that does not exist gives no examples);
+   configured directory that does not exist is a ConfigError);
 2. `seeds/` of the source checkout, when arcmemo runs from one, so an edited seed shows
    up at once;
 3. the packaged copy `arcmemo/data/fewshot_examples.yaml`, so an install from a wheel
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from arcmemo.config import setting
+from arcmemo.config import ConfigError, setting
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,13 @@ def checkout_seeds_dir() -> Path | None:
 
 
 def default_seeds_dir() -> Path | None:
+    """The `seeds_dir` setting, else the checkout's seeds/, else None (the packaged copy).
+    A configured directory that does not exist is a ConfigError, not an empty set of examples."""
     configured = setting("seeds_dir")
     if configured:
+        if not Path(configured).is_dir():
+            raise ConfigError(f"setting seeds_dir: {configured} is not a directory "
+                              "(unset it to use the examples that ship with arcmemo)")
         return Path(configured)
     return checkout_seeds_dir()
 
