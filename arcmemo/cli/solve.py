@@ -68,8 +68,9 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @model_options
 @db_option
 @user_errors
-def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, hint_budget, attempts, retries, passes,
-          continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
+def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, hint_budget,
+          attempts, retries, passes, continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir,
+          resume, quiet, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:

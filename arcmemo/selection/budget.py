@@ -1,11 +1,12 @@
 """Keeping a selection prompt under a token budget when memory outgrows the context.
 
 The budgets themselves come from `budgets_for`: fixed defaults, or shares of the model's
-context window when it is known (the embedded models). Three tools: a cheap token estimate (no tokenizer dependency), a short text description
-of a puzzle derived from its grids alone (dimensions, colours, size relation, a few
-visible regularities) to match against when there is no caption, and a lexical ranking
-of concepts by how many of the puzzle description's words appear in their names, cues
-and descriptions (idf-weighted, so "grid" and "color" count for little).
+context window when it is known (the embedded models). Three tools: a cheap token
+estimate (no tokenizer dependency), a short text description of a puzzle derived from
+its grids alone (dimensions, colours, size relation, a few visible regularities) to
+match against when there is no caption, and a lexical ranking of concepts by how many
+of the puzzle description's words appear in their names, cues and descriptions
+(idf-weighted, so "grid" and "color" count for little).
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 from arcmemo.selection.relations import whole_grid_relation
-from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
+from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET, MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 from arcmemo.tasks import Task
 
 CHARS_PER_TOKEN = 3.5
-DEFAULT_TOKEN_BUDGET = 6000     # the selection prompt
-DEFAULT_HINT_BUDGET = 3000      # the concepts handed to the solver
 TOKEN_SHARE = 0.30              # of a known context window, for the selection prompt
 HINT_SHARE = 0.18               # of a known context window, for the hint
 

@@ -46,12 +46,19 @@ def _blocks(out: Grid, h: int, w: int) -> list[Grid]:
             for r in range(0, len(out), h) for c in range(0, len(out[0]), w)]
 
 
-def _tiled(inp: Grid, out: Grid) -> str | None:
-    """How `out` is made of input-sized copies of `inp`, if it is."""
+def _multiple(inp: Grid, out: Grid) -> tuple[int, int] | None:
+    """(kh, kw) when `out` is larger than `inp` by whole multiples of its sides."""
     h, w, ho, wo = len(inp), len(inp[0]), len(out), len(out[0])
     if (ho, wo) == (h, w) or ho % h or wo % w:
         return None
-    blocks = _blocks(out, h, w)
+    return ho // h, wo // w
+
+
+def _tiled(inp: Grid, out: Grid) -> str | None:
+    """How `out` is made of input-sized copies of `inp`, if it is."""
+    if _multiple(inp, out) is None:
+        return None
+    blocks = _blocks(out, len(inp), len(inp[0]))
     if all(b == inp for b in blocks):
         return "made of repeated copies of the input: tile or repeat the input grid"
     if all(b == inp or _symmetry(inp, b) for b in blocks):
@@ -61,11 +68,11 @@ def _tiled(inp: Grid, out: Grid) -> str | None:
 
 
 def _scaled(inp: Grid, out: Grid) -> str | None:
-    h, w, ho, wo = len(inp), len(inp[0]), len(out), len(out[0])
-    if (ho, wo) == (h, w) or ho % h or wo % w:
+    factors = _multiple(inp, out)
+    if factors is None:
         return None
-    kh, kw = ho // h, wo // w
-    if all(out[r][c] == inp[r // kh][c // kw] for r in range(ho) for c in range(wo)):
+    kh, kw = factors
+    if all(out[r][c] == inp[r // kh][c // kw] for r in range(len(out)) for c in range(len(out[0]))):
         return f"the input scaled up {kh}x{kw}: every input pixel becomes a {kh}x{kw} block (upscale, resize)"
     return None
 

@@ -9,6 +9,8 @@ from typing import Any
 MODES = ("ps", "oe", "none", "all", "cheatsheet")
 MIN_TOKEN_BUDGET = 500             # below this not even a small puzzle and its instructions fit
 MIN_HINT_BUDGET = 200              # about one concept in full
+DEFAULT_TOKEN_BUDGET = 6000        # the selection prompt, for a model of unknown context (budgets_for)
+DEFAULT_HINT_BUDGET = 3000         # the concepts handed to the solver, likewise
 
 
 @dataclass
@@ -16,9 +18,8 @@ class SelectionSettings:
     mode: str = "ps"
     top_k: int = 5                  # oe: how many lessons to keep
     expand: bool = False            # ps: add graph neighbours of the chosen concepts
-    token_budget: int = 6000        # ps/oe: estimated tokens of the whole selection prompt
-    hint_budget: int = 3000         # ps: estimated tokens of the hint handed to the solver
-    # (defaults as selection.budget.DEFAULT_*; budgets_for sizes both to a model)
+    token_budget: int = DEFAULT_TOKEN_BUDGET  # ps/oe: estimated tokens of the whole selection prompt
+    hint_budget: int = DEFAULT_HINT_BUDGET    # ps: estimated tokens of the hint handed to the solver
     run_id: str | None = None
     pass_index: int = 0
     record: bool = True             # store a SelectionRecord through memory.session()
