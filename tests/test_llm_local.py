@@ -149,8 +149,9 @@ from arcmemo.llm import LLM, LLMSettings
 llm = LLM(LLMSettings(solver_model="local-small", aux_model="local-small", select_model="local-small"))
 llm.chat([{"role": "user", "content": "hi"}], role="solver", step="warm", max_tokens=2)
 print("ready", flush=True)
-llm.chat([{"role": "user", "content": "Write a very long story about a dragon."}],
-         role="solver", step="solve", max_tokens=4000)
+# a deterministic long answer: a story could end by chance before the signal arrives
+llm.chat([{"role": "user", "content": "Count from 1 to 3000, one number per line, nothing else."}],
+         role="solver", step="solve", max_tokens=4000, temperature=0)
 print("finished", flush=True)
 """
 
