@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from llm_stub import StubServer  # noqa: E402
+from llm_stub import StubServer
 
-from arcmemo.llm.client import LLM, LLMSettings  # noqa: E402
+from arcmemo.llm.client import LLM, LLMSettings
 
 
 def measure(base_url: str, calls: int, concurrency: int, tag: str) -> float:

@@ -39,8 +39,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arcmemo.sandbox import Sandbox  # noqa: E402
-from arcmemo.tasks import load_tasks  # noqa: E402
+from arcmemo.core.tasks import load_tasks
+from arcmemo.sandbox import Sandbox
 
 BUILTIN = {
     "3c9b0459": "import numpy as np\ndef transform(grid):\n    return np.rot90(grid, 2)\n",

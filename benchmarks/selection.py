@@ -1,6 +1,6 @@
 """Prompt tokens vs memory size for the `all` baseline and `ps` selection.
 
-Synthetic PS memories of 100, 1,000 and 5,000 concepts (arcmemo.selection.synthetic,
+Synthetic PS memories of 100, 1,000 and 5,000 concepts (benchmarks.synthetic,
 about the size of ArcMemo's released concepts) in a SQLite store; puzzles from ARC-AGI-1
 training. A scripted model answers the ps selection instantly with the first five
 concepts it was shown, so what is measured is arcmemo's side: the prompt actually sent
@@ -50,6 +50,7 @@ def main() -> None:
 
     home = tempfile.mkdtemp(prefix="arcmemo-bench-")
     os.environ["ARCMEMO_HOME"] = home
+    from arcmemo.core.tasks import load_tasks
     from arcmemo.llm.backend import register_model
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
@@ -57,8 +58,7 @@ def main() -> None:
     from arcmemo.memory.store import Memory
     from arcmemo.selection import SelectionSettings, select
     from arcmemo.selection.budget import estimate_tokens, messages_tokens
-    from arcmemo.selection.synthetic import synthetic_concepts
-    from arcmemo.tasks import load_tasks
+    from benchmarks.synthetic import synthetic_concepts
 
     fake = FakeModel("fake")
     fake.on("select_ps", first_names)

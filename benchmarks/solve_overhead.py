@@ -54,7 +54,7 @@ class TimedSandbox:
 
 
 def script(fake, tasks):
-    from arcmemo.gridtext import format_grid
+    from arcmemo.core.gridtext import format_grid
 
     seeds = {p.stem: p.read_text() for p in (ROOT / "seeds").glob("*.py")}
     by_input = {format_grid(t.train[0].input): t.id for t in tasks}
@@ -82,9 +82,9 @@ def main() -> None:
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.plugins import load_solver
-    from arcmemo.runner import RunConfig, load_run_tasks, new_runner
+    from arcmemo.run.runner import RunConfig, load_run_tasks, new_runner
     from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import load_solver
 
     config = RunConfig(source="training", limit=args.limit, continual=True, k=10, retries=0, attempts=1)
     tasks = load_run_tasks(config).tasks[: args.limit]

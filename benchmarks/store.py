@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arcmemo.memory import data as cdata  # noqa: E402
-from arcmemo.memory.io import import_file  # noqa: E402
-from arcmemo.memory.render import render_ps  # noqa: E402
-from arcmemo.memory.store import Memory  # noqa: E402
+from arcmemo.memory import data as cdata
+from arcmemo.memory.io import import_file
+from arcmemo.memory.render import render_ps
+from arcmemo.memory.store import Memory
 
 WORDS = ("object grid color line region pattern border pixel shape mask row column corner "
          "symmetry tile fill move copy rotate reflect crop count sort select extend draw split").split()

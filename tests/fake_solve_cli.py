@@ -9,10 +9,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from runner_support import script_run  # noqa: E402
+from runner_support import script_run
 
-from arcmemo.llm.backend import register_model  # noqa: E402
-from arcmemo.llm.fake import FakeModel  # noqa: E402
+from arcmemo.llm.backend import register_model
+from arcmemo.llm.fake import FakeModel
 
 fake = FakeModel("fake")
 register_model("fake", fake)

@@ -109,7 +109,7 @@ class StubServer:
     def error(self, status: int, message: str, **extra) -> dict[str, Any]:
         return {"status": status, "body": {"error": {"message": message, "type": "stub_error"}}, **extra}
 
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> StubServer:
         self._thread.start()
         return self
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from arcmemo.gridtext import format_grid
-from arcmemo.tasks import load_tasks
+from arcmemo.core.gridtext import format_grid
+from arcmemo.core.tasks import load_tasks
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 # Training tasks with hand-written seed solutions: the fake "solver" answers with them.

@@ -3,16 +3,15 @@ concepts) and OE (derivation -> lessons), the retry-once path and recorded failu
 
 from __future__ import annotations
 
-
 import pytest
 from sqlmodel import select
 
 from arcmemo.abstraction import SolutionInput, WriteResult, write_oe, write_ps
 from arcmemo.abstraction.fewshot import Example
+from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.backend import LLMError
 from arcmemo.memory.models import WriteFailure
 from arcmemo.memory.store import Memory
-from arcmemo.tasks import Pair, Task
 
 CODE = "import numpy as np\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
 

@@ -6,16 +6,21 @@ from __future__ import annotations
 import pytest
 
 from arcmemo.abstraction import SolutionInput, write_ps
-from arcmemo.abstraction.ps import (DEFAULT_MEMORY_TOKENS, NONE_SHOWN, abstraction_prompt, memory_tokens,
-                                    repository_section)
-from arcmemo.config import ConfigError
+from arcmemo.abstraction.ps import (
+    DEFAULT_MEMORY_TOKENS,
+    NONE_SHOWN,
+    abstraction_prompt,
+    memory_tokens,
+    repository_section,
+)
+from arcmemo.core.settings import ConfigError
+from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory import data as cdata
 from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_ps
 from arcmemo.memory.store import Memory
 from arcmemo.selection import budget
-from arcmemo.selection.synthetic import synthetic_concepts
-from arcmemo.tasks import Pair, Task
+from benchmarks.synthetic import synthetic_concepts
 
 NEEDLE = {"format": "ps", "name": "upscale grid by blocks", "kind": "routine",
           "routine_subtype": "grid manipulation", "output_typing": "block scaler",

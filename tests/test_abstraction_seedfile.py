@@ -8,7 +8,12 @@ import pytest
 
 from arcmemo.abstraction.annotations import AnnotationError, ingest_annotation, load_annotation
 from arcmemo.abstraction.seedfile import (
-    TRANSPOSED_ENTRY, SeedError, find_seed_files, parse_header, read_seed, transposed_program,
+    TRANSPOSED_ENTRY,
+    SeedError,
+    find_seed_files,
+    parse_header,
+    read_seed,
+    transposed_program,
 )
 from arcmemo.memory.store import Memory
 

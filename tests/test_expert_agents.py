@@ -11,12 +11,11 @@ import re
 
 import pytest
 
+from arcmemo.core.parsing import ParseError
+from arcmemo.core.tasks import load_tasks
 from arcmemo.llm.client import LLMError
-from arcmemo.parsing import ParseError
-from arcmemo.plugins import Hint, SolveContext, SolverSettings, load_solver
 from arcmemo.sandbox import get_sandbox
-from arcmemo.tasks import load_tasks
-
+from arcmemo.solverkit import Hint, SolveContext, SolverSettings, load_solver
 from arcmemo_expert_agents import ExpertAgentsSolver
 from arcmemo_expert_agents.agents import GRID, TaskViews, obj
 from arcmemo_expert_agents.answer import FIELDS, parse_answer, reasoning_text

@@ -8,12 +8,16 @@ import ast
 import numpy as np
 import pytest
 
-from arcmemo.sandbox import get_sandbox, run_on_pairs
-from arcmemo.tasks import load_tasks
-
+from arcmemo.core.tasks import load_tasks
+from arcmemo.sandbox import get_sandbox
+from arcmemo.solverkit import run_on_pairs
 from arcmemo_expert_agents import primitives as P
 from arcmemo_expert_agents.library import (
-    MODULE_NAME, describe_helpers, helper_example, helper_functions, helper_modules,
+    MODULE_NAME,
+    describe_helpers,
+    helper_example,
+    helper_functions,
+    helper_modules,
 )
 from arcmemo_expert_agents.solver import system_prompt
 
@@ -47,7 +51,7 @@ def L(grid):
 def test_docstring_example_holds(name):
     call, expected = helper_example(name)
     namespace = {n: getattr(P, n) for n in P.__all__}
-    got = eval(call, namespace)          # noqa: S307 — our own docstrings
+    got = eval(call, namespace)          # our own docstrings
     assert plain(got) == plain(ast.literal_eval(expected)), f"{name}: {call} gave {plain(got)}"
 
 

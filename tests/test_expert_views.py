@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import pytest
 
-from arcmemo.tasks import Pair, load_tasks
-
+from arcmemo.core.tasks import Pair, load_tasks
 from arcmemo_expert_agents.agents import (
-    DEFAULT_AGENTS, DIFFERENCE, GRID, PIXEL, Agent, TaskViews, obj, plan_agents, render_puzzle,
+    DEFAULT_AGENTS,
+    DIFFERENCE,
+    GRID,
+    PIXEL,
+    Agent,
+    TaskViews,
+    obj,
+    plan_agents,
+    render_puzzle,
     view_intro,
 )
 from arcmemo_expert_agents.objects import VARIANTS, ObjectVariant
 from arcmemo_expert_agents.views import (
-    LEGEND, View, difference_view, grid_view, object_view, pixel_view, task_view_text,
+    LEGEND,
+    View,
+    difference_view,
+    grid_view,
+    object_view,
+    pixel_view,
+    task_view_text,
 )
 
 

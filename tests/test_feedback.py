@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from arcmemo.plugins import ProgramRun, run_program
+from arcmemo.core.tasks import Pair, Task, load_tasks
 from arcmemo.sandbox import RunOutcome, get_sandbox
-from arcmemo.tasks import Pair, Task, load_tasks
-
-from arcmemo import feedback as fb
+from arcmemo.solverkit import ProgramRun, run_program
+from arcmemo.solverkit import feedback as fb
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arcmemo.abstraction import fewshot
-from arcmemo.config import ConfigError
+from arcmemo.core.settings import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"

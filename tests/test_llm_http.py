@@ -9,7 +9,6 @@ import socket
 import time
 
 import pytest
-
 from llm_stub import StubServer, completion_body
 
 from arcmemo.llm.client import LLM, LLMError, LLMSettings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arcmemo.config import ConfigError
+from arcmemo.core.settings import ConfigError
 from arcmemo.llm.catalog import load_catalog
 from arcmemo.llm.client import LLM, LLMError, LLMSettings
 

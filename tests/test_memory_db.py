@@ -12,9 +12,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from arcmemo.abstraction.ingest import SeedOptions, run_seed
 from arcmemo.cli import cli
 from arcmemo.memory.store import Memory
+from arcmemo.run.seeding import SeedOptions, run_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 REBUILD = "rm -f memory.db && arcmemo seed seeds/ --db memory.db --annotations-only"

@@ -1,8 +1,8 @@
 import pytest
 
-from arcmemo.gridtext import format_task
-from arcmemo.parsing import ParseError, expect_list_of_mappings, extract_code, extract_tag, parse_yaml_block
-from arcmemo.tasks import Pair, Task
+from arcmemo.core.gridtext import format_task
+from arcmemo.core.parsing import ParseError, expect_list_of_mappings, extract_code, extract_tag, parse_yaml_block
+from arcmemo.core.tasks import Pair, Task
 
 
 def test_tag_and_yaml():
@@ -36,7 +36,7 @@ def test_format_task_hides_nothing_but_outputs():
 
 
 def test_definitions_only_drops_top_level_test_code():
-    from arcmemo.parsing import definitions_only
+    from arcmemo.core.parsing import definitions_only
 
     code = '''import numpy as np
 from collections import Counter
@@ -83,7 +83,7 @@ for g in [
 
 
 def test_definitions_only_keeps_multiline_strings_and_guarded_imports():
-    from arcmemo.parsing import definitions_only
+    from arcmemo.core.parsing import definitions_only
 
     code = '''try:
     from scipy import ndimage
@@ -112,7 +112,7 @@ print(transform(grid=None))
 
 
 def test_definitions_only_returns_hopeless_code_unchanged():
-    from arcmemo.parsing import definitions_only
+    from arcmemo.core.parsing import definitions_only
 
     code = "def transform(grid:\n    return grid\n"
     assert definitions_only(code) == code

@@ -14,17 +14,27 @@ import pytest
 from click.testing import CliRunner
 
 from arcmemo.cli import cli
+from arcmemo.core.tasks import load_tasks
 from arcmemo.llm.client import Usage
-from arcmemo.plugins import (
-    Attempt, Hint, PluginError, SolveContext, SolveResult, SolverSettings, Trace,
-    available_solvers, load_solver, rank_attempts, select_predictions, usage_of,
+from arcmemo.solverkit import (
+    Attempt,
+    Hint,
+    PluginError,
+    SolveContext,
+    SolveResult,
+    SolverSettings,
+    Trace,
+    available_solvers,
+    load_solver,
+    rank_attempts,
+    select_predictions,
+    usage_of,
 )
-from arcmemo.tasks import load_tasks
 
 PLUGIN_SOURCE = textwrap.dedent('''
     """A throwaway third-party solver: predicts the test input unchanged."""
     from arcmemo.llm.client import Usage
-    from arcmemo.plugins import Attempt, SolveResult, Trace, select_predictions
+    from arcmemo.solverkit import Attempt, SolveResult, Trace, select_predictions
 
 
     class EchoSolver:

@@ -9,12 +9,11 @@ import json
 
 import pytest
 
-from arcmemo.gridtext import format_grid, format_task
+from arcmemo.core.gridtext import format_grid, format_task
+from arcmemo.core.tasks import load_tasks
 from arcmemo.llm.client import LLMError
-from arcmemo.plugins import Hint, SolveContext, SolverSettings, load_solver
 from arcmemo.sandbox import get_sandbox
-from arcmemo.tasks import load_tasks
-
+from arcmemo.solverkit import Hint, SolveContext, SolverSettings, load_solver
 from arcmemo_program_synthesis import ProgramSynthesisSolver
 
 ROT180 = "import numpy as np\n\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"

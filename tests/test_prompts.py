@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arcmemo.prompts import REASONING_CHARS, keep_tail
-from arcmemo.runner import TaskOutcome, _trace_text
+from arcmemo.run.runner import TaskOutcome, _trace_text
 
 
 def test_keep_tail_keeps_short_text_and_the_end_of_long_text():

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from arcmemo.memory.store import Memory
-from arcmemo.plugins import load_solver
-from arcmemo.runner import RunConfig, new_runner
-from arcmemo.sandbox import get_sandbox
-from arcmemo.tasks import load_tasks
 from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run, task_of
+
+from arcmemo.core.tasks import load_tasks
+from arcmemo.memory.store import Memory
+from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.sandbox import get_sandbox
+from arcmemo.solverkit import load_solver
 
 HERE = Path(__file__).resolve().parent
 
@@ -216,8 +216,8 @@ def test_a_later_pass_asks_the_model_afresh(tmp_path, fake_model, fake_llm):
 
 
 def test_resume_refuses_a_different_memory(tmp_path, fake_model, fake_llm):
-    from arcmemo.rundir import RunDir
-    from arcmemo.session import resume_memory_url
+    from arcmemo.run.rundir import RunDir
+    from arcmemo.run.session import resume_memory_url
 
     script_run(fake_model)
     runner, _, _ = run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], selection="none", retries=0)
@@ -247,7 +247,7 @@ def test_budget_also_bounds_the_write_back(tmp_path, fake_model, fake_llm, isola
 
 
 def test_a_write_whose_event_was_lost_is_recovered_from_the_store(tmp_path, fake_model, fake_llm):
-    from arcmemo.runner import resume_runner
+    from arcmemo.run.runner import resume_runner
 
     script_run(fake_model)
     runner, summary, memory = run(tmp_path, fake_llm, task_ids=TASK_IDS[:2], continual=True, k=2, retries=0)
@@ -267,7 +267,7 @@ def test_a_write_whose_event_was_lost_is_recovered_from_the_store(tmp_path, fake
 
 def test_solver_notes_and_errors_reach_the_event_log(tmp_path, fake_model, fake_llm):
     from arcmemo.llm.client import Usage
-    from arcmemo.plugins import SolveResult, Trace
+    from arcmemo.solverkit import SolveResult, Trace
 
     class NotingSolver:
         name = "noting"
@@ -312,7 +312,7 @@ def test_solve_rejects_a_budget_too_small_before_opening_anything(tmp_path, flag
 
 def test_token_budget_reaches_the_selection_prompt(tmp_path, fake_model, fake_llm):
     from arcmemo.selection.budget import messages_tokens
-    from arcmemo.selection.synthetic import synthetic_concepts
+    from benchmarks.synthetic import synthetic_concepts
 
     memory = Memory(str(tmp_path / "memory.db"))
     with memory.transaction():
@@ -336,7 +336,7 @@ def test_a_run_records_the_budgets_it_used(tmp_path, fake_model, fake_llm, monke
 
 @pytest.mark.parametrize("name, value", [("ABSTRACTION_MEMORY_TOKENS", "lots"), ("SEEDS_DIR", "/no/such/seeds")])
 def test_a_bad_write_setting_fails_the_run_at_its_start(tmp_path, fake_model, fake_llm, monkeypatch, name, value):
-    from arcmemo.config import ConfigError
+    from arcmemo.core.settings import ConfigError
 
     monkeypatch.setenv("ARCMEMO_" + name, value)
     with pytest.raises(ConfigError, match=name.lower()):

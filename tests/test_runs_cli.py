@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
+from runner_support import TASK_IDS, script_run
 
 from arcmemo.cli import cli
 from arcmemo.memory.store import Memory
-from arcmemo.plugins import load_solver
-from arcmemo.runner import RunConfig, new_runner
+from arcmemo.run.runner import RunConfig, new_runner
 from arcmemo.sandbox import get_sandbox
-from runner_support import TASK_IDS, script_run
+from arcmemo.solverkit import load_solver
 
 
 def make_run(tmp_path, llm, **settings):

@@ -9,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from arcmemo.sandbox import ERROR_KINDS, PairsCheck, RunOutcome, Sandbox, get_sandbox, run_on_pairs
-from arcmemo.tasks import Pair
+from arcmemo.core.tasks import Pair
+from arcmemo.sandbox import ERROR_KINDS, RunOutcome, Sandbox, get_sandbox
+from arcmemo.solverkit import PairsCheck, run_on_pairs
 
 
 @pytest.fixture(scope="module")

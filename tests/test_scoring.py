@@ -7,9 +7,16 @@ from itertools import combinations
 
 import pytest
 
-from arcmemo.scoring import (TaskScore, cell_accuracy, oracle_at_k, read_submission, score_submission_dir,
-                             score_task, strict_score, write_submission)
-from arcmemo.tasks import Answers
+from arcmemo.core.tasks import Answers, cell_accuracy
+from arcmemo.scoring import (
+    TaskScore,
+    oracle_at_k,
+    read_submission,
+    score_submission_dir,
+    score_task,
+    strict_score,
+    write_submission,
+)
 
 A = ((1, 2), (3, 4))
 B = ((5, 5), (5, 5))

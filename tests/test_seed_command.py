@@ -21,7 +21,8 @@ BARC = ROOT / "tests" / "data" / "barc"
 ANNOTATED = ["05f2a901", "0d3d703e"]      # seeds with a hand annotation
 PLAIN = "0520fde7"                         # a seed without one
 
-PSEUDO = "<pseudocode>\noutput = overlay_panels(split_grid(grid), combine=both_set)\n</pseudocode>\n<summary>Mark cells set in both halves.</summary>"
+PSEUDO = ("<pseudocode>\noutput = overlay_panels(split_grid(grid), combine=both_set)\n</pseudocode>\n"
+          "<summary>Mark cells set in both halves.</summary>")
 CONCEPTS = """```yaml
 - name: overlay panels
   kind: routine
@@ -37,7 +38,8 @@ CONCEPTS = """```yaml
   output_typing: "list[grid]"
 ```"""
 DERIVATION = "<derivation>\n1. Observation: a divider column.\n2. Thought: two panels overlaid.\n</derivation>"
-LESSONS = "```yaml\n- situation: A full line splits the grid into equal parts.\n  suggestion: Overlay the parts cell by cell.\n```"
+LESSONS = ("```yaml\n- situation: A full line splits the grid into equal parts.\n"
+           "  suggestion: Overlay the parts cell by cell.\n```")
 
 
 def seed_dir(tmp_path, ids, *, annotations=True, name="seeds"):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arcmemo.tasks import Pair, load_tasks
+from arcmemo.core.tasks import Pair, load_tasks
 
 SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 SEED_FILES = sorted(SEEDS_DIR.glob("*.py"))
@@ -49,15 +49,16 @@ def test_seeds_exist():
 def test_seed_header(path):
     """The seed format: `# concepts:` and `# description:` comments before the code."""
     lines = path.read_text().splitlines()
-    concepts = [l for l in lines if l.startswith("# concepts:")]
-    descriptions = [l for l in lines if l.startswith("# description:")]
+    concepts = [line for line in lines if line.startswith("# concepts:")]
+    descriptions = [line for line in lines if line.startswith("# description:")]
     assert concepts and concepts[0].split(":", 1)[1].strip(), f"{path.name}: no '# concepts:' tags"
     assert descriptions and descriptions[0].split(":", 1)[1].strip(), f"{path.name}: no '# description:'"
 
 
 @pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)
 def test_seed_solves_its_task(path, training):
-    from arcmemo.sandbox import get_sandbox, run_on_pairs
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import run_on_pairs
 
     task_id = path.stem
     task = training.by_id(task_id)  # raises if the file is not named after a training task

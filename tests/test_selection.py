@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select as sql_select
 
+from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.client import LLMError
 from arcmemo.memory.models import SelectionRecord, WriteFailure
 from arcmemo.memory.render import render_oe, render_ps, render_sheet
 from arcmemo.memory.store import Memory
 from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
-from arcmemo.tasks import Pair, Task
 
 ACTOR = "test"
 

@@ -7,15 +7,14 @@ import time
 
 import pytest
 
+from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory import data as cdata
 from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_oe, render_ps
 from arcmemo.memory.store import Memory
-from arcmemo.selection import SelectionSettings, select
-from arcmemo.selection import budget
+from arcmemo.selection import SelectionSettings, budget, select
 from arcmemo.selection.ps import plan_prompt
-from arcmemo.selection.synthetic import synthetic_concepts
-from arcmemo.tasks import Pair, Task
+from benchmarks.synthetic import synthetic_concepts
 
 
 def scaling_task() -> Task:

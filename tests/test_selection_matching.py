@@ -94,7 +94,7 @@ def test_copied_signatures_are_stripped(matcher, written):
 
 
 def test_parse_names_accepts_an_unfenced_bare_list_but_not_prose():
-    from arcmemo.parsing import ParseError
+    from arcmemo.core.parsing import ParseError
     from arcmemo.selection.oe import parse_numbers
     from arcmemo.selection.ps import parse_names
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory.store import Memory
 from arcmemo.selection import budget
 from arcmemo.selection.relations import SYMMETRIES, whole_grid_relation
-from arcmemo.selection.synthetic import synthetic_concepts
-from arcmemo.tasks import Pair, Task
+from benchmarks.synthetic import synthetic_concepts
 
 A = ((1, 2, 3), (4, 5, 6))
 B = ((7, 0, 0), (0, 8, 9))

@@ -151,12 +151,18 @@ def test_every_write_is_a_revision_and_as_of_rebuilds_each_state(memory):
     def snap():
         states[memory.revision()] = [c.snapshot() for c in memory.list()]
 
-    memory.add(RECOLOR, actor="alice", reason="seed"); snap()
-    memory.merge({"name": "recolor object", "cues": ["c2"]}, actor="m", run_id="r1", task_id="t9", model="gpt"); snap()
-    memory.merge({"format": "oe", "situation": "s", "suggestion": "g"}, actor="m"); snap()
-    memory.edit("recolor object", {"name": "recolor", "description": "d2"}, actor="bob", reason="rename"); snap()
-    memory.delete("recolor", actor="bob", reason="dup"); snap()
-    memory.add(dict(RECOLOR, cues=["again"]), actor="alice"); snap()
+    memory.add(RECOLOR, actor="alice", reason="seed")
+    snap()
+    memory.merge({"name": "recolor object", "cues": ["c2"]}, actor="m", run_id="r1", task_id="t9", model="gpt")
+    snap()
+    memory.merge({"format": "oe", "situation": "s", "suggestion": "g"}, actor="m")
+    snap()
+    memory.edit("recolor object", {"name": "recolor", "description": "d2"}, actor="bob", reason="rename")
+    snap()
+    memory.delete("recolor", actor="bob", reason="dup")
+    snap()
+    memory.add(dict(RECOLOR, cues=["again"]), actor="alice")
+    snap()
 
     assert sorted(states) == [0, 1, 2, 3, 4, 5, 6]
     for rev, expected in states.items():

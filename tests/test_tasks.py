@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from arcmemo.tasks import Answers, Task, TaskError, load_tasks, parse_task
+from arcmemo.core.tasks import Answers, Task, TaskError, load_tasks, parse_task
 
 
 def write(tmp_path, name, data):

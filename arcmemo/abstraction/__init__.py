@@ -1,11 +1,12 @@
-"""MEMWRITE: turning verified solutions into memory (DESIGN.md section 5), and seeding.
+"""MEMWRITE: turning verified solutions into memory (docs/architecture.md), and seeding.
 
 - `write_ps`: solution -> pseudocode + summary -> PS concepts merged by name (ps.py)
 - `write_oe`: solution -> post-hoc derivation -> OE lessons (oe.py)
 - `job.py`: what both writers share (the sample index, usage, failure records, the
   one-transaction store)
 - seeds: `seedfile.py` reads a seed (ours or BARC's), `annotations.py` ingests the hand
-  annotations with no model, `ingest.py` is the `arcmemo seed` logic.
+  annotations with no model; the `arcmemo seed` loop itself is run-layer work
+  (`arcmemo/run/seeding.py`).
 
 The default memory `memory.db` at the repository root is built from the annotated seeds
 alone, deterministically and with no model, by this one command (run at the repo root):

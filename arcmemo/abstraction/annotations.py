@@ -1,7 +1,7 @@
 """Hand annotations `seeds/<task_id>.yaml`: loading them strictly, and writing them into memory as is.
 
-The file format is fixed in contracts.md (summary, pseudocode, concepts, custom_types,
-lessons). No model is involved: the concepts and lessons enter the store exactly as
+The file holds summary, pseudocode, concepts, custom_types and lessons (the concept shape
+is in docs/architecture.md). No model is involved: the concepts and lessons enter the store exactly as
 written (merged by name / content, actor "human"), with the seed's code as the solution.
 """
 
@@ -16,9 +16,12 @@ import yaml
 
 from arcmemo.abstraction.records import WriteResult
 from arcmemo.abstraction.validate import (
-    split_custom_types, validate_concepts, validate_custom_types, validate_lessons,
+    split_custom_types,
+    validate_concepts,
+    validate_custom_types,
+    validate_lessons,
 )
-from arcmemo.parsing import ParseError
+from arcmemo.core.parsing import ParseError
 
 FIELDS = ("summary", "pseudocode", "concepts", "custom_types", "lessons")
 HUMAN = "human"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from arcmemo.config import ConfigError, setting
+from arcmemo.core.settings import ConfigError, setting
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ NONE = "(no worked examples are available)"
 
 def example_count(llm, default: int = 2) -> int:
     """How many worked examples a prompt carries: one for the embedded local models, whose
-    prompt processing is slow (DESIGN.md section 4: keep their prompts short)."""
+    prompt processing is slow (keep their prompts short)."""
     from arcmemo.llm.client import LOCAL_MODELS
 
     return 1 if llm.model_for("aux") in LOCAL_MODELS else default

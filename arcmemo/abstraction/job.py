@@ -10,8 +10,9 @@ recorded failed WriteResult.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from arcmemo.abstraction import fewshot
 from arcmemo.abstraction.failures import failed_write, previous_failures
@@ -34,7 +35,7 @@ class WriteJob:
 
     @classmethod
     def start(cls, memory, llm, solution: SolutionInput, *, run_id: str | None,
-              examples: list[fewshot.Example] | None, steps: tuple[str, ...]) -> "WriteJob":
+              examples: list[fewshot.Example] | None, steps: tuple[str, ...]) -> WriteJob:
         """A job for `solution`; `steps` are the writer's step names (store included), whose
         earlier recorded failures for this task make every call a fresh sample."""
         return cls(memory, llm, solution, run_id,

@@ -13,9 +13,9 @@ from arcmemo.abstraction.job import WriteJob
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import validate_lessons
-from arcmemo.gridtext import format_task
+from arcmemo.core.gridtext import format_task
+from arcmemo.core.parsing import ParseError, extract_tag, parse_yaml_block
 from arcmemo.memory.data import ConceptDataError, normalize
-from arcmemo.parsing import ParseError, extract_tag, parse_yaml_block
 from arcmemo.prompts import keep_tail, render_prompt
 
 DERIVE_STEP = "oe_derive"

@@ -24,10 +24,10 @@ from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
-from arcmemo.config import as_number, setting
+from arcmemo.core.parsing import ParseError, parse_yaml_block
+from arcmemo.core.settings import as_number, setting
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.render import render_ps
-from arcmemo.parsing import ParseError, parse_yaml_block
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.ps import needed_types

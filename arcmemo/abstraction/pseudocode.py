@@ -9,7 +9,7 @@ from __future__ import annotations
 from arcmemo.abstraction import fewshot
 from arcmemo.abstraction.records import SolutionInput
 from arcmemo.abstraction.steps import StepAnswer, ask
-from arcmemo.parsing import extract_tag
+from arcmemo.core.parsing import extract_tag
 from arcmemo.prompts import render_prompt
 
 STEP = "pseudocode"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcmemo.tasks import Task
+from arcmemo.core.tasks import Task
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,13 @@ the pipeline records as a WriteFailure. Nothing is written before every step suc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
+from arcmemo.core.parsing import ParseError
 from arcmemo.llm.backend import LLMError
 from arcmemo.llm.client import Usage
-from arcmemo.parsing import ParseError
 
 RETRY_MESSAGE = (
     "Your answer could not be used: {error}.\n"

@@ -9,9 +9,10 @@ that name already exists: then it just records this task's use of it.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from arcmemo.parsing import ParseError
+from arcmemo.core.parsing import ParseError
 
 KINDS = ("structure", "routine")
 CONCEPT_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "description",

@@ -18,7 +18,8 @@ def log_option(fn):
 
 def _open(log_path, *, required: bool = False):
     """The log, or None when no call was ever logged there (an error if `required`)."""
-    from arcmemo.llm.log import CallLog, log_path as default_path
+    from arcmemo.llm.log import CallLog
+    from arcmemo.llm.log import log_path as default_path
 
     path = Path(log_path) if log_path else default_path()
     if not path.exists():

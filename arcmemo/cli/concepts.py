@@ -10,7 +10,7 @@ import click
 import yaml
 
 from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
-from arcmemo.config import db_url
+from arcmemo.core.settings import db_url
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
 
 FORMAT = click.Choice(FORMATS)

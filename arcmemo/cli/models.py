@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from arcmemo.cli.common import USER_ERRORS, echo_json, role_model_options, user_errors
-from arcmemo.config import ConfigError
+from arcmemo.core.settings import ConfigError
 from arcmemo.llm.backend import LLMError
 from arcmemo.llm.local import LocalModelError
 

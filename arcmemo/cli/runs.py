@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from arcmemo.cli.common import echo_json, user_errors
-from arcmemo.report import compare_table, summary_table, table
-from arcmemo.rundir import DEFAULT_RUNS_DIR, RunDir, list_runs
+from arcmemo.run.report import compare_table, summary_table, table
+from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, list_runs
 
 
 def _summary(run: RunDir) -> dict:
@@ -91,8 +91,8 @@ def compare(run_refs, run_dir) -> None:
 def selections(run, task_id, run_dir, reasoning, as_json) -> None:
     """What memory selection offered each task of a run, and why (from the run's memory)."""
     from arcmemo.memory.store import Memory
+    from arcmemo.run.session import resume_memory_url
     from arcmemo.selection.record import selections_of
-    from arcmemo.session import resume_memory_url
 
     rundir = RunDir.find(run, run_dir)
     memory = Memory(resume_memory_url(rundir.config().get("memory_url"), None, rundir))
@@ -127,8 +127,8 @@ def score(directory, split, all_tasks, as_json) -> None:
     """Score a directory of `<task_id>.json` submissions (ARC Prize shape), from any tool."""
     from pathlib import Path
 
+    from arcmemo.core.tasks import load_tasks
     from arcmemo.scoring import score_submission_dir
-    from arcmemo.tasks import load_tasks
 
     answers = load_tasks(split).answers
     if not all_tasks:

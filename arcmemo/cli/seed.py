@@ -1,4 +1,4 @@
-"""`arcmemo seed DIR`: verify seed solutions and ingest them into memory (logic: arcmemo.abstraction.ingest)."""
+"""`arcmemo seed DIR`: verify seed solutions and ingest them into memory (logic: arcmemo.run.seeding)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
     abstracted by the model. Running it again adds nothing.
     """
-    from arcmemo.abstraction.ingest import SeedOptions, run_seed
+    from arcmemo.run.seeding import SeedOptions, run_seed
 
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
                           check=check, db=db, tasks=tasks, annotations_only=annotations_only)

@@ -11,15 +11,15 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import USER_ERRORS, db_option, echo_json, user_errors, warn
+from arcmemo.core.tasks import TaskError
 from arcmemo.selection.types import MODES
-from arcmemo.tasks import TaskError
 
 if TaskError not in USER_ERRORS:
     USER_ERRORS.append(TaskError)
 
 
 def _load_task(task_ref: str, split: str | None):
-    from arcmemo.tasks import all_arc_tasks, load_tasks
+    from arcmemo.core.tasks import all_arc_tasks, load_tasks
 
     if task_ref.endswith(".json") and Path(task_ref).is_file():
         return load_tasks(task_ref).tasks[0]
@@ -59,7 +59,7 @@ def _load_task(task_ref: str, split: str | None):
 def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, split, record, run_id,
                    show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."""
-    from arcmemo.config import db_url
+    from arcmemo.core.settings import db_url
     from arcmemo.memory.store import Memory
     from arcmemo.selection import SelectionSettings, select
     from arcmemo.selection.budget import budgets_for

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import USER_ERRORS, db_option, role_model_options, user_errors, warn
-from arcmemo.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
-from arcmemo.config import SELECTION_MODES
-from arcmemo.tasks import TaskError, read_id_list
+from arcmemo.core.settings import SELECTION_MODES
+from arcmemo.core.tasks import TaskError, read_id_list
+from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
 
 USER_ERRORS.extend([TaskError, RunDirError])
 
@@ -77,8 +77,8 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
     try --limit 1). Every run gets a directory under --run-dir with its config, events,
     submissions and summary; `arcmemo runs show RUN` prints it again.
     """
-    from arcmemo.runner import RunConfig
-    from arcmemo.session import open_session, run_with_progress
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.session import open_session, run_with_progress
 
     config = None
     if not resume:  # checked before the session opens: a bad flag fails fast, before any model loads
@@ -99,7 +99,7 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
         else:
             runner = session.new(config, runs_root=run_dir)
         summary = run_with_progress(runner, quiet=quiet)
-    from arcmemo.report import summary_table
+    from arcmemo.run.report import summary_table
 
     click.echo(summary_table(summary))
     click.echo(f"run directory: {runner.rundir.path}")

@@ -18,7 +18,7 @@ def solvers() -> None:
 @user_errors
 def list_solvers(as_json: bool, no_check: bool) -> None:
     """List installed solvers with their entry point, distribution and load status."""
-    from arcmemo.plugins import describe_solvers
+    from arcmemo.solverkit import describe_solvers
 
     rows = describe_solvers(check=not no_check)
     if as_json:

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from arcmemo.config import ConfigError, user_dir
+from arcmemo.core.settings import ConfigError, user_dir
 
 ROLES = ("solver", "aux", "select")
 

@@ -36,12 +36,12 @@ import random
 import threading
 import time
 import weakref
+from collections.abc import Awaitable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Awaitable, TypeVar
+from typing import Any, TypeVar
 
-from arcmemo.config import ConfigError, as_number, load_config_file, setting
-from arcmemo.llm.backend import (Backend, CallRequest, LLMError, Reply, TransientError,
-                                 registered_model)
+from arcmemo.core.settings import ConfigError, as_number, load_config_file, setting
+from arcmemo.llm.backend import Backend, CallRequest, LLMError, Reply, TransientError, registered_model
 from arcmemo.llm.catalog import ROLES, Catalog, load_catalog
 from arcmemo.llm.log import CallLog, cache_key
 
@@ -64,12 +64,12 @@ class Usage:
     cost_usd: float = 0.0
     errors: int = 0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
         return Usage(*(a + b for a, b in zip(astuple_(self), astuple_(other))))
 
-    def __radd__(self, other: Any) -> "Usage":
+    def __radd__(self, other: Any) -> Usage:
         if other == 0:              # sum(usages) starts from 0
             return self
         return self.__add__(other)
@@ -80,13 +80,13 @@ class Usage:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "Usage":
+    def from_dict(cls, data: dict[str, Any] | None) -> Usage:
         """Inverse of to_dict (unknown keys ignored, missing ones 0): for records read back."""
         data = data or {}
         return cls(**{f.name: data.get(f.name, 0) or 0 for f in fields(cls)})
 
     @classmethod
-    def of(cls, completion: "Completion") -> "Usage":
+    def of(cls, completion: Completion) -> Usage:
         """The usage one completion adds (cache hits: a counted call, no tokens, no cost)."""
         if completion.cached:
             return cls(calls=1, cache_hits=1)
@@ -147,7 +147,7 @@ class LLMSettings:
 
     @classmethod
     def resolve(cls, base_url=None, api_key=None, solver_model=None, aux_model=None,
-                select_model=None, concurrency=None, cache=None, **more) -> "LLMSettings":
+                select_model=None, concurrency=None, cache=None, **more) -> LLMSettings:
         """Each setting: flag (argument) > env var > config.yaml > default.
 
         Endpoint: OPENAI_BASE_URL / OPENAI_API_KEY (also ARCMEMO_BASE_URL, config `base_url`).
@@ -306,11 +306,11 @@ class LLM:
                     if aclose is not None:
                         try:
                             await aclose()
-                        except Exception:  # noqa: BLE001 - closing sockets must not fail a run
+                        except Exception:  # closing sockets must not fail a run
                             pass
             try:
                 asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=5)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
@@ -319,7 +319,7 @@ class LLM:
         self._log.close()
         _live.discard(self)
 
-    def __enter__(self) -> "LLM":
+    def __enter__(self) -> LLM:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -498,7 +498,7 @@ def _check_messages(messages: Any) -> None:
             raise TypeError(f"achat: messages[{i}] must be a dict with 'role' and 'content'")
 
 
-_live: "weakref.WeakSet[LLM]" = weakref.WeakSet()
+_live: weakref.WeakSet[LLM] = weakref.WeakSet()
 
 
 @atexit.register
@@ -506,5 +506,5 @@ def _close_all() -> None:
     for llm in list(_live):
         try:
             llm.close()
-        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+        except Exception:  # best effort at interpreter exit
             pass

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from arcmemo.llm.backend import CallRequest, LLMError, Reply
 
@@ -45,12 +46,12 @@ class FakeModel:
         self._lock = threading.Lock()
         self.calls: list[FakeCall] = []
 
-    def queue(self, step: str, *replies: str | BaseException) -> "FakeModel":
+    def queue(self, step: str, *replies: str | BaseException) -> FakeModel:
         with self._lock:
             self._queues[step].extend(replies)
         return self
 
-    def on(self, step: str, fn: Callable[[list[dict[str, Any]]], str]) -> "FakeModel":
+    def on(self, step: str, fn: Callable[[list[dict[str, Any]]], str]) -> FakeModel:
         with self._lock:
             self._handlers[step] = fn
         return self

@@ -38,11 +38,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from arcmemo.config import as_number, setting
+from arcmemo.core.settings import as_number, setting
 
 ATTRIBUTION = ("Qwen2.5-Coder-Instruct (Qwen team, Alibaba Cloud), Apache-2.0 licence; "
                "served by llama.cpp through xllamacpp")
@@ -261,7 +261,7 @@ class LocalServer:
         """Stable endpoint identity for the cache key (the port changes between starts)."""
         return f"local://{self.name}/{self.spec.sha256[:16]}"
 
-    def start(self, health_timeout_s: float = 300.0) -> "LocalServer":
+    def start(self, health_timeout_s: float = 300.0) -> LocalServer:
         problem = runtime_available()
         if problem:
             raise LocalModelError(problem)
@@ -279,7 +279,7 @@ class LocalServer:
         params.verbosity = -1
         try:
             self._server = xllamacpp.Server(params)
-        except Exception as exc:  # noqa: BLE001 - report any load failure with the model path
+        except Exception as exc:  # report any load failure with the model path
             raise LocalModelError(f"llama.cpp could not load {self.model_path}: {exc}") from None
         self.address = str(self._server.listening_address).rstrip("/")
         self._wait_healthy(health_timeout_s)

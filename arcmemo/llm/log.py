@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcmemo.config import user_dir
+from arcmemo.core.settings import user_dir
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -142,7 +142,7 @@ class CallLog:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> "CallLog":
+    def __enter__(self) -> CallLog:
         return self
 
     def __exit__(self, *exc) -> None:

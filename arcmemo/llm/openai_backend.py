@@ -110,7 +110,7 @@ def _server_message(exc: openai.APIStatusError) -> str:
             return inner
     try:
         text = exc.response.text.strip()
-    except Exception:  # noqa: BLE001 - the body may be unreadable; the status still says enough
+    except Exception:  # the body may be unreadable; the status still says enough
         text = ""
     return text[:500] or str(exc.message)
 

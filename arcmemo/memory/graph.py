@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import networkx as nx
 

@@ -9,7 +9,7 @@ the current models), so an old database and a new one end with the same schema.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection

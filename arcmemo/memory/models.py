@@ -8,7 +8,7 @@ The schema is created by the numbered migrations in `migrations.py`, never by
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 from sqlalchemy import JSON, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -18,7 +18,7 @@ KINDS = ("structure", "routine")
 SOURCES = ("human", "self", "import")
 OPS = ("add", "extend", "edit", "delete", "import")
 
-# The concept data shape (contracts.md), in the order used for YAML/JSON output.
+# The concept data shape (docs/architecture.md), in the order used for YAML/JSON output.
 DATA_FIELDS = (
     "format", "name", "kind", "routine_subtype", "output_typing", "description",
     "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "source",
@@ -36,27 +36,27 @@ class Concept(SQLModel, table=True):
 
     __table_args__ = (UniqueConstraint("format", "name", name="uq_concept_format_name"),)
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     format: str = Field(index=True)
     name: str = Field(index=True)
-    kind: Optional[str] = None
-    routine_subtype: Optional[str] = None
-    output_typing: Optional[str] = None
-    description: Optional[str] = Field(default=None, sa_type=Text)
+    kind: str | None = None
+    routine_subtype: str | None = None
+    output_typing: str | None = None
+    description: str | None = Field(default=None, sa_type=Text)
     parameters: list = Field(default_factory=list, sa_type=JSON)
     cues: list = Field(default_factory=list, sa_type=JSON)
     implementation: list = Field(default_factory=list, sa_type=JSON)
     used_in: list = Field(default_factory=list, sa_type=JSON)
-    situation: Optional[str] = Field(default=None, sa_type=Text)
-    suggestion: Optional[str] = Field(default=None, sa_type=Text)
+    situation: str | None = Field(default=None, sa_type=Text)
+    suggestion: str | None = Field(default=None, sa_type=Text)
     source: str = "human"
-    created_by_model: Optional[str] = None
+    created_by_model: str | None = None
     content_hash: str = Field(index=True)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
     def to_data(self) -> dict[str, Any]:
-        """The concept data shape of contracts.md (plain lists/dicts, copies)."""
+        """The concept data shape of docs/architecture.md (plain lists/dicts, copies)."""
         import copy
 
         return {f: copy.deepcopy(getattr(self, f)) for f in DATA_FIELDS}
@@ -71,7 +71,7 @@ class Concept(SQLModel, table=True):
         return row
 
     @classmethod
-    def from_snapshot(cls, row: dict[str, Any]) -> "Concept":
+    def from_snapshot(cls, row: dict[str, Any]) -> Concept:
         row = dict(row)
         for key in ("created_at", "updated_at"):
             if row.get(key) is not None:
@@ -92,16 +92,16 @@ class ConceptRevision(SQLModel, table=True):
 
     __table_args__ = {"sqlite_autoincrement": True}  # revision numbers are never reused
 
-    id: Optional[int] = Field(default=None, primary_key=True)
-    concept_id: Optional[int] = Field(default=None, index=True)
+    id: int | None = Field(default=None, primary_key=True)
+    concept_id: int | None = Field(default=None, index=True)
     format: str
     name: str
     op: str
     actor: str
     reason: str = ""
-    run_id: Optional[str] = Field(default=None, index=True)
-    task_id: Optional[str] = None
-    model: Optional[str] = None
+    run_id: str | None = Field(default=None, index=True)
+    task_id: str | None = None
+    model: str | None = None
     snapshot: dict = Field(default_factory=dict, sa_type=JSON)
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -109,7 +109,7 @@ class ConceptRevision(SQLModel, table=True):
 class CustomType(SQLModel, table=True):
     """A PS custom type (`name := definition`)."""
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True)
     definition: str = Field(sa_type=Text)
     created_at: datetime = Field(default_factory=utcnow)
@@ -118,15 +118,15 @@ class CustomType(SQLModel, table=True):
 class Solution(SQLModel, table=True):
     """A solution program for a task (human seed or verified self-solve)."""
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     task_id: str = Field(index=True)
     code: str = Field(sa_type=Text)
-    pseudocode: Optional[str] = Field(default=None, sa_type=Text)
-    summary: Optional[str] = Field(default=None, sa_type=Text)
+    pseudocode: str | None = Field(default=None, sa_type=Text)
+    summary: str | None = Field(default=None, sa_type=Text)
     origin: str = "human"
     verified: bool = False
     actor: str = ""
-    run_id: Optional[str] = None
+    run_id: str | None = None
     content_hash: str = Field(index=True)
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -137,34 +137,34 @@ class Run(SQLModel, table=True):
     kind: str = "solve"
     config: dict = Field(default_factory=dict, sa_type=JSON)
     status: str = "running"
-    memory_revision_start: Optional[int] = None
-    memory_revision_end: Optional[int] = None
+    memory_revision_start: int | None = None
+    memory_revision_end: int | None = None
 
 
 class SelectionRecord(SQLModel, table=True):
-    id: Optional[int] = Field(default=None, primary_key=True)
-    run_id: Optional[str] = Field(default=None, index=True)
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str | None = Field(default=None, index=True)
     task_id: str = Field(index=True)
     pass_index: int = 0
     mode: str
     concept_ids: list = Field(default_factory=list, sa_type=JSON)
-    hint: Optional[str] = Field(default=None, sa_type=Text)
-    reasoning: Optional[str] = Field(default=None, sa_type=Text)
+    hint: str | None = Field(default=None, sa_type=Text)
+    reasoning: str | None = Field(default=None, sa_type=Text)
     unmatched: list = Field(default_factory=list, sa_type=JSON)
     fallback: bool = False
-    error: Optional[str] = Field(default=None, sa_type=Text)
+    error: str | None = Field(default=None, sa_type=Text)
     usage: dict = Field(default_factory=dict, sa_type=JSON)
     created_at: datetime = Field(default_factory=utcnow)
 
 
 class WriteFailure(SQLModel, table=True):
-    id: Optional[int] = Field(default=None, primary_key=True)
-    run_id: Optional[str] = Field(default=None, index=True)
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str | None = Field(default=None, index=True)
     task_id: str = Field(index=True)
     step: str
-    model: Optional[str] = None
+    model: str | None = None
     error: str = Field(sa_type=Text)
-    raw: Optional[str] = Field(default=None, sa_type=Text)
+    raw: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -15,7 +15,7 @@ OE lessons are numbered in the order given (callers map numbers back to concepts
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from arcmemo.memory.models import Concept
 

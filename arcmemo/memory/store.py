@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -28,7 +29,13 @@ from sqlmodel import Session, col, func, or_, select
 from arcmemo.memory import data as cdata
 from arcmemo.memory.migrations import migrate
 from arcmemo.memory.models import (
-    DATA_FIELDS, FORMATS, Concept, ConceptRevision, CustomType, Solution, utcnow,
+    DATA_FIELDS,
+    FORMATS,
+    Concept,
+    ConceptRevision,
+    CustomType,
+    Solution,
+    utcnow,
 )
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
@@ -108,7 +115,7 @@ class Memory:
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "Memory":
+    def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -160,7 +167,7 @@ class Memory:
         return concepts
 
     @contextmanager
-    def transaction(self) -> Iterator["Memory"]:
+    def transaction(self) -> Iterator[Memory]:
         """Writes inside the block are all-or-nothing (one write transaction)."""
         with self._write():
             yield self

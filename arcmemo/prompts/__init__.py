@@ -9,7 +9,6 @@ same rules (a missing value is an error naming the placeholder).
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from importlib import resources
 from string import Template
 
@@ -19,18 +18,20 @@ class Templates:
 
     def __init__(self, package: str, folder: str | None = None):
         self.package, self.folder = package, folder
+        self._loaded: dict[str, Template] = {}
 
     def _dir(self):
         root = resources.files(self.package)
         return root.joinpath(self.folder) if self.folder else root
 
-    @lru_cache(maxsize=None)
     def load(self, name: str) -> Template:
-        path = self._dir().joinpath(f"{name}.txt")
-        if not path.is_file():
-            where = "/".join(filter(None, [self.package.replace(".", "/"), self.folder]))
-            raise FileNotFoundError(f"no prompt template named {name!r} ({where}/{name}.txt)")
-        return Template(path.read_text())
+        if name not in self._loaded:
+            path = self._dir().joinpath(f"{name}.txt")
+            if not path.is_file():
+                where = "/".join(filter(None, [self.package.replace(".", "/"), self.folder]))
+                raise FileNotFoundError(f"no prompt template named {name!r} ({where}/{name}.txt)")
+            self._loaded[name] = Template(path.read_text())
+        return self._loaded[name]
 
     def render(self, name: str, **values: object) -> str:
         try:

@@ -1,7 +1,6 @@
 """Isolated execution of model-written programs: a pool of warm fork-server workers.
 
-Design (DESIGN.md section 8). The parent process keeps a pool of *workers*: Python
-processes started with a clean environment that have numpy (and common stdlib modules)
+The parent process keeps a pool of *workers*: Python processes started with a clean environment that have numpy (and common stdlib modules)
 imported. Each program run is one `os.fork()` of a worker, so every run is its own
 process with its own limits and a worker is never poisoned by the code it runs. Programs
 whose source (or extra modules) mention scipy are forked instead from a second fork
@@ -43,7 +42,7 @@ rest of the home is invisible to runs. Without root (or when the kernel refuses 
 `Sandbox.isolation` says which layers are off; the Python-level guards still hold, but a
 program using ctypes could then reach the network or signal same-user processes.
 
-Code layout: `pool.py` is the parent side (Sandbox, the worker pool, run_on_pairs),
+Code layout: `pool.py` is the parent side (Sandbox, the worker pool),
 `worker.py` the warm fork server and its isolation, `child.py` the forked process that
 runs one program, `common.py` what the three share (limits, result shape, pipe framing).
 
@@ -56,7 +55,6 @@ exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py).
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE
-from arcmemo.sandbox.pool import PairsCheck, RunOutcome, Sandbox, SandboxError, get_sandbox, run_on_pairs
+from arcmemo.sandbox.pool import RunOutcome, Sandbox, SandboxError, get_sandbox
 
-__all__ = ["ERROR_KINDS", "MAX_SIDE", "PairsCheck", "RunOutcome", "Sandbox", "SandboxError", "get_sandbox",
-           "run_on_pairs"]
+__all__ = ["ERROR_KINDS", "MAX_SIDE", "RunOutcome", "Sandbox", "SandboxError", "get_sandbox"]

@@ -11,7 +11,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.sandbox.common import (
-    MAX_SIDE, MAX_MESSAGE_CHARS, DEFAULT_MAX_STDOUT, PR_SET_PDEATHSIG, keep_fds, outcome_dict, describe_syntax_error,
+    DEFAULT_MAX_STDOUT,
+    MAX_MESSAGE_CHARS,
+    MAX_SIDE,
+    PR_SET_PDEATHSIG,
+    describe_syntax_error,
+    keep_fds,
+    outcome_dict,
 )
 
 if TYPE_CHECKING:
@@ -136,7 +142,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
             exec(codes[f"<module {name}>"], mod.__dict__)
         ns = {"__name__": "__program__", "__builtins__": __builtins__}
         exec(codes["<program>"], ns)
-    except BaseException as exc:  # noqa: BLE001 — everything the program raises is data
+    except BaseException as exc:  # everything the program raises is data
         emit_all(*_classify(exc, source_texts, as_limit))
     fn = ns.get(req["entry"])
     if not callable(fn):
@@ -151,13 +157,13 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
             except _Invalid as exc:
                 emit(i, outcome_dict(False, error="invalid_output", message=str(exc), stdout=out.take()))
                 continue
-            except BaseException as exc:  # noqa: BLE001 — a hostile return value
+            except BaseException as exc:  # a hostile return value
                 emit(i, outcome_dict(False, error="invalid_output",
                                  message=f"the returned value could not be read as a grid ({_safe_name(exc)})",
                                  stdout=out.take()))
                 continue
             emit(i, outcome_dict(True, output=grid_out, stdout=out.take()))
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             kind, message = _classify(exc, source_texts, as_limit)
             emit(i, outcome_dict(False, error=kind, message=message, stdout=out.take()))
     os._exit(0)
@@ -265,7 +271,7 @@ def _classify(exc: BaseException, sources: dict[str, str], as_limit: int = 0) ->
             code = exc.code if isinstance(exc, SystemExit) else None
             return "crash", (f"the program called sys.exit({code!r:.100})" if isinstance(exc, SystemExit)
                              else "the program raised KeyboardInterrupt")
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             return "crash", "the program called sys.exit()"
     memory = isinstance(exc, MemoryError) or (as_limit and _near_memory_limit(as_limit))
     # Walk at most 2,000 traceback entries (a recursion bomb has millions), keep the
@@ -283,7 +289,7 @@ def _classify(exc: BaseException, sources: dict[str, str], as_limit: int = 0) ->
         truncated = tb is not None
         tb = None
         exc.__traceback__ = None
-    except BaseException:  # noqa: BLE001
+    except BaseException:
         truncated = False
     if len(frames) > 10:
         frames = frames[:4] + [None] + frames[-6:]
@@ -306,7 +312,7 @@ def _classify(exc: BaseException, sources: dict[str, str], as_limit: int = 0) ->
         import traceback
 
         head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    except BaseException:  # noqa: BLE001 — a hostile __str__
+    except BaseException:  # a hostile __str__
         head = _safe_name(exc) + " (its message could not be shown)"
     if memory:
         return "memory", (f"{head[:300] or 'MemoryError'} (memory limit reached)\n" + "\n".join(lines))[:MAX_MESSAGE_CHARS]

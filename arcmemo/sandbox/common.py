@@ -9,7 +9,6 @@ import select
 import struct
 from typing import Any
 
-
 ERROR_KINDS = ("syntax", "exception", "timeout", "memory", "invalid_output", "crash", "missing_entry")
 MAX_SIDE = 30
 MAX_SOURCE_CHARS = 500_000

@@ -1,4 +1,4 @@
-"""The parent side of the sandbox: the pool of warm workers, `Sandbox.run`, `run_on_pairs`."""
+"""The parent side of the sandbox: the pool of warm workers and `Sandbox.run`."""
 
 from __future__ import annotations
 
@@ -11,15 +11,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from arcmemo.sandbox.common import (
-    MAX_SOURCE_CHARS, DEFAULT_MAX_STDOUT, wait_readable, frame,
-)
-
-
+from arcmemo.sandbox.common import DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
 
 _WORKER_START_TIMEOUT_S = 60.0
 _BACKSTOP_GRACE_S = 10.0
@@ -44,30 +41,6 @@ class RunOutcome:
                 "message": self.message, "stdout": self.stdout}
 
 
-@dataclass(frozen=True)
-class PairsCheck:
-    """A program checked against (input, output) pairs."""
-
-    outcomes: list[RunOutcome]
-    correct: list[bool]
-    cell_accuracy: list[float]
-    passed_all: bool
-    mean_accuracy: float
-
-    @property
-    def first_failure(self) -> int | None:
-        """Index of the first pair the program got wrong, or None."""
-        for i, ok in enumerate(self.correct):
-            if not ok:
-                return i
-        return None
-
-
-
-
-
-
-
 class _WorkerGone(Exception):
     def __init__(self, message: str, exited: bool = False) -> None:
         super().__init__(message)
@@ -80,8 +53,8 @@ class _Worker:
     def __init__(self, kernel_isolation: bool = True) -> None:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the arcmemo package
         boot = (
-            "import sys; sys.path.insert(0, %r); "
-            "from arcmemo.sandbox.worker import _worker_main; _worker_main(%r)" % (root, bool(kernel_isolation))
+            f"import sys; sys.path.insert(0, {root!r}); "
+            f"from arcmemo.sandbox.worker import _worker_main; _worker_main({bool(kernel_isolation)!r})"
         )
         env = {
             "PATH": "/usr/bin:/bin",
@@ -185,9 +158,19 @@ class _Worker:
 
 
 def _plain_grid(grid: Any, where: str) -> list[list[int]]:
-    from arcmemo.tasks import validate_grid
-
-    return [list(row) for row in validate_grid(grid, where)]
+    """A grid (lists, tuples or an array) as plain lists of ints 0-9; ValueError naming `where` if not."""
+    if hasattr(grid, "tolist") and not isinstance(grid, (list, tuple)):
+        grid = grid.tolist()
+    if not isinstance(grid, (list, tuple)) or not grid or len(grid) > MAX_SIDE:
+        raise ValueError(f"{where}: expected 1-{MAX_SIDE} rows of cells")
+    rows = [list(row) if isinstance(row, (list, tuple)) else None for row in grid]
+    width = len(rows[0] or ())
+    for r, row in enumerate(rows):
+        if row is None or not 0 < len(row) == width <= MAX_SIDE:
+            raise ValueError(f"{where} row {r}: expected {width or 'a positive number of'} cells (at most {MAX_SIDE})")
+        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 9 for c in row):
+            raise ValueError(f"{where} row {r}: cells must be colours 0-9")
+    return rows
 
 
 class Sandbox:
@@ -300,7 +283,7 @@ class Sandbox:
         for w in idle:
             w.close()
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -360,64 +343,13 @@ _shared: Sandbox | None = None
 _shared_lock = threading.Lock()
 
 
-def get_sandbox() -> Sandbox:
-    """The shared process-wide pool (settings `sandbox_workers`, `sandbox_timeout_s`,
-    `sandbox_memory_mb`), closed at exit."""
+def get_sandbox(*, workers: int | None = None, timeout_s: float = 2.0, memory_mb: int = 1024) -> Sandbox:
+    """The shared process-wide pool, closed at exit. The sizes count when the pool is made
+    (the first call in a process, or after it was closed); the run layer reads them from
+    the settings and passes them in."""
     global _shared
     with _shared_lock:
         if _shared is None or _shared._closed or _shared._pid != os.getpid():
-            workers = timeout = memory = None
-            try:
-                from arcmemo.config import setting
-
-                workers = setting("sandbox_workers", None, None)
-                timeout = setting("sandbox_timeout_s", None, None)
-                memory = setting("sandbox_memory_mb", None, None)
-            except Exception:
-                pass
-            _shared = Sandbox(
-                workers=int(workers) if workers else None,
-                timeout_s=float(timeout) if timeout else 2.0,
-                memory_mb=int(memory) if memory else 1024,
-            )
+            _shared = Sandbox(workers=workers, timeout_s=timeout_s, memory_mb=memory_mb)
             atexit.register(_shared.close)
         return _shared
-
-
-def _pair_parts(pair: Any) -> tuple[Any, Any]:
-    if hasattr(pair, "input") and hasattr(pair, "output"):
-        return pair.input, pair.output
-    if isinstance(pair, dict):
-        return pair["input"], pair["output"]
-    inp, out = pair
-    return inp, out
-
-
-def run_on_pairs(sb: Sandbox, source: str, pairs: Iterable[Any], *, entry: str = "transform",
-                 modules: dict[str, str] | None = None, timeout_s: float | None = None) -> PairsCheck:
-    """Run a program on the inputs of (input, output) pairs and compare with the outputs.
-
-    `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples.
-    """
-    from arcmemo.scoring import cell_accuracy
-
-    parts = [_pair_parts(p) for p in pairs]
-    outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, timeout_s=timeout_s)
-    correct, acc = [], []
-    for (_, expected), outcome in zip(parts, outcomes):
-        expected = _plain_grid(expected, "run_on_pairs expected output")
-        if outcome.ok:
-            correct.append(outcome.output == expected)
-            acc.append(cell_accuracy(outcome.output, expected))
-        else:
-            correct.append(False)
-            acc.append(0.0)
-    return PairsCheck(
-        outcomes=outcomes,
-        correct=correct,
-        cell_accuracy=acc,
-        passed_all=bool(correct) and all(correct),
-        mean_accuracy=sum(acc) / len(acc) if acc else 0.0,
-    )
-
-

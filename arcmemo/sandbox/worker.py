@@ -9,14 +9,29 @@ import signal
 import struct
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from arcmemo.sandbox.common import (
-    ERROR_KINDS, MAX_SIDE, MAX_MESSAGE_CHARS, DEFAULT_MAX_STDOUT, PR_SET_PDEATHSIG, wait_readable, frame, keep_fds, outcome_dict,
-)
 from arcmemo.sandbox.child import _child
+from arcmemo.sandbox.common import (
+    DEFAULT_MAX_STDOUT,
+    ERROR_KINDS,
+    MAX_MESSAGE_CHARS,
+    MAX_SIDE,
+    PR_SET_PDEATHSIG,
+    frame,
+    keep_fds,
+    outcome_dict,
+    wait_readable,
+)
 
-
+# Modules programs commonly import: loaded once in the worker, inherited by every run.
+WARM_MODULES = (
+    "numpy", "numpy.ma", "numpy.random", "numpy.fft", "linecache", "traceback", "types",
+    "itertools", "collections", "functools", "copy", "random", "re", "heapq", "bisect", "string",
+    "statistics", "fractions", "dataclasses", "typing", "enum", "operator", "glob", "json",
+    "resource", "shutil", "socket", "fcntl",
+)
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWNET = 0x40000000
@@ -39,18 +54,13 @@ class _WorkerState:
 def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     import ctypes
     import gc
+    import importlib
     import tempfile
 
-    import numpy  # noqa: F401  (warm imports shared with every forked run; scipy: see _Heavy)
-    import numpy.ma, numpy.random, numpy.fft  # noqa: F401,E401  (lazy in numpy 2; np.unique loads numpy.ma)
-
-    import linecache  # noqa: F401
-    import traceback  # noqa: F401
-    import types  # noqa: F401
-    # Modules programs commonly import: loaded once here, inherited by every run.
-    import itertools, collections, functools, copy, random, re, heapq, bisect, string  # noqa: F401,E401
-    import statistics, fractions, dataclasses, typing, enum, operator, glob, json  # noqa: F401,E401
-    import resource, shutil, socket, fcntl  # noqa: F401,E401  (used by every child: import once here)
+    # Warm imports shared with every forked run (scipy: see _Heavy). numpy's submodules are
+    # lazy in numpy 2 (np.unique loads numpy.ma); `resource` and friends are used by every child.
+    for name in WARM_MODULES:
+        importlib.import_module(name)
 
     st = _WorkerState()
     try:
@@ -205,7 +215,7 @@ def _worker_main(kernel_isolation: bool = True) -> None:
     try:
         st = _worker_setup(kernel_isolation)
         heavy = _Heavy(st)  # starts importing scipy in the background
-    except BaseException as exc:  # noqa: BLE001 — tell the parent why, then give up
+    except BaseException as exc:  # tell the parent why, then give up
         import traceback
 
         send({"error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]})

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from arcmemo.core.tasks import Task
 from arcmemo.selection.relations import whole_grid_relation
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET, MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
-from arcmemo.tasks import Task
 
 CHARS_PER_TOKEN = 3.5
 TOKEN_SHARE = 0.30              # of a known context window, for the selection prompt
@@ -146,7 +146,8 @@ def describe_grids(task: Task) -> str:
     if cout - cin:
         notes.append("new colors appear in the output: " + ", ".join(COLOR_NAMES.get(c, str(c)) for c in sorted(cout - cin)))
     if cin - cout:
-        notes.append("colors removed or deleted in the output: " + ", ".join(COLOR_NAMES.get(c, str(c)) for c in sorted(cin - cout)))
+        removed = ", ".join(COLOR_NAMES.get(c, str(c)) for c in sorted(cin - cout))
+        notes.append("colors removed or deleted in the output: " + removed)
     same = [p for p in task.train if _dims(p.input) == _dims(p.output)]
     if same:
         changed = sum(

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arcmemo.abstraction.failures import previous_failures, record_failure
-from arcmemo.gridtext import format_task
+from arcmemo.core.gridtext import format_task
+from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.memory.render import render_sheet
-from arcmemo.parsing import ParseError, extract_tag
 from arcmemo.prompts import render_prompt
 from arcmemo.selection.budget import estimate_tokens
 from arcmemo.selection.conversation import ask, sum_usage

@@ -7,12 +7,13 @@ with an error string instead of an exception, so a selection never crashes a run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
-from arcmemo.parsing import ParseError, extract_fenced, parse_yaml_block
+from arcmemo.core.parsing import ParseError, extract_fenced, parse_yaml_block
 
 
 @dataclass

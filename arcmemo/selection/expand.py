@@ -10,7 +10,7 @@ shared tasks. The best `limit` candidates are added.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from arcmemo.memory.graph import build_graph, neighbours
 

@@ -7,11 +7,11 @@ only the caption and the numbered lessons, and answers with lesson numbers.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from arcmemo.gridtext import format_task
+from arcmemo.core.gridtext import format_task
+from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.memory.render import render_oe
-from arcmemo.parsing import ParseError, extract_tag
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, yaml_list_answer

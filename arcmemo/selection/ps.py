@@ -18,11 +18,12 @@ added by --expand go first); `stats["hint_dropped"]` counts them.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from arcmemo.gridtext import format_task
+from arcmemo.core.gridtext import format_task
+from arcmemo.core.parsing import ParseError
 from arcmemo.memory.render import render_ps
-from arcmemo.parsing import ParseError
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, yaml_list_answer

@@ -9,7 +9,7 @@ right concepts reach a select model that only sees part of a large library.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 Grid = tuple[tuple[int, ...], ...]
 

@@ -23,7 +23,7 @@ class SelectionSettings:
     run_id: str | None = None
     pass_index: int = 0
     record: bool = True             # store a SelectionRecord through memory.session()
-    # Additions beyond contracts.md:
+    # Less common settings:
     ps_caption: bool = False        # ps over budget: caption the puzzle (aux) for the pre-filter
     expand_limit: int = 8           # ps: at most this many neighbours added by expand
     select_params: dict = field(default_factory=dict)   # passed to llm.chat for role select
@@ -51,7 +51,7 @@ class Selection:
     fallback: bool = False          # True: the model step failed, the task gets no hint
     error: str | None = None
     usage: Any = None               # arcmemo.llm Usage (None when no model was called)
-    # Additions beyond contracts.md:
+    # What a model-based selection also reports:
     caption: str | None = None
     expanded_ids: list[int] = field(default_factory=list)   # ids added by expand (also in concept_ids)
     stats: dict = field(default_factory=dict)  # memory size, shown, compressed, prefiltered, prompt tokens

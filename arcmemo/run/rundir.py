@@ -16,8 +16,9 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 DEFAULT_RUNS_DIR = "runs"
 
@@ -35,14 +36,14 @@ class RunDir:
         self.path = Path(path)
 
     @classmethod
-    def create(cls, root: str | Path, run_id: str) -> "RunDir":
+    def create(cls, root: str | Path, run_id: str) -> RunDir:
         path = Path(root) / run_id
         path.mkdir(parents=True, exist_ok=False)
         (path / "submissions").mkdir()
         return cls(path)
 
     @classmethod
-    def find(cls, ref: str | Path, root: str | Path = DEFAULT_RUNS_DIR) -> "RunDir":
+    def find(cls, ref: str | Path, root: str | Path = DEFAULT_RUNS_DIR) -> RunDir:
         """A run by path or by id under `root`."""
         for candidate in (Path(ref), Path(root) / str(ref)):
             if (candidate / "config.json").is_file():

@@ -2,24 +2,80 @@
 pick the top-2 distinct predictions per test input, and add up usage.
 
 Ranking (best first): attempts passing every train pair, then higher mean train-cell
-accuracy, then attempts with an output for every test input, then earlier attempts. For each test input the distinct predicted grids are
-ordered by the best attempt that produced them; among grids whose best attempts rank
-equal (same pass verdict and accuracy), the one more attempts agree on comes first.
+accuracy, then attempts with an output for every test input, then earlier attempts. For
+each test input the distinct predicted grids are ordered by the best attempt that
+produced them; among grids whose best attempts rank equal (same pass verdict and
+accuracy), the one more attempts agree on comes first.
 Attempts that fail train pairs still contribute predictions when nothing better exists:
 a near miss is a better second guess than an empty slot.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
+from arcmemo.core.tasks import Grid, Task, cell_accuracy, to_lists, validate_grid
 from arcmemo.llm.client import Usage
-from arcmemo.sandbox import RunOutcome, run_on_pairs
-from arcmemo.tasks import Grid, Task
+from arcmemo.sandbox import RunOutcome
 
 if TYPE_CHECKING:
-    from arcmemo.plugins import Attempt
+    from arcmemo.solverkit.contract import Attempt
+
+@dataclass(frozen=True)
+class PairsCheck:
+    """A program checked against (input, output) pairs."""
+
+    outcomes: list[RunOutcome]
+    correct: list[bool]
+    cell_accuracy: list[float]
+    passed_all: bool
+    mean_accuracy: float
+
+    @property
+    def first_failure(self) -> int | None:
+        """Index of the first pair the program got wrong, or None."""
+        for i, ok in enumerate(self.correct):
+            if not ok:
+                return i
+        return None
+
+
+def _pair_parts(pair: Any) -> tuple[Any, Any]:
+    if hasattr(pair, "input") and hasattr(pair, "output"):
+        return pair.input, pair.output
+    if isinstance(pair, dict):
+        return pair["input"], pair["output"]
+    inp, out = pair
+    return inp, out
+
+
+def run_on_pairs(sb: Any, source: str, pairs: Iterable[Any], *, entry: str = "transform",
+                 modules: dict[str, str] | None = None, timeout_s: float | None = None) -> PairsCheck:
+    """Run a program on the inputs of (input, output) pairs and compare with the outputs.
+
+    `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples.
+    """
+    parts = [_pair_parts(p) for p in pairs]
+    outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, timeout_s=timeout_s)
+    correct, acc = [], []
+    for (_, expected), outcome in zip(parts, outcomes):
+        expected = to_lists(validate_grid(expected, "run_on_pairs expected output"))
+        if outcome.ok:
+            correct.append(outcome.output == expected)
+            acc.append(cell_accuracy(outcome.output, expected))
+        else:
+            correct.append(False)
+            acc.append(0.0)
+    return PairsCheck(
+        outcomes=outcomes,
+        correct=correct,
+        cell_accuracy=acc,
+        passed_all=bool(correct) and all(correct),
+        mean_accuracy=sum(acc) / len(acc) if acc else 0.0,
+    )
+
 
 # Errors that mean the program never got to run, so running it on test inputs is pointless.
 _NOT_RUNNABLE = {"syntax", "missing_entry"}
@@ -94,17 +150,17 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
     return run
 
 
-def _key(attempt: "Attempt") -> tuple:
+def _key(attempt: Attempt) -> tuple:
     complete = bool(attempt.test_outputs) and all(g is not None for g in attempt.test_outputs)
     return (attempt.passed_train, attempt.train_cell_accuracy, complete)
 
 
-def rank_attempts(attempts: Sequence["Attempt"]) -> list[int]:
+def rank_attempts(attempts: Sequence[Attempt]) -> list[int]:
     """Indices of `attempts`, best first (stable: ties keep their original order)."""
     return sorted(range(len(attempts)), key=lambda i: _key(attempts[i]), reverse=True)
 
 
-def select_predictions(attempts: Sequence["Attempt"], n_tests: int, k: int = 2) -> list[list[Grid]]:
+def select_predictions(attempts: Sequence[Attempt], n_tests: int, k: int = 2) -> list[list[Grid]]:
     """Per test input, up to `k` distinct predicted grids, best first (see module doc)."""
     order = rank_attempts(attempts)
     predictions: list[list[Grid]] = []

@@ -6,16 +6,28 @@ apart from the CLI so the CLI stays parsing and printing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
-from arcmemo.config import db_url
+from arcmemo.core.settings import as_number, db_url, setting
 from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.memory.store import Memory
-from arcmemo.plugins import load_solver
-from arcmemo.rundir import RunDir
-from arcmemo.runner import REDACTED, RunConfig, Runner, memory_url_for_record, new_runner, resume_runner
+from arcmemo.run.rundir import RunDir
+from arcmemo.run.runner import REDACTED, RunConfig, Runner, memory_url_for_record, new_runner, resume_runner
 from arcmemo.sandbox import get_sandbox
+from arcmemo.solverkit import load_solver
+
+
+def shared_sandbox():
+    """The process's sandbox pool, sized by the settings `sandbox_workers`, `sandbox_timeout_s`
+    and `sandbox_memory_mb`."""
+    workers = setting("sandbox_workers", None, None)
+    return get_sandbox(
+        workers=as_number(workers, "sandbox_workers", int, 1) if workers else None,
+        timeout_s=as_number(setting("sandbox_timeout_s", None, 2.0), "sandbox_timeout_s", float, 0.01),
+        memory_mb=as_number(setting("sandbox_memory_mb", None, 1024), "sandbox_memory_mb", int, 16),
+    )
 
 
 class RunSession:
@@ -24,7 +36,7 @@ class RunSession:
         self.db = db
         self.flags = dict(base_url=base_url, api_key=api_key, solver_model=solver_model, aux_model=aux_model,
                           select_model=select_model, concurrency=concurrency, cache=False if no_cache else None)
-        self.sandbox = get_sandbox()
+        self.sandbox = shared_sandbox()
         self.memory: Memory | None = None
         self.llms: list[LLM] = []
 

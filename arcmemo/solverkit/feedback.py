@@ -11,12 +11,11 @@ outputs; for test inputs the feedback can only report that the program crashed t
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from arcmemo.gridtext import dims, format_grid
-from arcmemo.plugins import ProgramRun
-from arcmemo.tasks import Grid, Task
-
+from arcmemo.core.gridtext import dims, format_grid
+from arcmemo.core.tasks import Grid, Task
+from arcmemo.solverkit.programs import ProgramRun
 
 ERROR_TEXT = {
     "syntax": "has a syntax error",

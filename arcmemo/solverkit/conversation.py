@@ -11,13 +11,14 @@ and word their feedback, which they pass in.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
+from arcmemo.core.parsing import ParseError
+from arcmemo.core.tasks import Task
 from arcmemo.llm.client import LLMError
-from arcmemo.parsing import ParseError
-from arcmemo.solving import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
-from arcmemo.tasks import Task
+from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Conversation:
     label: str = ""                  # which agent or variant this is
     messages: list[dict] = field(default_factory=list)    # what the model sees: role + content
     transcript: list[dict] = field(default_factory=list)  # the same, annotated (round, reasoning)
-    attempts: list = field(default_factory=list)          # arcmemo.plugins.Attempt, one per answer
+    attempts: list = field(default_factory=list)          # arcmemo.solverkit.Attempt, one per answer
     completions: list = field(default_factory=list)
 
     def say(self, role: str, content: str, rnd: int, reasoning: str | None = None) -> None:
@@ -84,7 +85,7 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
                    solved: asyncio.Event | None = None) -> None:
     """Run one conversation to a program that passes, or until `retries` feedback rounds are
     used. `solved`, shared by parallel conversations, stops this one before its next round."""
-    from arcmemo.plugins import Attempt
+    from arcmemo.solverkit.contract import Attempt
 
     n_train, n_test = len(task.train), len(task.test_inputs)
 
@@ -130,7 +131,7 @@ def solve_result(task: Task, conversations: Sequence[Conversation], *, solver: s
     """The SolveResult of a set of conversations: every attempt, ranked into the top-2 predictions
     per test input, and the trace of the best attempt (its reasoning via `explain(conversation,
     attempt)`, by default the model's reasoning and answer text), with usage summed."""
-    from arcmemo.plugins import SolveResult, Trace
+    from arcmemo.solverkit.contract import SolveResult, Trace
 
     attempts = [a for c in conversations for a in c.attempts]
     owners = [c for c in conversations for _ in c.attempts]

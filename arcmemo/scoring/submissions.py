@@ -1,18 +1,4 @@
-"""Scoring: oracle@k (the ArcMemo paper, appendix B), the strict score, submission files.
-
-oracle@k for one puzzle with attempts X (|X| = n) and test cases T:
-
-    score = mean over k-subsets C of X of  z(C),   z(C) = (1/|T|) * sum_t 1{some c in C solves t}
-
-Each test case is scored separately; the official ARC-AGI score is k = 2. A puzzle with
-fewer attempts than k counts what it has (k is capped at n). The mean over all k-subsets
-is computed exactly without enumerating them: for a test case solved by m of the n
-attempts, the fraction of k-subsets containing at least one solver is
-1 - C(n-m, k) / C(n, k).
-
-The strict score (the paper's "a single program must solve all test cases") uses the same
-ensemble average, but a subset earns credit only if one attempt in it solves every test
-case of the puzzle.
+"""Submission files: write and read them, and score a folder of them against answers.
 
 Submission files follow the ARC Prize benchmarking shape: `<task_id>.json` holds a list
 with one entry per test input, `{"attempt_1": {"answer": grid, "metadata": {...}},
@@ -25,32 +11,13 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from math import comb
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from arcmemo.tasks import Answers, Grid, TaskError, validate_grid
-
-OFFICIAL_K = 2
-
-
-@dataclass(frozen=True)
-class TaskScore:
-    """Scores of one puzzle; `correct[attempt][test]` is what they were computed from."""
-
-    oracle1: float
-    oracle2: float
-    strict: float
-    correct: tuple[tuple[bool, ...], ...] = ()
-
-    @property
-    def official(self) -> float:
-        return self.oracle2
-
-    def to_dict(self) -> dict:
-        return {"oracle1": self.oracle1, "oracle2": self.oracle2, "strict": self.strict,
-                "correct": [list(row) for row in self.correct]}
+from arcmemo.core.tasks import Answers, Grid, as_grid, validate_grid
+from arcmemo.scoring.scores import TaskScore, attempts_from_predictions, score_task
 
 
 @dataclass(frozen=True)
@@ -89,100 +56,6 @@ class SubmissionScore:
             "per_task": {k: v.to_dict() for k, v in self.tasks.items()},
         }
 
-
-def _check_matrix(correct: Sequence[Sequence[bool]], k: int, where: str) -> tuple[int, int]:
-    if k < 1:
-        raise ValueError(f"{where}: k must be at least 1, got {k}")
-    n = len(correct)
-    if n == 0:
-        return 0, 0
-    widths = {len(row) for row in correct}
-    if len(widths) != 1:
-        raise ValueError(f"{where}: every attempt needs one verdict per test case, got lengths {sorted(widths)}")
-    t = widths.pop()
-    if t == 0:
-        raise ValueError(f"{where}: a puzzle has at least one test case")
-    return n, t
-
-
-def _subset_hit_rate(n: int, m: int, k: int) -> float:
-    """Fraction of the k-subsets of n attempts that contain at least one of m good ones."""
-    return 1.0 - comb(n - m, k) / comb(n, k)
-
-
-def oracle_at_k(correct: Sequence[Sequence[bool]], k: int = OFFICIAL_K) -> float:
-    """oracle@k of one puzzle; `correct[attempt][test_case]`. No attempts scores 0."""
-    n, t = _check_matrix(correct, k, "oracle_at_k")
-    if n == 0:
-        return 0.0
-    kk = min(k, n)
-    total = 0.0
-    for j in range(t):
-        m = sum(1 for row in correct if row[j])
-        total += _subset_hit_rate(n, m, kk)
-    return total / t
-
-
-def strict_score(correct: Sequence[Sequence[bool]], k: int = OFFICIAL_K) -> float:
-    """Like oracle@k, but a subset counts only if one attempt in it solves every test case."""
-    n, _ = _check_matrix(correct, k, "strict_score")
-    if n == 0:
-        return 0.0
-    m = sum(1 for row in correct if all(row))
-    return _subset_hit_rate(n, m, min(k, n))
-
-
-def _as_grid(value: Any) -> Grid | None:
-    """A grid as tuple of tuples, or None when it is missing or not a valid grid."""
-    if value is None:
-        return None
-    try:
-        return validate_grid(value, "attempt")
-    except TaskError:
-        return None
-
-
-def _answer_grids(answers: Answers | Sequence[Any]) -> list[Grid]:
-    outputs = answers.test_outputs if isinstance(answers, Answers) else answers
-    name = f"task {answers.task_id}" if isinstance(answers, Answers) else "answers"
-    grids = [validate_grid(g, f"{name} test output {i}") for i, g in enumerate(outputs)]
-    if not grids:
-        raise ValueError(f"score_task: {name} has no test outputs to score against")
-    return grids
-
-
-def score_task(attempts: Sequence[Sequence[Grid | None]], answers: Answers | Sequence[Any]) -> TaskScore:
-    """Score `attempts[attempt][test_index]` (None = no prediction) against the answers.
-
-    An attempt with fewer predictions than test inputs is wrong on the missing ones.
-    """
-    truth = _answer_grids(answers)
-    correct = []
-    for attempt in attempts:
-        row = []
-        for j, expected in enumerate(truth):
-            predicted = _as_grid(attempt[j]) if j < len(attempt) else None
-            row.append(predicted is not None and predicted == expected)
-        correct.append(tuple(row))
-    return TaskScore(
-        oracle1=oracle_at_k(correct, 1),
-        oracle2=oracle_at_k(correct, 2),
-        strict=strict_score(correct, OFFICIAL_K),
-        correct=tuple(correct),
-    )
-
-
-def cell_accuracy(predicted: Any, expected: Any) -> float:
-    """Fraction of cells equal; 0.0 when the prediction is missing, invalid or a different shape."""
-    p, e = _as_grid(predicted), _as_grid(expected)
-    if p is None or e is None or len(p) != len(e) or len(p[0]) != len(e[0]):
-        return 0.0
-    cells = len(e) * len(e[0])
-    same = sum(1 for prow, erow in zip(p, e) for a, b in zip(prow, erow) if a == b)
-    return same / cells
-
-
-# -- submission files -------------------------------------------------------------------
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -254,16 +127,9 @@ def read_submission(path: str | Path) -> list[list[Grid | None]]:
             if not m:
                 continue
             answer = value.get("answer") if isinstance(value, dict) else value
-            keyed.append((int(m.group(1)), _as_grid(answer) if answer else None))
+            keyed.append((int(m.group(1)), as_grid(answer) if answer else None))
         result.append([g for _, g in sorted(keyed)])
     return result
-
-
-def attempts_from_predictions(per_test: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """Submission order (per test input: attempt_1, attempt_2, ...) -> attempts[a][test],
-    with None where an attempt has no grid for a test input."""
-    n = max((len(p) for p in per_test), default=0)
-    return [[p[a] if a < len(p) else None for p in per_test] for a in range(n)]
 
 
 def score_submission_dir(directory: str | Path, answers: Mapping[str, Answers]) -> SubmissionScore:

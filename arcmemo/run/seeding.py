@@ -19,22 +19,28 @@ from __future__ import annotations
 import re
 import sys
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from sqlmodel import select
 
 from arcmemo.abstraction.annotations import (
-    Annotation, AnnotationError, annotation_path, ingest_annotation, load_annotation,
+    Annotation,
+    AnnotationError,
+    annotation_path,
+    ingest_annotation,
+    load_annotation,
 )
 from arcmemo.abstraction.fewshot import load_examples
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
-from arcmemo.config import setting
+from arcmemo.core.settings import setting
+from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm.client import Usage
-from arcmemo.tasks import Pair, TaskError, load_tasks
+from arcmemo.run.session import shared_sandbox
+from arcmemo.solverkit.programs import run_on_pairs
 
 FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
 RUN_KIND = "seed"
@@ -127,8 +133,6 @@ def one_line(message: str) -> str:
 
 def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]]) -> str | None:
     """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure."""
-    from arcmemo.sandbox import run_on_pairs
-
     check = run_on_pairs(sandbox, seed.program, [p for _, p in pairs], entry=seed.entry,
                          modules=seed.modules or None)
     failures = [i for i, ok in enumerate(check.correct) if not ok]
@@ -301,9 +305,7 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
 
     # 1. verify everything first
     taskset = load_tasks(options.tasks)
-    from arcmemo.sandbox import get_sandbox
-
-    sandbox = get_sandbox()
+    sandbox = shared_sandbox()
     verified: list[_Verified] = []
     for path in tqdm(paths, desc="verifying", unit="file", disable=not progress, file=sys.stderr):
         try:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from arcmemo.tasks import Task
+from arcmemo.core.tasks import Task
 
 
 def format_grid(grid: Sequence[Sequence[int]]) -> str:

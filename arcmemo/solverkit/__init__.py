@@ -1,0 +1,63 @@
+"""The solver kit: everything a solver plugin may use, in one place.
+
+A solver is any class with a `name` and `solve(task, hint, ctx) -> SolveResult`,
+registered under the entry point group `arcmemo.solvers` (see `discovery.py`). Plugins
+import from this module only; what it exports is arcmemo's public plugin API:
+
+- the contract (`contract.py`): `Task`, `Hint`, `SolveContext` (the model client, the
+  sandbox and `SolverSettings`), and what a solver returns: `SolveResult`, `Attempt`,
+  `Trace`;
+- running programs (`programs.py`): `run_program` on a task's pairs in the sandbox,
+  `rank_attempts`, `select_predictions` (two distinct guesses per test input), `usage_of`;
+- the retry-with-feedback loop (`conversation.py`): `Conversation`, `Program`, `converse`,
+  `solve_result`, and the execution feedback it sends (`feedback.py`);
+- text helpers: grids and puzzles as prompt text, model-answer parsing, prompt templates.
+
+A solver never sees test outputs (`Task` has none) and never touches the store.
+"""
+
+from arcmemo.core.gridtext import dims, format_grid, format_task
+from arcmemo.core.parsing import (
+                                  ParseError,
+                                  definitions_only,
+                                  extract_code,
+                                  extract_fenced,
+                                  extract_tag,
+                                  fenced_blocks,
+                                  parse_yaml_block,
+)
+from arcmemo.core.tasks import Grid, Pair, Task, to_lists
+from arcmemo.llm.client import LLMError, Usage
+from arcmemo.prompts import Templates
+from arcmemo.sandbox import RunOutcome
+from arcmemo.solverkit.contract import Attempt, Hint, SolveContext, Solver, SolveResult, SolverSettings, Trace
+from arcmemo.solverkit.conversation import Conversation, Program, converse, solve_result
+from arcmemo.solverkit.discovery import ENTRY_POINT_GROUP, PluginError, available_solvers, describe_solvers, load_solver
+from arcmemo.solverkit.feedback import program_feedback
+from arcmemo.solverkit.programs import (
+                                  PairsCheck,
+                                  ProgramRun,
+                                  rank_attempts,
+                                  run_on_pairs,
+                                  run_program,
+                                  select_predictions,
+                                  usage_of,
+)
+
+__all__ = [
+    # the contract
+    "Solver", "SolveContext", "SolverSettings", "SolveResult", "Attempt", "Trace", "Hint",
+    "Task", "Pair", "Grid", "to_lists",
+    # discovery
+    "ENTRY_POINT_GROUP", "PluginError", "available_solvers", "describe_solvers", "load_solver",
+    # running programs
+    "ProgramRun", "PairsCheck", "RunOutcome", "run_program", "run_on_pairs", "rank_attempts",
+    "select_predictions", "usage_of",
+    # the conversation
+    "Conversation", "Program", "converse", "solve_result", "program_feedback",
+    # models
+    "LLMError", "Usage",
+    # text
+    "format_grid", "format_task", "dims", "ParseError", "definitions_only", "extract_code", "extract_fenced",
+    "extract_tag", "fenced_blocks", "parse_yaml_block", "Templates",
+]

@@ -1,0 +1,67 @@
+"""Solver discovery: every installed distribution with an entry point in the group
+`arcmemo.solvers` is a solver, found with no change to arcmemo:
+
+    [project.entry-points."arcmemo.solvers"]
+    my-solver = "my_package:MySolver"
+
+The entry point names a class (instantiated with no arguments) or a ready instance.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+from arcmemo.solverkit.contract import Solver
+
+ENTRY_POINT_GROUP = "arcmemo.solvers"
+
+
+class PluginError(LookupError):
+    """A solver could not be found or loaded; the message names it and what went wrong."""
+
+
+def available_solvers() -> dict[str, metadata.EntryPoint]:
+    """Installed solvers by name (first one wins if two distributions claim a name)."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep)
+    return dict(sorted(found.items()))
+
+
+def load_solver(name: str) -> Solver:
+    solvers = available_solvers()
+    if name not in solvers:
+        known = ", ".join(solvers) or "none installed"
+        raise PluginError(f"no solver named {name!r} (entry point group {ENTRY_POINT_GROUP!r}; "
+                          f"available: {known})")
+    ep = solvers[name]
+    try:
+        obj = ep.load()
+    except Exception as exc:  # an import failure inside a third-party package
+        raise PluginError(f"solver {name!r} ({ep.value}) failed to import: "
+                          f"{type(exc).__name__}: {exc}") from exc
+    solver = obj() if isinstance(obj, type) else obj
+    if not callable(getattr(solver, "solve", None)):
+        raise PluginError(f"solver {name!r} ({ep.value}) has no solve(task, hint, ctx) method")
+    if not getattr(solver, "name", None):
+        solver.name = name
+    return solver
+
+
+def describe_solvers(*, check: bool = True) -> list[dict]:
+    """One row per installed solver: name, entry point, distribution, and (with `check`)
+    whether it loads; a solver that fails to import is reported, not raised."""
+    rows = []
+    for name, ep in available_solvers().items():
+        dist = getattr(ep, "dist", None)
+        row = {"name": name, "entry_point": ep.value,
+               "distribution": dist.metadata["Name"] if dist is not None else None,
+               "version": dist.version if dist is not None else None}
+        if check:
+            try:
+                load_solver(name)
+                row["status"], row["error"] = "ok", None
+            except PluginError as exc:
+                row["status"], row["error"] = "error", str(exc)
+        rows.append(row)
+    return rows
