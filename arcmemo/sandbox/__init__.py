@@ -1,12 +1,13 @@
 """Isolated execution of model-written programs: a pool of warm fork-server workers.
 
-The parent process keeps a pool of *workers*: Python processes started with a clean environment that have numpy (and common stdlib modules)
-imported. Each program run is one `os.fork()` of a worker, so every run is its own
-process with its own limits and a worker is never poisoned by the code it runs. Programs
-whose source (or extra modules) mention scipy are forked instead from a second fork
-server, a child of the worker that also has scipy.ndimage imported: a process with scipy
-loaded costs about twice as much to fork, and most programs only use numpy. Layers of containment
-in the forked child, from the kernel up:
+The parent process keeps a pool of *workers*: Python processes started with a clean
+environment that have numpy (and common stdlib modules) imported. Each program run is
+one `os.fork()` of a worker, so every run is its own process with its own limits and a
+worker is never poisoned by the code it runs. Programs whose source (or extra modules)
+mention scipy are forked instead from a second fork server, a child of the worker that
+also has scipy.ndimage imported: a process with scipy loaded costs about twice as much
+to fork, and most programs only use numpy. Layers of containment in the forked child,
+from the kernel up:
 
 - its own session (a `killpg` reaches only itself), SIGKILL when its worker dies;
 - rlimits: address space (the worker's size + `memory_mb`), CPU time, no new processes
