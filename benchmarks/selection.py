@@ -76,7 +76,7 @@ def main() -> None:
         for task in tasks:
             before = len(fake.calls)
             start = time.perf_counter()
-            sel = select(task, memory, SelectionSettings(mode="ps", token_budget=args.budget, run_id="bench"), llm)
+            sel = select(task, memory, SelectionSettings(mode="ps", token_budget=args.budget), llm)
             times.append((time.perf_counter() - start) * 1000)
             if sel.fallback:
                 raise SystemExit(f"task {task.id}: unexpected fallback: {sel.error}")

@@ -26,9 +26,9 @@ def commands(group: click.Group, prefix: list[str]):
 def reference() -> str:
     runner = CliRunner()
     parts = ["# CLI reference\n", "Generated from `--help` by `python docs/generate_cli_reference.py`.\n",
-             "```\n" + runner.invoke(cli, ["--help"], terminal_width=88).output + "```\n"]
+             "```\n" + runner.invoke(cli, ["--help"], terminal_width=88, prog_name="arcmemo").output + "```\n"]
     for path, _ in commands(cli, []):
-        text = runner.invoke(cli, path + ["--help"], terminal_width=88).output
+        text = runner.invoke(cli, path + ["--help"], terminal_width=88, prog_name="arcmemo").output
         parts.append(f"## arcmemo {' '.join(path)}\n\n```\n{text}```\n")
     return "\n".join(parts)
 

@@ -9,6 +9,7 @@ import pytest
 def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("arcmemo_home")
     monkeypatch.setenv("ARCMEMO_HOME", str(home))
+    monkeypatch.setenv("ARCMEMO_RUNS_DIR", str(home / "runs"))     # never ./runs of the checkout
     for var in ("ARCMEMO_DB", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ARCMEMO_SOLVER_MODEL",
                 "ARCMEMO_AUX_MODEL", "ARCMEMO_SELECT_MODEL"):
         monkeypatch.delenv(var, raising=False)

@@ -10,10 +10,9 @@ from arcmemo.abstraction.ps import (
     DEFAULT_MEMORY_TOKENS,
     NONE_SHOWN,
     abstraction_prompt,
-    memory_tokens,
     repository_section,
 )
-from arcmemo.core.settings import ConfigError
+from arcmemo.core.settings import ConfigError, Settings
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory import data as cdata
 from arcmemo.memory.models import Concept
@@ -90,21 +89,20 @@ def test_nothing_fitting_says_so_instead_of_claiming_an_empty_memory():
 
 
 def test_the_setting(monkeypatch, tmp_path):
-    assert memory_tokens() == DEFAULT_MEMORY_TOKENS == 3000
+    assert Settings.load().abstraction_memory_tokens == DEFAULT_MEMORY_TOKENS == 3000
     monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "1200")
-    assert memory_tokens() == 1200
+    assert Settings.load().abstraction_memory_tokens == 1200
     monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "lots")
-    with pytest.raises(ConfigError, match="abstraction_memory_tokens: expected a number"):
-        memory_tokens()
+    with pytest.raises(ConfigError, match="abstraction_memory_tokens .*: expected an integer >= 500, got 'lots'"):
+        Settings.load()
     monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "100")
-    with pytest.raises(ConfigError, match="must be >= 500"):
-        memory_tokens()
+    with pytest.raises(ConfigError, match="expected an integer >= 500, got '100'"):
+        Settings.load()
 
 
 def test_write_ps_on_a_large_memory(tmp_path, monkeypatch, fake_model, fake_llm):
     """End to end: the configured budget holds, the relevant concept is offered, and a name
     the model was not shown still merges into the stored concept rather than duplicating it."""
-    monkeypatch.setenv("ARCMEMO_ABSTRACTION_MEMORY_TOKENS", "1500")
     memory = Memory(tmp_path / "m.db")
     synthetic = synthetic_concepts(1999)
     memory.merge_many([(d, None) for d in synthetic + [NEEDLE]], actor="t")
@@ -119,7 +117,7 @@ def test_write_ps_on_a_large_memory(tmp_path, monkeypatch, fake_model, fake_llm)
                                     "  cues: [each pixel becomes a square block]\n"
                                     f"- name: {unshown}\n```")
     result = write_ps(memory, fake_llm, SolutionInput(task, CODE, pseudocode=PSEUDOCODE, summary=SUMMARY),
-                      examples=[])
+                      examples=[], memory_tokens=1500)
     assert not result.failed, result.error
     [call] = fake_model.calls_for("ps_abstract")
     part = repository_part(call.prompt)

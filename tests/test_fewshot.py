@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arcmemo.abstraction import fewshot
-from arcmemo.core.settings import ConfigError
+from arcmemo.core.settings import ConfigError, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -61,10 +61,12 @@ def test_the_seeds_dir_setting_comes_first(monkeypatch, tmp_path):
     for suffix in (".py", ".yaml"):
         shutil.copy(SEEDS / f"0d3d703e{suffix}", tmp_path)
     monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path))
-    assert [e.task_id for e in fewshot.load_examples()] == ["0d3d703e"]
+    configured = Settings.load().seeds_dir
+    assert fewshot.default_seeds_dir(configured) == tmp_path
+    assert [e.task_id for e in fewshot.load_examples(fewshot.default_seeds_dir(configured))] == ["0d3d703e"]
     monkeypatch.setenv("ARCMEMO_SEEDS_DIR", str(tmp_path / "missing"))
-    with pytest.raises(ConfigError, match="seeds_dir: .*missing is not a directory"):
-        fewshot.load_examples()                               # as configured: an error, no fallback
+    with pytest.raises(ConfigError, match="seeds_dir .*: expected an existing directory, got '.*missing'"):
+        Settings.load()                                       # as configured: an error, no fallback
 
 
 @pytest.mark.slow

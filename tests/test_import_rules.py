@@ -46,7 +46,6 @@ PENDING = {
     "arcmemo/abstraction/failures.py -> sqlmodel",
     "arcmemo/run/runner.py -> sqlmodel",
     "arcmemo/run/seeding.py -> sqlmodel",
-    "arcmemo/selection/record.py -> sqlmodel",
     "arcmemo/cli/concepts.py -> sqlalchemy.exc",
 }
 

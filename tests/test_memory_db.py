@@ -13,8 +13,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arcmemo.cli import cli
+from arcmemo.core.settings import Settings
 from arcmemo.memory.store import Memory
 from arcmemo.run.seeding import SeedOptions, run_seed
+from arcmemo.run.session import RunSession
 
 ROOT = Path(__file__).resolve().parents[1]
 REBUILD = "rm -f memory.db && arcmemo seed seeds/ --db memory.db --annotations-only"
@@ -33,8 +35,9 @@ def test_memory_db_is_built_from_the_annotated_seeds(tmp_path):
     shutil.copy(committed, copy)
 
     rebuilt = tmp_path / "rebuilt.db"
-    summary = run_seed(SeedOptions(directory=ROOT / "seeds", db=str(rebuilt), annotations_only=True),
-                       progress=False)
+    session = RunSession(Settings.load(db=str(rebuilt), runs_dir=str(tmp_path / "runs")))
+    summary = run_seed(SeedOptions(directory=ROOT / "seeds", annotations_only=True), session)
+    session.close()
     assert summary.failed == 0 and summary.write_failures == 0, summary.problems
     assert summary.usage.calls == 0
 

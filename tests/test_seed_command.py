@@ -80,9 +80,10 @@ def test_check_reports_failing_pairs_and_writes_nothing(tmp_path):
     (directory / "0d3d703e.py").write_text(broken)
     (directory / "3c9b0459.py").write_text("def transform(grid):\n    raise ValueError('boom')\n")
     (directory / "ffffffff.py").write_text("def transform(grid):\n    return grid\n")
+    (directory / "helpers.py").write_text("X = 1\n")
     db = tmp_path / "memory.db"
     result = invoke(directory, "--check", "--db", db)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output                # a failing seed fails the check (CI)
     rows = table(result.stdout)
     assert (rows["files"], rows["verified"], rows["failed"]) == ("4", "1", "3")
     assert "concepts added" not in rows and "nothing written" in result.stdout
@@ -90,7 +91,13 @@ def test_check_reports_failing_pairs_and_writes_nothing(tmp_path):
     assert re.search(r"0d3d703e\.py: (train|test)\[\d\] wrong output \(\d+ of \d+ cells differ\)", errors), errors
     assert re.search(r"3c9b0459\.py: train\[0\] exception: .*boom", errors), errors
     assert "ffffffff.py: no ARC task ffffffff" in errors
-    assert not db.exists()
+    assert "skipped 1 .py file(s) whose name is not an ARC task id: helpers.py" in errors
+    assert "3 seed(s) failed verification" in errors
+    for line in errors.splitlines():                          # every problem on a line of its own
+        assert line.count(".py: ") <= 1, line
+    assert not db.exists() and not (tmp_path / "runs").exists()
+    ok = invoke(seed_dir(tmp_path, ["05f2a901"], name="good"), "--check")
+    assert ok.exit_code == 0, ok.output
 
 
 def test_annotated_seeds_ingest_without_model_and_twice_adds_nothing(tmp_path):
@@ -173,7 +180,7 @@ def test_malformed_answers_are_counted_and_retried_next_run(tmp_path, fake_model
     directory = seed_dir(tmp_path, [PLAIN])
     db = tmp_path / "memory.db"
     result = invoke(directory, "--db", db, "--model", "fake", "--format", "ps")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output                # a seed that could not be written fails the run
     rows = table(result.stdout)
     assert rows["write failures"] == "1" and rows["concepts added"] == "0" and rows["model calls"] == "3"
     assert "ps write failed" in result.stderr

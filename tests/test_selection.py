@@ -1,4 +1,5 @@
-"""Selection (memory read): ps, oe, the baselines, recording, fallback, hint == rendered subset."""
+"""Selection (memory read): ps, oe, the baselines, fallback, hint == rendered subset; a pure step that
+writes nothing (the run layer records what it offered, `run/records.py`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from sqlmodel import select as sql_select
 
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.client import LLMError
-from arcmemo.memory.models import SelectionRecord, WriteFailure
+from arcmemo.memory.models import WriteFailure
 from arcmemo.memory.render import render_oe, render_ps, render_sheet
 from arcmemo.memory.store import Memory
+from arcmemo.run.records import concept_names, selection_record
 from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
 
 ACTOR = "test"
@@ -68,9 +70,9 @@ def ps_by_name(memory, *names):
     return [memory.get(n) for n in names]
 
 
-def records(memory):
-    with memory.session() as session:
-        return list(session.exec(sql_select(SelectionRecord).order_by(SelectionRecord.id)))
+def record(memory, task_id, pass_index, sel):
+    """The run layer's record of a selection (a line of the run's selections.jsonl)."""
+    return selection_record(task_id, pass_index, sel, concept_names(memory))
 
 
 def yaml_reply(*items, preface="Thinking about the cues first."):
@@ -82,7 +84,7 @@ def yaml_reply(*items, preface="Thinking about the cues first."):
 
 def test_ps_selects_by_name_and_hint_is_the_rendered_subset(memory, fake_model, fake_llm):
     fake_model.queue("select_ps", yaml_reply("Recolor_Object", "  extract objects  ", "teleport pixels"))
-    sel = select(make_task(), memory, SelectionSettings(mode="ps", run_id="r1"), fake_llm)
+    sel = select(make_task(), memory, SelectionSettings(mode="ps"), fake_llm)
 
     chosen = ps_by_name(memory, "recolor object", "extract objects")
     assert not sel.fallback and sel.error is None
@@ -126,7 +128,7 @@ def test_ps_hint_includes_types_referenced_by_subtype_and_by_other_types(tmp_pat
 
 def test_ps_accepts_name_with_reason_and_concept_mappings(memory, fake_model, fake_llm):
     fake_model.queue("select_ps", "```yaml\n- split grid: the grey lines divide it\n- concept: draw line\n```")
-    sel = select(make_task(), memory, SelectionSettings(mode="ps", record=False), fake_llm)
+    sel = select(make_task(), memory, SelectionSettings(mode="ps"), fake_llm)
     assert sorted(sel.concept_ids) == sorted(c.id for c in ps_by_name(memory, "split grid", "draw line"))
     assert sel.unmatched == []
 
@@ -151,19 +153,19 @@ def test_ps_malformed_answer_is_retried_once_with_the_error(memory, fake_model, 
 
 def test_ps_two_malformed_answers_fall_back_to_no_hint_and_are_recorded(memory, fake_model, fake_llm):
     fake_model.queue("select_ps", "```yaml\nconcepts: {a: 1}\n```", "```yaml\nchosen:\n  - [unclosed\n```")
-    sel = select(make_task(), memory, SelectionSettings(mode="ps", run_id="r9", pass_index=1), fake_llm)
+    sel = select(make_task(), memory, SelectionSettings(mode="ps", pass_index=1), fake_llm)
     assert sel.fallback and sel.hint == "" and sel.concept_ids == []
     assert "select_ps" in sel.error and "not valid YAML" in sel.error
-    (rec,) = records(memory)
-    assert rec.fallback and rec.error == sel.error and rec.run_id == "r9" and rec.pass_index == 1
-    assert rec.hint == "" and rec.usage["calls"] == 2
+    rec = record(memory, "abc123", 1, sel)
+    assert rec["fallback"] and rec["error"] == sel.error and rec["pass_index"] == 1
+    assert rec["hint"] == "" and rec["usage"]["calls"] == 2
 
 
 def test_ps_model_error_falls_back_without_raising(memory, fake_model, fake_llm):
     fake_model.queue("select_ps", LLMError("endpoint says no"))
     sel = select(make_task(), memory, SelectionSettings(mode="ps"), fake_llm)
     assert sel.fallback and "endpoint says no" in sel.error and sel.hint == ""
-    assert records(memory)[0].fallback
+    assert record(memory, "abc123", 0, sel)["fallback"]
 
 
 def test_ps_on_empty_memory_needs_no_model_call(tmp_path, fake_model, fake_llm):
@@ -172,20 +174,50 @@ def test_ps_on_empty_memory_needs_no_model_call(tmp_path, fake_model, fake_llm):
     assert sel.hint == "" and not sel.fallback and fake_model.calls == []
 
 
-def test_selection_is_recorded_with_run_task_and_pass(memory, fake_model, fake_llm):
+def test_selection_record_holds_task_pass_and_the_names_offered(memory, fake_model, fake_llm):
     fake_model.queue("select_ps", yaml_reply("draw line", "nope"))
-    sel = select(make_task("t42"), memory, SelectionSettings(mode="ps", run_id="run-1", pass_index=2), fake_llm)
-    (rec,) = records(memory)
-    assert (rec.run_id, rec.task_id, rec.pass_index, rec.mode) == ("run-1", "t42", 2, "ps")
-    assert rec.concept_ids == sel.concept_ids and rec.hint == sel.hint
-    assert rec.unmatched == ["nope"] and not rec.fallback and rec.reasoning == sel.reasoning
-    assert rec.usage["calls"] == 1 and rec.usage["prompt_tokens"] > 0
+    sel = select(make_task("t42"), memory, SelectionSettings(mode="ps", pass_index=2), fake_llm)
+    rec = record(memory, "t42", 2, sel)
+    assert (rec["task_id"], rec["pass_index"], rec["mode"]) == ("t42", 2, "ps")
+    assert rec["concept_ids"] == sel.concept_ids and rec["hint"] == sel.hint and rec["concepts"] == ["draw line"]
+    assert rec["unmatched"] == ["nope"] and not rec["fallback"] and rec["reasoning"] == sel.reasoning
+    assert rec["usage"]["calls"] == 1 and rec["usage"]["prompt_tokens"] > 0
 
 
-def test_record_false_stores_nothing(memory, fake_model, fake_llm):
+@pytest.mark.parametrize("mode", ["ps", "oe", "none", "all", "cheatsheet"])
+def test_selection_writes_nothing_to_the_memory(tmp_path, memory, fake_model, fake_llm, mode):
     fake_model.queue("select_ps", yaml_reply("draw line"))
-    select(make_task(), memory, SelectionSettings(mode="ps", record=False), fake_llm)
-    assert records(memory) == []
+    fake_model.queue("caption", CAPTION)
+    fake_model.queue("select_oe", "```yaml\n- 1\n```")
+    path = tmp_path / "memory.db"
+    memory.close()
+    before = path.read_bytes()
+    with Memory(path) as reopened:
+        sel = select(make_task(), reopened, SelectionSettings(mode=mode), fake_llm)
+    assert path.read_bytes() == before and not sel.fallback
+    assert not any(p.name.endswith(("-wal", "-journal")) and p.stat().st_size for p in tmp_path.iterdir())
+
+
+def test_ps_asks_again_with_the_names_when_it_named_nothing_in_memory(memory, fake_model, fake_llm):
+    fake_model.queue("select_ps", yaml_reply("object predicate", "grid manipulation routines"),
+                     yaml_reply("draw line"))
+    sel = select(make_task(), memory, SelectionSettings(mode="ps"), fake_llm)
+    assert sel.concept_ids == [memory.get("draw line").id] and not sel.fallback
+    assert sel.stats["asked_again"] == {"unmatched": ["object predicate", "grid manipulation routines"],
+                                        "error": None, "matched": 1}
+    assert sel.unmatched == ["object predicate", "grid manipulation routines"] and sel.usage.calls == 2
+    first, second = fake_model.calls_for("select_ps")
+    plain = second.prompt
+    assert "'object predicate', 'grid manipulation routines'" in plain and "are not the name of any" in plain
+    assert all(f"\n- {c.name}\n" in plain for c in memory.list("ps"))
+    cue = "objects keep their shape but change colour"
+    assert cue in first.prompt and cue not in plain               # names only, nothing else of the library
+
+
+def test_ps_an_empty_answer_is_not_asked_again(memory, fake_model, fake_llm):
+    fake_model.queue("select_ps", yaml_reply())
+    sel = select(make_task(), memory, SelectionSettings(mode="ps"), fake_llm)
+    assert "asked_again" not in sel.stats and len(fake_model.calls_for("select_ps")) == 1
 
 
 def test_model_modes_need_an_llm(memory):
@@ -207,7 +239,7 @@ CAPTION = ("<observations>\n- small objects on black\n- outputs keep shapes, col
 def test_oe_captions_then_picks_top_k_numbers(memory, fake_model, fake_llm):
     fake_model.queue("caption", CAPTION)
     fake_model.queue("select_oe", "```yaml\n- 2\n- '#3'\n- 99\n- 2\n- 1\n```")
-    sel = select(make_task(), memory, SelectionSettings(mode="oe", top_k=2, run_id="r"), fake_llm)
+    sel = select(make_task(), memory, SelectionSettings(mode="oe", top_k=2), fake_llm)
     lessons = memory.list(format="oe")
     assert sel.concept_ids == [lessons[1].id, lessons[2].id]          # model order, cut at top_k
     assert sel.hint == render_oe([lessons[1], lessons[2]])
@@ -223,7 +255,7 @@ def test_oe_captions_then_picks_top_k_numbers(memory, fake_model, fake_llm):
     assert render_oe(lessons) in pick.prompt and "small objects on black" in pick.prompt
     assert "at most 2 lessons" in pick.prompt
     assert "Example 1 input" not in pick.prompt                   # the caption stands in for the grids
-    assert records(memory)[0].mode == "oe"
+    assert record(memory, "abc123", 0, sel)["mode"] == "oe"
 
 
 def test_oe_caption_missing_section_retried_then_fallback(memory, fake_model, fake_llm):
@@ -246,7 +278,7 @@ def test_oe_non_numbers_are_retried(memory, fake_model, fake_llm):
 def test_none_gives_an_empty_hint_without_model(memory, fake_model, fake_llm):
     sel = select(make_task(), memory, SelectionSettings(mode="none"), fake_llm)
     assert sel == Selection(mode="none") and fake_model.calls == []
-    assert records(memory)[0].mode == "none"
+    assert record(memory, "abc123", 0, sel)["mode"] == "none"
 
 
 def test_all_renders_the_whole_memory_without_model(memory, fake_model):
@@ -260,7 +292,7 @@ def test_all_on_oe_only_memory_renders_lessons(tmp_path):
     mem = Memory(tmp_path / "oe.db")
     for data in LESSONS:
         mem.add(data, actor=ACTOR)
-    sel = select(make_task(), mem, SelectionSettings(mode="all", record=False))
+    sel = select(make_task(), mem, SelectionSettings(mode="all"))
     assert sel.hint == render_oe(mem.list(format="oe"))
 
 
@@ -269,8 +301,8 @@ def test_all_shows_the_memory_format_asked_for(tmp_path):
     for data in LESSONS:
         mem.add(data, actor=ACTOR)
     mem.add({"format": "ps", "name": "flip grid", "kind": "routine"}, actor=ACTOR)
-    oe = select(make_task(), mem, SelectionSettings(mode="all", memory_format="oe", record=False))
-    ps = select(make_task(), mem, SelectionSettings(mode="all", memory_format="ps", record=False))
+    oe = select(make_task(), mem, SelectionSettings(mode="all", memory_format="oe"))
+    ps = select(make_task(), mem, SelectionSettings(mode="all", memory_format="ps"))
     assert oe.hint == render_oe(mem.list(format="oe")) and "flip grid" not in oe.hint
     assert ps.hint == render_ps(mem.list(format="ps"), mem.custom_types())
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -42,12 +44,17 @@ def test_select_ps_prints_concepts_unmatched_and_hint(setup, fake_model):
     assert "unmatched: 'warp space'" in out
     assert "- concept: recolor object" in out.split("--- hint ---")[1]
     assert "draw line" not in out
-    mem = Memory(db)
-    with mem.session() as session:
-        from sqlmodel import select as q
+    runs = Path(os.environ["ARCMEMO_RUNS_DIR"])
+    assert not runs.exists()                                        # not recorded by default
 
-        from arcmemo.memory.models import SelectionRecord
-        assert session.exec(q(SelectionRecord)).all() == []        # not recorded by default
+
+def test_select_leaves_the_memory_file_as_it_was(setup, fake_model):
+    task_file, db = setup
+    before = Path(db).read_bytes()
+    fake_model.queue("select_ps", "```yaml\n- recolor object\n```")
+    result = CliRunner().invoke(cli, ["select", task_file, "--db", db, "--record"])
+    assert result.exit_code == 0, result.output
+    assert Path(db).read_bytes() == before
 
 
 def test_select_json_and_record(setup, fake_model):
@@ -57,12 +64,13 @@ def test_select_json_and_record(setup, fake_model):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert [c["name"] for c in data["concepts"]] == ["draw line"] and data["fallback"] is False
-    from sqlmodel import select as q
+    from arcmemo.run.rundir import RunDir
 
-    from arcmemo.memory.models import SelectionRecord
-    with Memory(db).session() as session:
-        (rec,) = session.exec(q(SelectionRecord)).all()
-    assert rec.run_id == "dbg" and rec.task_id == "cafe0001"
+    rundir = RunDir.find("dbg", os.environ["ARCMEMO_RUNS_DIR"])      # recorded with the run, not in memory
+    (rec,) = rundir.selections()
+    assert rundir.run_id == "dbg" and rec["task_id"] == "cafe0001" and rec["concepts"] == ["draw line"]
+    listed = CliRunner().invoke(cli, ["runs", "selections", "dbg", "--json"])
+    assert json.loads(listed.output)[0]["concepts"] == ["draw line"]
 
 
 def test_select_all_and_none_need_no_model(setup, fake_model):

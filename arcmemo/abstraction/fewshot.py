@@ -5,8 +5,8 @@ code -> pseudocode + summary -> PS concepts, and the lessons for OE. The prompts
 shortest few (deterministic choice, never the task being written).
 
 Where the examples come from, first match wins:
-1. the `seeds_dir` setting (ARCMEMO_SEEDS_DIR, config `seeds_dir`), read as it is (a
-   configured directory that does not exist is a ConfigError);
+1. the directory the caller names (the run layer passes the `seeds_dir` setting,
+   ARCMEMO_SEEDS_DIR or config `seeds_dir`, checked when the settings are loaded);
 2. `seeds/` of the source checkout, when arcmemo runs from one, so an edited seed shows
    up at once;
 3. the packaged copy `arcmemo/data/fewshot_examples.yaml`, so an install from a wheel
@@ -22,8 +22,6 @@ from importlib import resources
 from pathlib import Path
 
 import yaml
-
-from arcmemo.core.settings import ConfigError, setting
 
 
 @dataclass(frozen=True)
@@ -46,16 +44,10 @@ def checkout_seeds_dir() -> Path | None:
     return seeds if (root / "pyproject.toml").is_file() and seeds.is_dir() else None
 
 
-def default_seeds_dir() -> Path | None:
-    """The `seeds_dir` setting, else the checkout's seeds/, else None (the packaged copy).
-    A configured directory that does not exist is a ConfigError, not an empty set of examples."""
-    configured = setting("seeds_dir")
-    if configured:
-        if not Path(configured).is_dir():
-            raise ConfigError(f"setting seeds_dir: {configured} is not a directory "
-                              "(unset it to use the examples that ship with arcmemo)")
-        return Path(configured)
-    return checkout_seeds_dir()
+def default_seeds_dir(configured: str | Path | None = None) -> Path | None:
+    """Where the examples come from: `configured` (the `seeds_dir` setting), else the checkout's
+    seeds/, else None (the packaged copy)."""
+    return Path(configured) if configured else checkout_seeds_dir()
 
 
 def _dump(value) -> str:

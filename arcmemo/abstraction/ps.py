@@ -6,8 +6,8 @@ as worked examples. Concepts merge into the store by exact name (a name differin
 in case or spacing from an existing one is taken as that one), all of a task's writes
 in one transaction; `name := definition` typings become custom types.
 
-The memory shown is held to the `abstraction_memory_tokens` setting (estimated tokens,
-default 3,000; ARCMEMO_ABSTRACTION_MEMORY_TOKENS or config `abstraction_memory_tokens`).
+The memory shown is held to `memory_tokens` estimated tokens (default 3,000; the run
+layer passes the `abstraction_memory_tokens` setting).
 A memory that fits is shown whole. A larger one (a long continual run, an imported
 memory) is narrowed to the concepts whose words best match the solution's summary,
 pseudocode and code, with the custom types they use, as many as fit; the prompt then
@@ -25,7 +25,6 @@ from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
 from arcmemo.core.parsing import ParseError, parse_yaml_block
-from arcmemo.core.settings import as_number, setting
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
@@ -36,9 +35,7 @@ STEP = "ps_abstract"
 STORE_STEP = "ps_store"
 EMPTY_REPOSITORY = "(empty: no concepts recorded yet)"
 NONE_SHOWN = "(none: not even one concept fits in the space given to this list)"
-MEMORY_TOKENS = "abstraction_memory_tokens"
 DEFAULT_MEMORY_TOKENS = 3000
-MIN_MEMORY_TOKENS = 500
 
 
 def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], dict[str, str]]:
@@ -55,11 +52,6 @@ def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], di
         except ConceptDataError as exc:
             raise ParseError(f"concepts[{i}] ({concept['name']!r}): {exc}") from None
     return concepts, types
-
-
-def memory_tokens() -> int:
-    """The `abstraction_memory_tokens` setting: estimated tokens for the memory in the prompt."""
-    return as_number(setting(MEMORY_TOKENS, None, DEFAULT_MEMORY_TOKENS), MEMORY_TOKENS, int, MIN_MEMORY_TOKENS)
 
 
 def repository_section(concepts: list, custom_types: dict[str, str], query: str, limit: int) -> tuple[str, str]:
@@ -86,10 +78,9 @@ def repository_section(concepts: list, custom_types: dict[str, str], query: str,
 
 def abstraction_prompt(concepts: list, custom_types: dict[str, str], summary: str, pseudocode: str,
                        examples: list[fewshot.Example], task_id: str, n: int = 2, *, code: str = "",
-                       limit: int | None = None) -> str:
-    """The ps_abstract prompt; the memory part held to `limit` (default: the setting), see the module docstring."""
-    note, repository = repository_section(concepts, custom_types, "\n".join((summary, pseudocode, code)),
-                                          memory_tokens() if limit is None else limit)
+                       limit: int = DEFAULT_MEMORY_TOKENS) -> str:
+    """The ps_abstract prompt; the memory part held to `limit` estimated tokens (module docstring)."""
+    note, repository = repository_section(concepts, custom_types, "\n".join((summary, pseudocode, code)), limit)
     return render_prompt(
         "ps_abstract",
         examples=fewshot.concept_examples(examples, exclude=task_id, n=n),
@@ -101,9 +92,11 @@ def abstraction_prompt(concepts: list, custom_types: dict[str, str], summary: st
 
 
 def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
-             examples: list[fewshot.Example] | None = None) -> WriteResult:
-    """Abstract one verified solution into PS concepts. Never raises for model trouble:
-    a failure is recorded (WriteFailure with the raw answer) and returned as failed."""
+             examples: list[fewshot.Example] | None = None,
+             memory_tokens: int = DEFAULT_MEMORY_TOKENS) -> WriteResult:
+    """Abstract one verified solution into PS concepts, showing at most `memory_tokens` of the
+    memory. Never raises for model trouble: a failure is recorded (WriteFailure with the raw
+    answer) and returned as failed."""
     job = WriteJob.start(memory, llm, solution, run_id=run_id, examples=examples,
                          steps=(PSEUDOCODE_STEP, STEP, STORE_STEP))
     try:
@@ -114,7 +107,7 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
         stored = memory.list("ps")
         existing = [c.name for c in stored]
         prompt = abstraction_prompt(stored, memory.custom_types(), summary, pseudocode, job.examples, job.task_id,
-                                    fewshot.example_count(llm), code=solution.code)
+                                    fewshot.example_count(llm), code=solution.code, limit=memory_tokens)
         concepts, types = job.ask(prompt, lambda text: parse_concepts(text, existing), step=STEP)
     except StepFailed as exc:
         return job.failed(exc)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import echo_json, user_errors
+from arcmemo.cli.common import AtLeast, UserError, echo_json, user_errors
+
+USAGE_GROUPS = ("model", "role", "step", "task_id", "run_id", "endpoint")   # what CallLog.usage groups by
 
 
 def log_option(fn):
@@ -24,7 +26,7 @@ def _open(log_path, *, required: bool = False):
     path = Path(log_path) if log_path else default_path()
     if not path.exists():
         if required:
-            raise FileNotFoundError(f"no call log at {path} (no model calls made yet?)")
+            raise UserError(f"no call log at {path} (no model calls made yet?)")
         return None
     return CallLog(path)
 
@@ -44,7 +46,7 @@ def calls() -> None:
 @click.option("--step", default=None, help="Only this prompt step (solve, select_ps, ...).")
 @click.option("--model", default=None, help="Only this model.")
 @click.option("--errors", is_flag=True, help="Only failed calls.")
-@click.option("--limit", type=int, default=50, show_default=True, help="Newest N calls (0 = all).")
+@click.option("--limit", type=AtLeast(0), default=50, show_default=True, help="Newest N calls (0 = all).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @log_option
 @user_errors
@@ -73,7 +75,7 @@ def list_calls(run_id, task_id, step, model, errors, limit, as_json, log_path) -
 
 
 @calls.command("show")
-@click.argument("call_id", type=int)
+@click.argument("call_id", type=AtLeast(1))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @log_option
 @user_errors
@@ -82,7 +84,7 @@ def show_call(call_id, as_json, log_path) -> None:
     with _open(log_path, required=True) as log:
         record = log.get(call_id)
     if record is None:
-        raise LookupError(f"no call with id {call_id}")
+        raise UserError(f"no call with id {call_id}")
     data = record.to_dict(full=True)
     if as_json:
         echo_json(data)
@@ -122,6 +124,9 @@ def show_call(call_id, as_json, log_path) -> None:
 def usage(run_id, group_by, as_json, log_path) -> None:
     """Calls, cache hits, errors, tokens and cost, per group. Cache hits cost nothing."""
     groups = tuple(g.strip() for g in group_by.split(",") if g.strip())
+    unknown = sorted(set(groups) - set(USAGE_GROUPS))
+    if unknown:
+        raise UserError(f"--by: cannot group by {unknown}; choose from {', '.join(USAGE_GROUPS)}")
     log = _open(log_path)
     if log is None:
         echo_json([]) if as_json else click.echo("no calls logged yet")

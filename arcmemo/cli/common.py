@@ -1,9 +1,20 @@
-"""Shared CLI plumbing: user errors to stderr with exit code 1, no tracebacks; JSON output."""
+"""Shared CLI plumbing: the error rule, range-checked numeric options, common options, JSON output.
+
+The error rule, for every command (the root group applies it, `user_errors` too):
+- a user error (bad input, a bad setting, a missing or unreadable file, an unknown name,
+  an unreachable endpoint) is one or two lines on stderr naming what and where, exit 1,
+  no traceback. User errors are the exception types listed in USER_ERROR_TYPES (and
+  `UserError`), nothing broader: a KeyError or ValueError from arcmemo's own code is a
+  bug and keeps its traceback;
+- a numeric option is checked by click before the command runs (`AtLeast`, `FloatAtLeast`),
+  so a bad value never gets as far as a run directory, a database write or a model start.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -14,8 +25,45 @@ class UserError(click.ClickException):
     """An error caused by the user's input; printed as one line, exit code 1."""
 
 
-# Exception types that mean "bad input", printed without a traceback. Modules append theirs.
-USER_ERRORS: list[type[BaseException]] = [ValueError, FileNotFoundError, KeyError, LookupError]
+# (module, class name) of arcmemo's exceptions that mean "the input is wrong", looked up in the
+# modules already imported (an exception can only come from a loaded module), so listing them
+# costs no start-up time.
+USER_ERROR_TYPES: list[tuple[str, str]] = [
+    ("arcmemo.core.settings", "ConfigError"),
+    ("arcmemo.core.tasks", "TaskError"),
+    ("arcmemo.run.rundir", "RunDirError"),
+    ("arcmemo.abstraction.seedfile", "SeedError"),
+    ("arcmemo.abstraction.annotations", "AnnotationError"),
+    ("arcmemo.solverkit.discovery", "PluginError"),
+    ("arcmemo.llm.backend", "LLMError"),            # includes the endpoint's refusals (EndpointFatal)
+    ("arcmemo.llm.local", "LocalModelError"),
+    ("arcmemo.memory.data", "ConceptDataError"),
+    ("arcmemo.memory.io", "MemoryImportError"),
+    ("arcmemo.memory", "StoreError"),
+    ("arcmemo.memory.errors", "StoreError"),
+]
+# Exception types a command module adds (kept for the command modules that extend it).
+USER_ERRORS: list[type[BaseException]] = []
+
+
+def user_error_types() -> tuple[type[BaseException], ...]:
+    found = list(USER_ERRORS)
+    for module, name in USER_ERROR_TYPES:
+        kind = getattr(sys.modules.get(module), name, None)
+        if isinstance(kind, type) and issubclass(kind, BaseException):
+            found.append(kind)
+    return tuple(found)
+
+
+def as_user_error(exc: BaseException) -> UserError | None:
+    """The one-line UserError for a user-facing exception, None for anything else (a bug)."""
+    if isinstance(exc, click.ClickException):
+        return None
+    if isinstance(exc, OSError) and exc.filename is not None and not isinstance(exc, click.ClickException):
+        return UserError(f"{exc.filename}: {exc.strerror or exc}")
+    if isinstance(exc, user_error_types()):
+        return UserError(str(exc) or type(exc).__name__)
+    return None
 
 
 def user_errors(fn: Callable) -> Callable:
@@ -25,13 +73,59 @@ def user_errors(fn: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except click.ClickException:
-            raise
-        except tuple(USER_ERRORS) as exc:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            raise UserError(str(message)) from None
+        except Exception as exc:
+            error = as_user_error(exc)
+            if error is None:
+                raise
+            raise error from None
 
     return wrapper
+
+
+class ArcmemoGroup(click.Group):
+    """The root group: applies the error rule to every command below it."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            error = as_user_error(exc)
+            if error is None:
+                raise
+            raise error from None
+
+
+class AtLeast(click.IntRange):
+    """An integer option with a lower bound; the error names the option as typed."""
+
+    def __init__(self, minimum: int, unit: str = ""):
+        super().__init__(min=minimum)
+        self.unit = unit
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.INT.convert(value, param, ctx)
+        if number < self.min:
+            name = param.opts[0] if param is not None and param.opts else "value"
+            raise click.UsageError(f"{name} must be at least {self.min}{self.unit}, got {number}", ctx)
+        return number
+
+
+class FloatAtLeast(click.FloatRange):
+    """A number option with a lower bound (open: strictly above it)."""
+
+    def __init__(self, minimum: float, *, open: bool = False, maximum: float | None = None):
+        super().__init__(min=minimum, max=maximum, min_open=open)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        name = param.opts[0] if param is not None and param.opts else "value"
+        low = number <= self.min if self.min_open else number < self.min
+        if low or number != number:
+            raise click.UsageError(f"{name} must be {'above' if self.min_open else 'at least'} {self.min:g}, "
+                                   f"got {value}", ctx)
+        if self.max is not None and number > self.max:
+            raise click.UsageError(f"{name} must be at most {self.max:g}, got {value}", ctx)
+        return number
 
 
 def echo_json(data: Any) -> None:
@@ -39,11 +133,17 @@ def echo_json(data: Any) -> None:
 
 
 def db_option(fn: Callable) -> Callable:
-    """`--db URL_OR_PATH` (env ARCMEMO_DB; default ./memory.db)."""
+    """`--db URL_OR_PATH` (env ARCMEMO_DB, config `db`; default ./memory.db)."""
     return click.option(
-        "--db", "db", default=None, envvar="ARCMEMO_DB",
+        "--db", "db", default=None,
         help="Memory database: a SQLite path or SQLAlchemy URL (env ARCMEMO_DB, default ./memory.db).",
     )(fn)
+
+
+def run_dir_option(fn: Callable) -> Callable:
+    """`--run-dir DIR` (env ARCMEMO_RUNS_DIR, config `runs_dir`; default ./runs)."""
+    return click.option("--run-dir", default=None,
+                        help="Where run directories are (env ARCMEMO_RUNS_DIR, default ./runs).")(fn)
 
 
 def role_model_options(fn: Callable) -> Callable:
@@ -59,8 +159,25 @@ def role_model_options(fn: Callable) -> Callable:
     return fn
 
 
+def model_options(fn: Callable) -> Callable:
+    """Endpoint, model-per-role and call flags for commands that run a model."""
+    fn = click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered.")(fn)
+    fn = click.option("--concurrency", type=AtLeast(1), default=None,
+                      help="Model calls in flight at once (default 8).")(fn)
+    return role_model_options(fn)
+
+
+def model_flags(models: dict[str, Any]) -> dict[str, Any]:
+    """The model_options' values as LLMSettings.resolve keywords."""
+    flags = dict(models)
+    flags["cache"] = False if flags.pop("no_cache", False) else None
+    return flags
+
+
 def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
-__all__ = ["UserError", "USER_ERRORS", "user_errors", "echo_json", "db_option", "role_model_options", "warn"]
+__all__ = ["UserError", "USER_ERRORS", "USER_ERROR_TYPES", "user_errors", "as_user_error", "ArcmemoGroup",
+           "AtLeast", "FloatAtLeast", "echo_json", "db_option", "run_dir_option", "role_model_options",
+           "model_options", "model_flags", "warn"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import yaml
 
-from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
+from arcmemo.cli.common import AtLeast, UserError, db_option, echo_json, user_errors
 from arcmemo.core.settings import db_url
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
 
@@ -54,7 +54,7 @@ def _find(memory, ref: str, fmt: str) -> Concept:
     if concept is None and ref.isdigit():
         concept = memory.get(ref, fmt)  # a concept literally named "42"
     if concept is None:
-        raise LookupError(f"no {fmt} concept {ref!r} (by id or name); try `arcmemo concepts search`")
+        raise UserError(f"no {fmt} concept {ref!r} (by id or name); try `arcmemo concepts search`")
     return concept
 
 
@@ -96,7 +96,7 @@ def concepts() -> None:
 @concepts.command("list")
 @db_option
 @click.option("--format", "fmt", type=FORMAT, help="Only this format.")
-@click.option("--as-of", type=int, metavar="REV", help="The memory as it was after revision REV.")
+@click.option("--as-of", type=AtLeast(0), metavar="REV", help="The memory as it was after revision REV.")
 @click.option("--json", "as_json", is_flag=True, help="Full concept data as JSON.")
 @user_errors
 def list_command(db, fmt, as_of, as_json) -> None:
@@ -108,7 +108,7 @@ def list_command(db, fmt, as_of, as_json) -> None:
 @click.argument("ref")
 @db_option
 @click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
-@click.option("--as-of", type=int, metavar="REV", help="The concept as it was after revision REV.")
+@click.option("--as-of", type=AtLeast(0), metavar="REV", help="The concept as it was after revision REV.")
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def show(ref, db, fmt, as_of, as_json) -> None:
@@ -120,7 +120,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
         matches = [c for c in memory.list(as_of=as_of)
                    if (ref.isdigit() and c.id == int(ref)) or (c.format == fmt and c.name == ref)]
         if not matches:
-            raise LookupError(f"no {fmt} concept {ref!r} as of revision {as_of}")
+            raise UserError(f"no {fmt} concept {ref!r} as of revision {as_of}")
         concept = matches[0]
     if as_json:
         echo_json(_summary(concept))
@@ -140,7 +140,7 @@ def _yaml(data) -> str:
 @click.argument("query")
 @db_option
 @click.option("--format", "fmt", type=FORMAT)
-@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--limit", type=AtLeast(1), default=20, show_default=True, help="At most N concepts.")
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def search(query, db, fmt, limit, as_json) -> None:
@@ -235,7 +235,7 @@ def delete(ref, db, fmt, reason, actor) -> None:
 @click.argument("ref", required=False)
 @db_option
 @click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
-@click.option("--limit", type=int, default=None, help="Only the last N revisions.")
+@click.option("--limit", type=AtLeast(0), default=None, help="Only the last N revisions.")
 @click.option("--json", "as_json", is_flag=True)
 @user_errors
 def history(ref, db, fmt, limit, as_json) -> None:
@@ -247,7 +247,7 @@ def history(ref, db, fmt, limit, as_json) -> None:
     if ref is not None and not revs and ref.isdigit():
         revs = memory.history(ref, fmt)
     if ref is not None and not revs:
-        raise LookupError(f"no history for {fmt} concept {ref!r}")
+        raise UserError(f"no history for {fmt} concept {ref!r}")
     if limit is not None:
         revs = revs[-limit:] if limit > 0 else []
     if as_json:
@@ -297,7 +297,7 @@ def graph(name, db, graphml, as_json) -> None:
 @click.argument("path", required=False, type=click.Path(dir_okay=False, allow_dash=True))
 @db_option
 @click.option("--format", "fmt", type=FORMAT, help="Only this format.")
-@click.option("--as-of", type=int, metavar="REV", help="The memory as it was after revision REV.")
+@click.option("--as-of", type=AtLeast(0), metavar="REV", help="The memory as it was after revision REV.")
 @user_errors
 def export(path, db, fmt, as_of) -> None:
     """Write the memory as canonical YAML to PATH (default: stdout)."""

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, echo_json, role_model_options, user_errors
-from arcmemo.core.settings import ConfigError
-from arcmemo.llm.backend import LLMError
-from arcmemo.llm.local import LocalModelError
-
-USER_ERRORS.extend([ConfigError, LLMError, LocalModelError])
+from arcmemo.cli.common import AtLeast, echo_json, role_model_options, user_errors
 
 
 @click.group()
@@ -51,9 +46,9 @@ def list_models(base_url, solver_model, aux_model, select_model, as_json) -> Non
 
 @models.command("serve")
 @click.argument("name", type=click.Choice(["local", "local-small"]), default="local")
-@click.option("--ctx", "n_ctx", type=int, default=None, help="Context size in tokens (default 8192).")
-@click.option("--threads", type=int, default=None, help="CPU threads (default 2).")
-@click.option("--slots", type=int, default=None, help="Requests served in parallel (default 2).")
+@click.option("--ctx", "n_ctx", type=AtLeast(1), default=None, help="Context size in tokens (default 8192).")
+@click.option("--threads", type=AtLeast(1), default=None, help="CPU threads (default 2).")
+@click.option("--slots", type=AtLeast(1), default=None, help="Requests served in parallel (default 2).")
 @user_errors
 def serve(name, n_ctx, threads, slots) -> None:
     """Run the embedded model server in the foreground; prints its base URL. Ctrl-C stops it."""

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import db_option, user_errors
+from arcmemo.cli.common import db_option, run_dir_option, warn
 
 
 @click.command("seed")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["ps", "oe", "both"]), default="both", show_default=True,
               help="Which memory format to write.")
 @click.option("--model", default=None,
@@ -19,36 +20,46 @@ from arcmemo.cli.common import db_option, user_errors
 @click.option("--lib", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="BARC helper module that seeds import with `from common import *`.")
 @click.option("--transpose", is_flag=True, help="Seeds index grids [x, y] (BARC): transpose in and out.")
-@click.option("--check", is_flag=True, help="Only verify the seeds and report; write nothing.")
+@click.option("--check", is_flag=True, help="Only verify the seeds and report; write nothing (no run directory).")
 @click.option("--tasks", default="training", show_default=True,
               help="Where the seeds' ARC tasks are looked up (split name, task file or directory).")
 @click.option("--annotations-only", is_flag=True,
               help="Use hand annotations only, never a model (how the default memory.db is built).")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", "--no-progress", "quiet", is_flag=True,
+              help="No progress display (problems are still printed).")
+@run_dir_option
 @db_option
-@user_errors
-def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, no_progress, db):
+def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, quiet, run_dir, db):
     """Verify every seed in DIRECTORY against all pairs of its task, then ingest it.
 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
-    abstracted by the model. Running it again adds nothing.
+    abstracted by the model. Running it again adds nothing. Exit code 1 when any seed
+    failed verification or could not be written (so `--check` works as a CI check);
+    seeds skipped for want of a model do not count as failures.
     """
+    from arcmemo.core.settings import Settings
+    from arcmemo.core.table import table
+    from arcmemo.run.progress import make_reporter
     from arcmemo.run.seeding import SeedOptions, run_seed
+    from arcmemo.run.session import open_session
 
+    settings = Settings.load(db=db, runs_dir=run_dir)
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
-                          check=check, db=db, tasks=tasks, annotations_only=annotations_only)
-    summary = run_seed(options, report=_report, progress=not no_progress)
-    rows = summary.rows(check=check)
-    width = max(len(k) for k, _ in rows)
-    click.echo(("check only, nothing written\n" if check else ""), nl=False)
-    for key, value in rows:
-        click.echo(f"{key:<{width}}  {value:>10}")
-
-
-def _report(message: str) -> None:
-    from tqdm import tqdm
-
-    tqdm.write(message, file=click.get_text_stream("stderr"))
+                          check=check, tasks=tasks, annotations_only=annotations_only)
+    with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
+        try:
+            summary = run_seed(options, session)
+        except KeyboardInterrupt:
+            session.reporter.close()
+            warn("interrupted: what was written is recorded; run the same `arcmemo seed` command again to "
+                 "continue (seeds already ingested are skipped)")
+            sys.exit(130)
+    title = "seed check (nothing written)" if check else f"seed run {summary.run_id}"
+    click.echo(table(summary.rows(check=check), (title, "")))
+    if not summary.ok:
+        warn(f"{summary.failed} seed(s) failed verification, {summary.write_failures} could not be written "
+             "(see the messages above)")
+        sys.exit(1)
 
 
 COMMANDS = [seed]

@@ -10,22 +10,18 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, db_option, echo_json, user_errors, warn
-from arcmemo.core.tasks import TaskError
-from arcmemo.selection.types import MODES
-
-if TaskError not in USER_ERRORS:
-    USER_ERRORS.append(TaskError)
+from arcmemo.cli.common import AtLeast, db_option, echo_json, run_dir_option, warn
+from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
 
 
 def _load_task(task_ref: str, split: str | None):
-    from arcmemo.core.tasks import all_arc_tasks, load_tasks
+    from arcmemo.core.tasks import TaskError, all_arc_tasks, load_tasks
 
-    if task_ref.endswith(".json") and Path(task_ref).is_file():
+    if task_ref.endswith(".json") or Path(task_ref).exists():
         return load_tasks(task_ref).tasks[0]
     taskset = load_tasks(split, ids=[task_ref]) if split else all_arc_tasks().subset([task_ref])
     if not taskset.tasks:
-        raise LookupError(f"no task {task_ref!r} in {split or 'ARC-AGI-1 training + evaluation'}")
+        raise TaskError(f"no task {task_ref!r} in {split or 'ARC-AGI-1 training + evaluation'}")
     return taskset.tasks[0]
 
 
@@ -33,21 +29,23 @@ def _load_task(task_ref: str, split: str | None):
 @click.argument("task_ref", metavar="TASK")
 @click.option("--mode", type=click.Choice(MODES), default="ps", show_default=True,
               help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
-@click.option("--top-k", type=int, default=5, show_default=True, help="Lessons kept by --mode oe.")
+@click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons kept by --mode oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=int, default=None,
+@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (estimated tokens)"), default=None,
               help="Estimated tokens allowed for the selection prompt. Default 6000, or 30% of an "
                    "embedded model's context.")
-@click.option("--hint-budget", type=int, default=None,
+@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (estimated tokens)"), default=None,
               help="Estimated tokens allowed for the concepts handed to the solver (ps). Default 3000, "
                    "or 18% of an embedded model's context.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
 @click.option("--split", default=None, help="Look TASK up in this split (default: training + evaluation); "
                                             "TASK may also be a task JSON file.")
-@click.option("--record/--no-record", default=False, show_default=True,
-              help="Store the selection as a SelectionRecord in the memory database.")
-@click.option("--run-id", default=None, help="Run id for --record.")
+@click.option("--record", is_flag=True,
+              help="Record the selection in a run directory under --run-dir (its selections.jsonl, as a "
+                   "solve run records them; read it with `arcmemo runs selections RUN`).")
+@click.option("--run-id", default=None, help="The run --record writes into (made if missing; default: a new one).")
+@run_dir_option
 @click.option("--reasoning", "show_reasoning", is_flag=True, help="Also print the model's reasoning / caption.")
 @click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON.")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
@@ -55,34 +53,51 @@ def _load_task(task_ref: str, split: str | None):
 @click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @db_option
-@user_errors
 def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, split, record, run_id,
-                   show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
-    """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."""
-    from arcmemo.core.settings import db_url
-    from arcmemo.memory.store import Memory
+                   run_dir, show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
+    """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
+
+    The memory is only read."""
+    from arcmemo.core.settings import Settings
+    from arcmemo.run.records import concept_names, selection_record
+    from arcmemo.run.session import open_session, resolve_models
     from arcmemo.selection import SelectionSettings, select
     from arcmemo.selection.budget import budgets_for
 
+    settings = Settings.load(db=db, runs_dir=run_dir)
     task = _load_task(task_ref, split)
-    memory = Memory(db_url(db))
-    llm = None
-    try:
+    with open_session(settings) as session:
+        memory = session.memory()
+        llm = None
         if mode in ("ps", "oe"):
-            from arcmemo.llm.client import LLM, LLMSettings
-
-            llm = LLM(LLMSettings.resolve(base_url=base_url, aux_model=aux_model, select_model=select_model,
-                                          cache=False if no_cache else None))
+            models = resolve_models({"base_url": base_url, "aux_model": aux_model, "select_model": select_model,
+                                     "cache": False if no_cache else None})
+            llm = session.llm(run_id, models)
         token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
-        settings = SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
-                                     hint_budget=hint_budget, ps_caption=ps_caption, run_id=run_id, record=record)
-        sel = select(task, memory, settings, llm)
+        sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
+                                                     hint_budget=hint_budget, ps_caption=ps_caption), llm)
         names = {c.id: _label(c) for c in memory.list()}
-    finally:
-        if llm is not None:
-            llm.close()
-        memory.close()
+        if record:
+            rundir = _record_run_dir(settings, run_id, memory)
+            rundir.append_selection(selection_record(task.id, 0, sel, concept_names(memory)))
+            if not as_json:
+                warn(f"recorded in {rundir.path}/selections.jsonl")
     _print(task.id, sel, names, show_reasoning, as_json)
+
+
+def _record_run_dir(settings, run_id: str | None, memory):
+    """The run directory --record writes into: `run_id`'s if it exists, else a new one of kind select."""
+    import time
+
+    from arcmemo.run.rundir import RunDir
+    from arcmemo.run.runner import memory_url_for_record
+
+    if run_id and (Path(settings.runs_dir) / run_id / "config.json").is_file():
+        return RunDir.find(run_id, settings.runs_dir)
+    rundir = RunDir.create(settings.runs_dir, run_id)
+    rundir.write_config({"kind": "select", "run_id": rundir.run_id, "memory_url": memory_url_for_record(memory.url),
+                         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    return rundir
 
 
 def _label(concept) -> str:

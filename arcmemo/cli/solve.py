@@ -2,33 +2,48 @@
 
 from __future__ import annotations
 
+import sys
+import traceback
 from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, db_option, role_model_options, user_errors, warn
-from arcmemo.core.settings import SELECTION_MODES
-from arcmemo.core.tasks import TaskError, read_id_list
-from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
+from arcmemo.cli.common import (
+    AtLeast,
+    FloatAtLeast,
+    UserError,
+    as_user_error,
+    db_option,
+    model_flags,
+    model_options,
+    run_dir_option,
+    warn,
+)
+from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
 
-USER_ERRORS.extend([TaskError, RunDirError])
-
-
-def model_options(fn):
-    """Endpoint, model-per-role and call flags for commands that run a model."""
-    fn = click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered.")(fn)
-    fn = click.option("--concurrency", type=int, default=None, help="Model calls in flight at once (default 8).")(fn)
-    return role_model_options(fn)
+EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
+EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
 def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str] | None]:
     """--split and --tasks (ids, comma-separated, or a file of ids) -> (source, ids)."""
+    from arcmemo.core.tasks import read_id_list
+
     ids = None
     if tasks:
         path = Path(tasks)
-        ids = read_id_list(path.read_text()) if path.is_file() else read_id_list(tasks)
+        if path.exists():
+            try:
+                ids = read_id_list(path.read_text(encoding="utf-8"))
+            except UnicodeDecodeError:
+                raise click.BadParameter(f"{path}: not UTF-8 text", param_hint="--tasks") from None
+            except OSError as exc:
+                raise click.BadParameter(f"{path}: cannot read ({exc.strerror})", param_hint="--tasks") from None
+        else:
+            ids = read_id_list(tasks)
         if not ids:
-            raise click.BadParameter("no task ids given", param_hint="--tasks")
+            raise click.BadParameter(f"no task ids given{f' in {path}' if path.exists() else ''}",
+                                     param_hint="--tasks")
     return (split or ("all" if ids else "training")), ids
 
 
@@ -36,38 +51,42 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @click.option("--split", default=None,
               help="training | evaluation | val100, or a task JSON file / directory (default training).")
 @click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
-@click.option("--limit", type=int, default=None, help="Solve only the first N tasks (after ordering).")
+@click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
               help="An installed solver plugin (see `arcmemo solvers list`).")
-@click.option("--selection", type=click.Choice(SELECTION_MODES), default="ps", show_default=True,
+@click.option("--selection", type=click.Choice(MODES), default="ps", show_default=True,
               help="How memory is read: ps (reasoning-based), oe (caption + top-k), none, all, cheatsheet.")
 @click.option("--memory-format", type=click.Choice(["ps", "oe"]), default=None,
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
-@click.option("--top-k", type=int, default=5, show_default=True, help="Lessons picked by --selection oe.")
+@click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=int, default=None,
+@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (estimated tokens)"), default=None,
               help="Estimated tokens allowed for a selection prompt (ps, oe). Default 6000, or 30% "
                    "of an embedded model's context.")
-@click.option("--hint-budget", type=int, default=None,
+@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (estimated tokens)"), default=None,
               help="Estimated tokens allowed for the concepts ps selection hands the solver. "
                    "Default 3000, or 18% of an embedded model's context.")
-@click.option("--attempts", "-n", type=int, default=1, show_default=True, help="Independent samples per task.")
-@click.option("--retries", "-r", type=int, default=2, show_default=True, help="Feedback rounds per sample.")
-@click.option("--passes", "-p", type=int, default=1, show_default=True,
+@click.option("--attempts", "-n", type=AtLeast(1), default=1, show_default=True, help="Independent samples per task.")
+@click.option("--retries", "-r", type=AtLeast(0), default=2, show_default=True, help="Feedback rounds per sample.")
+@click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,
               help="Re-run tasks no attempt solved on the train pairs, with the memory as it then is.")
 @click.option("--continual", is_flag=True, help="Write verified solves back into memory every K tasks.")
-@click.option("-k", "k", type=int, default=10, show_default=True, help="Write-back interval for --continual.")
-@click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True)
+@click.option("-k", "k", type=AtLeast(1), default=10, show_default=True, help="Write-back interval for --continual.")
+@click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True,
+              help="Task order: as listed, or shuffled with --seed.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
-@click.option("--budget-usd", type=float, default=None, help="Stop cleanly before spending more than this.")
-@click.option("--max-tokens", type=int, default=None, help="Completion token limit per solver call.")
-@click.option("--temperature", type=float, default=None, help="Sampling temperature for the solver model.")
-@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True, help="Where run directories go.")
-@click.option("--resume", default=None, metavar="RUN", help="Continue a killed run (id or path).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--budget-usd", type=FloatAtLeast(0, open=True), default=None,
+              help="Stop cleanly before spending more than this.")
+@click.option("--max-tokens", type=AtLeast(1), default=None, help="Completion token limit per solver call.")
+@click.option("--temperature", type=FloatAtLeast(0, maximum=2), default=None,
+              help="Sampling temperature for the solver model (0 to 2).")
+@run_dir_option
+@click.option("--resume", default=None, metavar="RUN",
+              help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
+                   "OPENAI_BASE_URL replaces the recorded endpoint.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display (problems are still printed).")
 @model_options
 @db_option
-@user_errors
 def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, hint_budget,
           attempts, retries, passes, continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir,
           resume, quiet, db, **models) -> None:
@@ -75,13 +94,24 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
     try --limit 1). Every run gets a directory under --run-dir with its config, events,
-    submissions and summary; `arcmemo runs show RUN` prints it again.
-    """
-    from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import open_session, run_with_progress
+    selections, submissions, status and summary; `arcmemo runs show RUN` prints it again.
+    Without --continual the memory is only read: its file stays as it was.
 
-    config = None
-    if not resume:  # checked before the session opens: a bad flag fails fast, before any model loads
+    Exit codes: 0 finished (or stopped at --budget-usd), 1 an error (the message says
+    which; a run it stopped can be resumed), 2 bad usage, 3 finished but some tasks
+    were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C).
+    """
+    from arcmemo.core.settings import Settings
+    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.session import open_session, resolve_models
+
+    # Everything is checked before the session opens: a bad flag or setting fails before any
+    # memory, run directory or model exists.
+    settings = Settings.load(db=db, runs_dir=run_dir)
+    flags = model_flags(models)
+    config = models_settings = None
+    if not resume:
         source, ids = _task_selection(split, tasks)
         config = RunConfig(
             source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
@@ -90,19 +120,47 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
             budget_usd=budget_usd,
         )
+        models_settings = resolve_models(flags)
         if selection == "cheatsheet" and not continual:
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
                  "nothing rewrites it during this run")
-    with open_session(db=db, **models) as session:
-        if resume:
-            runner = session.resume(RunDir.find(resume, run_dir))
-        else:
-            runner = session.new(config, runs_root=run_dir)
-        summary = run_with_progress(runner, quiet=quiet)
+    with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
+        runner = session.resume_solve(resume, flags) if resume else session.new_solve(config, models_settings)
+        summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.report import summary_table
 
     click.echo(summary_table(summary))
     click.echo(f"run directory: {runner.rundir.path}")
+    if summary.get("tasks_lost"):
+        warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "
+             f"retry them with: {_resume(session, runner)}")
+        sys.exit(EXIT_LOST)
+
+
+def _resume(session, runner) -> str:
+    from arcmemo.run.session import resume_command
+
+    return resume_command(runner.rundir, session.settings)
+
+
+def _run(session, runner, *, resumed: bool) -> dict:
+    """Run to the end; on Ctrl-C or any failure, say which run stopped and how to continue it."""
+    try:
+        return session.run(runner, resumed=resumed)
+    except KeyboardInterrupt:
+        session.reporter.close()
+        warn(f"interrupted: run {runner.rundir.run_id} is recorded in {runner.rundir.path}; continue it with:\n"
+             f"  {_resume(session, runner)}")
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:
+        session.reporter.close()
+        error = as_user_error(exc)
+        hint = f"run {runner.rundir.run_id} stopped; after fixing this, continue it with: {_resume(session, runner)}"
+        if error is not None:
+            raise UserError(f"{error.message}\n{hint}") from None
+        traceback.print_exc()              # a bug: its traceback, then how to go on
+        warn(hint)
+        sys.exit(1)
 
 
 COMMANDS = [solve]

@@ -168,6 +168,8 @@ def load_task_file(path: str | Path) -> tuple[Task, Answers]:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise TaskError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except UnicodeDecodeError:
+        raise TaskError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise TaskError(f"{path}: cannot read ({exc.strerror})") from None
     return parse_task(data, path.stem, str(path))
@@ -240,7 +242,10 @@ def load_tasks(source: str | Path = "training", ids: Iterable[str] | None = None
         elif path.suffix == ".json":
             taskset = _from_pairs([load_task_file(path)])
         elif path.is_file():
-            taskset = all_arc_tasks().subset(read_id_list(path.read_text()))
+            try:
+                taskset = all_arc_tasks().subset(read_id_list(path.read_text(encoding="utf-8")))
+            except UnicodeDecodeError:
+                raise TaskError(f"{path}: not UTF-8 text (expected task ids)") from None
         else:
             raise TaskError(
                 f"{source_str}: not a split ({', '.join(SPLITS)}), a task JSON file, "

@@ -186,10 +186,11 @@ def _sha256_file(path: Path) -> str:
 
 
 def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | None = None,
-             spec: LocalModelSpec | None = None) -> Path:
+             spec: LocalModelSpec | None = None, progress: Callable[[int, int], None] | None = None) -> Path:
     """The verified GGUF for `name`, assembling it from the part packages the first time.
 
-    `parts`/`spec` override the installed packages and pinned values (tests).
+    `parts`/`spec` override the installed packages and pinned values (tests); `progress(done,
+    total)` hears the bytes copied while it assembles.
     """
     spec = spec or spec_for(name)
     directory = Path(directory) if directory else models_dir()
@@ -216,6 +217,8 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
                             digest.update(chunk)
                             size += len(chunk)
                             out.write(chunk)
+                            if progress is not None:
+                                progress(min(size, spec.size), spec.size)
             if size != spec.size or digest.hexdigest() != spec.sha256:
                 raise LocalModelError(
                     f"model {spec.name!r}: the assembled weights do not match the pinned checksum "
@@ -330,8 +333,9 @@ def completion_limit() -> int:
     return as_number(setting("local_max_tokens", None, 2048), "local_max_tokens", int, 16)
 
 
-def ensure_server(name: str) -> LocalServer:
-    """The running server for `name` (shared by every client in this process), started if needed."""
+def ensure_server(name: str, progress: Callable[[int, int], None] | None = None) -> LocalServer:
+    """The running server for `name` (shared by every client in this process), started if needed;
+    `progress` hears the one-time assembly of its weights (see assemble)."""
     spec_for(name)
     with _servers_lock:
         server = _servers.get(name)
@@ -340,7 +344,7 @@ def ensure_server(name: str) -> LocalServer:
         problem = runtime_available()
         if problem:
             raise LocalModelError(problem)
-        path = assemble(name)
+        path = assemble(name, progress=progress)
         server = LocalServer(name, path, **server_settings()).start()
         _servers[name] = server
         return server

@@ -1,24 +1,11 @@
-"""Plain-text tables for run summaries and for comparing runs side by side."""
+"""A run's summary and runs side by side, as tables (arcmemo.core.table) or rows for JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-
-def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
-    """A left-aligned text table with a rule under the header."""
-    cells = [[str(c) for c in header]] + [[_fmt(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}" if 0 < abs(value) < 0.01 else f"{value:.2f}"
-    return str(value)
+from arcmemo.core.table import table
 
 
 def _passes(summary: dict[str, Any]) -> str:
@@ -46,28 +33,42 @@ def summary_table(summary: dict[str, Any]) -> str:
         ("cost USD", f"{usage.get('cost_usd', 0):.4f}"),
         ("wall time s", summary.get("wall_time_s", 0)),
     ]
+    lost, writes_lost = summary.get("tasks_lost") or [], summary.get("writes_lost") or []
+    if lost or writes_lost:
+        rows.append(("lost to endpoint errors", f"{len(lost)} tasks, {len(writes_lost)} memory writes "
+                                                "(--resume retries them)"))
     if summary.get("stopped"):
         rows.append(("stopped", f"early: {summary['stopped']}"))
     return table(rows, ("run " + summary["run_id"], ""))
 
 
+def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per run (config, summary): its settings, scores, usage, and the tasks only it solves."""
+    solved = [set(s.get("solved", [])) for _, s in entries]
+    rows = []
+    for i, (config, summary) in enumerate(entries):
+        settings, usage = config.get("settings", {}), summary.get("usage", {})
+        others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
+        rows.append({
+            "run": summary["run_id"], "selection": settings.get("selection", "?"),
+            "solver_model": config.get("models", {}).get("solver", "?"), "tasks": summary["tasks"],
+            "oracle1": summary["oracle1"], "oracle2": summary["oracle2"], "strict": summary["strict"],
+            "oracle2_per_pass": [p["oracle2"] for p in summary.get("passes", [])],
+            "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
+            "cost_usd": usage.get("cost_usd", 0), "only_solves": sorted(solved[i] - others),
+        })
+    return rows
+
+
 def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
     """Runs side by side (config, summary), then the tasks each solves that the others don't."""
-    rows = []
-    for config, summary in entries:
-        settings = config.get("settings", {})
-        usage = summary.get("usage", {})
-        rows.append((
-            summary["run_id"], settings.get("selection", "?"), config.get("models", {}).get("solver", "?"),
-            summary["tasks"], summary["oracle1"], summary["oracle2"], summary["strict"], _passes(summary),
-            usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0), f"{usage.get('cost_usd', 0):.4f}",
-        ))
-    text = table(rows, ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict",
-                        "oracle@2/pass", "tokens", "cost USD"))
-    solved = [set(s.get("solved", [])) for _, s in entries]
+    rows = compare_rows(entries)
+    text = table([(r["run"], r["selection"], r["solver_model"], r["tasks"], r["oracle1"], r["oracle2"], r["strict"],
+                   " / ".join(f"{p:.1f}" for p in r["oracle2_per_pass"]) or "-", r["tokens"], f"{r['cost_usd']:.4f}")
+                  for r in rows],
+                 ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict", "oracle@2/pass",
+                  "tokens", "cost USD"))
     lines = [text, ""]
-    for i, (_, summary) in enumerate(entries):
-        others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
-        only = sorted(solved[i] - others)
-        lines.append(f"only {summary['run_id']} solves ({len(only)}): {', '.join(only) or '-'}")
+    for r in rows:
+        lines.append(f"only {r['run']} solves ({len(r['only_solves'])}): {', '.join(r['only_solves']) or '-'}")
     return "\n".join(lines)

@@ -9,10 +9,15 @@
                 for r in the block: if r passed every TRAIN pair: MEMWRITE(memory, r)
 
 Decisions that change memory or control the loop use train pairs only; test outputs are
-read by scoring and reported, never fed back. Every finished task and every write is an
-event in the run directory, so `resume` replays the log instead of redoing work: finished
-tasks are not re-solved, and a write already committed (found in the store's revision
-history by run and task) is not repeated.
+read by scoring and reported, never fed back. Every finished task, every selection and
+every write is recorded in the run directory, so `resume` replays the log instead of
+redoing work: finished tasks are not re-solved, and a write already committed (found in
+the store's revision history by run and task) is not repeated.
+
+Endpoint faults: a task whose model calls found the endpoint unavailable was not really
+attempted; it is logged as lost (not as a failed task), so `--resume` tries it again. A
+fatal endpoint error (bad key, unknown model) stops the run at once. The memory is only
+written by `--continual` runs: a read-only run leaves the memory file as it was.
 """
 
 from __future__ import annotations
@@ -27,22 +32,23 @@ from typing import Any
 
 from arcmemo import __version__
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
-from arcmemo.abstraction.fewshot import default_seeds_dir
-from arcmemo.abstraction.ps import memory_tokens as abstraction_memory_tokens
-from arcmemo.core.settings import SELECTION_MODES
-from arcmemo.core.tasks import Task, TaskSet, all_arc_tasks, load_tasks
-from arcmemo.llm.catalog import ROLES
-from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
+from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.settings import Settings
+from arcmemo.core.tasks import Task, TaskSet, all_arc_tasks, as_grid, load_tasks
+from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.prompts import keep_tail, template_hashes
-from arcmemo.run.rundir import RunDir, new_run_id
+from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.progress import Reporter
+from arcmemo.run.records import concept_names, record_run, selection_record
+from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
-from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
+from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, SolveContext, SolveResult, SolverSettings, Trace
 
-USAGE_FIELDS = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cost_usd")
+ORDERS = ("as-given", "shuffled")
 
 
 def _own_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +59,8 @@ def _own_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class RunConfig:
-    """Everything that shapes a run; stored in the run directory's config.json."""
+    """Everything that shapes a run; stored in the run directory's config.json. The steps'
+    own settings are derived from it in one place (selection_settings, solver_settings)."""
 
     source: str = "training"
     task_ids: list[str] | None = None
@@ -77,25 +84,27 @@ class RunConfig:
     budget_usd: float | None = None
 
     def __post_init__(self) -> None:
-        if self.selection not in SELECTION_MODES:
-            raise ValueError(f"--selection must be one of {', '.join(SELECTION_MODES)}, not {self.selection!r}")
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
-        if self.memory_format not in ("ps", "oe"):
-            raise ValueError(f"--memory-format must be ps or oe, not {self.memory_format!r}")
-        if self.order not in ("as-given", "shuffled"):
-            raise ValueError(f"--order must be as-given or shuffled, not {self.order!r}")
+        if self.order not in ORDERS:
+            raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {self.order!r}")
         for name in ("k", "passes", "attempts"):
             if getattr(self, name) < 1:
-                raise ValueError(f"--{name} must be at least 1")
-        if self.retries < 0:
-            raise ValueError("--retries must be 0 or more")
-        if self.token_budget is not None and self.token_budget < MIN_TOKEN_BUDGET:
-            raise ValueError(f"--token-budget must be at least {MIN_TOKEN_BUDGET} (estimated tokens), "
-                             f"got {self.token_budget}")
-        if self.hint_budget is not None and self.hint_budget < MIN_HINT_BUDGET:
-            raise ValueError(f"--hint-budget must be at least {MIN_HINT_BUDGET} (estimated tokens), "
-                             f"got {self.hint_budget}")
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.retries < 0 or (self.limit is not None and self.limit < 1):
+            raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
+        self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
+
+    def selection_settings(self, pass_index: int) -> SelectionSettings:
+        return SelectionSettings(
+            mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
+            token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
+            pass_index=pass_index)
+
+    def solver_settings(self, pass_index: int) -> SolverSettings:
+        # later passes start past the earlier passes' samples: the model is asked afresh
+        return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
+                              temperature=self.temperature, sample_offset=(pass_index - 1) * self.attempts)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -108,12 +117,12 @@ class TaskOutcome:
 
     task_id: str
     pass_index: int
-    predictions: list[list[Any]]
+    predictions: list[list[Any]]       # per test input: up to two grids, best first
     passed_train: bool
     code: str | None
     reasoning: str
     scores: dict[str, float]
-    usage: dict[str, float]
+    usage: dict[str, float]            # Usage.to_dict() of every call made for the task
     selected: list[int]
     selection_fallback: bool
     error: str | None = None
@@ -136,50 +145,44 @@ def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
     return tasks
 
 
-def usage_dict(usage: Any) -> dict[str, float]:
-    """A Usage (or None) as a plain dict with every field present."""
-    return {name: getattr(usage, name, 0) or 0 for name in USAGE_FIELDS}
+def total_usage(records: list[dict[str, Any]]) -> Usage:
+    """The sum of recorded usages (Usage.to_dict form)."""
+    return sum((Usage.from_dict(r) for r in records), Usage())
 
 
-def usage_since(llm: Any, before: dict[str, float]) -> dict[str, float]:
-    """What the client spent since `before` (calls, failed calls included, cache hits, tokens, cost).
-
-    Tasks run one after another, so the client's running totals, read before and after,
-    are exactly a task's (or a write's) usage, also for calls that failed and so returned
-    no completion to count."""
-    now = usage_dict(llm.usage())
-    return {name: now[name] - before.get(name, 0) for name in USAGE_FIELDS}
-
-
-def add_usage(total: dict[str, float], usage: dict[str, float]) -> None:
-    for name in USAGE_FIELDS:
-        total[name] = total.get(name, 0) + usage.get(name, 0)
+def predictions_of(result: SolveResult, task: Task) -> list[list[Any]]:
+    """The solver's predictions as Grids (what scoring and the submission take), one list per
+    test input; anything that is not a valid grid is dropped."""
+    per_test = list(result.predictions or [])[: len(task.test_inputs)]
+    per_test += [[] for _ in range(len(task.test_inputs) - len(per_test))]
+    return [[g for g in (as_grid(p) for p in grids or []) if g is not None][:2] for grids in per_test]
 
 
 class Runner:
     """Runs (or resumes) one run. Components are passed in so tests can swap the model."""
 
     def __init__(self, *, config: RunConfig, tasks: list[Task], answers: dict, memory: Memory, llm: Any,
-                 sandbox: Any, solver: Any, rundir: RunDir, progress: Callable[[str, dict], None] | None = None):
+                 sandbox: Any, solver: Any, rundir: RunDir, settings: Settings | None = None,
+                 progress: Reporter | None = None):
         self.config = config
         self.tasks = tasks
         self.answers = answers
         self.memory, self.llm, self.sandbox, self.solver = memory, llm, sandbox, solver
         self.rundir = rundir
-        self.progress = progress or (lambda kind, info: None)
-        self.solver_settings = SolverSettings(
-            attempts=config.attempts, retries=config.retries,
-            max_tokens=config.max_tokens, temperature=config.temperature,
-        )
+        self.settings = settings or Settings.load()
+        self.progress = progress or Reporter()
+        self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
+        self._examples = None
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
         return {
+            "kind": "solve",
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
             "settings": dataclasses.asdict(self.config),
-            "abstraction_memory_tokens": abstraction_memory_tokens(),  # settings, checked at the start
-            "fewshot_examples": str(default_seeds_dir() or "packaged"),
+            "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
+            "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
@@ -192,18 +195,32 @@ class Runner:
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
 
+    @property
+    def examples(self):
+        """The worked examples of the write prompts (loaded on the first write)."""
+        if self._examples is None:
+            self._examples = load_examples(self.examples_dir)
+        return self._examples
+
     # ------------------------------------------------------------------ loop
     def run(self) -> dict[str, Any]:
         """Run every pass to the end (or to the budget), replaying what the log already holds."""
         started = time.monotonic()
         events = list(self.rundir.events())
-        if not events:
-            config = self.resolved_config()
-            self.rundir.write_config(config)
-            self._record_run(status="running", config=config, memory_revision_start=config["memory_revision_start"])
+        recorded = self.rundir.config()
+        if not events and self.config.continual:
+            self._record_run(status="running", config=recorded, memory_revision_start=recorded["memory_revision_start"])
+        if self.llm.settings.base_url != recorded.get("base_url"):
+            self.rundir.append({"type": "endpoint_changed", "base_url": self.llm.settings.base_url,
+                                "previous": recorded.get("base_url")})
+            self.progress.note(f"endpoint changed for this session: {recorded.get('base_url')} -> "
+                               f"{self.llm.settings.base_url}")
         self.done = done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e)
                             for e in events if e["type"] == "task"}
         self.write_events = [e for e in events if e["type"] == "write"]
+        self.lost_usage = [e.get("usage", {}) for e in events if e["type"] in ("task_lost", "write_lost")]
+        self.lost = {(e["pass_index"], e["task_id"]): e for e in events if e["type"] == "task_lost"}
+        self.writes_lost = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write_lost"}
         previous_wall = sum(e.get("wall_time_s", 0) for e in events if e["type"] == "session_end")
         self.rundir.append({"type": "session_start", "resumed": bool(events)})
 
@@ -211,9 +228,10 @@ class Runner:
         per_pass: list[dict[str, Any]] = []
         stopped = None
         for p in range(1, self.config.passes + 1):
-            todo = self.tasks if p == 1 else [t for t in self.tasks if not latest[t.id].passed_train]
+            todo = self.tasks if p == 1 else [t for t in self.tasks if t.id in latest and not latest[t.id].passed_train]
             if not todo:
                 break
+            self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
             block: list[TaskOutcome] = []
             for i, task in enumerate(todo):
                 outcome = done.get((p, task.id))
@@ -222,12 +240,21 @@ class Runner:
                         stopped = "budget"
                         self.rundir.append({"type": "budget_stop", "pass_index": p, "task_id": task.id})
                         break
+                    self.progress.item(task.id)
                     outcome = self._solve(task, p)
+                    if outcome is None:                 # lost to the endpoint: --resume retries it
+                        self.progress.item_done(f"not attempted: {self.lost[(p, task.id)]['error']}")
+                        continue
                     self.rundir.append(outcome.event())
                     done[(p, task.id)] = outcome
-                latest[task.id] = outcome
+                    self.lost.pop((p, task.id), None)
+                    latest[task.id] = outcome
+                    self.progress.totals(self._totals(latest))
+                    self.progress.item_done(_outcome_line(outcome))
+                else:
+                    latest[task.id] = outcome
+                    self.progress.item_done(None)
                 block.append(outcome)
-                self.progress("task", {"pass": p, "outcome": outcome, "latest": latest, "done": done})
                 if self.config.continual and (i + 1) % self.config.k == 0:
                     self._write_back(block, p)
                     block = []
@@ -241,30 +268,46 @@ class Runner:
         self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
         summary = self._summary(latest, done, per_pass, stopped, wall)
         self.rundir.write_summary(summary)
-        self._record_run(status=f"stopped: {stopped}" if stopped else "done",
-                         memory_revision_end=summary["memory_revision_end"])
+        if self.config.continual:
+            self._record_run(status=f"stopped: {stopped}" if stopped else "done",
+                             memory_revision_end=summary["memory_revision_end"])
         return summary
 
     def _record_run(self, **fields: Any) -> None:
-        """The store's own record of the run, so revisions' run ids lead somewhere."""
-        with self.memory.session() as session:
-            run = session.get(Run, self.rundir.run_id) or Run(id=self.rundir.run_id, kind="solve")
-            for name, value in fields.items():
-                setattr(run, name, value)
-            session.add(run)
-            session.commit()
+        """The memory's own record of a run that writes it, so revisions' run ids lead somewhere."""
+        record_run(self.memory, self.rundir.run_id, kind="solve", **fields)
 
-    def _solve(self, task: Task, p: int) -> TaskOutcome:
-        before = usage_dict(self.llm.usage())
-        selection = select(task, self.memory, SelectionSettings(
-            mode=self.config.selection, top_k=self.config.top_k, expand=self.config.expand,
-            token_budget=self.config.token_budget, hint_budget=self.config.hint_budget,
-            run_id=self.rundir.run_id, pass_index=p, record=True,
-            memory_format=self.config.memory_format,
-        ), self.llm)
+    def _totals(self, latest: dict[str, TaskOutcome]) -> str:
+        usage = total_usage([o.usage for o in self.done.values()] + [e.get("usage", {}) for e in self.write_events])
+        score = 100 * sum(o.scores["oracle2"] for o in latest.values()) / max(len(latest), 1)
+        return (f"oracle@2 {score:.1f} · {usage.prompt_tokens + usage.completion_tokens:,} tokens · "
+                f"${usage.cost_usd:.3f}")
+
+    def _lost(self, p: int, task_id: str, meter: MeteredLLM, kind: str = "task_lost") -> None:
+        """Log what the endpoint cost this task (or write); a fatal fault ends the run here."""
+        event = {"type": "endpoint_fatal" if meter.fatal else kind, "pass_index": p, "task_id": task_id,
+                 "error": str(meter.fault), "usage": meter.usage.to_dict()}
+        self.rundir.append(event)
+        self.lost_usage.append(event["usage"])
+        if meter.fatal is not None:
+            raise meter.fatal
+        if kind == "task_lost":
+            self.lost[(p, task_id)] = event
+        else:
+            self.writes_lost.add((p, task_id))
+
+    def _solve(self, task: Task, p: int) -> TaskOutcome | None:
+        """Select, solve and score one task; None when the endpoint failed under it (logged as lost)."""
+        meter = MeteredLLM(self.llm)
+        self.progress.step("selecting")
+        selection = select(task, self.memory, self.config.selection_settings(p), meter)
+        if meter.fault is not None:
+            return self._lost(p, task.id, meter)
+        self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory)))
+        self._say_if_nothing_matched(task.id, selection)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
-        settings = dataclasses.replace(self.solver_settings, sample_offset=(p - 1) * self.config.attempts)
-        ctx = SolveContext(llm=self.llm, sandbox=self.sandbox, settings=settings, run_id=self.rundir.run_id)
+        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p),
+                           run_id=self.rundir.run_id, progress=self.progress.step)
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -274,21 +317,33 @@ class Runner:
             solver_error = f"solver raised {type(exc).__name__}: {exc}"
         else:
             solver_error = None
-        predictions = [[_plain(g) for g in per_test] for per_test in result.predictions]
+        if meter.fault is not None:
+            return self._lost(p, task.id, meter)
+        self.progress.step("scoring")
+        predictions = predictions_of(result, task)
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
         score = score_task(attempts_from_predictions(predictions), self.answers[task.id])
         write_submission(self.rundir.submissions, task.id, predictions,
                          metadata={"run_id": self.rundir.run_id, "pass": p, "solver": self.config.solver})
-        usage = usage_since(self.llm, before)
         errors = [a.error for a in result.attempts if a.error]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
             code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
             scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict},
-            usage=usage, selected=list(selection.concept_ids), selection_fallback=bool(selection.fallback),
+            usage=meter.usage.to_dict(), selected=list(selection.concept_ids),
+            selection_fallback=bool(selection.fallback),
             error=solver_error or (errors[-1] if errors and not result.passed_train else None),
             notes=list(getattr(result.trace, "notes", []) or []) + ([result.error] if result.error else []),
         )
+
+    def _say_if_nothing_matched(self, task_id: str, selection) -> None:
+        """A selection that named only things not in memory shows memory doing nothing: say so."""
+        again = selection.stats.get("asked_again")
+        if again is None:
+            return
+        named = ", ".join(repr(n) for n in again["unmatched"][:5])
+        self.progress.note(f"{task_id}: the select model named nothing in memory ({named}); asked again with "
+                           f"the memory's names listed: {again['matched']} matched")
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
         """MEMWRITE for the block's tasks whose program passed every train pair."""
@@ -302,49 +357,54 @@ class Runner:
                     self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": outcome.task_id,
                                         "reason": "budget"})
                     continue
+                self.progress.item(outcome.task_id)
+                self.progress.step("writing memory")
                 event = self._write_one(outcome, p)
+                self.progress.item_done(None if event is None else _write_line(event))
+                if event is None:
+                    continue
             self.rundir.append(event)
             self.write_events.append(event)
-            self.progress("write", event)
 
     def _writes_done(self) -> set[tuple[int, str]]:
         return {(e["pass_index"], e["task_id"]) for e in self.write_events}
 
     def _recovered_write(self, task_id: str, p: int) -> dict[str, Any] | None:
         """A write for this task that reached the store before a kill lost its event, rebuilt from
-        the store's own records (revisions, or the recorded failure) so it is not done twice."""
-        from sqlmodel import select as sql_select
-
-        with self.memory.session() as session:
-            revisions = session.exec(sql_select(ConceptRevision).where(
-                ConceptRevision.run_id == self.rundir.run_id, ConceptRevision.task_id == task_id,
-                ConceptRevision.format != "type")).all()
-            failure = session.exec(sql_select(WriteFailure).where(
-                WriteFailure.run_id == self.rundir.run_id, WriteFailure.task_id == task_id)).first()
-        if not revisions and failure is None:
+        the store's own records (revisions, or the recorded failure) so it is not done twice. A
+        write lost to the endpoint is tried again (its failure record is not a finished write)."""
+        revisions, failures = writes_of(self.memory, self.rundir.run_id, task_id)
+        if (p, task_id) in self.writes_lost:
+            failures = []
+        if not revisions and not failures:
             return None
         added = sorted({r.name for r in revisions if r.op == "add" and r.format != "sheet"})
         extended = sorted({"cheatsheet" if r.format == "sheet" else r.name for r in revisions
                            if r.op != "add" or r.format == "sheet"} - set(added))
         return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": added,
-                "extended": extended, "failed": not revisions, "error": failure.error if failure else None,
-                "usage": usage_dict(None)}
+                "extended": extended, "failed": not revisions, "error": failures[0].error if failures else None,
+                "usage": Usage().to_dict()}
 
-    def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any]:
-        before = usage_dict(self.llm.usage())
+    def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any] | None:
+        meter = MeteredLLM(self.llm)
         task = next(t for t in self.tasks if t.id == outcome.task_id)
         run_id = self.rundir.run_id
         if self.config.selection == "cheatsheet":
-            update = update_cheatsheet(self.memory, self.llm, task, _trace_text(outcome), run_id=run_id)
-            return {"type": "write", "pass_index": p, "task_id": task.id, "added": [],
-                    "extended": ["cheatsheet"] if update.updated else [], "failed": update.error is not None,
-                    "error": update.error, "usage": usage_since(self.llm, before)}
-        solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
-        writer = write_oe if self.config.memory_format == "oe" else write_ps
-        result = writer(self.memory, self.llm, solution, run_id=run_id)
-        return {"type": "write", "pass_index": p, "task_id": task.id, "added": list(result.added),
-                "extended": list(result.extended), "failed": bool(result.failed), "error": result.error,
-                "usage": usage_since(self.llm, before)}
+            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id)
+            written = {"added": [], "extended": ["cheatsheet"] if update.updated else [],
+                       "failed": update.error is not None, "error": update.error}
+        else:
+            solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
+            if self.config.memory_format == "oe":
+                result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
+            else:
+                result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
+                                  memory_tokens=self.settings.abstraction_memory_tokens)
+            written = {"added": list(result.added), "extended": list(result.extended),
+                       "failed": bool(result.failed), "error": result.error}
+        if meter.fault is not None and written["failed"]:
+            return self._lost(p, task.id, meter, kind="write_lost")
+        return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
 
     def _over_budget(self) -> bool:
         """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget."""
@@ -352,7 +412,7 @@ class Runner:
             return False
         costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
-        spent = sum(costs)
+        spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
         return spent >= self.config.budget_usd or spent + max(costs, default=0) > self.config.budget_usd
 
     # ------------------------------------------------------------------ scores
@@ -367,11 +427,8 @@ class Runner:
         }
 
     def _summary(self, latest, done, per_pass, stopped, wall) -> dict[str, Any]:
-        usage: dict[str, float] = {}
-        for outcome in done.values():
-            add_usage(usage, outcome.usage)
-        for event in self.write_events:
-            add_usage(usage, event.get("usage", {}))
+        usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in self.write_events]
+                            + self.lost_usage)
         n = len(latest) or 1
         added = sorted({name for e in self.write_events for name in e.get("added", [])})
         extended = sorted({name for e in self.write_events for name in e.get("extended", [])})
@@ -392,23 +449,50 @@ class Runner:
             "concepts_extended": extended,
             "writes": len(self.write_events),
             "write_failures": sum(bool(e.get("failed")) for e in self.write_events),
-            "usage": {k: (round(v, 6) if k == "cost_usd" else int(v)) for k, v in usage.items()},
+            "tasks_lost": sorted({t for _, t in self.lost}),
+            "writes_lost": sorted({t for (q, t) in self.writes_lost if (q, t) not in self._writes_done()}),
+            "usage": usage.to_dict(),
             "memory_revision_end": self.memory.revision(),
             "stopped": stopped,
             "wall_time_s": round(wall, 2),
         }
 
 
+def writes_of(memory: Memory, run_id: str, task_id: str) -> tuple[list, list]:
+    """(revisions, write failures) the store holds for one task of one run."""
+    store_method = getattr(memory, "writes_of", None)
+    if store_method is not None:
+        found = store_method(run_id, task_id)
+        return list(found.revisions), list(found.failures)
+    from sqlmodel import select as sql_select  # until the store's writes_of lands (wave/store)
+
+    from arcmemo.memory.models import ConceptRevision, WriteFailure
+
+    with memory.session() as session:
+        revisions = session.exec(sql_select(ConceptRevision).where(
+            ConceptRevision.run_id == run_id, ConceptRevision.task_id == task_id,
+            ConceptRevision.format != "type")).all()
+        failures = session.exec(sql_select(WriteFailure).where(
+            WriteFailure.run_id == run_id, WriteFailure.task_id == task_id)).all()
+    return list(revisions), list(failures)
+
+
+def _outcome_line(outcome: TaskOutcome) -> str:
+    verdict = ("solved" if outcome.scores["oracle2"] == 1 else
+               "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
+    return f"{verdict} · {len(outcome.selected)} concepts offered"
+
+
+def _write_line(event: dict[str, Any]) -> str:
+    if event.get("failed"):
+        return f"memory write failed: {event.get('error')}"
+    return f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+
+
 def _trace_text(outcome: TaskOutcome) -> str:
     """What the cheatsheet curator reads: the program whole, the end of the reasoning."""
     return (f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\n"
             f"Reasoning:\n{keep_tail(outcome.reasoning or '')}")
-
-
-def _plain(grid: Any) -> Any:
-    if grid is None:
-        return None
-    return [list(map(int, row)) for row in grid]
 
 
 REDACTED = "***"
@@ -442,23 +526,36 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
 
 
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
-               runs_root: str, progress=None) -> Runner:
-    """A fresh run: tasks ordered and limited once, a new run directory."""
-    taskset = load_run_tasks(config)
+               runs_root: str, settings: Settings | None = None, progress: Reporter | None = None,
+               run_id: str | None = None, taskset: TaskSet | None = None) -> Runner:
+    """A fresh run: settings checked and tasks loaded (both can fail: before anything is made),
+    tasks ordered and limited once, then a new run directory holding the run's config."""
+    settings = settings or Settings.load()
+    taskset = taskset or load_run_tasks(config)
     tasks = order_tasks(taskset, config)
-    rundir = RunDir.create(runs_root, new_run_id())
-    llm = make_llm(rundir.run_id)
-    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
-                  sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
+    run_id = run_id or new_run_id()
+    llm = make_llm(run_id)
+    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
+                    sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id), settings=settings,
+                    progress=progress)
+    runner.rundir.write_config(runner.resolved_config())
+    return runner
 
 
 def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
-                  progress=None) -> Runner:
+                  settings: Settings | None = None, progress: Reporter | None = None) -> Runner:
     """Continue a run from its directory: same settings, same tasks in the same order."""
     recorded = rundir.config()
-    config = RunConfig.from_dict(recorded["settings"])
-    taskset = load_run_tasks(dataclasses.replace(config, task_ids=recorded["task_ids"]))
-    tasks = [taskset.by_id(t) for t in recorded["task_ids"]]
+    if recorded.get("kind", "solve") != "solve":
+        raise RunDirError(f"run {rundir.run_id} is a {recorded['kind']} run; only solve runs resume")
+    try:
+        config = RunConfig.from_dict(recorded["settings"])
+        task_ids = list(recorded["task_ids"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunDirError(f"{rundir.path}/config.json: not a run config arcmemo can resume ({exc})") from None
+    taskset = load_run_tasks(dataclasses.replace(config, task_ids=task_ids))
+    tasks = [taskset.by_id(t) for t in task_ids]
     llm = make_llm(rundir.run_id)
     return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
-                  sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
+                  sandbox=sandbox, solver=solver, rundir=rundir, settings=settings or Settings.load(),
+                  progress=progress)

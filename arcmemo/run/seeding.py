@@ -3,29 +3,31 @@
 Order of work:
 1. every `<task_id>.py` is read (`seedfile.read_seed`) and run in the sandbox against ALL
    train and test pairs of its ARC task; a failing file is reported with its first
-   failing pair and skipped. `check=True` stops here and opens no database.
+   failing pair and skipped. `.py` files whose name is not a task id are named as
+   skipped. `check=True` stops here: it writes nothing, not even a run directory.
 2. per verified file and per format (ps, oe): a hand annotation (`<task_id>.yaml`)
    providing that format is written as is, with no model; otherwise the model pipeline
    (`write_ps` / `write_oe`) runs, if a model is configured (`--model`, ARCMEMO_AUX_MODEL
    or config `aux_model`); otherwise the file is skipped with the reason.
-3. Idempotence: each (task, content hash, format) written is recorded in the seed run's
-   `Run.config["done"]` (kind "seed"); a later run skips what any earlier seed run did.
-   The hash covers the seed file, its annotation, the --lib source and --transpose, so an
-   edited seed is ingested again (merging into what is there).
+3. Idempotence: each (task, content hash, format) written is recorded in the memory's
+   ledger of seed runs; a later run skips what any earlier seed run did. The hash covers
+   the seed file, its annotation, the --lib source and --transpose, so an edited seed is
+   ingested again (merging into what is there).
+
+A seed run is a run like a solve: it opens its parts through the RunSession, gets a run
+directory (config, events, summary, status) and reports progress through the session's
+reporter. Its memory ledger entry exists only once it wrote something.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-from sqlmodel import select
-
+from arcmemo import __version__
 from arcmemo.abstraction.annotations import (
     Annotation,
     AnnotationError,
@@ -36,10 +38,13 @@ from arcmemo.abstraction.annotations import (
 from arcmemo.abstraction.fewshot import load_examples
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
-from arcmemo.core.settings import setting
+from arcmemo.core.settings import lookup
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
-from arcmemo.llm.client import Usage
-from arcmemo.run.session import shared_sandbox
+from arcmemo.llm import Usage
+from arcmemo.run.records import record_run
+from arcmemo.run.rundir import RunDir
+from arcmemo.run.runner import memory_url_for_record
+from arcmemo.run.session import RunSession, resolve_models
 from arcmemo.solverkit.programs import run_on_pairs
 
 FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
@@ -54,7 +59,6 @@ class SeedOptions:
     lib: Path | None = None           # BARC's common.py
     transpose: bool = False           # BARC's [x, y] grids
     check: bool = False               # verify and report only
-    db: str | None = None             # memory database (path or URL)
     tasks: str = "training"           # where the seeds' ARC tasks are looked up (load_tasks source)
     annotations_only: bool = False    # never use a model, even if one is configured (memory.db build)
 
@@ -73,7 +77,13 @@ class SeedSummary:
     concepts_extended: int = 0
     usage: Usage = field(default_factory=Usage)
     problems: list[str] = field(default_factory=list)
+    not_task_ids: list[str] = field(default_factory=list)   # .py files skipped: their name is no task id
     run_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Every seed verified and everything asked for written (or deliberately skipped)."""
+        return not self.failed and not self.write_failures
 
     def add_write(self, result: WriteResult) -> None:
         if result.failed:
@@ -97,6 +107,9 @@ class SeedSummary:
                 ("cost", f"${u.cost_usd:.4f}"),
             ]
         return [(k, str(v)) for k, v in rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "usage": self.usage.to_dict()}
 
 
 @dataclass
@@ -160,6 +173,12 @@ def task_pairs(taskset, task_id: str) -> list[tuple[str, Pair]]:
 # -- the ledger of what earlier seed runs wrote --------------------------------------------
 
 def _done(memory) -> set[tuple[str, str, str]]:
+    """(task id, content hash, format) of everything earlier seed runs wrote."""
+    store_method = getattr(memory, "seeded", None)
+    if store_method is not None:
+        return set(store_method())
+    from sqlmodel import select  # until the store's seeded() lands (wave/store)
+
     from arcmemo.memory.models import Run
 
     done = set()
@@ -171,8 +190,8 @@ def _done(memory) -> set[tuple[str, str, str]]:
 
 
 class _Ledger:
-    """The seed run's Run row: created just before its first write (a run that writes nothing
-    leaves no record), updated after each file with what was written."""
+    """The seed run's entry in the memory's run ledger: created just before its first write (a run
+    that writes nothing leaves no record), updated after each file with what was written."""
 
     def __init__(self, memory, run_id: str, config: dict):
         self.memory, self.run_id, self.config = memory, run_id, dict(config, done=[])
@@ -180,17 +199,10 @@ class _Ledger:
         self.start = memory.revision()
 
     def _save(self, **changes) -> None:
-        from arcmemo.memory.models import Run
-
-        with self.memory.session() as session:
-            run = session.get(Run, self.run_id)
-            if run is None:
-                run = Run(id=self.run_id, kind=RUN_KIND, status="running", memory_revision_start=self.start)
-            run.config = dict(self.config)
-            for key, value in changes.items():
-                setattr(run, key, value)
-            session.add(run)
-            session.commit()
+        fields = {"config": dict(self.config), **changes}
+        if not self.created:
+            fields = {"status": "running", "memory_revision_start": self.start, **fields}
+        record_run(self.memory, self.run_id, kind=RUN_KIND, **fields)
         self.created = True
 
     def ensure(self) -> None:
@@ -207,17 +219,13 @@ class _Ledger:
             self._save(status=status, memory_revision_end=self.memory.revision())
 
 
-def new_run_id() -> str:
-    return "seed-" + datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
-
-
 def configured_model(flag: str | None) -> str | None:
     """The aux model named explicitly (flag, ARCMEMO_AUX_MODEL, config `aux_model`), or None.
 
     Seeding never falls back to the default model: without one, unannotated seeds are
     skipped with a message rather than starting the embedded local model unasked.
     """
-    value = setting("aux_model", flag, None)
+    value, _ = lookup("aux_model", flag)
     return str(value) if value else None
 
 
@@ -226,10 +234,11 @@ def configured_model(flag: str | None) -> str | None:
 class _Writer:
     """Writes one verified seed: from its annotation (no model), or through the model pipeline."""
 
-    def __init__(self, memory, llm, model, run_id, summary: SeedSummary, problem, *, examples):
-        self.memory, self.llm, self.model, self.run_id = memory, llm, model, run_id
+    def __init__(self, session: RunSession, memory, model, run_id, summary: SeedSummary, problem, *, examples,
+                 llm=None):
+        self.session, self.memory, self.model, self.run_id = session, memory, model, run_id
         self.summary, self.problem, self.examples = summary, problem, examples
-        self.own_llm = False
+        self.llm = llm
 
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
         try:
@@ -246,12 +255,11 @@ class _Writer:
     def by_model(self, item: _Verified, formats: list[str], task) -> list[str]:
         from arcmemo.abstraction.oe import write_oe
         from arcmemo.abstraction.ps import write_ps
+        from arcmemo.run.session import start_models
 
-        if self.llm is None:
-            from arcmemo.llm.client import LLM, LLMSettings
-
-            self.llm = LLM(LLMSettings.resolve(aux_model=self.model), run_id=self.run_id)
-            self.own_llm = True
+        if self.llm is None:               # the first seed that needs the model starts it
+            self.llm = self.session.llm(self.run_id, resolve_models({"aux_model": self.model}))
+            start_models(self.llm, {"aux"}, self.session.reporter)
         annotation = item.annotation
         solution = SolutionInput(
             task=task, code=item.seed.code, origin="human",
@@ -260,8 +268,12 @@ class _Writer:
         )
         written = []
         for fmt in formats:
-            write = write_ps if fmt == "ps" else write_oe
-            result = write(self.memory, self.llm, solution, run_id=self.run_id, examples=self.examples)
+            self.session.reporter.step(f"writing {fmt} memory with {self.model}")
+            if fmt == "ps":
+                result = write_ps(self.memory, self.llm, solution, run_id=self.run_id, examples=self.examples,
+                                  memory_tokens=self.session.settings.abstraction_memory_tokens)
+            else:
+                result = write_oe(self.memory, self.llm, solution, run_id=self.run_id, examples=self.examples)
             self.summary.add_write(result)
             if result.failed:
                 self.problem(f"{item.seed.path}: {fmt} write failed ({result.error})")
@@ -271,90 +283,137 @@ class _Writer:
             self.summary.abstracted += 1
         return written
 
-    def close(self) -> None:
-        if self.own_llm:
-            self.llm.close()
-
 
 # -- the command ---------------------------------------------------------------------------
 
-def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: None,
-             progress: bool = True, memory=None, llm=None) -> SeedSummary:
-    """Verify and ingest a seed directory; see the module docstring. `memory`/`llm` may be
-    given (tests); otherwise they are opened from `options.db` / `options.model`."""
-    from tqdm import tqdm
+def read_lib(options: SeedOptions) -> str | None:
+    if options.lib is None:
+        return None
+    try:
+        return Path(options.lib).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SeedError(f"--lib {options.lib}: not UTF-8 text") from None
+    except OSError as exc:
+        raise SeedError(f"--lib {options.lib}: cannot read ({exc.strerror})") from None
 
+
+def not_task_ids(directory: Path, found: list[Path], lib: Path | None) -> list[str]:
+    """The .py files of `directory` that are not seeds because their name is not a task id."""
+    seeds = {p.name for p in found}
+    lib_name = Path(lib).name if lib is not None and Path(lib).parent.resolve() == directory.resolve() else None
+    return sorted(p.name for p in directory.glob("*.py") if p.name not in seeds and p.name != lib_name)
+
+
+def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=None, llm=None) -> SeedSummary:
+    """Verify and ingest a seed directory; see the module docstring. The parts come from
+    `session` (its settings name the memory and the runs directory); `memory`/`llm` may be
+    given instead (tests)."""
+    session = session or RunSession()
+    reporter = session.reporter
     if options.format not in FORMATS:
-        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, got {options.format!r}")
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {options.format!r}")
     formats = FORMATS[options.format]
     summary = SeedSummary()
-    paths = find_seed_files(options.directory)
+    directory = Path(options.directory)
+    paths = find_seed_files(directory)
     summary.files = len(paths)
+    summary.not_task_ids = not_task_ids(directory, paths, options.lib)
     if not paths:
-        raise FileNotFoundError(f"{options.directory}: no seed files (<task_id>.py) found")
-    lib = None
-    if options.lib is not None:
-        try:
-            lib = Path(options.lib).read_text()
-        except OSError as exc:
-            raise FileNotFoundError(f"--lib {options.lib}: cannot read ({exc.strerror})") from None
+        raise SeedError(f"{directory}: no seed files (<task_id>.py) found"
+                        + (f"; skipped {', '.join(summary.not_task_ids)}: not ARC task ids"
+                           if summary.not_task_ids else ""))
+    lib = read_lib(options)
+    taskset = load_tasks(options.tasks)
+    model = None if options.annotations_only else (configured_model(options.model) if llm is None
+                                                   else llm.model_for("aux"))
 
     def problem(message: str) -> None:
         summary.problems.append(message)
-        report(message)
+        reporter.note(message)
 
-    # 1. verify everything first
-    taskset = load_tasks(options.tasks)
-    sandbox = shared_sandbox()
+    if options.check:
+        _verify_all(session, paths, lib, options, taskset, summary, problem)
+        return summary
+    memory = memory if memory is not None else session.memory()
+    rundir = RunDir.create(session.settings.runs_dir)
+    summary.run_id = rundir.run_id
+    config = {"directory": str(directory), "format": options.format, "model": model,
+              "lib": str(options.lib) if options.lib else None, "transpose": options.transpose}
+    rundir.write_config({"kind": RUN_KIND, "run_id": rundir.run_id, "arcmemo_version": __version__, **config,
+                         "tasks": options.tasks, "annotations_only": options.annotations_only,
+                         "memory_url": memory_url_for_record(str(memory.url)),
+                         "memory_revision_start": memory.revision(),
+                         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    with rundir.hold():
+        reporter.started(rundir.run_id, rundir.path, kind=RUN_KIND)
+        try:
+            verified = _verify_all(session, paths, lib, options, taskset, summary, problem, rundir)
+            _ingest(session, memory, llm, model, verified, formats, options, taskset, summary, problem, rundir,
+                    config)
+        finally:
+            reporter.close()
+            rundir.write_summary({"run_id": rundir.run_id, **summary.to_dict()})
+    return summary
+
+
+def _verify_all(session, paths, lib, options, taskset, summary, problem, rundir=None) -> list[_Verified]:
+    """Step 1: every seed run against all pairs of its task in the sandbox."""
+    reporter = session.reporter
+    if summary.not_task_ids:
+        reporter.note(f"skipped {len(summary.not_task_ids)} .py file(s) whose name is not an ARC task id: "
+                      f"{', '.join(summary.not_task_ids)}")
     verified: list[_Verified] = []
-    for path in tqdm(paths, desc="verifying", unit="file", disable=not progress, file=sys.stderr):
+    reporter.begin(len(paths), "verifying")
+    for path in paths:
+        reporter.item(path.name)
+        reporter.step("running against every pair")
+        failure = None
         try:
             seed = read_seed(path, lib=lib, transpose=options.transpose)
             yaml_path = annotation_path(path)
             annotation = load_annotation(yaml_path) if yaml_path.exists() else None
             pairs = task_pairs(taskset, seed.task_id)
         except (SeedError, AnnotationError) as exc:
-            summary.failed += 1
-            problem(str(exc))
-            continue
+            failure = str(exc)
         except (KeyError, TaskError):
-            summary.failed += 1
-            problem(f"{path}: no ARC task {path.stem} in {options.tasks!r}")
-            continue
-        failure = verify(sandbox, seed, pairs)
+            failure = f"{path}: no ARC task {path.stem} in {options.tasks!r}"
+        else:
+            mismatch = verify(session.sandbox, seed, pairs)
+            if mismatch is not None:
+                failure = f"{path}: {mismatch}"
+        if rundir is not None:
+            rundir.append({"type": "verify", "file": path.name, "ok": failure is None, "error": failure})
+        reporter.item_done(None)
         if failure is not None:
             summary.failed += 1
-            problem(f"{path}: {failure}")
+            problem(failure)
             continue
         summary.verified += 1
         key = seed.content_hash + (":" + annotation.content_hash if annotation else "")
         verified.append(_Verified(seed, annotation, key))
-    if options.check or not verified:
-        return summary
+    return verified
 
-    # 2. ingest
-    from arcmemo.memory.store import Memory
 
-    own_memory = memory is None
-    memory = memory if memory is not None else Memory(setting("db", options.db, "memory.db"))
-    if options.annotations_only:
-        model, llm = None, None
-    else:
-        model = configured_model(options.model) if llm is None else llm.model_for("aux")
-    run_id = summary.run_id = new_run_id()
-    ledger = _Ledger(memory, run_id, {
-        "directory": str(options.directory), "format": options.format, "model": model,
-        "lib": str(options.lib) if options.lib else None, "transpose": options.transpose,
-    })
-    writer = _Writer(memory, llm, model, run_id, summary, problem,
-                     examples=load_examples(options.directory) or load_examples())  # else default seeds/
+def _ingest(session, memory, llm, model, verified, formats, options, taskset, summary, problem, rundir,
+            config) -> None:
+    """Step 2 and 3: write what earlier seed runs did not, by hand or by model."""
+    if not verified:
+        return
+    reporter = session.reporter
+    ledger = _Ledger(memory, rundir.run_id, config)
+    writer = _Writer(session, memory, model, rundir.run_id, summary, problem,
+                     examples=load_examples(options.directory) or load_examples(session.settings.seeds_dir),
+                     llm=llm)
     try:
         done = _done(memory)
         skipped: list[str] = []
-        for item in tqdm(verified, desc="ingesting", unit="file", disable=not progress, file=sys.stderr):
+        reporter.begin(len(verified), "ingesting")
+        for item in verified:
+            reporter.item(item.seed.task_id)
             todo = [f for f in formats if (item.seed.task_id, item.key, f) not in done]
             if not todo:
                 summary.already += 1
+                reporter.item_done(None)
                 continue
             by_hand = [f for f in todo if item.annotation is not None and item.annotation.has(f)]
             by_model = [f for f in todo if f not in by_hand]
@@ -363,13 +422,21 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
                 skipped.append(f"{item.seed.task_id} ({'+'.join(by_model)})")
                 by_model = []
             if not (by_hand or by_model):
+                reporter.item_done(None)
                 continue
             ledger.ensure()
+            before = (summary.concepts_added, summary.concepts_extended)
+            reporter.step("from its annotation" if by_hand else "abstracting")
             written = writer.by_hand(item, by_hand) if by_hand else []
             if by_model:
                 written += writer.by_model(item, by_model, taskset.by_id(item.seed.task_id))
             if written:
                 ledger.record(item.seed.task_id, item.key, written)
+            rundir.append({"type": "ingest", "task_id": item.seed.task_id, "formats": written,
+                           "added": summary.concepts_added - before[0],
+                           "extended": summary.concepts_extended - before[1]})
+            reporter.item_done(f"{'+'.join(written) or 'nothing'} written: {summary.concepts_added - before[0]} "
+                               f"added, {summary.concepts_extended - before[1]} extended" if written else None)
         if skipped:
             why = ("of --annotations-only" if options.annotations_only else
                    "no model is configured (pass --model M or set ARCMEMO_AUX_MODEL)")
@@ -379,8 +446,3 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
     except BaseException:
         ledger.finish("failed")
         raise
-    finally:
-        writer.close()
-        if own_memory:
-            memory.close()
-    return summary

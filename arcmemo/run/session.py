@@ -1,80 +1,175 @@
-"""Wiring for a run: open the memory, the model client, the sandbox and the solver plugin.
+"""What every command that runs something opens, the same way: settings, memory, models, sandbox.
 
-Kept apart from the loop (runner.py) so tests can hand the runner their own parts, and
-apart from the CLI so the CLI stays parsing and printing.
+Solve and seed share it: the settings object (built once at start-up and passed down),
+the memory (opened once), model clients (one per run, with the run's id for the call
+log; the embedded model started in view of the user), the shared sandbox pool (sized by
+the settings), and the progress reporter. Kept apart from the loops (runner.py,
+seeding.py) so tests can hand those their own parts, and apart from the CLI so the CLI
+stays parsing and printing.
+
+Order of a fresh solve, so that a bad input fails before anything exists: settings and
+flags (the CLI), the tasks, the solver plugin, the memory, the model client and the
+embedded model's files, and only then the run directory.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from arcmemo.core.settings import as_number, db_url, setting
-from arcmemo.llm.client import LLM, LLMSettings
+from arcmemo.core.settings import Settings
+from arcmemo.llm import LLM, LLMSettings
 from arcmemo.memory.store import Memory
-from arcmemo.run.rundir import RunDir
-from arcmemo.run.runner import REDACTED, RunConfig, Runner, memory_url_for_record, new_runner, resume_runner
-from arcmemo.sandbox import get_sandbox
-from arcmemo.solverkit import load_solver
+from arcmemo.run.progress import Reporter
+from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
+from arcmemo.run.runner import (
+    REDACTED,
+    RunConfig,
+    Runner,
+    load_run_tasks,
+    memory_url_for_record,
+    new_runner,
+    resume_runner,
+)
 
 
-def shared_sandbox():
-    """The process's sandbox pool, sized by the settings `sandbox_workers`, `sandbox_timeout_s`
-    and `sandbox_memory_mb`."""
-    workers = setting("sandbox_workers", None, None)
-    return get_sandbox(
-        workers=as_number(workers, "sandbox_workers", int, 1) if workers else None,
-        timeout_s=as_number(setting("sandbox_timeout_s", None, 2.0), "sandbox_timeout_s", float, 0.01),
-        memory_mb=as_number(setting("sandbox_memory_mb", None, 1024), "sandbox_memory_mb", int, 16),
-    )
+def roles_used(config: RunConfig) -> set[str]:
+    """The model roles a solve run calls: the solver always, select and aux as its settings need."""
+    roles = {"solver"}
+    if config.selection in ("ps", "oe"):
+        roles.add("select")
+    if config.selection == "oe" or config.continual:
+        roles.add("aux")
+    return roles
+
+
+def local_models(llm: LLM, roles: set[str]) -> list[str]:
+    from arcmemo.llm.client import LOCAL_MODELS
+
+    return sorted({llm.model_for(role) for role in roles} & set(LOCAL_MODELS))
+
+
+def check_models(llm: LLM, roles: set[str]) -> None:
+    """LocalModelError now, before a run directory exists, if an embedded model it needs cannot start."""
+    from arcmemo.llm import local
+
+    for name in local_models(llm, roles):
+        problem = local.runtime_available() or local.weights_available(name)
+        if problem:
+            raise local.LocalModelError(f"model {name!r} cannot start: {problem}")
+
+
+def start_models(llm: LLM, roles: set[str], reporter: Reporter) -> None:
+    """Start the embedded model(s) the run needs now, saying so (its one-time assembly as bytes)."""
+    from arcmemo.llm import local
+
+    for name in local_models(llm, roles):
+        reporter.note(f"loading the embedded model {name} ({local.spec_for(name).title}) ...")
+        started = time.monotonic()
+        local.ensure_server(name, progress=lambda done, total: reporter.bytes(
+            "assembling the model file (first use only)", done, total))
+        reporter.note(f"model {name} ready in {time.monotonic() - started:.1f}s")
+
+
+def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None) -> LLMSettings:
+    """The model settings: flags > env > config file > (on resume) what the run recorded, so a
+    resumed run talks to the same models (and hits the same cache) as before. The endpoint is
+    the exception: a new --base-url or OPENAI_BASE_URL wins over the recorded one (the run
+    logs the change), so a run stopped by an outage can go on elsewhere."""
+    flags = dict(flags)
+    recorded = recorded or {}
+    for role, model in (recorded.get("models_requested") or {}).items():
+        flags[f"{role}_model"] = flags.get(f"{role}_model") or model
+    settings = LLMSettings.resolve(**flags)
+    if settings.base_url is None and recorded.get("base_url"):
+        settings = LLMSettings.resolve(**{**flags, "base_url": recorded["base_url"]})
+    return settings
 
 
 class RunSession:
-    def __init__(self, *, db: str | None = None, base_url=None, solver_model=None, aux_model=None,
-                 select_model=None, concurrency=None, no_cache: bool = False, api_key=None):
-        self.db = db
-        self.flags = dict(base_url=base_url, api_key=api_key, solver_model=solver_model, aux_model=aux_model,
-                          select_model=select_model, concurrency=concurrency, cache=False if no_cache else None)
-        self.sandbox = shared_sandbox()
-        self.memory: Memory | None = None
+    """Opens what a run needs, once, and closes it all at the end (`open_session`)."""
+
+    def __init__(self, settings: Settings | None = None, *, reporter: Reporter | None = None):
+        self.settings = settings or Settings.load()
+        self.reporter = reporter or Reporter()
+        self._memory: Memory | None = None
+        self._sandbox = None
         self.llms: list[LLM] = []
 
-    def _open_memory(self, url: str) -> Memory:
-        self.memory = Memory(url)
-        return self.memory
+    # -- the parts ---------------------------------------------------------------------
+    def memory(self, url: str | None = None) -> Memory:
+        """The memory (the `db` setting unless `url` names another), opened once."""
+        if self._memory is None:
+            self._memory = Memory(url or self.settings.db)
+        return self._memory
 
-    def _make_llm(self, recorded: dict[str, Any] | None = None):
-        """Flags win; on resume the run's recorded endpoint and requested model names fill the rest,
-        so a resumed run talks to the same models (and hits the same cache) as before."""
-        flags = dict(self.flags)
-        recorded = recorded or {}
-        for role, model in (recorded.get("models_requested") or {}).items():
-            flags[f"{role}_model"] = flags.get(f"{role}_model") or model
-        flags["base_url"] = flags.get("base_url") or recorded.get("base_url")
-        settings = LLMSettings.resolve(**flags)
+    @property
+    def sandbox(self):
+        """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb."""
+        if self._sandbox is None:
+            from arcmemo.sandbox import get_sandbox
 
-        def make(run_id: str) -> LLM:
-            llm = LLM(settings, run_id=run_id)
-            self.llms.append(llm)
-            return llm
+            self._sandbox = get_sandbox(workers=self.settings.sandbox_workers,
+                                        timeout_s=self.settings.sandbox_timeout_s,
+                                        memory_mb=self.settings.sandbox_memory_mb)
+        return self._sandbox
 
-        return make
-
-    def new(self, config: RunConfig, *, runs_root: str, progress=None) -> Runner:
-        return new_runner(config, memory=self._open_memory(db_url(self.db)), make_llm=self._make_llm(),
-                          sandbox=self.sandbox, solver=load_solver(config.solver), runs_root=runs_root,
-                          progress=progress)
-
-    def resume(self, rundir: RunDir, *, progress=None) -> Runner:
-        recorded = rundir.config()
-        memory = self._open_memory(resume_memory_url(recorded.get("memory_url"), self.db, rundir))
-        return resume_runner(rundir, memory=memory, make_llm=self._make_llm(recorded), sandbox=self.sandbox,
-                             solver=load_solver(recorded["settings"]["solver"]), progress=progress)
+    def llm(self, run_id: str, models: LLMSettings) -> LLM:
+        """A model client for one run (its calls logged under the run id)."""
+        llm = LLM(models, run_id=run_id)
+        self.llms.append(llm)
+        return llm
 
     def close(self) -> None:
+        self.reporter.close()
         for llm in self.llms:
             llm.close()
+        if self._memory is not None:
+            self._memory.close()
+
+    # -- solve ---------------------------------------------------------------------------
+    def new_solve(self, config: RunConfig, models: LLMSettings) -> Runner:
+        """A fresh solve run, each part opened in the order of the module docstring."""
+        from arcmemo.solverkit import load_solver
+
+        taskset = load_run_tasks(config)
+        solver = load_solver(config.solver)
+        memory = self.memory()
+        run_id = new_run_id()
+        llm = self.llm(run_id, models)
+        check_models(llm, roles_used(config))
+        return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=self.sandbox, solver=solver,
+                          runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
+                          run_id=run_id, taskset=taskset)
+
+    def resume_solve(self, ref: str, model_flags: dict[str, Any]) -> Runner:
+        """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
+        from arcmemo.solverkit import load_solver
+
+        rundir = RunDir.find(ref, self.settings.runs_dir)
+        recorded = rundir.config()
+        explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
+        memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
+        models = resolve_models(model_flags, recorded)
+        solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
+        runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
+                               sandbox=self.sandbox, solver=solver, settings=self.settings, progress=self.reporter)
+        check_models(runner.llm, roles_used(runner.config))
+        return runner
+
+    def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:
+        """Run it to its end holding its directory (status, lock), saying what it does as it goes.
+        Ctrl-C or a crash leaves the run recorded as interrupted or failed, ready for --resume."""
+        with runner.rundir.hold():
+            self.reporter.started(runner.rundir.run_id, runner.rundir.path, kind="solve", resumed=resumed)
+            start_models(runner.llm, roles_used(runner.config), self.reporter)
+            try:
+                return runner.run()
+            finally:
+                self.reporter.close()
 
 
 def resume_memory_url(recorded: str | None, flag: str | None, rundir: RunDir) -> str:
@@ -82,49 +177,30 @@ def resume_memory_url(recorded: str | None, flag: str | None, rundir: RunDir) ->
     the same memory (a password the record hides has to come back through --db)."""
     if flag is None:
         if not recorded or REDACTED in recorded:
-            raise ValueError(f"run {rundir.run_id} was made with a database whose URL is not on record in full: "
-                             "pass the same --db to resume it")
+            raise RunDirError(f"run {rundir.run_id} was made with a database whose URL is not on record in full: "
+                              "pass the same --db to resume it")
         return recorded
     if recorded and memory_url_for_record(flag) != recorded:
-        raise ValueError(f"run {rundir.run_id} wrote to {recorded}, not {memory_url_for_record(flag)}: "
-                         "resume it with the same memory (or without --db)")
+        raise RunDirError(f"run {rundir.run_id} wrote to {recorded}, not {memory_url_for_record(flag)}: "
+                          "resume it with the same memory (or without --db)")
     return flag
 
 
+def resume_command(rundir: RunDir, settings: Settings) -> str:
+    """The exact command that continues a run: by id when a plain `arcmemo solve` looks for runs
+    where it is, else by path."""
+    plain = not settings.origin("runs_dir").startswith("flag") and \
+        rundir.path.parent.resolve() == Path(settings.runs_dir).resolve()
+    return f"arcmemo solve --resume {rundir.run_id if plain else rundir.path}"
+
+
 @contextmanager
-def open_session(**kwargs: Any) -> Iterator[RunSession]:
-    session = RunSession(**kwargs)
+def open_session(settings: Settings | None = None, *, reporter: Reporter | None = None) -> Iterator[RunSession]:
+    session = RunSession(settings, reporter=reporter)
     try:
         yield session
     finally:
         session.close()
 
 
-def run_with_progress(runner: Runner, *, quiet: bool = False) -> dict:
-    """Run with a progress bar showing the running oracle@2, tokens and cost."""
-    from tqdm import tqdm
-
-    total = len(runner.tasks)
-    bar = tqdm(total=total, disable=quiet, unit="task", dynamic_ncols=True)
-    totals = {"tokens": 0, "cost": 0.0}
-
-    def progress(kind: str, info: dict) -> None:
-        if kind != "task":
-            return
-        outcome, latest = info["outcome"], info["latest"]
-        totals["tokens"] += int(outcome.usage.get("prompt_tokens", 0) + outcome.usage.get("completion_tokens", 0))
-        totals["cost"] += outcome.usage.get("cost_usd", 0)
-        if info["pass"] == 1:
-            bar.update(1)
-        score = 100 * sum(o.scores["oracle2"] for o in latest.values()) / max(len(latest), 1)
-        bar.set_postfix_str(f"pass {info['pass']} oracle@2 {score:.1f} tokens {totals['tokens']} "
-                            f"${totals['cost']:.3f}")
-
-    runner.progress = progress
-    try:
-        return runner.run()
-    finally:
-        bar.close()
-
-
-__all__ = ["RunSession", "open_session", "run_with_progress"]
+__all__ = ["RunSession", "open_session", "resolve_models", "resume_memory_url", "resume_command", "roles_used"]

@@ -6,7 +6,6 @@ from arcmemo.selection.baselines import select_all, select_none
 from arcmemo.selection.cheatsheet import select_cheatsheet
 from arcmemo.selection.oe import select_oe
 from arcmemo.selection.ps import select_ps
-from arcmemo.selection.record import record_selection
 from arcmemo.selection.types import Selection, SelectionSettings
 
 HANDLERS = {
@@ -20,7 +19,8 @@ NEEDS_MODEL = ("ps", "oe")
 
 
 def select(task, memory, settings: SelectionSettings | None = None, llm=None) -> Selection:
-    """Choose what the solver sees for `task` and (settings.record) store it as a SelectionRecord.
+    """Choose what the solver sees for `task`. A pure step: it reads the memory and asks the
+    model, and writes nothing (the run layer records the Selection with its run).
 
     Model problems (LLMError, unreadable answers after one retry) never raise: the task
     gets no hint and the Selection says fallback=True with the error.
@@ -31,6 +31,4 @@ def select(task, memory, settings: SelectionSettings | None = None, llm=None) ->
     selection = HANDLERS[settings.mode](task, memory, settings, llm)
     if selection.fallback:
         selection.concept_ids, selection.hint = [], ""
-    if settings.record:
-        record_selection(memory, task.id, settings, selection)
     return selection

@@ -9,6 +9,12 @@ A library too large for `token_budget` is first shown with its rarely used conce
 (names + typing); past that, only the concepts that best match a short description of the puzzle (derived from
 the grids, or an aux caption) are shown.
 
+A weak select model may answer with names that match nothing in the library (section
+headings such as "grid manipulation routines"). Then it is asked once more, with the
+library shown as nothing but the concept names (those it was shown, as many as fit the
+token budget) and a note that its first names were not concepts; `stats["asked_again"]`
+records what it named first and how many names matched after.
+
 The hint handed to the solver is held to `hint_budget`: a weak select model may pick
 dozens of concepts, and their full text would crowd the puzzle out of a small model's
 context. Past the budget, the concepts the model listed last are left out (neighbours
@@ -38,6 +44,11 @@ NOTE_COLLAPSED = (
 )
 NOTE_COMPRESSED = (
     "The library is long, so it is shown in short form: names, parameters and typing only.\n"
+)
+NOTE_NAMES = (
+    "You answered with {unmatched}, which {verb} not the name of any concept: headings such as \"structures\" "
+    "or \"grid manipulation routines\" are not concepts. The library is listed below by concept names only; "
+    "choose from these names, copied exactly.\n"
 )
 NOTE_PREFILTERED = (
     "The library holds {total} concepts, too many to show. Below are the {shown} that best match "
@@ -203,6 +214,17 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
                          caption=plan.caption, usage=sum_usage(completions), stats=plan.stats)
 
     match = match_names(outcome.value, plan.shown)
+    asked_again = None
+    if not match.ids and match.unmatched:
+        again = ask_with_names(llm, match.unmatched, plan.shown, task, settings)
+        completions += again.completions
+        asked_again = {"unmatched": list(match.unmatched), "error": again.error}
+        if again.ok:
+            retry = match_names(again.value, plan.shown)
+            reasoning = "\n\n".join(filter(None, (reasoning, _reasoning(again))))
+            match.ids, match.fuzzy = retry.ids, retry.fuzzy
+            match.unmatched += [n for n in retry.unmatched if n not in match.unmatched]
+        asked_again["matched"] = len(match.ids)
     by_id = {c.id: c for c in concepts}
     chosen = [by_id[i] for i in match.ids]
     added: list = []
@@ -211,11 +233,29 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     final = fit_hint(chosen + added, concepts, custom_types, settings.hint_budget)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final)}
+    if asked_again is not None:
+        stats["asked_again"] = asked_again
     return Selection(
         mode="ps", concept_ids=[c.id for c in final], hint=render_hint(final, custom_types),
         reasoning=reasoning, unmatched=match.unmatched, usage=sum_usage(completions),
         caption=plan.caption, expanded_ids=[c.id for c in added], stats=stats,
     )
+
+
+def ask_with_names(llm, unmatched: list[str], shown: Sequence, task, settings: SelectionSettings):
+    """Ask once more after an answer that named nothing in the library: the same prompt with the
+    library as a plain list of the names shown (as many as fit the token budget)."""
+    puzzle = format_task(task)
+    note = NOTE_NAMES.format(unmatched=", ".join(repr(n) for n in unmatched[:10]),
+                             verb="is" if len(unmatched) == 1 else "are")
+
+    def build(subset: Sequence) -> list[dict]:
+        return _messages("\n".join(f"- {c.name}" for c in subset), note, puzzle)
+
+    ranked = budget.rank_lexical(budget.describe_grids(task), list(shown))
+    n = budget.fit_prefix(ranked, lambda subset: budget.messages_tokens(build(subset)) <= settings.token_budget)
+    return ask(llm, build(budget.keep_order(ranked[:max(n, 1)], shown)), role="select", step="select_ps",
+               parse=parse_names, task_id=task.id, params=settings.select_params, sample=settings.pass_index)
 
 
 def _reasoning(outcome) -> str | None:

@@ -1,8 +1,11 @@
-"""What a selection is asked to do (SelectionSettings) and what it produced (Selection)."""
+"""What a selection is asked to do (SelectionSettings) and what it produced (Selection).
+
+`MODES` is the one list of memory-read modes: the command line offers it and
+SelectionSettings checks against it.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,9 +23,7 @@ class SelectionSettings:
     expand: bool = False            # ps: add graph neighbours of the chosen concepts
     token_budget: int = DEFAULT_TOKEN_BUDGET  # ps/oe: estimated tokens of the whole selection prompt
     hint_budget: int = DEFAULT_HINT_BUDGET    # ps: estimated tokens of the hint handed to the solver
-    run_id: str | None = None
-    pass_index: int = 0
-    record: bool = True             # store a SelectionRecord through memory.session()
+    pass_index: int = 0             # the sample index of the model calls: a later pass asks afresh
     # Less common settings:
     ps_caption: bool = False        # ps over budget: caption the puzzle (aux) for the pre-filter
     expand_limit: int = 8           # ps: at most this many neighbours added by expand
@@ -33,6 +34,8 @@ class SelectionSettings:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"selection mode {self.mode!r} is not one of {', '.join(MODES)}")
+        if self.memory_format not in (None, "ps", "oe"):
+            raise ValueError(f"selection memory_format must be ps or oe, got {self.memory_format!r}")
         if self.top_k < 1:
             raise ValueError(f"selection top_k must be at least 1, got {self.top_k}")
         if self.hint_budget < MIN_HINT_BUDGET:
@@ -57,14 +60,4 @@ class Selection:
     stats: dict = field(default_factory=dict)  # memory size, shown, compressed, prefiltered, prompt tokens
 
     def usage_dict(self) -> dict:
-        return usage_to_dict(self.usage)
-
-
-def usage_to_dict(usage: Any) -> dict:
-    if usage is None:
-        return {}
-    if dataclasses.is_dataclass(usage):
-        return dataclasses.asdict(usage)
-    if hasattr(usage, "model_dump"):
-        return usage.model_dump()
-    return dict(vars(usage))
+        return self.usage.to_dict() if self.usage is not None else {}

@@ -9,6 +9,7 @@ as failed `Attempt`s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -55,12 +56,19 @@ class SolverSettings:
         return params
 
 
+def _silent(text: str) -> None:
+    """The default progress callback: says nothing."""
+
+
 @dataclass
 class SolveContext:
     llm: Any                  # arcmemo.llm.client.LLM
     sandbox: Any              # arcmemo.sandbox.Sandbox
     settings: SolverSettings = field(default_factory=SolverSettings)
     run_id: str | None = None
+    # What the solver is doing now, in a few words ("attempt 2 of 3, retry 1"): the run layer
+    # shows it on its progress line. A solver never prints; `converse` calls this itself.
+    progress: Callable[[str], None] = _silent
 
 
 @dataclass

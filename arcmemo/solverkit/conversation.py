@@ -96,6 +96,7 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
     for rnd in range(retries + 1):
         if rnd > 0 and solved is not None and solved.is_set():
             return
+        _report(ctx, conv, rnd)
         try:
             completion = await _ask(conv, ctx, step=step, task=task, params=params)
         except LLMError as exc:
@@ -124,6 +125,17 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
             return
         if rnd < retries:
             conv.say("user", execution_feedback(task, run), rnd + 1)
+
+
+def _report(ctx: Any, conv: Conversation, rnd: int) -> None:
+    """Tell the run layer which attempt (and retry) is being asked for now."""
+    report = getattr(ctx, "progress", None)
+    if report is None:
+        return
+    settings = getattr(ctx, "settings", None)
+    first, n = getattr(settings, "sample_offset", 0), getattr(settings, "attempts", 1)
+    text = f"attempt {conv.index - first + 1} of {n}" + (f" ({conv.label})" if conv.label else "")
+    report(text + (f", retry {rnd}" if rnd else ""))
 
 
 def solve_result(task: Task, conversations: Sequence[Conversation], *, solver: str, errors: Sequence[str] = (),

@@ -1,0 +1,137 @@
+"""What a run says while it works: the run id first, model start-up, then a line per item.
+
+The run layer is the only place that prints progress; the steps (selection, solver,
+abstraction) report what they are doing through the `step` callback they are handed.
+Three reporters share one interface:
+
+- `Reporter`: says nothing (tests, library use);
+- `LiveReporter` (live.py): on a terminal, a live bottom line (rich): pass, a bar, the
+  item, its step (selecting / attempt i of n, retry j / scoring / writing memory), the
+  item's elapsed time and the running totals (score, tokens, cost); finished items and
+  notes print above it; byte progress (the embedded model's one-time assembly) as its
+  own bar;
+- `PlainReporter`: the same as plain lines, for logs and pipes (no cursor movement).
+
+Everything goes to stderr, so stdout keeps only a command's result (summary, --json).
+Calls may come from any thread (a solver's model calls run on the client's event loop).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any
+
+
+def clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else \
+        f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class Reporter:
+    """The silent reporter, and the interface the others implement."""
+
+    def started(self, run_id: str, path: Any, *, kind: str, resumed: bool = False) -> None:
+        """The run exists: its id and directory (printed first, so Ctrl-C can be followed by a resume)."""
+
+    def note(self, text: str) -> None:
+        """A line of its own: a problem, a remark, model start-up."""
+
+    def bytes(self, label: str, done: int, total: int) -> None:
+        """Progress of a long byte copy (done == total ends it)."""
+
+    def begin(self, total: int, label: str) -> None:
+        """A sequence of `total` items starts (tasks of a pass, seed files)."""
+
+    def item(self, name: str) -> None:
+        """Work on the next item starts."""
+
+    def step(self, text: str) -> None:
+        """What is being done for the current item now."""
+
+    def item_done(self, line: str | None) -> None:
+        """The current item is finished (`line` says how; None: it was done before, no line)."""
+
+    def totals(self, text: str) -> None:
+        """The running totals shown beside the current item (score, tokens, cost)."""
+
+    def close(self) -> None:
+        """Stop any live display."""
+
+
+class PlainReporter(Reporter):
+    """Plain lines on stderr."""
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.lock = threading.Lock()
+        self.total, self.count, self.label = 0, 0, ""
+        self.current: str | None = None
+        self.since = 0.0
+        self.summary = ""
+        self.shown: dict[str, int] = {}
+
+    def _print(self, text: str) -> None:
+        with self.lock:
+            print(text, file=self.stream or sys.stderr, flush=True)
+
+    def _where(self) -> str:
+        label = f"{self.label} " if self.label else ""
+        return f"[{label}{self.count}/{self.total}] {self.current}"
+
+    def started(self, run_id, path, *, kind, resumed=False):
+        self._print(f"{'resuming' if resumed else 'started'} {kind} run {run_id} in {path}")
+
+    def note(self, text):
+        self._print(text)
+
+    def bytes(self, label, done, total):
+        tenth = 10 * done // max(total, 1)
+        if self.shown.get(label) != tenth:
+            self.shown[label] = tenth
+            self._print(f"{label}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MiB")
+
+    def begin(self, total, label):
+        self.total, self.count, self.label = total, 0, label
+
+    def item(self, name):
+        self.count += 1
+        self.current, self.since = name, time.monotonic()
+
+    def step(self, text):
+        if self.current is not None:
+            self._print(f"{self._where()}: {text}")
+
+    def item_done(self, line):
+        if self.current is None:
+            self.count += 1
+        elif line:
+            self._print(f"{self._where()} {line} ({clock(time.monotonic() - self.since)})"
+                        + (f" | {self.summary}" if self.summary else ""))
+        self.current = None
+
+    def totals(self, text):
+        self.summary = text
+
+
+def make_reporter(*, quiet: bool = False) -> Reporter:
+    """A live display on a terminal, plain lines otherwise, nothing but notes with `quiet`."""
+    if quiet:
+        return QuietReporter()
+    if sys.stderr.isatty():
+        from arcmemo.run.live import LiveReporter
+
+        return LiveReporter()
+    return PlainReporter()
+
+
+class QuietReporter(Reporter):
+    """--quiet: only notes (problems) are printed."""
+
+    def note(self, text):
+        print(text, file=sys.stderr, flush=True)
+
+
+__all__ = ["Reporter", "PlainReporter", "QuietReporter", "make_reporter", "clock"]
