@@ -344,3 +344,57 @@ def test_a_bad_write_setting_fails_the_run_at_its_start(tmp_path, fake_model, fa
     with pytest.raises(ConfigError, match=name.lower()):
         run(tmp_path, fake_llm, task_ids=TASK_IDS[:1], retries=0, continual=True)
     assert fake_model.calls == []
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_names_the_resume_command_and_resume_finishes(tmp_path):
+    env = {**os.environ, "FAKE_DELAY": "0.5", "ARCMEMO_HOME": str(tmp_path / "home")}
+    proc = _cli(_solve_args(tmp_path / "m.db", tmp_path / "runs"), env, start_new_session=True, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        dirs = list((tmp_path / "runs").glob("*"))
+        if dirs and _task_lines(dirs[0]) >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)           # what Ctrl-C in a terminal does: the whole process group
+    out, err = proc.communicate(timeout=60)
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert f"interrupted: run {run_dir.name} is recorded in" in err
+    command = err.strip().splitlines()[-1].strip()
+    assert command.startswith("arcmemo solve --resume ") and run_dir.name in command
+    assert json.loads((run_dir / "status.json").read_text())["status"] == "interrupted"
+    assert not (run_dir / "summary.json").exists() and _task_lines(run_dir) < len(TASK_IDS)
+
+    resumed = _cli(command.split()[1:] + ["-q"], env, cwd=tmp_path)      # exactly the command it printed
+    out, err = resumed.communicate(timeout=180)
+    assert resumed.returncode == 0, err
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["tasks"] == len(TASK_IDS) and summary["oracle2"] == 100.0
+    solved = [json.loads(line)["task_id"] for line in (run_dir / "events.jsonl").read_text().splitlines()
+              if '"type":"task"' in line]
+    assert sorted(solved) == sorted(TASK_IDS)                   # every task solved exactly once
+    assert json.loads((run_dir / "status.json").read_text())["status"] == "finished"
+
+
+@pytest.mark.slow
+def test_two_solves_at_once_on_one_sqlite_memory_both_finish(tmp_path):
+    """Two processes start together on one memory file, both writing it (--continual), and a third
+    only reading it: none dies of a locked database, and nothing is lost."""
+    db = tmp_path / "memory.db"
+    env = {**os.environ, "FAKE_DELAY": "0.05", "ARCMEMO_HOME": str(tmp_path / "home")}
+    read_only = [a for a in _solve_args(db, tmp_path / "runs") if a not in ("--continual",)]
+    procs = [_cli(_solve_args(db, tmp_path / "runs"), env), _cli(_solve_args(db, tmp_path / "runs"), env),
+             _cli(read_only, env)]
+    results = [p.communicate(timeout=300) for p in procs]
+    for proc, (_out, err) in zip(procs, results):
+        assert proc.returncode == 0, err
+        assert "database is locked" not in err and "Traceback" not in err
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 3 and all(json.loads((r / "summary.json").read_text())["tasks"] == len(TASK_IDS) for r in runs)
+    memory = Memory(str(db))
+    writers = {r.run_id for r in memory.history()}
+    continual = {r.name for r in runs if json.loads((r / "config.json").read_text())["settings"]["continual"]}
+    assert writers <= continual and len(continual) == 2
+    assert len(memory.list("ps")) == 1                       # one concept, merged by both: not written twice

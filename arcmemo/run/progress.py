@@ -79,7 +79,7 @@ class PlainReporter(Reporter):
 
     def _where(self) -> str:
         label = f"{self.label} " if self.label else ""
-        return f"[{label}{self.count}/{self.total}] {self.current}"
+        return f"[{label}{self.count}/{self.total}]" + (f" {self.current}" if self.current else "")
 
     def started(self, run_id, path, *, kind, resumed=False):
         self._print(f"{'resuming' if resumed else 'started'} {kind} run {run_id} in {path}")
@@ -101,8 +101,7 @@ class PlainReporter(Reporter):
         self.current, self.since = name, time.monotonic()
 
     def step(self, text):
-        if self.current is not None:
-            self._print(f"{self._where()}: {text}")
+        self._print(f"{self._where()}: {text}")
 
     def item_done(self, line):
         if self.current is None:

@@ -38,9 +38,8 @@ def record_run(memory, run_id: str, *, kind: str, **fields: Any) -> None:
         return
     from arcmemo.memory.models import Run  # until the store's record_run lands (wave/store)
 
-    with memory.session() as session:
+    with memory._write() as session:           # the store's write transaction: waits for a busy database
         run = session.get(Run, run_id) or Run(id=run_id, kind=kind)
         for name, value in fields.items():
             setattr(run, name, value)
         session.add(run)
-        session.commit()

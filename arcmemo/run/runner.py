@@ -357,12 +357,11 @@ class Runner:
                     self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": outcome.task_id,
                                         "reason": "budget"})
                     continue
-                self.progress.item(outcome.task_id)
-                self.progress.step("writing memory")
+                self.progress.step(f"writing memory from {outcome.task_id}")
                 event = self._write_one(outcome, p)
-                self.progress.item_done(None if event is None else _write_line(event))
                 if event is None:
                     continue
+                self.progress.note(f"{outcome.task_id} {_write_line(event)}")
             self.rundir.append(event)
             self.write_events.append(event)
 
