@@ -95,3 +95,9 @@ def splits_holding(ids: set[str], datasets: tuple[str, ...] = DATASETS) -> dict[
         if any(held == ids for held in found.values()):
             break
     return found
+
+
+def source_label(source: str) -> str:
+    """How a task source is named in messages: `arc-agi-1 training`, or the path."""
+    parsed = parse_source_name(source)
+    return f"{parsed[0]} {parsed[1]}" if parsed else source
