@@ -9,10 +9,12 @@ from pathlib import Path
 import click
 import yaml
 
-from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
+from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, user_errors
 from arcmemo.core.settings import db_url
+from arcmemo.memory.errors import StoreError
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
 
+USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
                "suggestion", "source")
@@ -29,8 +31,6 @@ def _actor(actor: str | None) -> str:
 
 def _open(db: str | None, *, create: bool = False):
     """The Memory for --db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
-    import sqlalchemy.exc
-
     from arcmemo.memory.store import Memory
 
     url = db_url(db)
@@ -39,10 +39,8 @@ def _open(db: str | None, *, create: bool = False):
                         f"`arcmemo seed` or `arcmemo concepts import`)")
     try:
         return Memory(url)
-    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError,
-            ImportError) as exc:
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise UserError(f"cannot open memory database {url}: {reason}") from None
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _ref(ref: str) -> int | str:

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, KINDS, SOURCES
 
 _STR_FIELDS = ("kind", "routine_subtype", "output_typing", "description", "situation", "suggestion")
@@ -19,14 +20,6 @@ _PARAM_KEYS = ("name", "typing", "description")
 # Keys that name a concept besides `name`: ArcMemo's prompts and files write `concept: NAME`.
 _NAME_ALIASES = ("concept",)
 _CUSTOM_TYPE = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s*:=\s*(\S.*?)\s*$", re.S)
-
-
-class ConceptDataError(ValueError):
-    """A concept's data is malformed; `field` names the offending field (dotted path)."""
-
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
 
 
 def _text(value: Any, field: str) -> str | None:

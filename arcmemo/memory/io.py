@@ -28,12 +28,13 @@ from typing import Any
 import yaml
 
 from arcmemo.memory import data as cdata
+from arcmemo.memory.errors import StoreError
 from arcmemo.memory.models import Concept
 
 EXPORT_VERSION = 1
 
 
-class MemoryImportError(ValueError):
+class MemoryImportError(StoreError, ValueError):
     """A file could not be imported; nothing was written."""
 
     def __init__(self, path: str | Path, message: str, *, line: int | None = None, field: str | None = None):
