@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import click
-import yaml
 
 from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, user_errors
+from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
 from arcmemo.memory.errors import StoreError
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
@@ -129,9 +129,9 @@ def show(ref, db, fmt, as_of, as_json) -> None:
 
 
 def _yaml(data) -> str:
-    from arcmemo.memory.io import _Dumper
+    from arcmemo.memory.io import to_yaml
 
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return to_yaml(data)
 
 
 @concepts.command("search")
@@ -158,9 +158,9 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
             raise UserError(f"--set {item!r}: expected FIELD=VALUE")
         if field in LIST_FIELDS:
             try:
-                parsed = yaml.safe_load(value) if value.strip() else []
-            except yaml.YAMLError as exc:
-                raise UserError(f"--set {field}: not a YAML list: {getattr(exc, 'problem', exc)}") from None
+                parsed = safeyaml.load(value) if value.strip() else []
+            except (safeyaml.YAMLError, RecursionError) as exc:
+                raise UserError(f"--set {field}: not a YAML list: {_yaml_problem(exc)}") from None
             if not isinstance(parsed, list):
                 raise UserError(f"--set {field}: expected a YAML list, e.g. {field}='[first, second]'")
             changes[field] = parsed
@@ -169,6 +169,10 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         else:
             raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
     return changes
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    return safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
 
 
 @concepts.command("edit")
@@ -193,11 +197,9 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
             click.echo("no changes", err=True)
             return
         try:
-            changes = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark else ""
-            raise UserError(f"edited YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+            changes = safeyaml.load(text)
+        except (safeyaml.YAMLError, RecursionError) as exc:
+            raise UserError(f"edited YAML {_yaml_problem(exc)}") from None
         if not isinstance(changes, dict):
             raise UserError("edited YAML: expected a mapping of concept fields")
         # the edited text is the whole concept: a field removed in the editor becomes empty

@@ -29,6 +29,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, func, or_, select
 
 from arcmemo.memory import data as cdata
+from arcmemo.memory import schema
 from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, UnknownConcept
 from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
@@ -220,7 +221,7 @@ class Memory(RunRecords):
         """The existing concept `data` merges into: by name, or for OE by content first."""
         if data["format"] == "oe":
             found = session.exec(select(Concept).where(
-                Concept.format == "oe", Concept.content_hash == cdata.content_hash(data)).order_by(Concept.id)).first()
+                Concept.format == "oe", Concept.content_hash == schema.content_hash(data)).order_by(Concept.id)).first()
             if found is not None:
                 return found
         return session.exec(select(Concept).where(
@@ -228,7 +229,7 @@ class Memory(RunRecords):
 
     def _insert(self, session: Session, data: dict, op: str, *, actor, reason="", run_id=None,
                 task_id=None, model=None) -> Concept:
-        concept = Concept(**data, created_by_model=model, content_hash=cdata.content_hash(data))
+        concept = Concept(**data, created_by_model=model, content_hash=schema.content_hash(data))
         session.add(concept)
         session.flush()
         self._log(session, concept, op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
@@ -238,7 +239,7 @@ class Memory(RunRecords):
     def _update(self, session: Session, concept: Concept, data: dict, op: str, **log) -> None:
         for field in DATA_FIELDS:
             setattr(concept, field, data[field])
-        concept.content_hash = cdata.content_hash(data)
+        concept.content_hash = schema.content_hash(data)
         concept.updated_at = utcnow()
         session.add(concept)
         session.flush()
@@ -247,7 +248,7 @@ class Memory(RunRecords):
     def add(self, data: dict, *, actor: str, reason: str = "", run_id: str | None = None,
             task_id: str | None = None, source: str = "human", model: str | None = None) -> Concept:
         """Add a new concept; raises ValueError if its name (or an OE lesson's content) exists."""
-        clean = cdata.normalize(data, source=source)
+        clean = schema.normalize(data, source=source)
         if task_id and task_id not in clean["used_in"]:
             clean["used_in"].append(task_id)
         with self._write() as session:
@@ -264,7 +265,7 @@ class Memory(RunRecords):
 
         `task_id` is added to `used_in`. `op` overrides the revision op ("import" for importers).
         """
-        clean = cdata.normalize(data, source=source)
+        clean = schema.normalize(data, source=source)
         if task_id and task_id not in clean["used_in"]:
             clean["used_in"].append(task_id)
         log = dict(actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
@@ -293,8 +294,8 @@ class Memory(RunRecords):
         batch: dict[tuple, tuple[dict, str | None]] = {}
         oe_names: dict[str, tuple] = {}
         for data, model in items:
-            clean = data if validated else cdata.normalize(data, source=source)
-            key = ("oe", cdata.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
+            clean = data if validated else schema.normalize(data, source=source)
+            key = ("oe", schema.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
             if key[0] == "oe" and oe_names.setdefault(clean["name"], key) != key:
                 raise ConceptExists(f"two different OE lessons are both named {clean['name']!r}")
             if key in batch:
@@ -324,7 +325,7 @@ class Memory(RunRecords):
         for d in datas:
             queries.setdefault(("name", d["format"]), []).append(d["name"])
             if d["format"] == "oe":
-                queries.setdefault(("hash", "oe"), []).append(cdata.content_hash(d))
+                queries.setdefault(("hash", "oe"), []).append(schema.content_hash(d))
         for (what, fmt), values in queries.items():
             column = Concept.name if what == "name" else Concept.content_hash
             for i in range(0, len(values), chunk):
@@ -342,7 +343,7 @@ class Memory(RunRecords):
         for start in range(0, len(items), chunk):
             part = items[start:start + chunk]
             now = utcnow()
-            rows = [dict(data, created_by_model=model, content_hash=cdata.content_hash(data),
+            rows = [dict(data, created_by_model=model, content_hash=schema.content_hash(data),
                          created_at=now, updated_at=now) for data, model in part]
             session.execute(concepts.insert(), rows)
             ids: dict[tuple[str, str], int] = {}
@@ -369,7 +370,7 @@ class Memory(RunRecords):
             if concept is None:
                 raise UnknownConcept(_missing(ref, format))
             wanted = {**concept.to_data(), **dict(changes)}
-            clean = cdata.normalize(wanted, format=concept.format)
+            clean = schema.normalize(wanted, format=concept.format)
             if clean["format"] != concept.format:
                 raise ConceptDataError("format: a concept's format cannot be edited", "format")
             if clean == concept.to_data():
@@ -472,9 +473,7 @@ class Memory(RunRecords):
     def add_custom_type(self, name: str, definition: str, *, actor: str, reason: str = "",
                         run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> None:
         """Define (or redefine) a PS custom type `name := definition`; logged as a revision."""
-        name, definition = (name or "").strip(), (definition or "").strip()
-        if not name or not definition:
-            raise ConceptDataError("a custom type needs a name and a definition")
+        name, definition = schema.custom_type(name, definition)
         with self._write() as session:
             self._set_type(session, name, definition, actor=actor, reason=reason, run_id=run_id,
                            task_id=task_id, model=model, overwrite=True)
@@ -495,7 +494,7 @@ class Memory(RunRecords):
 
     def _learn_types(self, session: Session, data: dict, **log) -> None:
         """Record custom types defined inline in typing fields (first definition wins)."""
-        for name, definition in cdata.custom_types_in(data).items():
+        for name, definition in schema.custom_types_in(data).items():
             self._set_type(session, name, definition, overwrite=False, **log)
 
     def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
