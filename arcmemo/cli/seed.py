@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import db_option, run_dir_option, warn
+from arcmemo.cli.common import db_option, run_dir_option, task_source, task_source_options, warn
 
 
 @click.command("seed")
@@ -21,21 +21,24 @@ from arcmemo.cli.common import db_option, run_dir_option, warn
               help="BARC helper module that seeds import with `from common import *`.")
 @click.option("--transpose", is_flag=True, help="Seeds index grids [x, y] (BARC): transpose in and out.")
 @click.option("--check", is_flag=True, help="Only verify the seeds and report; write nothing (no run directory).")
-@click.option("--tasks", default="training", show_default=True,
-              help="Where the seeds' ARC tasks are looked up (split name, task file or directory).")
+@task_source_options
+@click.option("--tasks", "tasks_compat", default=None, hidden=True,
+              help="Older spelling of --split / --tasks-from.")
 @click.option("--annotations-only", is_flag=True,
               help="Use hand annotations only, never a model (how the default memory.db is built).")
 @click.option("--quiet", "-q", "--no-progress", "quiet", is_flag=True,
               help="No progress display (problems are still printed).")
 @run_dir_option
 @db_option
-def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, quiet, run_dir, db):
+def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_from, solutions, tasks_compat,
+         annotations_only, quiet, run_dir, db):
     """Verify every seed in DIRECTORY against all pairs of its task, then ingest it.
 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
     abstracted by the model. Running it again adds nothing. Exit code 1 when any seed
     failed verification or could not be written (so `--check` works as a CI check);
-    seeds skipped for want of a model do not count as failures.
+    seeds skipped for want of a model do not count as failures. The seeds' tasks are looked
+    up in --split (default training) of --dataset, or in --tasks-from.
     """
     from arcmemo.core.settings import Settings
     from arcmemo.core.table import table
@@ -44,8 +47,9 @@ def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, 
     from arcmemo.run.session import open_session
 
     settings = Settings.load(db=db, runs_dir=run_dir)
+    tasks = task_source(dataset, split or tasks_compat, tasks_from, solutions)
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
-                          check=check, tasks=tasks, annotations_only=annotations_only)
+                          check=check, tasks=tasks, solutions=solutions, annotations_only=annotations_only)
     with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
         try:
             summary = run_seed(options, session)

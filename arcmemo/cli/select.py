@@ -10,19 +10,20 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import AtLeast, db_option, echo_json, run_dir_option, warn
+from arcmemo.cli.common import AtLeast, db_option, echo_json, run_dir_option, task_source, task_source_options, warn
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
 
 
-def _load_task(task_ref: str, split: str | None):
-    from arcmemo.core.tasks import TaskError, all_arc_tasks, load_tasks
+def _load_task(task_ref: str, source: str):
+    from arcmemo.core.datasets import source_label
+    from arcmemo.core.tasks import TaskError, load_tasks
 
     if task_ref.endswith(".json") or Path(task_ref).exists():
-        return load_tasks(task_ref).tasks[0]
-    taskset = load_tasks(split, ids=[task_ref]) if split else all_arc_tasks().subset([task_ref])
-    if not taskset.tasks:
-        raise TaskError(f"no task {task_ref!r} in {split or 'ARC-AGI-1 training + evaluation'}")
-    return taskset.tasks[0]
+        return load_tasks(Path(task_ref)).tasks[0]
+    taskset = load_tasks(source)
+    if task_ref not in taskset.answers:
+        raise TaskError(f"no task {task_ref!r} in {source_label(source)}")
+    return taskset.by_id(task_ref)
 
 
 @click.command("select")
@@ -39,8 +40,7 @@ def _load_task(task_ref: str, split: str | None):
                    "or 18% of an embedded model's context.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
-@click.option("--split", default=None, help="Look TASK up in this split (default: training + evaluation); "
-                                            "TASK may also be a task JSON file.")
+@task_source_options
 @click.option("--record", is_flag=True,
               help="Record the selection in a run directory under --run-dir (its selections.jsonl, as a "
                    "solve run records them; read it with `arcmemo runs selections RUN`).")
@@ -53,10 +53,12 @@ def _load_task(task_ref: str, split: str | None):
 @click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, split, record, run_id,
-                   run_dir, show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, dataset, split, tasks_from,
+                   solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
+                   no_cache, db) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
 
+    TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1).
     The memory is only read."""
     from arcmemo.core.settings import Settings
     from arcmemo.run.records import concept_names, selection_record
@@ -65,7 +67,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_
     from arcmemo.selection.budget import budgets_for
 
     settings = Settings.load(db=db, runs_dir=run_dir)
-    task = _load_task(task_ref, split)
+    task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")
     with open_session(settings) as session:
         memory = session.memory()
         llm = None

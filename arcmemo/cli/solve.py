@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -17,6 +18,8 @@ from arcmemo.cli.common import (
     model_flags,
     model_options,
     run_dir_option,
+    task_source,
+    task_source_options,
     warn,
 )
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
@@ -25,8 +28,10 @@ EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: 
 EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
-def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str] | None]:
-    """--split and --tasks (ids, comma-separated, or a file of ids) -> (source, ids)."""
+def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
+                    tasks: str | None) -> tuple[str, list[str] | None]:
+    """The task-source options and --tasks (ids, comma-separated, or a file of ids) -> (source, ids).
+    Ids without a split are looked up in both splits of the dataset."""
     from arcmemo.core.tasks import read_id_list
 
     ids = None
@@ -44,12 +49,18 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
         if not ids:
             raise click.BadParameter(f"no task ids given{f' in {path}' if path.exists() else ''}",
                                      param_hint="--tasks")
-    return (split or ("all" if ids else "training")), ids
+    source = task_source(dataset, split, tasks_from, solutions, default_split=None if ids else "training")
+    if source is None:
+        source = "all"
+    elif Path(source).exists():     # kept absolute so --resume works from any directory
+        source = os.path.abspath(source)
+    return source, ids
 
 
 @click.command()
-@click.option("--split", default=None,
-              help="training | evaluation | val100, or a task JSON file / directory (default training).")
+@task_source_options
+@click.option("--no-score", is_flag=True,
+              help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
 @click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
 @click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
@@ -87,9 +98,9 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @click.option("--quiet", "-q", is_flag=True, help="No progress display (problems are still printed).")
 @model_options
 @db_option
-def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, hint_budget,
-          attempts, retries, passes, continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir,
-          resume, quiet, db, **models) -> None:
+def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
+          expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -112,9 +123,10 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
     flags = model_flags(models)
     config = models_settings = None
     if not resume:
-        source, ids = _task_selection(split, tasks)
+        source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
         config = RunConfig(
-            source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
+            source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
+            score=not no_score, limit=limit, solver=solver, selection=selection,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,

@@ -7,9 +7,9 @@ from typing import Any
 
 
 def cell(value: Any) -> str:
-    """A value as table text: None empty, small floats with four decimals, other floats with two."""
+    """A value as table text: None "-", small floats with four decimals, other floats with two."""
     if value is None:
-        return ""
+        return "-"
     if isinstance(value, float):
         return f"{value:.4f}" if 0 < abs(value) < 0.01 else f"{value:.2f}"
     return str(value)

@@ -34,14 +34,15 @@ from arcmemo import __version__
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
 from arcmemo.core.settings import Settings
-from arcmemo.core.tasks import Task, TaskSet, all_arc_tasks, as_grid, load_tasks
+from arcmemo.core.tasks import Task, TaskSet, as_grid, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.prompts import keep_tail, template_hashes
 from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.progress import Reporter
-from arcmemo.run.records import concept_names, record_run, selection_record
+from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
+from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
@@ -62,8 +63,10 @@ class RunConfig:
     """Everything that shapes a run; stored in the run directory's config.json. The steps'
     own settings are derived from it in one place (selection_settings, solver_settings)."""
 
-    source: str = "training"
+    source: str = "training"          # a task source (arcmemo.core.tasks.load_tasks)
     task_ids: list[str] | None = None
+    solutions: str | None = None      # test outputs for a challenges-file source
+    score: bool = True                # False: solve without scoring (the summary's score is unknown)
     limit: int | None = None
     solver: str = "program-synthesis"
     selection: str = "ps"
@@ -121,7 +124,7 @@ class TaskOutcome:
     passed_train: bool
     code: str | None
     reasoning: str
-    scores: dict[str, float]
+    scores: dict[str, float]           # {} when the run solves without scoring
     usage: dict[str, float]            # Usage.to_dict() of every call made for the task
     selected: list[int]
     selection_fallback: bool
@@ -275,13 +278,13 @@ class Runner:
 
     def _record_run(self, **fields: Any) -> None:
         """The memory's own record of a run that writes it, so revisions' run ids lead somewhere."""
-        record_run(self.memory, self.rundir.run_id, kind="solve", **fields)
+        self.memory.record_run(self.rundir.run_id, kind="solve", **fields)
 
     def _totals(self, latest: dict[str, TaskOutcome]) -> str:
         usage = total_usage([o.usage for o in self.done.values()] + [e.get("usage", {}) for e in self.write_events])
-        score = 100 * sum(o.scores["oracle2"] for o in latest.values()) / max(len(latest), 1)
-        return (f"oracle@2 {score:.1f} · {usage.prompt_tokens + usage.completion_tokens:,} tokens · "
-                f"${usage.cost_usd:.3f}")
+        score = _mean_scores(latest.values())["oracle2"]
+        return (f"oracle@2 {'?' if score is None else f'{score:.1f}'} · "
+                f"{usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}")
 
     def _lost(self, p: int, task_id: str, meter: MeteredLLM, kind: str = "task_lost") -> None:
         """Log what the endpoint cost this task (or write); a fatal fault ends the run here."""
@@ -299,6 +302,7 @@ class Runner:
     def _solve(self, task: Task, p: int) -> TaskOutcome | None:
         """Select, solve and score one task; None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
+        started, first_call = time.time(), newest_call_id(self.llm)
         self.progress.step("selecting")
         selection = select(task, self.memory, self.config.selection_settings(p), meter)
         if meter.fault is not None:
@@ -319,17 +323,21 @@ class Runner:
             solver_error = None
         if meter.fault is not None:
             return self._lost(p, task.id, meter)
-        self.progress.step("scoring")
         predictions = predictions_of(result, task)
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
-        score = score_task(attempts_from_predictions(predictions), self.answers[task.id])
-        write_submission(self.rundir.submissions, task.id, predictions,
-                         metadata={"run_id": self.rundir.run_id, "pass": p, "solver": self.config.solver})
+        answers = self.answers.get(task.id)     # none: the run solves without scoring
+        if answers:
+            self.progress.step("scoring")
+        score = score_task(attempts_from_predictions(predictions), answers) if answers else None
+        write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
+            self.llm, task.id, first_call, result.attempts, predictions, started=started,
+            extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
+                   "solver": self.config.solver}))
         errors = [a.error for a in result.attempts if a.error]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
             code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
-            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict},
+            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict} if score else {},
             usage=meter.usage.to_dict(), selected=list(selection.concept_ids),
             selection_fallback=bool(selection.fallback),
             error=solver_error or (errors[-1] if errors and not result.passed_train else None),
@@ -372,16 +380,11 @@ class Runner:
         """A write for this task that reached the store before a kill lost its event, rebuilt from
         the store's own records (revisions, or the recorded failure) so it is not done twice. A
         write lost to the endpoint is tried again (its failure record is not a finished write)."""
-        revisions, failures = writes_of(self.memory, self.rundir.run_id, task_id)
-        if (p, task_id) in self.writes_lost:
-            failures = []
-        if not revisions and not failures:
+        write = self.memory.writes_of(self.rundir.run_id, task_id)
+        if write is None or (write.failed and (p, task_id) in self.writes_lost):
             return None
-        added = sorted({r.name for r in revisions if r.op == "add" and r.format != "sheet"})
-        extended = sorted({"cheatsheet" if r.format == "sheet" else r.name for r in revisions
-                           if r.op != "add" or r.format == "sheet"} - set(added))
-        return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": added,
-                "extended": extended, "failed": not revisions, "error": failures[0].error if failures else None,
+        return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": write.added,
+                "extended": write.extended, "failed": write.failed, "error": write.error,
                 "usage": Usage().to_dict()}
 
     def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any] | None:
@@ -417,29 +420,22 @@ class Runner:
     # ------------------------------------------------------------------ scores
     @staticmethod
     def _pass_scores(p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
-        n = len(latest) or 1
-        return {
-            "pass": p,
-            "tasks": len(latest),
-            **{name: round(100 * sum(o.scores[name] for o in latest.values()) / n, 2)
-               for name in ("oracle1", "oracle2", "strict")},
-        }
+        return {"pass": p, "tasks": len(latest), **_mean_scores(latest.values())}
 
     def _summary(self, latest, done, per_pass, stopped, wall) -> dict[str, Any]:
         usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in self.write_events]
                             + self.lost_usage)
-        n = len(latest) or 1
         added = sorted({name for e in self.write_events for name in e.get("added", [])})
         extended = sorted({name for e in self.write_events for name in e.get("extended", [])})
         return {
             "run_id": self.rundir.run_id,
             "tasks": len(latest),
             "tasks_planned": len(self.tasks),
-            **{name: round(100 * sum(o.scores[name] for o in latest.values()) / n, 2)
-               for name in ("oracle1", "oracle2", "strict")},
+            **_mean_scores(latest.values()),
+            "scored": bool(self.answers),     # False: no test outputs (or --no-score); scores are None
             "passes": per_pass,
             "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
-            "solved": sorted(t for t, o in latest.items() if o.scores["oracle2"] == 1),
+            "solved": sorted(t for t, o in latest.items() if o.scores.get("oracle2") == 1),
             "per_task": {t: {**o.scores, "passed_train": o.passed_train, "pass": o.pass_index,
                              "selected": len(o.selected)} for t, o in sorted(latest.items())},
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
@@ -457,28 +453,21 @@ class Runner:
         }
 
 
-def writes_of(memory: Memory, run_id: str, task_id: str) -> tuple[list, list]:
-    """(revisions, write failures) the store holds for one task of one run."""
-    store_method = getattr(memory, "writes_of", None)
-    if store_method is not None:
-        found = store_method(run_id, task_id)
-        return list(found.revisions), list(found.failures)
-    from sqlmodel import select as sql_select  # until the store's writes_of lands (wave/store)
-
-    from arcmemo.memory.models import ConceptRevision, WriteFailure
-
-    with memory.session() as session:
-        revisions = session.exec(sql_select(ConceptRevision).where(
-            ConceptRevision.run_id == run_id, ConceptRevision.task_id == task_id,
-            ConceptRevision.format != "type")).all()
-        failures = session.exec(sql_select(WriteFailure).where(
-            WriteFailure.run_id == run_id, WriteFailure.task_id == task_id)).all()
-    return list(revisions), list(failures)
+def _mean_scores(outcomes) -> dict[str, float | None]:
+    """Mean oracle@1, oracle@2 and strict in percent; None (unknown) when a task was not scored."""
+    outcomes = list(outcomes)
+    if any(not o.scores for o in outcomes):
+        return {name: None for name in ("oracle1", "oracle2", "strict")}
+    n = len(outcomes) or 1
+    return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
 
 
 def _outcome_line(outcome: TaskOutcome) -> str:
-    verdict = ("solved" if outcome.scores["oracle2"] == 1 else
-               "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
+    if not outcome.scores:
+        verdict = "passed train pairs (not scored)" if outcome.passed_train else "failed train pairs (not scored)"
+    else:
+        verdict = ("solved" if outcome.scores["oracle2"] == 1 else
+                   "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
     return f"{verdict} · {len(outcome.selected)} concepts offered"
 
 
@@ -511,11 +500,9 @@ def memory_url_for_record(url: str) -> str:
 
 
 def load_run_tasks(config: RunConfig) -> TaskSet:
-    """The run's tasks: a split or path, narrowed to `task_ids` (looked up across all of ARC-AGI-1
-    when only ids are given)."""
-    if config.task_ids and config.source == "all":
-        return all_arc_tasks().subset(config.task_ids)
-    return load_tasks(config.source, ids=config.task_ids)
+    """The run's tasks: a split or path, narrowed to `task_ids` (looked up across both splits of
+    the dataset when the source is `all`)."""
+    return load_tasks(config.source, ids=config.task_ids, solutions=config.solutions)
 
 
 def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
@@ -534,9 +521,9 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     tasks = order_tasks(taskset, config)
     run_id = run_id or new_run_id()
     llm = make_llm(run_id)
-    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
-                    sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id), settings=settings,
-                    progress=progress)
+    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+                    memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
+                    settings=settings, progress=progress)
     runner.rundir.write_config(runner.resolved_config())
     return runner
 
@@ -555,6 +542,6 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     taskset = load_run_tasks(dataclasses.replace(config, task_ids=task_ids))
     tasks = [taskset.by_id(t) for t in task_ids]
     llm = make_llm(rundir.run_id)
-    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
-                  sandbox=sandbox, solver=solver, rundir=rundir, settings=settings or Settings.load(),
-                  progress=progress)
+    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+                  memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=rundir,
+                  settings=settings or Settings.load(), progress=progress)

@@ -41,14 +41,13 @@ from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, r
 from arcmemo.core.settings import lookup
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
-from arcmemo.run.records import record_run
 from arcmemo.run.rundir import RunDir
 from arcmemo.run.runner import memory_url_for_record
 from arcmemo.run.session import RunSession, resolve_models
 from arcmemo.solverkit.programs import run_on_pairs
 
 FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
-RUN_KIND = "seed"
+RUN_KIND = "seed"        # the run directory's kind (the memory's ledger names it the same)
 
 
 @dataclass
@@ -60,6 +59,7 @@ class SeedOptions:
     transpose: bool = False           # BARC's [x, y] grids
     check: bool = False               # verify and report only
     tasks: str = "training"           # where the seeds' ARC tasks are looked up (load_tasks source)
+    solutions: str | None = None      # test outputs for a challenges-file source
     annotations_only: bool = False    # never use a model, even if one is configured (memory.db build)
 
 
@@ -172,37 +172,20 @@ def task_pairs(taskset, task_id: str) -> list[tuple[str, Pair]]:
 
 # -- the ledger of what earlier seed runs wrote --------------------------------------------
 
-def _done(memory) -> set[tuple[str, str, str]]:
-    """(task id, content hash, format) of everything earlier seed runs wrote."""
-    store_method = getattr(memory, "seeded", None)
-    if store_method is not None:
-        return set(store_method())
-    from sqlmodel import select  # until the store's seeded() lands (wave/store)
-
-    from arcmemo.memory.models import Run
-
-    done = set()
-    with memory.session() as session:
-        for run in session.exec(select(Run).where(Run.kind == RUN_KIND)):
-            for item in (run.config or {}).get("done", []):
-                done.add((item["task_id"], item["hash"], item["format"]))
-    return done
-
-
 class _Ledger:
-    """The seed run's entry in the memory's run ledger: created just before its first write (a run
-    that writes nothing leaves no record), updated after each file with what was written."""
+    """The seed run's entry in the memory's ledger of seed runs: created just before its first
+    write (a run that writes nothing leaves no record), updated after each file with what was
+    written."""
 
     def __init__(self, memory, run_id: str, config: dict):
-        self.memory, self.run_id, self.config = memory, run_id, dict(config, done=[])
+        self.memory, self.run_id, self.config = memory, run_id, dict(config)
+        self.done: list[tuple[str, str, str]] = []
         self.created = False
         self.start = memory.revision()
 
-    def _save(self, **changes) -> None:
-        fields = {"config": dict(self.config), **changes}
-        if not self.created:
-            fields = {"status": "running", "memory_revision_start": self.start, **fields}
-        record_run(self.memory, self.run_id, kind=RUN_KIND, **fields)
+    def _save(self, status: str = "running", end: int | None = None) -> None:
+        self.memory.save_seed_run(self.run_id, config=self.config, done=self.done, status=status,
+                                  revision_start=self.start, revision_end=end)
         self.created = True
 
     def ensure(self) -> None:
@@ -210,13 +193,12 @@ class _Ledger:
             self._save()
 
     def record(self, task_id: str, key: str, formats: list[str]) -> None:
-        self.config["done"] = self.config["done"] + [
-            {"task_id": task_id, "hash": key, "format": f} for f in formats]
+        self.done += [(task_id, key, f) for f in formats]
         self._save()
 
     def finish(self, status: str) -> None:
         if self.created:
-            self._save(status=status, memory_revision_end=self.memory.revision())
+            self._save(status, self.memory.revision())
 
 
 def configured_model(flag: str | None) -> str | None:
@@ -323,7 +305,7 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
                         + (f"; skipped {', '.join(summary.not_task_ids)}: not ARC task ids"
                            if summary.not_task_ids else ""))
     lib = read_lib(options)
-    taskset = load_tasks(options.tasks)
+    taskset = load_tasks(options.tasks, solutions=options.solutions)
     model = None if options.annotations_only else (configured_model(options.model) if llm is None
                                                    else llm.model_for("aux"))
 
@@ -405,7 +387,7 @@ def _ingest(session, memory, llm, model, verified, formats, options, taskset, su
                      examples=load_examples(options.directory) or load_examples(session.settings.seeds_dir),
                      llm=llm)
     try:
-        done = _done(memory)
+        done = memory.seeded()
         skipped: list[str] = []
         reporter.begin(len(verified), "ingesting")
         for item in verified:
