@@ -10,7 +10,7 @@ from arcmemo.llm.openai_backend import OPENAI_URL
 
 def inventory(**flags: Any) -> dict[str, Any]:
     from arcmemo.llm import local
-    from arcmemo.llm.client import LLMSettings
+    from arcmemo.llm.settings import LLMSettings
 
     settings = LLMSettings.resolve(**flags)
     catalog = load_catalog()
