@@ -44,7 +44,7 @@ def test_auth_and_not_found_stop_the_run_at_once(stub, status, message):
         for role, task in (("solver", "t2"), ("aux", "t3"), ("select", None)):
             with pytest.raises(EndpointFatal, match=message[:20]):
                 llm.chat([{"role": "user", "content": role}], role=role, step="x", task_id=task)
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 1.0
         assert isinstance(llm.trouble("t2"), EndpointFatal)
         assert [r.error_kind for r in llm._log.list()] == ["fatal"]
     assert len(stub.requests) == 1
@@ -94,7 +94,7 @@ def test_an_outage_ends_in_endpoint_unavailable_within_the_budget(stub, action, 
         started = time.monotonic()
         with pytest.raises(EndpointUnavailable, match=f"{says}.*gave up after .* attempts in .*budget is 0.6s"):
             llm.chat(MSG, role="solver", step="solve", task_id="t1")
-        assert time.monotonic() - started < 0.6 + 0.5
+        assert time.monotonic() - started < 0.6 + 1.0      # the budget, plus a loaded machine's slack
         assert isinstance(llm.trouble("t1"), EndpointUnavailable) and llm.fatal is None
         # not fatal: the next call goes out to the endpoint again
         stub._script.clear()
@@ -109,7 +109,7 @@ def test_a_hanging_endpoint_costs_at_most_the_call_budget(stub):
         started = time.monotonic()
         with pytest.raises(EndpointUnavailable, match="budget is 0.8s"):
             llm.chat(MSG, role="solver", step="solve")
-        assert time.monotonic() - started < 0.8 + 0.5
+        assert time.monotonic() - started < 0.8 + 1.0      # not the 5 s the endpoint would hang
 
 
 def test_trouble_is_per_task_and_cleared_on_request(fake_model):

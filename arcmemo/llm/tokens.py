@@ -166,7 +166,7 @@ def _load_tiktoken(name: str) -> tuple[Any, str]:
         try:
             result["encoding"] = tiktoken.get_encoding(name)
         except Exception as exc:  # a download that failed, a corrupt cache: any reason means no tokenizer
-            result["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+            result["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
 
     worker = threading.Thread(target=load, name=f"tiktoken-{name}", daemon=True)
     worker.start()
