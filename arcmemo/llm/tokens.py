@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from arcmemo.core.settings import user_dir
 from arcmemo.llm.catalog import ModelTraits, load_catalog
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,8 @@ def tokenizer_for(model: str, traits: ModelTraits | None = None) -> Tokenizer:
 
 
 def count_tokens(text: str, model: str, *, traits: ModelTraits | None = None) -> int:
-    """Tokens `text` takes for `model` (see the module docstring for which tokenizer counts)."""
+    """Tokens `text` takes for `model` (see the module docstring for which tokenizer counts).
+    `traits` saves the models.yaml look-up (`LLM.count_tokens` passes the role's)."""
     if not text:
         return 0
     kind = (traits or _traits(model)).tokenizer
@@ -113,8 +115,18 @@ def count_tokens(text: str, model: str, *, traits: ModelTraits | None = None) ->
     return estimate_tokens(text, DIGIT_GROUP.get(kind or "", 1))
 
 
-@lru_cache(maxsize=256)
 def _traits(model: str) -> ModelTraits:
+    """The catalog's traits for `model` (read again when the user's models.yaml changes)."""
+    path = user_dir() / "models.yaml"
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    return _catalog_traits(model, str(path), stamp)
+
+
+@lru_cache(maxsize=256)
+def _catalog_traits(model: str, user_file: str, stamp: int | None) -> ModelTraits:
     return load_catalog().traits(model)
 
 
