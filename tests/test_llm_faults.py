@@ -50,14 +50,27 @@ def test_auth_and_not_found_stop_the_run_at_once(stub, status, message):
     assert len(stub.requests) == 1
 
 
-@pytest.mark.parametrize("code", ["insufficient_quota", "model_not_found"])
-def test_error_codes_that_no_retry_can_fix_are_fatal(stub, code):
-    stub.script({"status": 429 if code == "insufficient_quota" else 400,
-                 "body": {"error": {"message": "You exceeded your current quota", "code": code}}})
+@pytest.mark.parametrize("status, code, message", [
+    (429, "insufficient_quota", "You exceeded your current quota"),
+    (400, "model_not_found", "The model does not exist"),
+    (400, "unsupported_value", "Unsupported value: 'temperature' does not support 0.3 with this model."),
+])
+def test_error_codes_that_no_retry_can_fix_are_fatal(stub, status, code, message):
+    stub.script({"status": status, "body": {"error": {"message": message, "code": code}}})
     with make_llm(stub.base_url) as llm:
-        with pytest.raises(EndpointFatal, match="quota"):
+        with pytest.raises(EndpointFatal, match=message[:20]):
             llm.chat(MSG, role="solver", step="solve")
     assert len(stub.requests) == 1
+
+
+def test_a_bad_request_fails_only_its_call(stub):
+    stub.script({"status": 400, "body": {"error": {"message": "maximum context length exceeded",
+                                                    "code": "context_length_exceeded"}}})
+    with make_llm(stub.base_url) as llm:
+        with pytest.raises(LLMError, match="context length") as info:
+            llm.chat(MSG, role="solver", step="solve", task_id="t1")
+        assert type(info.value) is LLMError and llm.fatal is None and llm.trouble("t1") is None
+        assert llm.chat(MSG, role="solver", step="solve", sample=1).text == "echo: 2+2?"
 
 
 def test_429_with_retry_after_waits_exactly_then_succeeds(stub):

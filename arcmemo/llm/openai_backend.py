@@ -5,7 +5,8 @@ the same way (retry.py), so each attempt is visible and the whole call stays wit
 time budget. Errors are sorted here, with the server's own message:
 - transient (retried): 429, 408, 409, 425, 5xx, timeouts, connection errors, malformed bodies;
 - fatal for the run (EndpointFatal): 401, 403, 404 (unknown model, wrong base URL), and
-  a 429 or 400 whose error code says the quota is spent or the model does not exist;
+  a 429 or 400 whose error code says the quota is spent, the model does not exist or a
+  parameter is not supported (FATAL_CODES);
 - anything else (400: this request is bad) fails the one call (LLMError).
 """
 
@@ -24,7 +25,10 @@ from arcmemo.llm.backend import CallRequest, EndpointFatal, LLMError, Reply, Tra
 OPENAI_URL = "https://api.openai.com/v1"
 TRANSIENT_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401, 403, 404}
-FATAL_CODES = {"insufficient_quota", "model_not_found", "invalid_api_key"}
+# error codes no retry can fix; unsupported_*: a parameter every call of the role carries
+# (e.g. a temperature sent to an OpenAI reasoning model), so every call would fail alike
+FATAL_CODES = {"insufficient_quota", "model_not_found", "invalid_api_key", "unsupported_parameter",
+               "unsupported_value"}
 NO_KEY = "sk-no-key-needed"   # many local servers want no key, but the client insists on one
 
 
