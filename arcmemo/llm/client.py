@@ -82,6 +82,11 @@ class LLM:
         """What the model for `role` takes: context, vision, reasoning, tokenizer (models.yaml)."""
         return self.router.traits(self.settings.model(role))
 
+    @property
+    def call_log(self) -> CallLog:
+        """The log this client records every call in (the run layer reads it back)."""
+        return self._log
+
     def context_window(self, role: str) -> int | None:
         """Tokens of context the model for `role` has (None only for a test double that
         declares none)."""
