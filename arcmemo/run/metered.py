@@ -16,17 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import arcmemo.llm as llm_package
-from arcmemo.llm import LLMError, Usage
-
-
-def _fault_types(name: str) -> tuple[type, ...]:
-    kind = getattr(llm_package, name, None)
-    return (kind,) if isinstance(kind, type) else ()
-
-
-FATAL = _fault_types("EndpointFatal")
-UNAVAILABLE = _fault_types("EndpointUnavailable")
+from arcmemo.llm import EndpointFatal, EndpointUnavailable, LLMError, Usage
 
 
 class MeteredLLM:
@@ -37,8 +27,8 @@ class MeteredLLM:
         self._llm = llm
         self._lock = threading.Lock()
         self.usage = Usage()
-        self.fatal: LLMError | None = None
-        self.unavailable: LLMError | None = None
+        self.fatal: EndpointFatal | None = None
+        self.unavailable: EndpointUnavailable | None = None
 
     @property
     def fault(self) -> LLMError | None:
@@ -50,9 +40,9 @@ class MeteredLLM:
 
     def _note(self, exc: LLMError) -> None:
         with self._lock:
-            if FATAL and isinstance(exc, FATAL) and self.fatal is None:
+            if isinstance(exc, EndpointFatal) and self.fatal is None:
                 self.fatal = exc
-            elif UNAVAILABLE and isinstance(exc, UNAVAILABLE) and self.unavailable is None:
+            elif isinstance(exc, EndpointUnavailable) and self.unavailable is None:
                 self.unavailable = exc
 
     async def achat(self, messages, **kwargs):
