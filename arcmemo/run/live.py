@@ -78,7 +78,7 @@ class LiveReporter(Reporter):
     def _update(self, **fields) -> None:
         with self.lock:
             if self.progress is not None and self.task is not None:
-                self.progress.update(self.task, **fields)
+                self.progress.update(self.task, refresh=True, **fields)
 
     def item(self, name):
         self._update(item=name, step="", since=time.monotonic())
