@@ -94,6 +94,25 @@ class ArcmemoGroup(click.Group):
             raise error from None
 
 
+class LazyChoice(click.Choice):
+    """A click.Choice whose values come from `values()`, called when first needed: a command
+    module can declare the option without importing (at start-up) the module that defines them."""
+
+    def __init__(self, values: Callable[[], Any], case_sensitive: bool = True):
+        self._values, self._loaded = values, None
+        self.case_sensitive = case_sensitive
+
+    @property
+    def choices(self) -> tuple:
+        if self._loaded is None:
+            self._loaded = tuple(self._values())
+        return self._loaded
+
+    @choices.setter
+    def choices(self, value) -> None:
+        self._loaded = tuple(value)
+
+
 class AtLeast(click.IntRange):
     """An integer option with a lower bound; the error names the option as typed."""
 
@@ -223,5 +242,5 @@ def warn(message: str) -> None:
 
 
 __all__ = ["UserError", "USER_ERRORS", "USER_ERROR_TYPES", "user_errors", "as_user_error", "ArcmemoGroup",
-           "AtLeast", "FloatAtLeast", "echo_json", "db_option", "run_dir_option", "role_model_options",
+           "LazyChoice", "AtLeast", "FloatAtLeast", "echo_json", "db_option", "run_dir_option", "role_model_options",
            "model_options", "model_flags", "task_source_options", "task_source", "warn"]

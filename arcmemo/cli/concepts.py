@@ -5,17 +5,29 @@ from __future__ import annotations
 import getpass
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, AtLeast, UserError, db_option, echo_json, user_errors
+from arcmemo.cli.common import USER_ERRORS, AtLeast, LazyChoice, UserError, db_option, echo_json, user_errors
 from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
 from arcmemo.memory.errors import StoreError
-from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
+
+if TYPE_CHECKING:
+    from arcmemo.memory.models import Concept
 
 USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
-FORMAT = click.Choice(FORMATS)
+
+
+def schema():
+    """The concept schema's names (loaded on use: it brings pydantic, which `--help` does not need)."""
+    from arcmemo.memory import schema as module
+
+    return module
+
+
+FORMAT = LazyChoice(lambda: schema().FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
                "suggestion", "source")
 
@@ -156,7 +168,7 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         field = field.strip()
         if not sep or not field:
             raise UserError(f"--set {item!r}: expected FIELD=VALUE")
-        if field in LIST_FIELDS:
+        if field in schema().LIST_FIELDS:
             try:
                 parsed = safeyaml.load(value) if value.strip() else []
             except (safeyaml.YAMLError, RecursionError) as exc:
@@ -167,7 +179,7 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         elif field in TEXT_FIELDS:
             changes[field] = value if value.strip() else None
         else:
-            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
+            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + schema().LIST_FIELDS)})")
     return changes
 
 
@@ -203,7 +215,7 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
         if not isinstance(changes, dict):
             raise UserError("edited YAML: expected a mapping of concept fields")
         # the edited text is the whole concept: a field removed in the editor becomes empty
-        changes = {field: changes.get(field) for field in DATA_FIELDS} | changes
+        changes = {field: changes.get(field) for field in schema().DATA_FIELDS} | changes
     before = concept.to_data()
     updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
     if as_json:
