@@ -21,6 +21,10 @@ def _find(ref: str, settings):
     return RunDir.find(ref, settings.runs_dir)
 
 
+def _find_all(refs, settings) -> list:
+    return [_find(ref, settings) for ref in refs]
+
+
 def _summary(run, settings) -> dict:
     summary = run.summary()
     if summary is None:
@@ -105,10 +109,7 @@ def compare(run_refs, run_dir, as_json) -> None:
     from arcmemo.run.report import compare_rows, compare_table
 
     settings = _settings(run_dir)
-    entries = []
-    for ref in run_refs:
-        rundir = _find(ref, settings)
-        entries.append((rundir.config(), _summary(rundir, settings)))
+    entries = [(rundir.config(), _summary(rundir, settings)) for rundir in _find_all(run_refs, settings)]
     if as_json:
         echo_json(compare_rows(entries))
     else:
@@ -234,8 +235,7 @@ def export(run, kaggle_path, harness_dir, run_dir) -> None:
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 def delete(run_refs, run_dir, yes) -> None:
     """Delete run directories (not a running one). The memory keeps what the runs wrote."""
-    settings = _settings(run_dir)
-    found = [_find(ref, settings) for ref in run_refs]
+    found = _find_all(run_refs, _settings(run_dir))
     if not yes:
         click.confirm(f"delete {', '.join(str(r.path) for r in found)}?", abort=True)
     for rundir in found:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arcmemo.cli.common import echo_json, user_errors
+from arcmemo.cli.common import echo_json
 
 
 @click.group("solvers")
@@ -15,7 +15,6 @@ def solvers() -> None:
 @solvers.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--no-check", is_flag=True, help="Do not import each solver to check it loads.")
-@user_errors
 def list_solvers(as_json: bool, no_check: bool) -> None:
     """List installed solvers with their entry point, distribution and load status."""
     from arcmemo.solverkit import describe_solvers
@@ -27,13 +26,12 @@ def list_solvers(as_json: bool, no_check: bool) -> None:
     if not rows:
         click.echo("no solvers installed (entry point group arcmemo.solvers)")
         return
-    width = max(len(r["name"]) for r in rows)
-    for r in rows:
-        dist = f"{r['distribution']} {r['version']}" if r["distribution"] else "?"
-        line = f"{r['name'].ljust(width)}  {r['entry_point']}  ({dist})"
-        if r.get("status") == "error":
-            line += f"  [not loadable: {r['error']}]"
-        click.echo(line)
+    from arcmemo.core.table import table
+
+    click.echo(table([(r["name"], r["entry_point"],
+                       f"({r['distribution']} {r['version']})" if r["distribution"] else "(?)",
+                       f"[not loadable: {r['error']}]" if r.get("status") == "error" else "")
+                      for r in rows], ("name", "entry point", "distribution", "")))
 
 
 COMMANDS = [solvers]

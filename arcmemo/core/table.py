@@ -21,7 +21,7 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str], *, rule: bool = 
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     if rule:
-        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines.insert(1, "  ".join("-" * w for w in widths).rstrip())
     return "\n".join(lines)
 
 
