@@ -82,6 +82,8 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_
         if record:
             rundir = _record_run_dir(settings, run_id, memory)
             rundir.append_selection(selection_record(task.id, 0, sel, concept_names(memory)))
+            rundir.write_summary({"run_id": rundir.run_id, "selections": len(rundir.selections())})
+            rundir.set_status("finished")
             if not as_json:
                 warn(f"recorded in {rundir.path}/selections.jsonl")
     _print(task.id, sel, names, show_reasoning, as_json)
