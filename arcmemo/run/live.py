@@ -107,6 +107,8 @@ class LiveReporter(Reporter):
                 bar.stop()
             self.byte_bars.clear()
             if self.progress is not None:
+                if self.task is not None:          # the last line keeps the bar and totals, not a stale step
+                    self.progress.update(self.task, item="", step="", since=None, refresh=True)
                 self.progress.stop()
                 self.progress = None
                 self.task = None
