@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from arcmemo.abstraction.records import WriteResult
+from arcmemo.core.answers import MAX_ANSWER_CHARS, MAX_LINE_CHARS, quoted
 from arcmemo.memory.models import WriteFailure
+
+MAX_RAW_CHARS = 2 * MAX_ANSWER_CHARS + 100     # a step's answers: the first and the retry's
 
 
 def record_failure(memory, *, run_id: str | None, task_id: str, step: str, model: str | None,
                    error: str, raw: str | None) -> None:
-    """One WriteFailure row, committed on its own (outside any concept transaction)."""
+    """One WriteFailure row, committed on its own (outside any concept transaction). The error
+    (which may quote the model or the memory) and the raw answer are stored cleaned and capped."""
     with memory.session() as session:
         session.add(WriteFailure(run_id=run_id, task_id=task_id, step=step, model=model,
-                                 error=error, raw=raw))
+                                 error=quoted(error, MAX_LINE_CHARS),
+                                 raw=None if raw is None else quoted(raw, MAX_RAW_CHARS)))
         session.commit()
 
 

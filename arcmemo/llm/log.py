@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arcmemo.core.settings import user_dir
+from arcmemo.core.text import utf8_safe
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -154,10 +155,13 @@ class CallLog:
                completion_tokens=0, reasoning_tokens=0, latency_s=0.0, cost_usd=0.0,
                cached=False, attempts=1, error=None) -> int:
         choices_json = json.dumps(choices) if choices is not None and len(choices) > 1 else None
+        def safe(text):  # a lone surrogate in an answer cannot be encoded for SQLite
+            return None if text is None else utf8_safe(text)
+
         row = (time.time(), run_id, task_id, role, step, int(sample), model, endpoint, key,
-               json.dumps(request, ensure_ascii=False, default=str), response_text, reasoning,
+               safe(json.dumps(request, ensure_ascii=False, default=str)), safe(response_text), safe(reasoning),
                choices_json, int(prompt_tokens), int(completion_tokens), int(reasoning_tokens),
-               float(latency_s), float(cost_usd), 1 if cached else 0, int(attempts), error)
+               float(latency_s), float(cost_usd), 1 if cached else 0, int(attempts), safe(error))
         with self._lock:
             cur = self._conn.execute(
                 "INSERT INTO calls (created_at, run_id, task_id, role, step, sample, model, endpoint,"
