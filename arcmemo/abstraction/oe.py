@@ -13,7 +13,7 @@ from arcmemo.abstraction.job import WriteJob
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import validate_lessons
-from arcmemo.core.answers import MAX_CARRIED_CHARS, check_sizes
+from arcmemo.core.answers import MAX_CARRIED_CHARS
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag, parse_yaml_block
 from arcmemo.core.text import cap
@@ -33,7 +33,6 @@ def parse_derivation(text: str) -> str:
 def parse_lessons(text: str) -> list[dict]:
     lessons = validate_lessons(parse_yaml_block(text))
     for i, lesson in enumerate(lessons):
-        check_sizes(lesson, f"lessons[{i}]")
         try:
             normalize(lesson, format="oe", source="self")
         except ConceptDataError as exc:

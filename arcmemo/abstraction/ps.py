@@ -24,10 +24,8 @@ from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
-from arcmemo.core.answers import MAX_NAME_CHARS, check_sizes
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.core.settings import as_number, setting
-from arcmemo.core.text import cap, clean_line
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
@@ -52,16 +50,10 @@ def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], di
         concept["name"] = known.get(name_key(concept["name"]), concept["name"])
     types = split_custom_types(concepts)
     for i, concept in enumerate(concepts):
-        check_sizes(concept, f"concepts[{i}]")
         try:
             normalize(concept, source="self")       # whatever the store would refuse, refuse now
         except ConceptDataError as exc:
             raise ParseError(f"concepts[{i}] ({concept['name']!r}): {exc}") from None
-    for name, definition in types.items():
-        if len(name) > MAX_NAME_CHARS or clean_line(name) != name:
-            raise ParseError(f"custom type {cap(name, 100)!r}: a type name is one line of at most {MAX_NAME_CHARS} "
-                             "characters")
-        check_sizes(definition, f"custom type {name!r}")
     return concepts, types
 
 

@@ -68,21 +68,6 @@ def read_answer(parse: Callable[[str], Any], text: str | None) -> Any:
         raise ParseError(describe(exc)) from None
 
 
-def check_sizes(value: Any, where: str) -> None:
-    """ParseError naming the first text in a parsed answer (mappings, lists, text) that is too
-    long to store or show again: a `name` over MAX_NAME_CHARS, any other text over MAX_CARRIED_CHARS."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "name" and isinstance(item, str) and len(item) > MAX_NAME_CHARS:
-                raise ParseError(f"{where}.name is {len(item):,} characters long; at most {MAX_NAME_CHARS}")
-            check_sizes(item, f"{where}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            check_sizes(item, f"{where}[{i}]")
-    elif isinstance(value, str) and len(value) > MAX_CARRIED_CHARS:
-        raise ParseError(f"{where} is {len(value):,} characters long; at most {MAX_CARRIED_CHARS:,}")
-
-
 @dataclass
 class Asked:
     """What asking gave: the parsed value, or why not, with every answer for the record."""
@@ -133,5 +118,5 @@ def ask_parsed(call: Callable[[list[dict]], Any], messages: list[dict], parse: C
     return out
 
 
-__all__ = ["read_answer", "ask_parsed", "Asked", "quoted", "describe", "check_sizes", "INTERRUPTS", "RETRY_MESSAGE",
+__all__ = ["read_answer", "ask_parsed", "Asked", "quoted", "describe", "INTERRUPTS", "RETRY_MESSAGE",
            "MAX_ANSWER_CHARS", "MAX_CARRIED_CHARS", "MAX_LINE_CHARS", "MAX_NAME_CHARS", "MAX_NAMES"]
