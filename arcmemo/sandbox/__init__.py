@@ -56,6 +56,8 @@ exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py).
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE
-from arcmemo.sandbox.pool import RunOutcome, Sandbox, SandboxError, get_sandbox
+from arcmemo.sandbox.pool import RunOutcome, Sandbox, SandboxError, SandboxIsolationError, get_sandbox
+from arcmemo.sandbox.worker import LEVELS
 
-__all__ = ["ERROR_KINDS", "MAX_SIDE", "RunOutcome", "Sandbox", "SandboxError", "get_sandbox"]
+__all__ = ["ERROR_KINDS", "LEVELS", "MAX_SIDE", "RunOutcome", "Sandbox", "SandboxError", "SandboxIsolationError",
+           "get_sandbox"]

