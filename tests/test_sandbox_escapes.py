@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import importlib.util
+import json
 import os
 import pwd
 import shutil
@@ -190,17 +191,19 @@ def test_writes_outside_the_run_directory_never_reach_the_host(sb, user_files):
     still_works(sb)
 
 
+def listening(family: int, address) -> socket.socket:
+    sock = socket.socket(family)
+    sock.bind(address)
+    sock.listen(1)
+    sock.settimeout(0.3)
+    return sock
+
+
 def test_no_network_not_even_through_ctypes(sb):
-    tcp = socket.socket()
-    tcp.bind(("127.0.0.1", 0))
-    tcp.listen(1)
-    tcp.settimeout(0.3)
+    tcp = listening(socket.AF_INET, ("127.0.0.1", 0))
     port = tcp.getsockname()[1]
     abstract = f"\0arcmemo-escape-{os.getpid()}"
-    unix = socket.socket(socket.AF_UNIX)
-    unix.bind(abstract)
-    unix.listen(1)
-    unix.settimeout(0.3)
+    unix = listening(socket.AF_UNIX, abstract)
     try:
         tcp_addr = f"struct.pack('=H', 2) + struct.pack('!H4s8x', {port}, bytes([127, 0, 0, 1]))"
         unix_addr = f"struct.pack('=H', 1) + {abstract.encode()!r}"
@@ -278,3 +281,77 @@ def test_signals_sent_by_runs_to_themselves_still_work(sb):
     assert out.error == "crash" and "SIGABRT" in out.message
     out = sb.run("import signal\ndef transform(grid):\n    signal.raise_signal(signal.SIGTERM)\n", [[[0]]])[0]
     assert out.error == "crash" and signal.SIGTERM.name in out.message
+
+
+HOSTILE_SOLVER = r'''
+"""`arcmemo` whose model answers every step with a program hunting for the API key."""
+import sys
+
+from arcmemo.llm.backend import register_model
+from arcmemo.llm.fake import FakeModel
+
+PROGRAM = """```python
+import glob, os
+def transform(grid):
+    found = []
+    for path in glob.glob('/proc/*/environ') + [os.path.expanduser('~/.arcmemo/config.yaml')]:
+        try:
+            data = open(path, 'rb').read()
+        except OSError:
+            continue
+        found += [v for v in data.split(b'\\0') if b'API_KEY' in v or b'api_key' in v]
+    print(found)
+    raise ValueError(found)
+```"""
+fake = FakeModel("fake")
+fake.on("*", lambda messages: PROGRAM)
+register_model("fake", fake)
+
+from arcmemo.cli import cli  # noqa: E402
+
+cli.main(sys.argv[1:], prog_name="arcmemo")
+'''
+
+
+@pytest.mark.slow
+def test_the_api_key_never_reaches_feedback_prompts_or_the_call_log(tmp_path):
+    """The escape of issue 15 end to end: arcmemo runs with the key in its environment, the
+    model's program hunts for it; it must not come back in the execution feedback (the next
+    prompt), the call log or the run directory."""
+    script = tmp_path / "hostile_solve.py"
+    script.write_text(HOSTILE_SOLVER)
+    home = tmp_path / "home"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ARCMEMO_HOME": str(home), "OPENAI_API_KEY": SECRET,
+           "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, str(script), "solve", "--tasks", "0d3d703e", "--selection", "none", "--retries", "1",
+         "--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake", "--quiet",
+         "--require-isolation", "minimal", "--run-dir", str(tmp_path / "runs"), "--db", str(tmp_path / "memory.db")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    stored = list(home.rglob("*")) + list((tmp_path / "runs").rglob("*"))
+    assert any(p.name == "calls.db" for p in stored)
+    config = json.loads(next(p for p in stored if p.name == "config.json").read_text())
+    assert config["sandbox_isolation"]["level"] in LEVELS
+    for path in stored:
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in result.stdout + result.stderr
+
+
+def test_solve_refuses_to_run_without_the_isolation_it_requires(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    import arcmemo.run.session as session
+    from arcmemo.cli import cli
+
+    bare = Sandbox(workers=1, kernel_isolation=False)
+    monkeypatch.setattr(session, "shared_sandbox", lambda: bare)
+    try:
+        result = CliRunner().invoke(cli, ["solve", "--tasks", "0d3d703e", "--require-isolation", "full",
+                                          "--run-dir", str(tmp_path / "runs"), "--db", str(tmp_path / "m.db")])
+    finally:
+        bare.close()
+    assert result.exit_code != 0
+    assert "isolation here is minimal, not full" in result.output and "landlock" in result.output
+    assert not (tmp_path / "runs").exists()

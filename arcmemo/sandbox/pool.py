@@ -23,6 +23,16 @@ from arcmemo.sandbox.worker import LEVELS
 
 _WORKER_START_TIMEOUT_S = 60.0
 _BACKSTOP_GRACE_S = 10.0
+# The whole environment of a worker (so of every run): one thread for the numeric libraries
+WORKER_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
 
 
 class SandboxError(RuntimeError):
@@ -66,21 +76,12 @@ class _Worker:
             f"import sys; sys.path.insert(0, {root!r}); "
             f"from arcmemo.sandbox.worker import _worker_main; _worker_main({bool(kernel_isolation)!r})"
         )
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-c", boot],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=env,
+            env=WORKER_ENV,
             cwd="/",
             close_fds=True,
             start_new_session=True,
