@@ -355,3 +355,60 @@ def test_solve_refuses_to_run_without_the_isolation_it_requires(monkeypatch, tmp
     assert result.exit_code != 0
     assert "isolation here is minimal, not full" in result.output and "landlock" in result.output
     assert not (tmp_path / "runs").exists()
+
+
+REFUSING_KERNEL = r'''
+"""A Sandbox in a process whose kernel refuses some system calls (a seccomp filter loaded
+first, inherited by the workers), as a machine without user namespaces or Landlock would."""
+import ctypes, ctypes.util, errno, json, os, sys
+
+lib = ctypes.CDLL(ctypes.util.find_library("seccomp"))
+lib.seccomp_init.restype = ctypes.c_void_p
+ctx = ctypes.c_void_p(lib.seccomp_init(ctypes.c_uint32(0x7FFF0000)))
+for name in sys.argv[1].split(","):
+    nr = lib.seccomp_syscall_resolve_name(name.encode())
+    assert lib.seccomp_rule_add(ctx, ctypes.c_uint32(0x00050000 | errno.EPERM), nr, 0) == 0
+assert lib.seccomp_load(ctx) == 0
+
+from arcmemo.sandbox import Sandbox, SandboxIsolationError
+
+probes = {
+    "readme": "def transform(g):\n    return [[len(open(%r).read(1))]]\n" % sys.argv[2],
+    "kill_parent": "import ctypes\ndef transform(g):\n    return [[int(ctypes.CDLL(None).kill(%d, 0) == 0)]]\n"
+                   % os.getpid(),
+    "environ": "def transform(g):\n    return [[len(open('/proc/%d/environ', 'rb').read(1))]]\n" % os.getpid(),
+}
+with Sandbox(workers=1) as sb:
+    iso = sb.check_isolation()
+    try:
+        sb.check_isolation("full")
+        refused = None
+    except SandboxIsolationError as exc:
+        refused = str(exc)
+    results = {name: sb.run(src, [[[0]]])[0] for name, src in probes.items()}
+print(json.dumps({"isolation": iso, "refused": refused,
+                  "escaped": sorted(name for name, out in results.items() if out.ok and out.output != [[0]])}))
+'''
+
+
+@pytest.mark.parametrize("denied, off", [
+    ("unshare", {"pidns", "netns", "private_tmp"}),
+    ("landlock_create_ruleset", {"landlock"}),
+])
+def test_a_kernel_that_refuses_a_layer_is_reported_and_the_rest_still_holds(tmp_path, denied, off):
+    script = tmp_path / "refusing_kernel.py"
+    script.write_text(REFUSING_KERNEL)
+    result = subprocess.run([sys.executable, str(script), denied, str(REPO / "README.md")], cwd=REPO,
+                            capture_output=True, text=True, timeout=120,
+                            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    iso = report["isolation"]
+    assert iso["level"] == "partial" and off <= set(iso["off"]), iso
+    assert "not full" in report["refused"] and all(name in report["refused"] for name in off)
+    assert "isolation is partial, not full" in result.stderr  # said at start-up
+    assert "kill_parent" not in report["escaped"]  # seccomp holds either way
+    if "landlock" in off:
+        assert "environ" not in report["escaped"]  # the PID namespace hides arcmemo
+    else:
+        assert report["escaped"] == []  # the filesystem view still hides the checkout and /proc

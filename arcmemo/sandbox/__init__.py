@@ -66,7 +66,10 @@ VM where page faults are slow) an empty fork+exit of a numpy process costs 0.5 m
 (about 230 page faults in the child: refaulted interpreter code and copy-on-write), 2.5-3x
 what plain in-process exec of a typical small program costs (0.18 ms). A whole sandboxed
 run costs 1.5-2.5 ms of latency and 2.5-4 ms of CPU over all processes: 8-14x in-process
-exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py).
+exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py). The kernel
+layers add to each run two Landlock restrictions and one seccomp filter load (the kernel
+compiles the filter, about 0.2 ms): about a quarter of a bare fork's CPU, spent while the
+run waits for its request, so it costs throughput on a busy machine, not latency.
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE
