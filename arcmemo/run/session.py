@@ -38,7 +38,8 @@ class RunSession:
         self.flags = dict(base_url=base_url, api_key=api_key, solver_model=solver_model, aux_model=aux_model,
                           select_model=select_model, concurrency=concurrency, cache=False if no_cache else None)
         self.sandbox = shared_sandbox()
-        self.sandbox.check_isolation(require_isolation)  # SandboxIsolationError when this machine falls short
+        if require_isolation:  # SandboxIsolationError when this machine falls short
+            self.sandbox.check_isolation(require_isolation)
         self.memory: Memory | None = None
         self.llms: list[LLM] = []
 
