@@ -4,7 +4,8 @@ ctypes) and loaded by each run with its own pid filled in.
 Refused with EPERM (the program sees an ordinary OSError): creating processes or threads,
 exec, sockets, ptrace and reading other processes' memory, signals to anyone but itself,
 namespaces and mounts, io_uring, bpf, perf, keyrings, kernel modules, handles to files by
-inode, and changing the limits or scheduling of other processes. System calls of another
+inode, System V and POSIX IPC, and changing the priority, limits or scheduling of other
+processes. System calls of another
 architecture (32-bit entry points, x32) kill the process. Everything else is allowed: the
 filesystem view (Landlock, namespaces) decides what files a run can reach.
 """
@@ -38,11 +39,13 @@ DENIED = (
     "keyctl", "add_key", "request_key", "open_by_handle_at", "name_to_handle_at",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
     "swapon", "swapoff", "acct", "syslog", "quotactl", "iopl", "ioperm",
+    "setpriority", "ioprio_set",  # PRIO_USER / IOPRIO_WHO_USER would reach every process of the user
+    "shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semtimedop",
+    "semctl", "mq_open",  # the host's System V and POSIX IPC objects
 )
 UNSUPPORTED = ("clone3",)  # ENOSYS, so the C library falls back to clone (refused)
 FIRST_ARG_ZERO = ("kill", "prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
                   "sched_setattr", "migrate_pages", "move_pages")  # pid 0: the caller itself
-SECOND_ARG_ZERO = ("setpriority", "ioprio_set")  # (which, who=0: the caller)
 FIRST_ARG_SELF = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # raise() and abort() use tgkill
 
 
@@ -89,7 +92,6 @@ class Filter:
                 (DENIED, _errno_action(errno.EPERM), None, 0),
                 (UNSUPPORTED, _errno_action(errno.ENOSYS), None, 0),
                 (FIRST_ARG_ZERO, _errno_action(errno.EPERM), 0, 0),
-                (SECOND_ARG_ZERO, _errno_action(errno.EPERM), 1, 0),
                 (FIRST_ARG_SELF, _errno_action(errno.EPERM), 0, _SELF),
             ):
                 for name in names:
