@@ -19,7 +19,7 @@ import yaml
 
 BIG_INT = "9" * 5000                 # Python refuses to convert more than 4,300 digits
 SURROGATE = "\ud800"
-MAX_GENERATED = 400_000             # generated answers stay within twice the longest answer read
+MAX_GENERATED = 250_000             # generated answers stay a little past the longest answer read
 
 
 def alias_bomb(levels: int = 9, width: int = 9) -> str:
@@ -136,7 +136,7 @@ def mutate_text(rng: random.Random, text: str) -> str:
         a = rng.randrange(len(text))
         b = rng.randrange(a, len(text)) + 1
         # a few times, to about 20,000 characters, or past the longest answer read (refused unread)
-        times = rng.choice([2, 20_000 // (b - a) + 1, 300_000 // (b - a) + 1])
+        times = rng.choice([2, 20_000 // (b - a) + 1, 210_000 // (b - a) + 1])
         return text[:b] + text[a:b] * times + text[b:]
     if kind == 4 and text:                                        # lines shuffled or one dropped
         lines = text.splitlines()
@@ -161,7 +161,7 @@ def fixed_junk() -> tuple[str, ...]:
         f"```yaml\n{alias_bomb()}```", alias_bomb(), "```yaml\n" + "[" * 50_000 + "\n```", "[" * 30_000,
         "{" * 50_000, '{"a": ' * 30_000, "- " * 30_000 + "a", "<" * 150_000, "```" * 70_000, "```" + " " * 150_000,
         "```\n" * 40_000, "a" * 250_000, f"```yaml\n{names}```",
-        "<pseudocode>\n" + "step\n" * 300_000 + "</pseudocode>\n<summary>s</summary>",
+        "<pseudocode>\n" + "step\n" * 50_000 + "</pseudocode>\n<summary>s</summary>",
         "<summary>" * 15_000, "</summary>" * 15_000, "<derivation><derivation></derivation>",
         "```python\n" + "(" * 50_000 + "\n```", "```python\ndef transform(grid):\n" + "    x = (" * 5_000 + "\n```",
         "```yaml\n? [a, b]\n: c\n```", "```yaml\n!!python/object/apply:os.system ['ls']\n```",
@@ -173,7 +173,7 @@ def fixed_junk() -> tuple[str, ...]:
 
 def common_junk(rng: random.Random, n_random: int = 30) -> list[str]:
     """The fixed junk, and `n_random` strings of random code points, bytes or tokens."""
-    randoms = [(_text(rng) * rng.choice([1, 1, 1000]))[:MAX_GENERATED] for _ in range(n_random)]
+    randoms = [(_text(rng) * rng.choice([1, 1, 100]))[:MAX_GENERATED] for _ in range(n_random)]
     return list(fixed_junk()) + randoms
 
 

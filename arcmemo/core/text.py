@@ -46,6 +46,8 @@ def clean_line(text: str) -> str:
 
 def utf8_safe(text: str) -> str:
     """`text` with only the lone surrogates replaced: for logs that must keep everything else."""
+    if text.isascii():             # no surrogate possible, and much faster than a regex
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 
