@@ -11,7 +11,8 @@ import yaml
 
 from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
 from arcmemo.core.settings import db_url
-from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
+from arcmemo.memory.io import edit_text, read_edit
+from arcmemo.memory.models import FORMATS, LIST_FIELDS, Concept
 
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
@@ -127,13 +128,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
     else:
         click.echo(f"# id {concept.id}, {len(concept.used_in or [])} uses, model {concept.created_by_model or '-'}, "
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
-        click.echo(_yaml(concept.to_data()), nl=False)
-
-
-def _yaml(data) -> str:
-    from arcmemo.memory.io import _Dumper
-
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        click.echo(edit_text(concept.to_data()), nl=False)
 
 
 @concepts.command("search")
@@ -190,20 +185,11 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
     if assignments:
         changes = _parse_set(assignments)
     else:
-        text = click.edit(_yaml(concept.to_data()), extension=".yaml")
+        text = click.edit(edit_text(concept.to_data()), extension=".yaml")
         if text is None:
             click.echo("no changes", err=True)
             return
-        try:
-            changes = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark else ""
-            raise UserError(f"edited YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
-        if not isinstance(changes, dict):
-            raise UserError("edited YAML: expected a mapping of concept fields")
-        # the edited text is the whole concept: a field removed in the editor becomes empty
-        changes = {field: changes.get(field) for field in DATA_FIELDS} | changes
+        changes = read_edit(text)
     before = concept.to_data()
     updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
     if as_json:

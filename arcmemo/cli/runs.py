@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arcmemo.cli.common import echo_json, user_errors
+from arcmemo.cli.common import echo_json, user_errors, warn
 from arcmemo.run.report import compare_table, summary_table, table
 from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, list_runs
 
@@ -52,10 +52,14 @@ def list_command(run_dir, as_json) -> None:
 @click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--tasks", "per_task", is_flag=True, help="Also list every task's scores.")
+@click.option("--task", "task_id", default=None, help="Draw this task's attempts next to the expected output.")
 @user_errors
-def show(run, run_dir, as_json, per_task) -> None:
-    """A run's summary table (and per-task scores with --tasks)."""
+def show(run, run_dir, as_json, per_task, task_id) -> None:
+    """A run's summary table (and per-task scores with --tasks, one task's attempts with --task)."""
     rundir = RunDir.find(run, run_dir)
+    if task_id is not None:
+        show_task(rundir, task_id, as_json)
+        return
     summary = _summary(rundir)
     if as_json:
         echo_json({"config": rundir.config(), "summary": summary})
@@ -66,6 +70,31 @@ def show(run, run_dir, as_json, per_task) -> None:
                 for t, s in summary["per_task"].items()]
         click.echo()
         click.echo(table(rows, ("task", "oracle@1", "oracle@2", "strict", "passed train", "pass", "concepts")))
+
+
+def show_task(rundir: RunDir, task_id: str, as_json: bool) -> None:
+    """Each pass's attempts at one task beside the expected output, differing cells marked
+    (the truth is shown to the user here; it never goes to a model)."""
+    from arcmemo.pictures import attempt_rows
+    from arcmemo.pictures.terminal import print_rows
+    from arcmemo.web.rundata import RunView
+
+    view = RunView(rundir)
+    record = view.task(task_id)
+    if as_json:
+        echo_json({"task": task_id, "passes": [o.event() for o in record.passes], "writes": record.writes})
+        return
+    tasks, answers = view.puzzles
+    for outcome in record.passes:
+        scores = outcome.scores
+        click.echo(f"{task_id}, pass {outcome.pass_index}: oracle@2 {scores['oracle2']:.2f}, strict "
+                   f"{scores['strict']:.2f}, train pairs {'passed' if outcome.passed_train else 'failed'}"
+                   + (f", error: {outcome.error}" if outcome.error else ""))
+        if task_id not in tasks:
+            click.echo(f"(the task file of {task_id} cannot be loaded any more; predictions only in --json)")
+            continue
+        truth = answers[task_id].test_outputs if task_id in answers else None
+        print_rows(attempt_rows(tasks[task_id].test_inputs, outcome.predictions, truth))
 
 
 @runs.command("compare")
@@ -147,6 +176,60 @@ def score(directory, split, all_tasks, as_json) -> None:
                       ("unreadable files (scored 0)", len(result.errors))], (str(directory), "")))
     for task_id, error in sorted(result.errors.items()):
         click.echo(f"{task_id}: {error}", err=True)
+
+
+@runs.command("report")
+@click.argument("run_refs", nargs=-1, required=True)
+@click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write.")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@click.option("--db", default=None, help="The memory the runs read (for concept names, selections and what was "
+                                         "written); default: the memory the first run recorded.")
+@user_errors
+def report(run_refs, output, run_dir, db) -> None:
+    """One self-contained HTML file (opens offline) for one or more runs: summary tables, charts,
+    and per task the puzzle, the concepts offered and why, each program and its predictions
+    against the truth, and the memory written from it."""
+    from arcmemo.web.render import MemoryFacts
+    from arcmemo.web.report import build_report, write_report
+    from arcmemo.web.rundata import RunView
+
+    rundirs = [RunDir.find(ref, run_dir) for ref in run_refs]
+    memory = run_memory(rundirs[0], db)
+    views = [RunView(r, selection_source(memory)) for r in rundirs]
+    html = build_report(views, MemoryFacts(memory))
+    path = write_report(output, html)
+    tasks = sum(len(v.latest) for v in views)
+    click.echo(f"wrote {path} ({len(views)} run(s), {tasks} task(s), {len(html) // 1024} KB)")
+
+
+def run_memory(rundir: RunDir, db: str | None):
+    """The memory a run read (--db, else the one it recorded), or None with a warning when it is gone."""
+    from pathlib import Path
+
+    from arcmemo.memory.store import Memory
+    from arcmemo.run.runner import REDACTED
+
+    url = db or rundir.config().get("memory_url")
+    if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().exists()):
+        warn(f"the memory of run {rundir.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
+             "show as ids, without the selection's reasoning or what was written")
+        return None
+    return Memory(url)
+
+
+def selection_source(memory):
+    """Where the pages read a run's selection records from (the memory, for runs made so far)."""
+    if memory is None:
+        return None
+    from arcmemo.selection.record import selections_of
+
+    def read(rundir: RunDir, task_id: str | None) -> list[dict]:
+        return [{"task_id": r.task_id, "pass_index": r.pass_index, "mode": r.mode, "concept_ids": list(r.concept_ids),
+                 "reasoning": r.reasoning, "unmatched": list(r.unmatched), "fallback": r.fallback, "error": r.error}
+                for r in selections_of(memory, rundir.run_id, task_id)]
+
+    return read
 
 
 COMMANDS = [runs]

@@ -84,6 +84,28 @@ def dump_yaml(concepts: Iterable[Concept], custom_types: dict[str, str]) -> str:
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
 
 
+def edit_text(data: dict[str, Any]) -> str:
+    """A concept as the YAML a person edits (`concepts edit` in $EDITOR, the web page's form)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def read_edit(text: str) -> dict[str, Any]:
+    """The changes an edited concept text asks for. The text is the whole concept, so a field
+    removed from it becomes empty. ValueError (naming the line) when it is not a YAML mapping."""
+    from arcmemo.core import safeyaml
+    from arcmemo.memory.models import DATA_FIELDS
+
+    try:
+        changes = safeyaml.load(text)
+    except safeyaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ValueError(f"edited YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    if not isinstance(changes, dict):
+        raise ValueError("edited YAML: expected a mapping of concept fields")
+    return {field: changes.get(field) for field in DATA_FIELDS} | changes
+
+
 def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
     """The memory (optionally as of a revision, optionally one format) as canonical YAML."""
     types = memory.custom_types(as_of=as_of) if format in (None, "ps") else {}
@@ -253,4 +275,4 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
 
 
 __all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "concept_entry",
-           "parse_file", "import_file", "EXPORT_VERSION"]
+           "parse_file", "import_file", "EXPORT_VERSION", "edit_text", "read_edit"]
