@@ -9,7 +9,7 @@ import shutil
 import time
 
 import pytest
-from web_support import LEARNED
+from web_support import LEARNED, copy_fixture
 
 from arcmemo.cli.runs import selection_source
 from arcmemo.memory.store import Memory
@@ -23,13 +23,7 @@ starlette_testclient = pytest.importorskip("starlette.testclient")
 @contextlib.contextmanager
 def _client(fixture, root):
     """A client over a copy of the fixture at `root` (edits must not leak into other tests)."""
-    shutil.copytree(fixture.root, root)
-    memory = Memory(str(root / "memory.db"))
-    # the runs recorded the original memory's path: point them at the copy
-    for run_dir in (root / "runs").iterdir():
-        config = json.loads((run_dir / "config.json").read_text())
-        config["memory_url"] = str(root / "memory.db")
-        (run_dir / "config.json").write_text(json.dumps(config))
+    memory = Memory(str(copy_fixture(fixture, root)))
     app = create_app(memory, root / "runs", actor="user:tester", allowed_hosts=["testserver"],
                      selections=selection_source(memory))
     with starlette_testclient.TestClient(app) as client:

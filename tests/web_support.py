@@ -67,4 +67,18 @@ def build_fixture(root: Path, task_ids=tuple(TASK_IDS[:3])) -> Fixture:
     return Fixture(root, memory_path, runs, ids[0], ids[1], task_ids[0], tuple(task_ids))
 
 
-__all__ = ["Fixture", "build_fixture", "HOSTILE", "LEARNED"]
+def copy_fixture(fixture: Fixture, root: Path) -> Path:
+    """A copy of the fixture's memory and runs at `root` (for tests that edit), the runs pointed at
+    the copied memory. Returns the copied memory's path."""
+    import json
+    import shutil
+
+    shutil.copytree(fixture.root, root)
+    for run_dir in (root / "runs").iterdir():
+        config = json.loads((run_dir / "config.json").read_text())
+        config["memory_url"] = str(root / "memory.db")
+        (run_dir / "config.json").write_text(json.dumps(config))
+    return root / "memory.db"
+
+
+__all__ = ["Fixture", "build_fixture", "copy_fixture", "HOSTILE", "LEARNED"]
