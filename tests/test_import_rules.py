@@ -41,13 +41,7 @@ DATABASE_OWNERS = ("arcmemo/memory/", "arcmemo/llm/log.py", "arcmemo/llm/logdb.p
 PENDING = {
     "arcmemo/abstraction/ps.py -> arcmemo.selection",
     "arcmemo/abstraction/ps.py -> arcmemo.selection.ps",
-    "arcmemo/selection/cheatsheet.py -> arcmemo.abstraction.failures",
-    "arcmemo/abstraction/failures.py -> sqlalchemy",
-    "arcmemo/abstraction/failures.py -> sqlmodel",
-    "arcmemo/run/runner.py -> sqlmodel",
-    "arcmemo/run/seeding.py -> sqlmodel",
     "arcmemo/selection/record.py -> sqlmodel",
-    "arcmemo/cli/concepts.py -> sqlalchemy.exc",
 }
 
 

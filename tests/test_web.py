@@ -11,7 +11,6 @@ import time
 import pytest
 from web_support import LEARNED, copy_fixture
 
-from arcmemo.cli.runs import selection_source
 from arcmemo.memory.store import Memory
 from arcmemo.run.rundir import RunDir
 from arcmemo.web.app import create_app
@@ -24,8 +23,7 @@ starlette_testclient = pytest.importorskip("starlette.testclient")
 def _client(fixture, root):
     """A client over a copy of the fixture at `root` (edits must not leak into other tests)."""
     memory = Memory(str(copy_fixture(fixture, root)))
-    app = create_app(memory, root / "runs", actor="user:tester", allowed_hosts=["testserver"],
-                     selections=selection_source(memory))
+    app = create_app(memory, root / "runs", actor="user:tester", allowed_hosts=["testserver"])
     with starlette_testclient.TestClient(app) as client:
         client.memory, client.root, client.fx = memory, root, fixture
         yield client

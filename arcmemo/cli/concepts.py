@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 
 import click
-import yaml
 
-from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
+from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, user_errors
+from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
-from arcmemo.memory.io import edit_text, read_edit
+from arcmemo.memory.errors import StoreError
+from arcmemo.memory.io import read_edit, to_yaml
 from arcmemo.memory.models import FORMATS, LIST_FIELDS, Concept
 
+USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
                "suggestion", "source")
@@ -30,8 +32,6 @@ def _actor(actor: str | None) -> str:
 
 def _open(db: str | None, *, create: bool = False):
     """The Memory for --db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
-    import sqlalchemy.exc
-
     from arcmemo.memory.store import Memory
 
     url = db_url(db)
@@ -40,10 +40,8 @@ def _open(db: str | None, *, create: bool = False):
                         f"`arcmemo seed` or `arcmemo concepts import`)")
     try:
         return Memory(url)
-    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError,
-            ImportError) as exc:
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise UserError(f"cannot open memory database {url}: {reason}") from None
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _ref(ref: str) -> int | str:
@@ -128,7 +126,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
     else:
         click.echo(f"# id {concept.id}, {len(concept.used_in or [])} uses, model {concept.created_by_model or '-'}, "
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
-        click.echo(edit_text(concept.to_data()), nl=False)
+        click.echo(to_yaml(concept.to_data()), nl=False)
 
 
 @concepts.command("search")
@@ -155,9 +153,9 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
             raise UserError(f"--set {item!r}: expected FIELD=VALUE")
         if field in LIST_FIELDS:
             try:
-                parsed = yaml.safe_load(value) if value.strip() else []
-            except yaml.YAMLError as exc:
-                raise UserError(f"--set {field}: not a YAML list: {getattr(exc, 'problem', exc)}") from None
+                parsed = safeyaml.load(value) if value.strip() else []
+            except (safeyaml.YAMLError, RecursionError) as exc:
+                raise UserError(f"--set {field}: not a YAML list: {_yaml_problem(exc)}") from None
             if not isinstance(parsed, list):
                 raise UserError(f"--set {field}: expected a YAML list, e.g. {field}='[first, second]'")
             changes[field] = parsed
@@ -166,6 +164,10 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         else:
             raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
     return changes
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    return safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
 
 
 @concepts.command("edit")
@@ -185,7 +187,7 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
     if assignments:
         changes = _parse_set(assignments)
     else:
-        text = click.edit(edit_text(concept.to_data()), extension=".yaml")
+        text = click.edit(to_yaml(concept.to_data()), extension=".yaml")
         if text is None:
             click.echo("no changes", err=True)
             return

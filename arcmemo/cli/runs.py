@@ -196,7 +196,7 @@ def report(run_refs, output, run_dir, db) -> None:
 
     rundirs = [RunDir.find(ref, run_dir) for ref in run_refs]
     memory = run_memory(rundirs[0], db)
-    views = [RunView(r, selection_source(memory)) for r in rundirs]
+    views = [RunView(r, memory) for r in rundirs]
     html = build_report(views, MemoryFacts(memory))
     path = write_report(output, html)
     tasks = sum(len(v.latest) for v in views)
@@ -216,20 +216,6 @@ def run_memory(rundir: RunDir, db: str | None):
              "show as ids, without the selection's reasoning or what was written")
         return None
     return Memory(url)
-
-
-def selection_source(memory):
-    """Where the pages read a run's selection records from (the memory, for runs made so far)."""
-    if memory is None:
-        return None
-    from arcmemo.selection.record import selections_of
-
-    def read(rundir: RunDir, task_id: str | None) -> list[dict]:
-        return [{"task_id": r.task_id, "pass_index": r.pass_index, "mode": r.mode, "concept_ids": list(r.concept_ids),
-                 "reasoning": r.reasoning, "unmatched": list(r.unmatched), "fallback": r.fallback, "error": r.error}
-                for r in selections_of(memory, rundir.run_id, task_id)]
-
-    return read
 
 
 COMMANDS = [runs]

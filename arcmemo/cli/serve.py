@@ -26,7 +26,6 @@ def serve(db, runs_root, port, host, dataset) -> None:
     if any(importlib.util.find_spec(m) is None for m in ("starlette", "uvicorn", "multipart")):
         raise UserError("arcmemo serve needs the web extra: pip install 'arcmemo[web]'")
     from arcmemo.cli.concepts import _actor, _open
-    from arcmemo.cli.runs import selection_source
     from arcmemo.core.settings import setting
     from arcmemo.web import serve as server
     from arcmemo.web.app import create_app
@@ -35,7 +34,7 @@ def serve(db, runs_root, port, host, dataset) -> None:
     server.check_host(address, explicit=host is not None)
     memory = _open(db)
     app = create_app(memory, runs_root, actor=_actor(None), allowed_hosts=server.allowed_hosts(address),
-                     selections=selection_source(memory), dataset=dataset)
+                     dataset=dataset)
     sock = server.bind(address, port)
     shown = f"[{address.strip('[]')}]" if ":" in address else address
     url = f"http://{shown}:{sock.getsockname()[1]}/"

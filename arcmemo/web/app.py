@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from arcmemo.core.tasks import TaskError, TaskSet, all_arc_tasks, load_tasks
 from arcmemo.memory.graph import build_graph, neighbours
-from arcmemo.memory.io import edit_text, read_edit
+from arcmemo.memory.io import read_edit, to_yaml
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import task_rows
@@ -47,7 +47,7 @@ from arcmemo.web.render import (
     task_section,
 )
 from arcmemo.web.report import build_report
-from arcmemo.web.rundata import RunView, SelectionSource, runs_under
+from arcmemo.web.rundata import RunView, runs_under
 
 EDIT_REASON = "edited from the web page"
 CHART_CACHE = 32
@@ -69,10 +69,8 @@ def dataset_tasks(dataset: str) -> TaskSet:
 class Site:
     """The app's state and pages (one instance per server)."""
 
-    def __init__(self, memory: Memory, runs_root: str | Path, *, actor: str,
-                 selections: SelectionSource | None = None, dataset: str = "training"):
-        self.memory, self.runs_root, self.actor = memory, Path(runs_root), actor
-        self.selections, self.dataset = selections, dataset
+    def __init__(self, memory: Memory, runs_root: str | Path, *, actor: str, dataset: str = "training"):
+        self.memory, self.runs_root, self.actor, self.dataset = memory, Path(runs_root), actor, dataset
         self.token = secrets.token_urlsafe(24)
         self.memory_url = memory_url_for_record(str(memory.url))
         self._charts: dict[tuple, tuple] = {}
@@ -90,7 +88,7 @@ class Site:
         return MemoryFacts(self.memory)
 
     def view(self, run_id: str) -> RunView:
-        return RunView.find(run_id, self.runs_root, self.selections)
+        return RunView.find(run_id, self.runs_root, self.memory)
 
     def overview(self, views: list[RunView]) -> dict[str, Any]:
         """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory changes."""
@@ -105,12 +103,12 @@ class Site:
 
     def own_runs(self) -> list[RunView]:
         """The runs that read this memory (concept ids mean the same there)."""
-        return [v for v in runs_under(self.runs_root, self.selections) if v.config.get("memory_url") == self.memory_url]
+        return [v for v in runs_under(self.runs_root, self.memory) if v.config.get("memory_url") == self.memory_url]
 
     # -- runs --------------------------------------------------------------------------
 
     def runs(self, request: Request) -> Response:
-        return self.page("runs.html", views=[(v, v.progress()) for v in runs_under(self.runs_root, self.selections)],
+        return self.page("runs.html", views=[(v, v.progress()) for v in runs_under(self.runs_root, self.memory)],
                          runs_root=str(self.runs_root))
 
     def run(self, request: Request) -> Response:
@@ -210,7 +208,7 @@ class Site:
         history = self.memory.history(concept.id)
         revisions, before = [], ""
         for rev in history:
-            after = "" if rev.op == "delete" else edit_text({f: rev.snapshot.get(f) for f in DATA_FIELDS})
+            after = "" if rev.op == "delete" else to_yaml({f: rev.snapshot.get(f) for f in DATA_FIELDS})
             revisions.append((rev, _diff(before, after)))
             before = after
         graph_edges, ids = [], {}
@@ -225,7 +223,7 @@ class Site:
         return self.page("concept.html", status, concept=concept, data=concept.to_data(),
                          revisions=list(reversed(revisions)), edges=graph_edges, ids=ids, came_from=came_from,
                          offered=[(run_id, tasks) for run_id, tasks in offered if tasks],
-                         text=text if text is not None else edit_text(concept.to_data()), reason=reason,
+                         text=text if text is not None else to_yaml(concept.to_data()), reason=reason,
                          error=error, token=self.token, edited=request.query_params.get("edited"))
 
     async def edit(self, request: Request) -> Response:
@@ -274,9 +272,9 @@ def static(request: Request) -> Response:
 
 
 def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hosts: list[str],
-               selections: SelectionSource | None = None, dataset: str = "training") -> Starlette:
+               dataset: str = "training") -> Starlette:
     """The app. `allowed_hosts`: the Host header values served (others get 400, which stops DNS rebinding)."""
-    site = Site(memory, runs_root, actor=actor, selections=selections, dataset=dataset)
+    site = Site(memory, runs_root, actor=actor, dataset=dataset)
     routes = [
         Route("/", lambda request: RedirectResponse("/runs", status_code=303)),
         Route("/runs", site.runs),

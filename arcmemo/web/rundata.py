@@ -8,19 +8,15 @@ for the user; nothing read here goes back to a model.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from arcmemo.core.tasks import Answers, Task, TaskError
+from arcmemo.memory.store import Memory
 from arcmemo.run.rundir import RunDir, RunDirError, list_runs
 from arcmemo.run.runner import RunConfig, TaskOutcome, load_run_tasks
-
-# (run directory, task id or None) -> the selection records of the run as plain dicts
-# (mode, concept_ids, reasoning, unmatched, fallback, error, pass_index, task_id).
-SelectionSource = Callable[[RunDir, "str | None"], list[dict]]
 
 STALE_AFTER_S = 300  # an unfinished run with no event for this long is reported as stopped or killed
 
@@ -37,18 +33,19 @@ class TaskRecord:
 
 
 class RunView:
-    """One run, read once from its directory (make a new view to see new events)."""
+    """One run, read once from its directory (make a new view to see new events). `memory`: the
+    memory the run read, for the selection records runs kept there before the run directory."""
 
-    def __init__(self, rundir: RunDir, selections: SelectionSource | None = None):
+    def __init__(self, rundir: RunDir, memory: Memory | None = None):
         self.rundir = rundir
         self.config = rundir.config()
         self.summary = rundir.summary()
         self.events = list(rundir.events())
-        self._selections = selections
+        self.memory = memory
 
     @classmethod
-    def find(cls, ref: str, runs_root: str | Path, selections: SelectionSource | None = None) -> RunView:
-        return cls(RunDir.find(ref, runs_root), selections)
+    def find(cls, ref: str, runs_root: str | Path, memory: Memory | None = None) -> RunView:
+        return cls(RunDir.find(ref, runs_root), memory)
 
     @property
     def run_id(self) -> str:
@@ -89,9 +86,16 @@ class RunView:
     def task(self, task_id: str) -> TaskRecord:
         if task_id not in self.latest:
             raise LookupError(f"run {self.run_id} has no finished task {task_id!r}")
-        selections = self._selections(self.rundir, task_id) if self._selections else []
         return TaskRecord(task_id, self.latest[task_id], [o for o in self.outcomes if o.task_id == task_id],
-                          [w for w in self.writes if w.get("task_id") == task_id], selections)
+                          [w for w in self.writes if w.get("task_id") == task_id], self.selections(task_id))
+
+    def selections(self, task_id: str) -> list[dict]:
+        """What memory selection offered the task and why, as plain dicts (task_id, pass_index,
+        mode, concept_ids, reasoning, unmatched, fallback, error)."""
+        if self.memory is None:
+            return []
+        fields = ("task_id", "pass_index", "mode", "concept_ids", "reasoning", "unmatched", "fallback", "error")
+        return [{name: getattr(r, name) for name in fields} for r in self.memory.selection_records(self.run_id, task_id)]
 
     def tasks(self) -> list[TaskRecord]:
         return [self.task(t) for t in self.latest]
@@ -133,12 +137,12 @@ class RunView:
         }
 
 
-def runs_under(root: str | Path, selections: SelectionSource | None = None) -> list[RunView]:
+def runs_under(root: str | Path, memory: Memory | None = None) -> list[RunView]:
     """Every readable run under `root`, newest first (an unreadable one is skipped)."""
     views = []
     for rundir in reversed(list_runs(root)):
         try:
-            views.append(RunView(rundir, selections))
+            views.append(RunView(rundir, memory))
         except RunDirError:
             continue
     return views
