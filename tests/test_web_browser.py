@@ -109,9 +109,11 @@ def _css_rgb(value: int) -> str:
 
 
 def _wait(browser, condition):
+    """Wait for `condition`; an element the page replaced meanwhile (live progress) is looked up again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(browser, WAIT_S).until(condition)
+    return WebDriverWait(browser, WAIT_S, ignored_exceptions=[StaleElementReferenceException]).until(condition)
 
 
 def test_runs_and_run_pages_show_the_scores(served, browser, web_fixture, tmp_path):
@@ -203,10 +205,13 @@ def test_live_progress_follows_a_running_run(served, browser, web_fixture, tmp_p
     rundir = RunDir(live)
     rundir.append({k: v for k, v in tasks[0].items() if k != "time"})
     _open(browser, url + "/runs/live-run", tmp_path / "live.png")
-    cell = browser.find_element(By.XPATH, "//div[@id='progress']//th[text()='tasks done']/following-sibling::td")
-    assert cell.text == "1 of 3"
+    done = "//div[@id='progress']//th[text()='tasks done']/following-sibling::td"
+    assert _wait(browser, lambda b: b.find_element(By.XPATH, done).text) == "1 of 3"
+    browser.execute_script("window.stillThisPage = true")
     rundir.append({k: v for k, v in tasks[1].items() if k != "time"})
-    _wait(browser, lambda b: "2 of 3" in b.find_element(By.ID, "progress").text)   # the page polls, no reload
+    _wait(browser, lambda b: b.find_element(By.XPATH, done).text == "2 of 3")
+    assert browser.execute_script("return window.stillThisPage === true")     # polled in place, not reloaded
+    assert browser.find_element(By.ID, "progress").get_attribute("data-state") == "running"
 
 
 def test_the_report_file_opens_offline(browser, web_fixture, tmp_path):

@@ -16,12 +16,18 @@ import functools
 import hashlib
 import io
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 INSTALL_HINT = "charts need matplotlib: pip install 'arcmemo[plots]'"
 _CHART_RC = {"svg.fonttype": "none", "svg.hashsalt": "arcmemo", "font.size": 9, "axes.spines.top": False,
              "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3}
+
+
+# matplotlib's style (rcParams) is global: one chart at a time is drawn under the house style, so
+# charts drawn from several threads (the web app's requests) never see each other's settings.
+_STYLE_LOCK = threading.RLock()
 
 
 class PlotsUnavailable(ImportError):
@@ -43,7 +49,7 @@ def _chart(draw: Callable) -> Callable:
             raise PlotsUnavailable(INSTALL_HINT)
         import matplotlib
 
-        with matplotlib.rc_context(_CHART_RC):
+        with _STYLE_LOCK, matplotlib.rc_context(_CHART_RC):
             return draw(*args, **kwargs)
 
     return wrapper
@@ -136,7 +142,7 @@ def chart_svg(fig: Any) -> str:
     import matplotlib
 
     out = io.StringIO()
-    with matplotlib.rc_context(_CHART_RC):
+    with _STYLE_LOCK, matplotlib.rc_context(_CHART_RC):
         fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     svg = out.getvalue()
     svg = svg[svg.index("<svg"):]
@@ -151,6 +157,6 @@ def chart_png(fig: Any, dpi: int = 150) -> bytes:
     import matplotlib
 
     out = io.BytesIO()
-    with matplotlib.rc_context(_CHART_RC):
+    with _STYLE_LOCK, matplotlib.rc_context(_CHART_RC):
         fig.savefig(out, format="png", dpi=dpi, metadata={"Software": None})
     return out.getvalue()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -231,6 +232,9 @@ class Site:
         if not secrets.compare_digest(str(form.get("token", "")), self.token):
             return self.page("error.html", 403, message="the form is stale or came from another site: reload the page")
         text, reason = str(form.get("text", "")), str(form.get("reason", "")).strip() or EDIT_REASON
+        return await run_in_threadpool(self._apply_edit, request, text, reason)
+
+    def _apply_edit(self, request: Request, text: str, reason: str) -> Response:
         concept_id = request.path_params["concept_id"]
         try:
             changes = read_edit(text)
