@@ -64,7 +64,11 @@ def test_numbers_from_a_continual_run(web_fixture):
     assert LEARNED in charts[3].svg
 
 
-def test_a_run_summary_with_a_depth_block_gives_the_whole_line(web_fixture):
+def test_a_run_summary_with_a_depth_table_gives_the_whole_line(web_fixture):
+    from arcmemo.scoring import PuzzleThreads, depth_table
+
+    # two threads, one retry: thread 0 solves at depth 1, thread 1 never
+    table = depth_table([PuzzleThreads("t", 1, (((False,), (True,)), ((False,), (False,))))], threads=2, retries=1)
     view = RunView.find(web_fixture.baseline, web_fixture.runs)
-    view.summary = dict(view.summary, by_depth={"0": {"1": 20.0, "3": 40.0}, "2": {"1": 30.0, "3": 50.0}})
-    assert depth_scores(view) == {0: {1: 20.0, 3: 40.0}, 2: {1: 30.0, 3: 50.0}}
+    view.summary = dict(view.summary, depth_table=table.to_dict())
+    assert depth_scores(view) == {0: {1: 0.0, 2: 0.0}, 1: {1: 50.0, 2: 100.0}}

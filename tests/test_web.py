@@ -213,3 +213,29 @@ def test_host_rules():
     with pytest.raises(ValueError, match="needs --host given explicitly"):
         check_host("0.0.0.0", explicit=False)
     assert "10.0.0.2" in allowed_hosts("10.0.0.2") and "[fe80::1]" in allowed_hosts("fe80::1")
+
+
+def test_a_run_without_test_outputs_shows_unknown_scores(fresh_site):
+    """Runs on tasks without answers (or --no-score) record no scores: pages say so, nothing breaks."""
+    source = fresh_site.root / "runs" / fresh_site.fx.baseline
+    unscored = fresh_site.root / "runs" / "unscored-run"
+    shutil.copytree(source, unscored)
+    events = [json.loads(line) for line in (unscored / "events.jsonl").read_text().splitlines()]
+    for event in events:
+        if event["type"] == "task":
+            event["scores"] = {}
+    (unscored / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    summary = json.loads((unscored / "summary.json").read_text())
+    summary.update(oracle1=None, oracle2=None, strict=None, scored=False, solved=[])
+    (unscored / "summary.json").write_text(json.dumps(summary))
+    page = _get(fresh_site, "/runs/unscored-run")
+    assert "unknown" in page and "Score by retry depth" not in page
+    task = _get(fresh_site, f"/runs/unscored-run/tasks/{fresh_site.fx.tasks[0]}")
+    assert "not scored" in task
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    shown = CliRunner().invoke(cli, ["runs", "show", "unscored-run", "--run-dir", str(fresh_site.root / "runs"),
+                                     "--task", fresh_site.fx.tasks[0]])
+    assert shown.exit_code == 0 and "not scored (no test outputs)" in shown.output

@@ -238,6 +238,11 @@ class LLM:
         """The model name requested for `role` (aliases resolved)."""
         return self._route(self.settings.model(role)).model
 
+    @property
+    def call_log(self) -> CallLog:
+        """The log this client records every call in (the run layer reads it back)."""
+        return self._log
+
     def context_window(self, role: str) -> int | None:
         """Tokens of context the model for `role` has, when known (the embedded models'
         `local_n_ctx`); None for an endpoint's model."""

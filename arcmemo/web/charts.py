@@ -2,9 +2,10 @@
 
 What runs record today: per task its final oracle@1/@2 and strict scores, usage, the
 concepts it was offered, and the writes after it. So a run gives one point of the
-score-vs-retry-depth chart (at its `--retries`); a run whose summary carries a per-depth
-block (`by_depth`: {depth: {k: percent}}, recorded when the run layer records every step
-of every thread) gives the whole line, and the charts use it as it is.
+score-vs-retry-depth chart (at its `--retries`). A run whose summary holds the paper's
+per-depth block under `depth_table` (arcmemo.scoring.DepthTable.to_dict(): `oracle[d][k-1]`
+in percent, recorded once the run layer keeps every step of every thread) gives the whole
+line for every k, and the chart draws it as it is.
 """
 
 from __future__ import annotations
@@ -23,23 +24,21 @@ class Chart:
 
 
 def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
-    """oracle@k (%) by retry depth: the run's `by_depth` block, else one row at its retry limit."""
-    summary = view.summary or {}
-    block = summary.get("by_depth")
-    if isinstance(block, dict) and block:
-        return {int(d): {int(k): float(v) for k, v in row.items()} for d, row in block.items()}
-    progress = view.progress()
-    if not progress["done"]:
-        return {}
+    """oracle@k (%) by retry depth: the run's `depth_table`, else one row at its retry limit."""
+    table = (view.summary or {}).get("depth_table")
+    if isinstance(table, dict) and table.get("oracle"):
+        return {d: {k: float(v) for k, v in enumerate(row, 1)} for d, row in enumerate(table["oracle"])}
+    if not view.latest or any(not o.scores for o in view.latest.values()):
+        return {}                                   # nothing done yet, or a run without test outputs
     latest = view.latest.values()
-    scores = {k: round(100 * sum(o.scores[f"oracle{k}"] for o in latest) / progress["done"], 2) for k in (1, 2)}
+    scores = {k: round(100 * sum(o.scores[f"oracle{k}"] for o in latest) / len(latest), 2) for k in (1, 2)}
     return {int(view.settings.get("retries", 0)): scores}
 
 
 def efficiency_points(view: RunView) -> list[tuple[float, float, float]]:
     """(tokens, cost USD, oracle@2 %) of the run as a whole."""
     progress = view.progress()
-    if not progress["done"]:
+    if not progress["done"] or progress["oracle2"] is None:
         return []
     return [(progress["tokens"], progress["cost_usd"], progress["oracle2"])]
 

@@ -33,6 +33,8 @@ def environment() -> jinja2.Environment:
 
 
 def _number(value: Any) -> str:
+    if value is None:
+        return "unknown"
     if isinstance(value, float):
         return f"{value:.4f}" if 0 < abs(value) < 0.01 else f"{value:.2f}"
     return str(value)

@@ -16,7 +16,7 @@ from typing import Any
 from arcmemo.core.tasks import Answers, Task, TaskError
 from arcmemo.memory.store import Memory
 from arcmemo.run.rundir import RunDir, RunDirError, list_runs
-from arcmemo.run.runner import RunConfig, TaskOutcome, load_run_tasks
+from arcmemo.run.runner import RunConfig, TaskOutcome, _mean_scores, load_run_tasks
 
 STALE_AFTER_S = 300  # an unfinished run with no event for this long is reported as stopped or killed
 
@@ -112,10 +112,12 @@ class RunView:
         return {t.id: t for t in taskset.tasks}, dict(taskset.answers)
 
     def progress(self, now: float | None = None) -> dict[str, Any]:
-        """Where the run stands: tasks done of planned, running scores, tokens, cost, last event."""
+        """Where the run stands: tasks done of planned, running scores (None: unscored), tokens,
+        cost, last event."""
         now = time.time() if now is None else now
         latest = self.latest.values()
         done = len(self.latest)
+        scores = _mean_scores(latest) if done else {"oracle2": 0.0, "strict": 0.0}
         tokens = sum(o.usage.get("prompt_tokens", 0) + o.usage.get("completion_tokens", 0) for o in self.outcomes)
         cost = sum(o.usage.get("cost_usd", 0) for o in self.outcomes)
         cost += sum(w.get("usage", {}).get("cost_usd", 0) for w in self.writes)
@@ -130,8 +132,7 @@ class RunView:
         return {
             "run_id": self.run_id, "state": state, "planned": len(self.planned), "done": done,
             "passed_train": sum(o.passed_train for o in latest),
-            "oracle2": round(100 * sum(o.scores["oracle2"] for o in latest) / done, 2) if done else 0.0,
-            "strict": round(100 * sum(o.scores["strict"] for o in latest) / done, 2) if done else 0.0,
+            "oracle2": scores["oracle2"], "strict": scores["strict"],
             "writes": len(self.writes), "tokens": int(tokens), "cost_usd": round(cost, 6),
             "idle_s": None if idle is None else round(idle, 1), "last_task": next(reversed(self.latest), None),
         }
