@@ -8,7 +8,7 @@ from typing import Any
 
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     """A left-aligned text table with a rule under the header."""
-    cells = [[str(c) for c in header]] + [[_fmt(c) for c in row] for row in rows]
+    cells = [[str(c) for c in header]] + [[fmt(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -18,7 +18,8 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
 UNKNOWN = "unknown (no test outputs)"
 
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
+    """A table cell: floats to two decimals (four when tiny), None as -."""
     if value is None:
         return "-"
     if isinstance(value, float):

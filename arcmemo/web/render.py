@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, svg, task_rows
-from arcmemo.run.report import COMPARE_HEADER, compare_rows, solved_alone, summary_rows
+from arcmemo.run.report import COMPARE_HEADER, compare_rows, fmt, solved_alone, summary_rows
 from arcmemo.web.charts import run_charts
 from arcmemo.web.rundata import RunView, TaskRecord
 
@@ -27,17 +27,8 @@ SECRET_WORDS = ("key", "secret", "password", "passwd", "authorization", "credent
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("arcmemo.web", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters["pct"] = lambda v: f"{100 * v:.0f}%" if isinstance(v, (int, float)) else v
-    env.filters["num"] = _number
+    env.filters["num"] = lambda value: "unknown" if value is None else fmt(value)
     return env
-
-
-def _number(value: Any) -> str:
-    if value is None:
-        return "unknown"
-    if isinstance(value, float):
-        return f"{value:.4f}" if 0 < abs(value) < 0.01 else f"{value:.2f}"
-    return str(value)
 
 
 def picture(rows, cell: int = 12, columns: bool = False) -> Markup:
