@@ -239,3 +239,16 @@ def test_a_run_without_test_outputs_shows_unknown_scores(fresh_site):
     shown = CliRunner().invoke(cli, ["runs", "show", "unscored-run", "--run-dir", str(fresh_site.root / "runs"),
                                      "--task", fresh_site.fx.tasks[0]])
     assert shown.exit_code == 0 and "not scored (no test outputs)" in shown.output
+
+
+def test_serve_refuses_a_non_loopback_address_from_a_setting(web_fixture, monkeypatch):
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    monkeypatch.setenv("ARCMEMO_SERVE_HOST", "0.0.0.0")
+    result = CliRunner().invoke(cli, ["serve", "--db", str(web_fixture.memory), "--runs", str(web_fixture.runs)])
+    assert result.exit_code == 1 and "needs --host given explicitly" in result.output
+    missing = CliRunner().invoke(cli, ["serve", "--db", str(web_fixture.root / "gone.db")])
+    assert missing.exit_code == 1 and "no memory database" in missing.output
+    assert not (web_fixture.root / "gone.db").exists()

@@ -47,6 +47,8 @@ def serve(db, runs_root, port, host, dataset) -> None:
 
     try:
         server.run(app, sock, on_start=started)
+    except KeyboardInterrupt:      # uvicorn shuts down cleanly, then passes Ctrl-C on
+        click.echo("arcmemo serve: stopped")
     finally:
         sock.close()
         memory.close()
