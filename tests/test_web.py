@@ -249,6 +249,7 @@ def test_serve_refuses_a_non_loopback_address_from_a_setting(web_fixture, monkey
     monkeypatch.setenv("ARCMEMO_SERVE_HOST", "0.0.0.0")
     result = CliRunner().invoke(cli, ["serve", "--db", str(web_fixture.memory), "--runs", str(web_fixture.runs)])
     assert result.exit_code == 1 and "needs --host given explicitly" in result.output
+    monkeypatch.delenv("ARCMEMO_SERVE_HOST")
     missing = CliRunner().invoke(cli, ["serve", "--db", str(web_fixture.root / "gone.db")])
     assert missing.exit_code == 1 and "no memory database" in missing.output
     assert not (web_fixture.root / "gone.db").exists()
