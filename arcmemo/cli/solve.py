@@ -19,8 +19,9 @@ from arcmemo.cli.common import (
 from arcmemo.core.settings import SELECTION_MODES
 from arcmemo.core.tasks import TaskError, read_id_list
 from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
+from arcmemo.sandbox import LEVELS, SandboxError
 
-USER_ERRORS.extend([TaskError, RunDirError])
+USER_ERRORS.extend([TaskError, RunDirError, SandboxError])
 
 
 def model_options(fn):
@@ -82,12 +83,15 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True, help="Where run directories go.")
 @click.option("--resume", default=None, metavar="RUN", help="Continue a killed run (id or path).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--require-isolation", type=click.Choice(LEVELS), default=None,
+              help="Refuse to run unless the sandbox isolates programs at least this well here "
+                   "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @model_options
 @db_option
 @user_errors
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
+          max_tokens, temperature, run_dir, resume, quiet, require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -111,7 +115,7 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
         if selection == "cheatsheet" and not continual:
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
                  "nothing rewrites it during this run")
-    with open_session(db=db, **models) as session:
+    with open_session(db=db, require_isolation=require_isolation, **models) as session:
         if resume:
             runner = session.resume(RunDir.find(resume, run_dir))
         else:
