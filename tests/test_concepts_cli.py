@@ -123,7 +123,7 @@ def test_graph_neighbours_and_graphml(db, tmp_path):
     assert "give a concept NAME" in fails("graph")
 
 
-def test_user_errors_are_one_line_on_stderr(db, tmp_path):
+def test_user_errors_are_one_line_on_stderr(db, tmp_path, monkeypatch):
     assert "no memory database at" in fails("list", "--db", str(tmp_path / "missing.db"))
     assert not (tmp_path / "missing.db").exists()
     assert "no ps concept 'nope'" in fails("show", "nope")
@@ -136,6 +136,11 @@ def test_user_errors_are_one_line_on_stderr(db, tmp_path):
     err = fails("import", str(bad))
     assert f"{bad}:4: concepts[0].kind" in err
     assert "cannot open memory database" in fails("list", "--db", "nosuchdialect://x")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"arcmemo_memory: 1\nconcepts:\n- name: caf\xe9\n")
+    assert fails("import", str(latin)) == f"Error: {latin}:3: is not UTF-8 text (byte 0xe9 at offset 39)\n"
+    monkeypatch.setattr("click.edit", lambda text, extension: "[" * 50_000 + "]" * 50_000)
+    assert "nested more than 100 levels deep" in fails("edit", "1")
     readme = tmp_path / "README.md"
     readme.write_text("# not a memory\n")
     assert fails("list", "--db", str(readme)) == f"Error: cannot open memory database {readme}: " \

@@ -114,7 +114,9 @@ def read_text(path: str | Path) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise MemoryFileError(path, f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise MemoryFileError(path, f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                              line=line) from None
     if not text.strip():
         raise MemoryFileError(path, "the file is empty")
     return text
