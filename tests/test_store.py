@@ -247,6 +247,25 @@ def test_solutions_are_stored_once(memory):
     assert [s.task_id for s in memory.solutions()] == ["t1", "t2"] and len(memory.solutions("t2")) == 1
 
 
+def test_find_by_what_people_type(memory):
+    from arcmemo.memory.errors import UnknownConcept
+
+    a = memory.add(RECOLOR, actor="a")
+    lesson = memory.add({"format": "oe", "situation": "s", "suggestion": "g"}, actor="a")
+    named_42 = memory.add({"name": "42"}, actor="a")
+    assert memory.find("Recolor_Object").id == a.id and memory.find(" RECOLOR-object ", "ps").id == a.id
+    assert memory.find(lesson.name).id == lesson.id and memory.find(str(a.id)).id == a.id
+    assert memory.find("42").id == named_42.id  # no concept has id 42: the name
+    with pytest.raises(UnknownConcept, match="oe .* has that name: use --format oe"):
+        memory.find(lesson.name, "ps")
+    with pytest.raises(UnknownConcept, match="close names: 'recolor object'"):
+        memory.find("recolour object")
+    memory.add({"name": "Recolor Object"}, actor="a")
+    assert memory.find("Recolor Object").name == "Recolor Object"   # an exact name wins
+    with pytest.raises(UnknownConcept, match="could be ps 'recolor object'.*ps 'Recolor Object'"):
+        memory.find("RECOLOR OBJECT")
+
+
 # -- search ------------------------------------------------------------------------------------
 
 def test_search_is_case_insensitive_and_ranks_name_hits_first(memory):

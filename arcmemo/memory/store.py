@@ -41,6 +41,7 @@ from arcmemo.memory.models import (
     Solution,
     utcnow,
 )
+from arcmemo.memory.names import Entry, resolve
 from arcmemo.memory.records import RunRecords
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
@@ -399,6 +400,20 @@ class Memory(RunRecords):
             return session.get(Concept, ref)
         return session.exec(select(Concept).where(Concept.format == format, Concept.name == ref)).first()
 
+    def find(self, ref: int | str, format: str | None = None) -> Concept:
+        """The concept a person means by `ref`: an id, an exact name, or a name typed loosely
+        (case, spaces, `_`, `-` ignored), in any format unless one is given (see names.py).
+        UnknownConcept, with the close names, when it is not there or not unique."""
+        with self._read() as session:
+            name = str(ref).strip()
+            if not name.isdigit():
+                query = select(Concept).where(Concept.name == name)
+                exact = list(session.exec(query if format is None else query.where(Concept.format == format)))
+                if len(exact) == 1:
+                    return self._out(session, exact)[0]
+            entries = [Entry(*row) for row in session.exec(select(Concept.id, Concept.format, Concept.name))]
+            return self._out(session, [session.get(Concept, resolve(ref, entries, format))])[0]
+
     def get(self, ref: int | str, format: str = "ps") -> Concept | None:
         """A concept by id (any format) or by name within `format`; None if absent."""
         with self._read() as session:
@@ -453,15 +468,17 @@ class Memory(RunRecords):
         with self._read() as session:
             return session.exec(select(func.max(ConceptRevision.id))).one() or 0
 
-    def history(self, ref: int | str | None = None, format: str = "ps") -> list[ConceptRevision]:
-        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it had)."""
+    def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[ConceptRevision]:
+        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it
+        had, in `format` or, with None, in any format)."""
         with self._read() as session:
             query = select(ConceptRevision).order_by(ConceptRevision.id)
             if isinstance(ref, int) and not isinstance(ref, bool):
                 query = query.where(ConceptRevision.concept_id == ref)
             elif ref is not None:
-                ids = select(ConceptRevision.concept_id).where(
-                    ConceptRevision.format == format, ConceptRevision.name == ref).distinct()
+                ids = select(ConceptRevision.concept_id).where(ConceptRevision.name == ref).distinct()
+                if format is not None:
+                    ids = ids.where(ConceptRevision.format == format)
                 query = query.where(col(ConceptRevision.concept_id).in_(ids))
             rows = list(session.exec(query))
             for row in rows:
