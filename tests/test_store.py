@@ -482,3 +482,25 @@ def test_two_processes_writing_at_once_lose_nothing(memory):
     # every merge that changed something logged exactly one revision, numbered without gaps
     assert [r.id for r in revs] == list(range(1, len(revs) + 1))
     assert len(revs) == 4 * n  # 2 workers x n x (shared merge + own add); every shared merge adds a task
+
+
+def _write_one(url: str, name: str) -> None:
+    with Memory(url) as memory:
+        memory.merge({"name": name, "cues": ["from the other process"]}, actor="other")
+
+
+@pytest.mark.slow
+def test_a_write_from_another_process_is_seen_by_the_next_read(memory):
+    memory.add(RECOLOR, actor="a")
+    before = memory.revision()
+    assert [c.name for c in memory.list()] == ["recolor object"]
+    ctx = multiprocessing.get_context("spawn")
+    for name in ("recolor object", "new concept"):
+        proc = ctx.Process(target=_write_one, args=(memory.url, name))
+        proc.start()
+        proc.join(120)
+        assert proc.exitcode == 0
+    assert memory.get("recolor object").cues == ["colors swap", "from the other process"]
+    assert [c.name for c in memory.list()] == ["recolor object", "new concept"]
+    # as of the revision before: the extended concept is rebuilt from its snapshot, the new one absent
+    assert [c.snapshot() for c in memory.list(as_of=before)] == [memory.history()[0].snapshot]

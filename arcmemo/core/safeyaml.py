@@ -71,12 +71,23 @@ def _refuse(problem: str, event) -> yaml.constructor.ConstructorError:
     return yaml.constructor.ConstructorError(None, None, problem, event.start_mark)
 
 
+_IMPLICIT = SafeLoader.yaml_implicit_resolvers
+
+
+def _plain_tag(value: str) -> str:
+    """The tag a plain scalar resolves to (the resolver's own table, without its per-call overhead)."""
+    for tag, regexp in _IMPLICIT.get(value[:1], ()):
+        if regexp.match(value):
+            return tag
+    return _STR
+
+
 def _scalar(loader: SafeLoader, event) -> Any:
     tag = event.tag
     if tag is None or tag == "!":
         if not event.implicit[0]:  # quoted or block: text
             return event.value
-        tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        tag = _plain_tag(event.value)
     if tag == _STR:
         return event.value
     if tag not in _PLAIN_SCALARS:

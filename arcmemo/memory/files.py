@@ -67,7 +67,7 @@ def line_of(node: yaml.Node | None, parts: list[str | int]) -> int | None:
 
 
 @contextmanager
-def _gc_paused():
+def gc_paused():
     """Building a large document makes millions of objects the cycle collector would scan again and again."""
     enabled = gc.isenabled()
     gc.disable()
@@ -127,7 +127,7 @@ def read_document(path: str | Path) -> Document:
     path = Path(path)
     text = read_text(path)
     try:
-        with _gc_paused():
+        with gc_paused():
             if path.suffix.lower() == ".json":
                 data = json.loads(text)
             else:
@@ -145,4 +145,5 @@ def read_document(path: str | Path) -> Document:
     return Document(path, text, data)
 
 
-__all__ = ["MemoryFileError", "Document", "read_document", "read_text", "line_of", "path_parts", "field_label"]
+__all__ = ["MemoryFileError", "Document", "read_document", "read_text", "line_of", "path_parts", "field_label",
+           "gc_paused"]
