@@ -169,12 +169,16 @@ def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, 
         if not isinstance(entries, list):
             raise src.error("expected a list of concepts", ["concepts"])
         types = _types(src, doc.get("custom_types"), ["custom_types"])
-        items = [_concept(src, e, ["concepts", i], source="human") for i, e in enumerate(entries)]
+        items = []
+        for i, entry in enumerate(entries):
+            items.append(_concept(src, entry, ["concepts", i], source="human"))
+            entries[i] = None  # the checked copy replaces it: a 100k-concept file is held once, not twice
         return "arcmemo-yaml", types, items
     if isinstance(doc, dict) and isinstance(doc.get("concepts"), dict):
         types = _types(src, doc.get("custom_types"), ["custom_types"])
         items = []
-        for name, entry in doc["concepts"].items():
+        for name, entry in list(doc["concepts"].items()):
+            doc["concepts"][name] = None  # held once (see above)
             if isinstance(entry, dict) and entry.get("name") not in (None, name):
                 raise src.error(f"name {entry.get('name')!r} differs from its key", ["concepts", name, "name"])
             items.append(_concept(src, entry, ["concepts", name], source="import",
