@@ -40,6 +40,7 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.memory.errors", "StoreError"),       # a memory that is not one, a name not in it, bad data
     ("arcmemo.core.jsonfile", "JSONFileError"),
     ("arcmemo.scoring.submissions", "SubmissionError"),
+    ("arcmemo.sandbox.pool", "SandboxError"),        # the sandbox cannot start, or isolates less than required
 ]
 # Exception types a command module adds (kept for the command modules that extend it).
 USER_ERRORS: list[type[BaseException]] = []

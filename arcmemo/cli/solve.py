@@ -12,6 +12,7 @@ import click
 from arcmemo.cli.common import (
     AtLeast,
     FloatAtLeast,
+    LazyChoice,
     UserError,
     as_user_error,
     db_option,
@@ -26,6 +27,12 @@ from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
+
+
+def _isolation_levels() -> tuple[str, ...]:
+    from arcmemo.sandbox import LEVELS
+
+    return LEVELS
 
 
 def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
@@ -96,11 +103,14 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
                    "OPENAI_BASE_URL replaces the recorded endpoint.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display (problems are still printed).")
+@click.option("--require-isolation", type=LazyChoice(_isolation_levels), default=None,
+              help="Refuse to run unless the sandbox isolates programs at least this well here "
+                   "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @model_options
 @db_option
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, run_dir, resume, quiet, db, **models) -> None:
+          max_tokens, temperature, run_dir, resume, quiet, require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -136,7 +146,7 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
         if selection == "cheatsheet" and not continual:
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
                  "nothing rewrites it during this run")
-    with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
+    with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
         runner = session.resume_solve(resume, flags) if resume else session.new_solve(config, models_settings)
         summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.report import summary_table

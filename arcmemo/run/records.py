@@ -9,18 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from arcmemo.core.text import utf8_safe
 from arcmemo.selection import Selection
 
 
 def selection_record(task_id: str, pass_index: int, selection: Selection, names: dict[int, str]) -> dict[str, Any]:
-    """One line of `selections.jsonl`: what selection offered a task in a pass, and why."""
+    """One line of `selections.jsonl`: what selection offered a task in a pass, and why. Text
+    from a model is kept with lone surrogates replaced (they cannot be written as UTF-8)."""
+    def text(value: str | None) -> str | None:
+        return None if value is None else utf8_safe(value)
+
     return {
         "task_id": task_id, "pass_index": pass_index, "mode": selection.mode,
         "concept_ids": list(selection.concept_ids),
         "concepts": [names.get(i, f"#{i}") for i in selection.concept_ids],
-        "unmatched": list(selection.unmatched), "fallback": selection.fallback, "error": selection.error,
-        "reasoning": selection.reasoning, "caption": selection.caption, "hint": selection.hint,
-        "asked_again": selection.stats.get("asked_again"), "usage": selection.usage_dict(),
+        "unmatched": [utf8_safe(str(name)) for name in selection.unmatched], "fallback": selection.fallback,
+        "error": text(selection.error), "reasoning": text(selection.reasoning), "caption": text(selection.caption),
+        "hint": text(selection.hint), "asked_again": selection.stats.get("asked_again"),
+        "usage": selection.usage_dict(),
     }
 
 

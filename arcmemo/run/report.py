@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from arcmemo.core.table import cell as fmt
 from arcmemo.core.table import table
+
+__all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
+           "compare_table", "solved_alone", "UNKNOWN"]    # fmt: the one cell formatter, the pages use it too
 
 UNKNOWN = "unknown (no test outputs)"
 
@@ -20,6 +24,11 @@ def _score(summary: dict[str, Any], name: str) -> Any:
 
 
 def summary_table(summary: dict[str, Any]) -> str:
+    return table(summary_rows(summary), ("run " + summary["run_id"], ""))
+
+
+def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(label, value) rows of a run's summary, for the text table and the HTML report."""
     usage = summary.get("usage", {})
     rows = [
         ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
@@ -46,36 +55,52 @@ def summary_table(summary: dict[str, Any]) -> str:
                                                 "(--resume retries them)"))
     if summary.get("stopped"):
         rows.append(("stopped", f"early: {summary['stopped']}"))
-    return table(rows, ("run " + summary["run_id"], ""))
+    return rows
 
 
-def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per run (config, summary): its settings, scores, usage, and the tasks only it solves."""
-    solved = [set(s.get("solved", [])) for _, s in entries]
-    rows = []
-    for i, (config, summary) in enumerate(entries):
+COMPARE_HEADER = ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict", "oracle@2/pass",
+                  "tokens", "cost USD")
+
+
+def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per run (config, summary): its settings, scores, usage, and the tasks only it solves (--json)."""
+    alone = dict(solved_alone(entries))
+    records = []
+    for config, summary in entries:
         settings, usage = config.get("settings", {}), summary.get("usage", {})
-        others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
-        rows.append({
+        records.append({
             "run": summary["run_id"], "selection": settings.get("selection", "?"),
             "solver_model": config.get("models", {}).get("solver", "?"), "tasks": summary["tasks"],
             "oracle1": summary["oracle1"], "oracle2": summary["oracle2"], "strict": summary["strict"],
-            "oracle2_per_pass": [p["oracle2"] for p in summary.get("passes", [])],
+            "oracle2_per_pass": [p.get("oracle2") for p in summary.get("passes", [])],
             "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
-            "cost_usd": usage.get("cost_usd", 0), "only_solves": sorted(solved[i] - others),
+            "cost_usd": usage.get("cost_usd", 0), "only_solves": alone[summary["run_id"]],
         })
+    return records
+
+
+def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple]:
+    """One row per run (config, summary), in the columns of COMPARE_HEADER."""
+    rows = []
+    for (_, summary), r in zip(entries, compare_records(entries)):
+        rows.append((r["run"], r["selection"], r["solver_model"], r["tasks"], r["oracle1"], r["oracle2"], r["strict"],
+                     _passes(summary), r["tokens"], f"{r['cost_usd']:.4f}"))
     return rows
 
 
 def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
     """Runs side by side (config, summary), then the tasks each solves that the others don't."""
-    rows = compare_rows(entries)
-    text = table([(r["run"], r["selection"], r["solver_model"], r["tasks"], r["oracle1"], r["oracle2"], r["strict"],
-                   " / ".join(f"{p:.1f}" for p in r["oracle2_per_pass"]) or "-", r["tokens"], f"{r['cost_usd']:.4f}")
-                  for r in rows],
-                 ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict", "oracle@2/pass",
-                  "tokens", "cost USD"))
-    lines = [text, ""]
-    for r in rows:
-        lines.append(f"only {r['run']} solves ({len(r['only_solves'])}): {', '.join(r['only_solves']) or '-'}")
+    lines = [table(compare_rows(entries), COMPARE_HEADER), ""]
+    for run_id, only in solved_alone(entries):
+        lines.append(f"only {run_id} solves ({len(only)}): {', '.join(only) or '-'}")
     return "\n".join(lines)
+
+
+def solved_alone(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
+    """(run id, the tasks it solves and none of the other runs does) per run."""
+    solved = [set(s.get("solved", [])) for _, s in entries]
+    result = []
+    for i, (_, summary) in enumerate(entries):
+        others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
+        result.append((summary["run_id"], sorted(solved[i] - others)))
+    return result

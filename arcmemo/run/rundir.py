@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.text import utf8_safe
+
 try:
     import fcntl
 except ImportError:  # not POSIX: a killed run then shows as interrupted only once its status says so
@@ -196,7 +198,7 @@ def list_runs(root: str | Path = DEFAULT_RUNS_DIR) -> list[RunDir]:
 
 
 def _append_line(path: Path, record: dict[str, Any]) -> None:
-    line = json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str) + "\n"
+    line = utf8_safe(json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str)) + "\n"
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()

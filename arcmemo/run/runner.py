@@ -195,6 +195,7 @@ class Runner:
             "prompt_templates": template_hashes(),
             "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
+            "sandbox_isolation": self.sandbox.check_isolation(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
 

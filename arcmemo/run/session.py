@@ -92,9 +92,11 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
 class RunSession:
     """Opens what a run needs, once, and closes it all at the end (`open_session`)."""
 
-    def __init__(self, settings: Settings | None = None, *, reporter: Reporter | None = None):
+    def __init__(self, settings: Settings | None = None, *, reporter: Reporter | None = None,
+                 require_isolation: str | None = None):
         self.settings = settings or Settings.load()
         self.reporter = reporter or Reporter()
+        self.require_isolation = require_isolation
         self._memory: Memory | None = None
         self._sandbox = None
         self.llms: list[LLM] = []
@@ -108,17 +110,22 @@ class RunSession:
 
     @property
     def sandbox(self):
-        """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb."""
+        """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb;
+        SandboxIsolationError when `require_isolation` names a level this machine falls short of."""
         if self._sandbox is None:
             from arcmemo.sandbox import get_sandbox
 
-            self._sandbox = get_sandbox(workers=self.settings.sandbox_workers,
-                                        timeout_s=self.settings.sandbox_timeout_s,
-                                        memory_mb=self.settings.sandbox_memory_mb)
+            sandbox = get_sandbox(workers=self.settings.sandbox_workers, timeout_s=self.settings.sandbox_timeout_s,
+                                  memory_mb=self.settings.sandbox_memory_mb)
+            if self.require_isolation:
+                sandbox.check_isolation(self.require_isolation)
+            self._sandbox = sandbox
         return self._sandbox
 
     def llm(self, run_id: str, models: LLMSettings) -> LLM:
-        """A model client for one run (its calls logged under the run id)."""
+        """A model client for one run (its calls logged under the run id); its API key is never
+        echoed back to the model in a program's output."""
+        self.sandbox.add_secrets([models.api_key])
         llm = LLM(models, run_id=run_id)
         self.llms.append(llm)
         return llm
@@ -137,11 +144,12 @@ class RunSession:
 
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
+        sandbox = self.sandbox
         memory = self.memory()
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
-        return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=self.sandbox, solver=solver,
+        return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset)
 
@@ -151,12 +159,13 @@ class RunSession:
 
         rundir = RunDir.find(ref, self.settings.runs_dir)
         recorded = rundir.config()
+        sandbox = self.sandbox
         explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
         memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
         models = resolve_models(model_flags, recorded)
         solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
-                               sandbox=self.sandbox, solver=solver, settings=self.settings, progress=self.reporter)
+                               sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         check_models(runner.llm, roles_used(runner.config))
         return runner
 
@@ -195,8 +204,9 @@ def resume_command(rundir: RunDir, settings: Settings) -> str:
 
 
 @contextmanager
-def open_session(settings: Settings | None = None, *, reporter: Reporter | None = None) -> Iterator[RunSession]:
-    session = RunSession(settings, reporter=reporter)
+def open_session(settings: Settings | None = None, *, reporter: Reporter | None = None,
+                 require_isolation: str | None = None) -> Iterator[RunSession]:
+    session = RunSession(settings, reporter=reporter, require_isolation=require_isolation)
     try:
         yield session
     finally:

@@ -27,8 +27,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from arcmemo.core.answers import MAX_NAME_CHARS, MAX_NAMES
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError
+from arcmemo.core.text import cap, clean_line
 from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
@@ -98,7 +100,8 @@ def fit_hint(ranked: Sequence, concepts: Sequence, custom_types: dict[str, str],
 
 
 def parse_names(text: str) -> list[str]:
-    """The fenced YAML list of concept names. Items may be `name` or `name: why` or `{concept: name}`."""
+    """The fenced YAML list of concept names. Items may be `name` or `name: why` or `{concept: name}`.
+    A name longer than MAX_NAME_CHARS is cut (it cannot be a concept's name)."""
     value = yaml_list_answer(text)
     if value is None:
         return []
@@ -114,9 +117,10 @@ def parse_names(text: str) -> list[str]:
         elif isinstance(item, dict) and isinstance(item.get("concept") or item.get("name"), str):
             name = item.get("concept") or item.get("name")
         else:
-            raise ParseError(f"item {i + 1} of the ```yaml list is not a concept name: {item!r}")
-        if name.strip():
-            names.append(name.strip())
+            raise ParseError(f"item {i + 1} of the ```yaml list is not a concept name: {cap(repr(item), 100)}")
+        name = clean_line(cap(name, MAX_NAME_CHARS))
+        if name:
+            names.append(name)
     return names
 
 
@@ -213,15 +217,15 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
         return Selection(mode="ps", fallback=True, error=outcome.error, reasoning=reasoning,
                          caption=plan.caption, usage=sum_usage(completions), stats=plan.stats)
 
-    match = match_names(outcome.value, plan.shown)
+    match = match_names(outcome.value[:MAX_NAMES], plan.shown)    # a longer list is not a selection
     asked_again = None
     if not match.ids and match.unmatched:
         again = ask_with_names(llm, match.unmatched, plan.shown, task, settings)
         completions += again.completions
+        reasoning = "\n\n".join(filter(None, (reasoning, _reasoning(again))))   # both answers, kept
         asked_again = {"unmatched": list(match.unmatched), "error": again.error}
         if again.ok:
-            retry = match_names(again.value, plan.shown)
-            reasoning = "\n\n".join(filter(None, (reasoning, _reasoning(again))))
+            retry = match_names(again.value[:MAX_NAMES], plan.shown)
             match.ids, match.fuzzy = retry.ids, retry.fuzzy
             match.unmatched += [n for n in retry.unmatched if n not in match.unmatched]
         asked_again["matched"] = len(match.ids)
@@ -232,7 +236,8 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
         added = expand_neighbours(concepts, chosen, settings.expand_limit)
     final = fit_hint(chosen + added, concepts, custom_types, settings.hint_budget)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
-             "hint_dropped": len(chosen) + len(added) - len(final)}
+             "hint_dropped": len(chosen) + len(added) - len(final),
+             "names_ignored": max(0, len(outcome.value) - MAX_NAMES)}
     if asked_again is not None:
         stats["asked_again"] = asked_again
     return Selection(
