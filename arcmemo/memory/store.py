@@ -172,6 +172,10 @@ class Memory:
         with self._write():
             yield self
 
+    def in_transaction(self) -> bool:
+        """True inside `transaction()` on this thread: reads see its writes, which may still roll back."""
+        return getattr(self._local, "session", None) is not None
+
     def session(self) -> Session:
         """A plain SQLModel Session for the run/record tables (caller commits and closes).
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from arcmemo.abstraction.failures import previous_failures, record_failure
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
+from arcmemo.llm.counting import estimate_tokens
 from arcmemo.memory.render import render_sheet
 from arcmemo.prompts import render_prompt
-from arcmemo.selection.budget import estimate_tokens
 from arcmemo.selection.conversation import ask, sum_usage
 from arcmemo.selection.types import Selection, SelectionSettings
 
