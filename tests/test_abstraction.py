@@ -4,13 +4,11 @@ concepts) and OE (derivation -> lessons), the retry-once path and recorded failu
 from __future__ import annotations
 
 import pytest
-from sqlmodel import select
 
 from arcmemo.abstraction import SolutionInput, WriteResult, write_oe, write_ps
 from arcmemo.abstraction.fewshot import Example
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.backend import LLMError
-from arcmemo.memory.models import WriteFailure
 from arcmemo.memory.store import Memory
 
 CODE = "import numpy as np\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
@@ -75,8 +73,7 @@ def memory(tmp_path):
 
 
 def failures(memory):
-    with memory.session() as session:
-        return list(session.exec(select(WriteFailure)))
+    return memory.write_failures()
 
 
 def test_ps_write_stores_concepts_with_revisions(memory, fake_model, fake_llm, task):

@@ -136,3 +136,7 @@ def test_user_errors_are_one_line_on_stderr(db, tmp_path):
     err = fails("import", str(bad))
     assert f"{bad}:4: concepts[0].kind" in err
     assert "cannot open memory database" in fails("list", "--db", "nosuchdialect://x")
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a memory\n")
+    assert fails("list", "--db", str(readme)) == f"Error: cannot open memory database {readme}: " \
+                                                  "the file is not an SQLite database\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arcmemo.memory import io as mio
+from arcmemo.memory import files
 from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
 from arcmemo.memory.store import Memory
 
@@ -201,9 +201,9 @@ def test_line_lookup_for_nested_paths():
     import yaml
 
     node = yaml.compose("a:\n  b:\n  - x\n  - y: 1\n")
-    assert mio._line_of(node, ["a", "b", 1, "y"]) == 4
-    assert mio._line_of(node, ["a", "missing"]) == 1
-    assert mio._path_parts("parameters[2].name") == ["parameters", 2, "name"]
+    assert files.line_of(node, ["a", "b", 1, "y"]) == 4
+    assert files.line_of(node, ["a", "missing"]) == 1
+    assert files.path_parts("parameters[2].name") == ["parameters", 2, "name"]
 
 
 def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):

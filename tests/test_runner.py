@@ -51,10 +51,7 @@ def test_concept_written_after_block_one_is_selected_in_block_two(tmp_path, fake
     assert "select_ps" in config["prompt_templates"] and "feedback_closing" in config["solver_templates"]
     assert sorted(p.stem for p in runner.rundir.submissions.iterdir()) == sorted(TASK_IDS[:4])
     assert summary["memory_revision_end"] == memory.revision() > 0
-    from arcmemo.memory.models import Run
-
-    with memory.session() as session:
-        recorded = session.get(Run, runner.rundir.run_id)
+    [recorded] = [r for r in memory.runs() if r.id == runner.rundir.run_id]
     assert (recorded.kind, recorded.status, recorded.memory_revision_start) == ("solve", "done", 0)
     assert recorded.memory_revision_end == memory.revision() and recorded.config["models"]["aux"] == "fake"
 

@@ -8,11 +8,9 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-from sqlmodel import select
 
 from arcmemo.cli import cli
 from arcmemo.memory.io import export_yaml
-from arcmemo.memory.models import Run, WriteFailure
 from arcmemo.memory.store import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,8 +110,7 @@ def test_annotated_seeds_ingest_without_model_and_twice_adds_nothing(tmp_path):
         history = memory.history()
         assert {r.actor for r in history} == {"human"} and {r.model for r in history} == {None}
         assert {r.task_id for r in history} == set(ANNOTATED)
-        with memory.session() as session:
-            [run] = session.exec(select(Run)).all()
+        [run] = memory.runs()
         assert run.kind == "seed" and run.status == "done" and {r.run_id for r in history} == {run.id}
 
     again = invoke(directory, "--db", db)
@@ -123,8 +120,7 @@ def test_annotated_seeds_ingest_without_model_and_twice_adds_nothing(tmp_path):
     with Memory(db) as memory:
         assert export_yaml(memory) == first and memory.revision() == revision
         assert len(memory.solutions()) == 2
-        with memory.session() as session:
-            assert len(session.exec(select(Run)).all()) == 1      # a no-op run leaves no record
+        assert len(memory.runs()) == 1      # a no-op run leaves no record
 
 
 def test_format_ps_writes_no_lessons_then_oe_adds_them(tmp_path):
@@ -152,8 +148,7 @@ def test_model_pipeline_for_unannotated_seed(tmp_path, fake_model):
     assert [c.step for c in fake_model.calls] == ["pseudocode", "ps_abstract", "oe_derive", "oe_lessons"]
     assert "def transform" in fake_model.calls[0].prompt
     with Memory(db) as memory:
-        with memory.session() as session:
-            [run] = session.exec(select(Run)).all()
+        [run] = memory.runs()
         concept = memory.get("overlay panels")
         assert concept.created_by_model == "fake" and concept.used_in == [PLAIN]
         [rev] = memory.history("overlay panels")
@@ -179,11 +174,9 @@ def test_malformed_answers_are_counted_and_retried_next_run(tmp_path, fake_model
     assert "ps write failed" in result.stderr
     with Memory(db) as memory:
         assert memory.list() == [] and memory.solutions() == []
-        with memory.session() as session:
-            [failure] = session.exec(select(WriteFailure)).all()
+        [failure] = memory.write_failures()
         assert failure.step == "ps_abstract" and "no block" in failure.raw and failure.task_id == PLAIN
-        with memory.session() as session:
-            [run] = session.exec(select(Run)).all()
+        [run] = memory.runs()
         assert failure.run_id == run.id and run.config["done"] == [] and run.status == "done"
     fake_model.on("ps_abstract", lambda messages: CONCEPTS)
     result = invoke(directory, "--db", db, "--model", "fake", "--format", "ps")

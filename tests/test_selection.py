@@ -7,7 +7,7 @@ from sqlmodel import select as sql_select
 
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.client import LLMError
-from arcmemo.memory.models import SelectionRecord, WriteFailure
+from arcmemo.memory.models import SelectionRecord
 from arcmemo.memory.render import render_oe, render_ps, render_sheet
 from arcmemo.memory.store import Memory
 from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
@@ -309,8 +309,7 @@ def test_cheatsheet_failure_is_recorded_and_leaves_the_sheet(memory, fake_model,
     result = update_cheatsheet(memory, fake_llm, make_task("t2"), "trace", run_id="r1")
     assert not result.updated and "cheatsheet" in result.error
     assert memory.get("cheatsheet", format="sheet").description == "v1"
-    with memory.session() as session:
-        (failure,) = session.exec(sql_select(WriteFailure)).all()
+    (failure,) = memory.write_failures()
     assert (failure.run_id, failure.task_id, failure.step) == ("r1", "t2", "cheatsheet")
     assert failure.raw == "<cheatsheet></cheatsheet>"
 

@@ -9,10 +9,11 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-from sqlmodel import SQLModel, select
+from sqlmodel import SQLModel
 
+from arcmemo.memory import StoreError
 from arcmemo.memory.data import ConceptDataError
-from arcmemo.memory.models import Run, SelectionRecord, WriteFailure
+from arcmemo.memory.models import SelectionRecord
 from arcmemo.memory.store import Memory, make_engine
 
 PG_ENV = "ARCMEMO_TEST_POSTGRES_URL"
@@ -283,18 +284,81 @@ def test_transaction_is_all_or_nothing(memory):
     assert [h.op for h in memory.history()] == ["add", "add", "add"] and memory.revision() >= 3
 
 
-def test_record_tables_through_session(memory):
+def test_run_records_and_write_failures(memory):
+    memory.record_run("run-1", kind="solve", config={"k": 1}, memory_revision_start=memory.revision())
+    memory.record_write_failure(run_id="run-1", task_id="t", step="ps_abstract", model="m", error="bad yaml",
+                                raw="...")
+    [run] = memory.runs()
+    assert run.config == {"k": 1} and run.status == "running" and run.created_at.tzinfo is not None
+    [failure] = memory.write_failures()
+    assert failure.step == "ps_abstract" and failure.raw == "..."
+    memory.record_run("run-1", kind="solve", status="done", memory_revision_end=3)
+    [run] = memory.runs("solve")
+    assert (run.status, run.memory_revision_end, run.config) == ("done", 3, {"k": 1}) and memory.runs("seed") == []
+    with pytest.raises(TypeError, match="unknown field"):
+        memory.record_run("run-1", kind="solve", colour="red")
+
+
+def test_write_failures_keep_any_text_and_count_by_step(memory):
+    memory.record_write_failure(run_id=None, task_id="t", step="ps_abstract", model=None,
+                                error="bad \x00answer", raw="lone \ud800 surrogate" + "x" * 300_000)
+    memory.record_write_failure(run_id="r", task_id="t", step="oe_lessons", model=None, error="e", raw=None)
+    [first, _] = memory.write_failures()
+    assert first.error == "bad answer" and "\ufffd" in first.raw and len(first.raw) <= 200_000
+    assert memory.count_write_failures("t", ("ps_abstract", "pseudocode")) == 1
+    assert memory.count_write_failures("t", ("ps_abstract", "oe_lessons")) == 2
+    assert memory.count_write_failures("other", ("ps_abstract",)) == 0
+    assert [f.step for f in memory.write_failures(run_id="r", task_id="t")] == ["oe_lessons"]
+
+
+def test_writes_of_rebuilds_what_a_run_wrote_for_a_task(memory):
+    assert memory.writes_of("r1", "t1") is None
+    memory.add(RECOLOR, actor="a")
+    memory.merge({"name": "recolor object", "cues": ["more"]}, actor="m", run_id="r1", task_id="t1")
+    memory.merge({"name": "new one", "output_typing": "axis := int"}, actor="m", run_id="r1", task_id="t1")
+    memory.merge({"format": "sheet", "name": "cheatsheet", "description": "v1"}, actor="c", run_id="r1",
+                 task_id="t1")
+    memory.merge({"name": "elsewhere"}, actor="m", run_id="r2", task_id="t1")
+    write = memory.writes_of("r1", "t1")
+    assert (write.added, write.extended, write.error, write.failed) == \
+        (["new one"], ["cheatsheet", "recolor object"], None, False)
+    memory.record_write_failure(run_id="r3", task_id="t1", step="ps_store", model=None, error="refused", raw="x")
+    failed = memory.writes_of("r3", "t1")
+    assert (failed.added, failed.extended, failed.error, failed.failed) == ([], [], "refused", True)
+
+
+def test_seed_ledger(memory):
+    assert memory.seeded() == set()
+    memory.save_seed_run("seed-1", config={"lib": None}, done=[], status="running", revision_start=0)
+    memory.save_seed_run("seed-1", config={"lib": None}, done=[("t1", "h1", "ps"), ("t1", "h1", "oe")],
+                         status="done", revision_start=0, revision_end=4)
+    memory.save_seed_run("seed-2", config={}, done=[("t2", "h2", "ps")], status="failed", revision_start=4)
+    memory.record_run("solve-1", kind="solve", config={"done": [{"task_id": "x", "hash": "y", "format": "ps"}]})
+    assert memory.seeded() == {("t1", "h1", "ps"), ("t1", "h1", "oe"), ("t2", "h2", "ps")}
+    [first, second] = memory.runs("seed")
+    assert first.config == {"lib": None, "done": [{"task_id": "t1", "hash": "h1", "format": "ps"},
+                                                  {"task_id": "t1", "hash": "h1", "format": "oe"}]}
+    assert (first.status, first.memory_revision_start, first.memory_revision_end) == ("done", 0, 4)
+    assert (second.id, second.status, second.memory_revision_end) == ("seed-2", "failed", None)
+
+
+def test_selection_records_of_older_memories_stay_readable(memory):
     with memory.session() as s:
-        s.add(Run(id="run-1", kind="solve", config={"k": 1}, memory_revision_start=memory.revision()))
         s.add(SelectionRecord(run_id="run-1", task_id="t", mode="ps", concept_ids=[1, 2], unmatched=["x"],
                               usage={"calls": 1}))
-        s.add(WriteFailure(run_id="run-1", task_id="t", step="ps_abstract", error="bad yaml", raw="..."))
         s.commit()
-    with memory.session() as s:
-        run = s.get(Run, "run-1")
-        assert run.config == {"k": 1} and run.status == "running" and run.created_at.tzinfo is not None
-        assert s.exec(select(SelectionRecord)).one().concept_ids == [1, 2]
-        assert s.exec(select(WriteFailure)).one().step == "ps_abstract"
+    [record] = memory.selection_records("run-1")
+    assert record.concept_ids == [1, 2] and record.unmatched == ["x"] and memory.selection_records("run-1", "u") == []
+
+
+def test_records_written_in_a_transaction_roll_back_with_it(memory):
+    with pytest.raises(RuntimeError):
+        with memory.transaction():
+            memory.add(RECOLOR, actor="a")
+            memory.record_run("r", kind="solve", status="running")
+            assert [r.id for r in memory.runs()] == ["r"]
+            raise RuntimeError("boom")
+    assert memory.runs() == [] and memory.list() == []
 
 
 # -- schema -------------------------------------------------------------------------------------
@@ -329,12 +393,41 @@ def test_migrations_give_the_pinned_schema_matching_the_models(memory):
     uniques = {tuple(u["column_names"]) for u in inspector.get_unique_constraints("concept")}
     indexes = {tuple(i["column_names"]) for i in inspector.get_indexes("concept") if i.get("unique")}
     assert ("format", "name") in uniques | indexes
-    with memory.session() as s:
-        assert s.exec(sa.text("SELECT name FROM _migrations")).scalars().all() == ["m001_initial"]
+    assert memory.migrations() == ["m001_initial"]
     again = Memory(memory.url)  # reopening applies nothing twice
-    with again.session() as s:
-        assert s.exec(sa.text("SELECT count(*) FROM _migrations")).one()[0] == 1
+    assert again.migrations() == ["m001_initial"]
     again.close()
+
+
+# -- opening ----------------------------------------------------------------------------------
+
+def test_what_cannot_be_opened_is_one_store_error(tmp_path):
+    not_a_db = tmp_path / "README.md"
+    not_a_db.write_text("# a readme\n" * 200)
+    cases = [(not_a_db, "the file is not an SQLite database"),
+             (tmp_path / "no" / "dir" / "m.db", f"the directory {tmp_path / 'no' / 'dir'} does not exist"),
+             (tmp_path, "it is a directory"),
+             ("nosuchdialect://x", "nosuchdialect"),
+             ("postgresql://user:secret@127.0.0.1:1/db", "127.0.0.1")]
+    for url, problem in cases:
+        with pytest.raises(StoreError) as info:
+            Memory(url)
+        message = str(info.value)
+        assert message.startswith("cannot open memory database ") and problem in message, message
+        assert len(message.splitlines()) == 1 and "secret" not in message
+    assert not (tmp_path / "no").exists() and not_a_db.read_text() == "# a readme\n" * 200
+
+
+def test_opening_and_reading_an_up_to_date_memory_writes_nothing(tmp_path):
+    path = tmp_path / "m.db"
+    with Memory(path) as memory:
+        memory.add(RECOLOR, actor="a")
+    before = path.read_bytes()
+    with Memory(path) as memory:
+        assert [c.name for c in memory.list()] == ["recolor object"] and memory.migrations() == ["m001_initial"]
+        memory.search("recolor")
+        memory.history()
+    assert path.read_bytes() == before
 
 
 # -- concurrency ---------------------------------------------------------------------------------

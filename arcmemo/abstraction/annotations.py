@@ -12,16 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from arcmemo.abstraction.records import WriteResult
-from arcmemo.abstraction.validate import (
-    split_custom_types,
-    validate_concepts,
-    validate_custom_types,
-    validate_lessons,
-)
-from arcmemo.core.parsing import ParseError
+from arcmemo.core import safeyaml
+from arcmemo.memory import schema
+from arcmemo.memory.errors import ConceptDataError
+from arcmemo.memory.files import Document, MemoryFileError, path_parts, read_text
 
 FIELDS = ("summary", "pseudocode", "concepts", "custom_types", "lessons")
 HUMAN = "human"
@@ -52,15 +47,19 @@ def annotation_path(seed_path: str | Path) -> Path:
 
 
 def load_annotation(path: str | Path) -> Annotation:
-    """Read and check one annotation file (every field is checked before anything is used)."""
+    """Read and check one annotation file through the concept schema (every field is checked
+    before anything is used); AnnotationError names the file, the line and the field."""
     path = Path(path)
     try:
-        raw_bytes = path.read_bytes()
-        data = yaml.safe_load(raw_bytes.decode("utf-8"))
-    except OSError as exc:
-        raise AnnotationError(f"{path}: cannot read ({exc.strerror})") from None
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise AnnotationError(f"{path}: not valid YAML: {exc}") from None
+        text = read_text(path)
+    except MemoryFileError as exc:
+        raise AnnotationError(str(exc)) from None
+    try:
+        data = safeyaml.load(text)
+    except safeyaml.YAMLError as exc:
+        raise AnnotationError(f"{path}: not valid YAML: {safeyaml.describe(exc)}") from None
+    except RecursionError:
+        raise AnnotationError(f"{path}: not valid YAML: nested too deeply to read") from None
     if not isinstance(data, dict):
         raise AnnotationError(f"{path}: expected a mapping with {', '.join(FIELDS)}")
     unknown = sorted(set(data) - set(FIELDS), key=str)
@@ -72,20 +71,21 @@ def load_annotation(path: str | Path) -> Annotation:
         concepts: list[dict] = []
         if data.get("concepts") is not None:
             # Bare references are checked against the store at ingest time.
-            concepts = validate_concepts(data["concepts"], exists=lambda name: True)
+            concepts = schema.concept_answers(data["concepts"], exists=lambda name: True)
             if not (summary and pseudocode):
-                raise ParseError("concepts need the 'summary' and 'pseudocode' they were abstracted from")
-        custom_types = validate_custom_types(data.get("custom_types"))
-        custom_types = {**split_custom_types(concepts), **custom_types}
-        lessons = validate_lessons(data["lessons"]) if data.get("lessons") is not None else []
-    except ParseError as exc:
-        raise AnnotationError(f"{path}: {exc}") from None
+                raise ConceptDataError("concepts need the 'summary' and 'pseudocode' they were abstracted from")
+        custom_types = {**schema.split_custom_types(concepts), **_custom_types(data.get("custom_types"))}
+        lessons = schema.lesson_answers(data["lessons"]) if data.get("lessons") is not None else []
+    except ConceptDataError as exc:
+        if exc.field is None:
+            raise AnnotationError(f"{path}: {exc}") from None
+        raise AnnotationError(str(Document(path, text, data).error(exc.detail, path_parts(exc.field)))) from None
     if not concepts and not lessons:
         raise AnnotationError(f"{path}: has neither concepts nor lessons")
     return Annotation(
         path=path, task_id=path.stem, summary=summary, pseudocode=pseudocode, concepts=concepts,
         custom_types=custom_types, lessons=lessons, raw=data,
-        content_hash=hashlib.sha256(raw_bytes).hexdigest(),
+        content_hash=hashlib.sha256(text.encode()).hexdigest(),
     )
 
 
@@ -93,8 +93,27 @@ def _optional_text(value: Any, what: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ParseError(f"{what}: expected non-empty text")
-    return value.strip()
+        raise ConceptDataError("expected non-empty text", what, "expected non-empty text")
+    try:
+        return schema.checked_text(value, schema.MAX_TEXT)
+    except ConceptDataError as exc:
+        raise ConceptDataError(exc.detail, what, exc.detail) from None
+
+
+def _custom_types(value: Any) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConceptDataError("expected a mapping of type name to definition", "custom_types",
+                               "expected a mapping of type name to definition")
+    types = {}
+    for name, definition in value.items():
+        try:
+            clean_name, clean_definition = schema.custom_type(name, definition)
+        except ConceptDataError as exc:
+            raise ConceptDataError(exc.detail, f"custom_types.{name}", exc.detail) from None
+        types[clean_name] = clean_definition
+    return types
 
 
 def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tuple[str, ...],

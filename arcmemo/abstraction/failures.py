@@ -1,24 +1,14 @@
-"""Recording a failed memory write (the raw model answer kept) in the WriteFailure table."""
+"""A failed memory write: recorded in the store (raw model answer kept) and returned as the write's result."""
 
 from __future__ import annotations
 
 from arcmemo.abstraction.records import WriteResult
-from arcmemo.memory.models import WriteFailure
-
-
-def record_failure(memory, *, run_id: str | None, task_id: str, step: str, model: str | None,
-                   error: str, raw: str | None) -> None:
-    """One WriteFailure row, committed on its own (outside any concept transaction)."""
-    with memory.session() as session:
-        session.add(WriteFailure(run_id=run_id, task_id=task_id, step=step, model=model,
-                                 error=error, raw=raw))
-        session.commit()
 
 
 def failed_write(memory, *, run_id: str | None, task_id: str, step: str, model: str | None, error: str,
                  raw: str | None, usage, message: str | None = None) -> WriteResult:
     """Record a failed write (raw answer kept) and return it as the write's failed result."""
-    record_failure(memory, run_id=run_id, task_id=task_id, step=step, model=model, error=error, raw=raw)
+    memory.record_write_failure(run_id=run_id, task_id=task_id, step=step, model=model, error=error, raw=raw)
     return WriteResult(task_id, failed=True, error=message or error, usage=usage, step=step)
 
 
@@ -29,10 +19,4 @@ def previous_failures(memory, task_id: str, steps: tuple[str, ...]) -> int:
     the same malformed answer again on every re-run, while a successful answer stays
     cached (a resumed run costs nothing).
     """
-    from sqlalchemy import func
-    from sqlmodel import col, select
-
-    with memory.session() as session:
-        query = select(func.count()).select_from(WriteFailure).where(
-            WriteFailure.task_id == task_id, col(WriteFailure.step).in_(steps))
-        return int(session.exec(query).one())
+    return memory.count_write_failures(task_id, steps)

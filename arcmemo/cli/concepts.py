@@ -7,12 +7,14 @@ import sys
 from pathlib import Path
 
 import click
-import yaml
 
-from arcmemo.cli.common import UserError, db_option, echo_json, user_errors
+from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, user_errors
+from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
+from arcmemo.memory.errors import StoreError
 from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
 
+USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
                "suggestion", "source")
@@ -29,8 +31,6 @@ def _actor(actor: str | None) -> str:
 
 def _open(db: str | None, *, create: bool = False):
     """The Memory for --db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
-    import sqlalchemy.exc
-
     from arcmemo.memory.store import Memory
 
     url = db_url(db)
@@ -39,10 +39,8 @@ def _open(db: str | None, *, create: bool = False):
                         f"`arcmemo seed` or `arcmemo concepts import`)")
     try:
         return Memory(url)
-    except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError,
-            ImportError) as exc:
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise UserError(f"cannot open memory database {url}: {reason}") from None
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _ref(ref: str) -> int | str:
@@ -131,9 +129,9 @@ def show(ref, db, fmt, as_of, as_json) -> None:
 
 
 def _yaml(data) -> str:
-    from arcmemo.memory.io import _Dumper
+    from arcmemo.memory.io import to_yaml
 
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return to_yaml(data)
 
 
 @concepts.command("search")
@@ -160,9 +158,9 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
             raise UserError(f"--set {item!r}: expected FIELD=VALUE")
         if field in LIST_FIELDS:
             try:
-                parsed = yaml.safe_load(value) if value.strip() else []
-            except yaml.YAMLError as exc:
-                raise UserError(f"--set {field}: not a YAML list: {getattr(exc, 'problem', exc)}") from None
+                parsed = safeyaml.load(value) if value.strip() else []
+            except (safeyaml.YAMLError, RecursionError) as exc:
+                raise UserError(f"--set {field}: not a YAML list: {_yaml_problem(exc)}") from None
             if not isinstance(parsed, list):
                 raise UserError(f"--set {field}: expected a YAML list, e.g. {field}='[first, second]'")
             changes[field] = parsed
@@ -171,6 +169,10 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         else:
             raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
     return changes
+
+
+def _yaml_problem(exc: BaseException) -> str:
+    return safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
 
 
 @concepts.command("edit")
@@ -195,11 +197,9 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
             click.echo("no changes", err=True)
             return
         try:
-            changes = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark else ""
-            raise UserError(f"edited YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+            changes = safeyaml.load(text)
+        except (safeyaml.YAMLError, RecursionError) as exc:
+            raise UserError(f"edited YAML {_yaml_problem(exc)}") from None
         if not isinstance(changes, dict):
             raise UserError("edited YAML: expected a mapping of concept fields")
         # the edited text is the whole concept: a field removed in the editor becomes empty

@@ -1,6 +1,24 @@
-"""The concept store: SQLModel tables, the `Memory` API, rendering, import/export, graph views."""
+"""The concept store: tables, the `Memory` API, the concept schema, rendering, import/export, graph views.
 
-from arcmemo.memory.models import Concept, ConceptRevision, CustomType, Solution
-from arcmemo.memory.store import Memory, MergeResult
+`StoreError` is imported eagerly (it is tiny, and the CLI needs it to print errors);
+everything else on first use, so importing this package does not load the database
+libraries.
+"""
 
-__all__ = ["Memory", "MergeResult", "Concept", "ConceptRevision", "CustomType", "Solution"]
+from __future__ import annotations
+
+import importlib
+
+from arcmemo.memory.errors import StoreError
+
+_LAZY = {"Memory": "store", "MergeResult": "store", "WriteRecord": "records",
+         "Concept": "models", "ConceptRevision": "models", "CustomType": "models", "Solution": "models"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"arcmemo.memory.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'arcmemo.memory' has no attribute {name!r}")
+
+
+__all__ = ["StoreError", *_LAZY]

@@ -4,7 +4,7 @@ Nodes are concept names. Two kinds of edges in one MultiDiGraph:
 - `type`: routine A -> concept B when an alternative of A's output typing equals an
   alternative of the typing of one of B's parameters (A's output can feed B). Typing
   is compared case-insensitively with whitespace collapsed; an inline definition
-  `name := definition` counts as `name`; `a | b` offers each alternative.
+  `name := definition` (schema.py's rule) counts as `name`; `a | b` offers each alternative.
 - `co_usage`: A -> B (A's name sorts first) when both list a task in `used_in`;
   `weight` is the number of shared tasks.
 """
@@ -19,13 +19,15 @@ from pathlib import Path
 import networkx as nx
 
 from arcmemo.memory.models import Concept
+from arcmemo.memory.schema import split_custom_type
 
 
 def _alternatives(typing: str | None) -> set[str]:
     """Top-level `|` alternatives of a typing string, normalised; `name := def` -> {name}."""
     if not typing:
         return set()
-    text = typing.split(":=", 1)[0] if ":=" in typing else typing
+    defined = split_custom_type(typing)
+    text = defined[0] if defined else typing
     parts, depth, current = [], 0, ""
     for ch in text:
         if ch in "[(":

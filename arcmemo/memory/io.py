@@ -18,8 +18,6 @@ Recognised inputs (by content, not only extension):
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,19 +25,14 @@ from typing import Any
 
 import yaml
 
-from arcmemo.memory import data as cdata
+from arcmemo.memory import schema
+from arcmemo.memory.errors import ConceptDataError
+from arcmemo.memory.files import Document, MemoryFileError, read_document
+from arcmemo.memory.files import path_parts as _path_parts
 from arcmemo.memory.models import Concept
 
 EXPORT_VERSION = 1
-
-
-class MemoryImportError(ValueError):
-    """A file could not be imported; nothing was written."""
-
-    def __init__(self, path: str | Path, message: str, *, line: int | None = None, field: str | None = None):
-        self.path, self.line, self.field = str(path), line, field
-        where = self.path + (f":{line}" if line else "")
-        super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
+MemoryImportError = MemoryFileError  # the name importers know: a file could not be imported; nothing was written
 
 
 @dataclass
@@ -56,7 +49,8 @@ class ImportResult:
 # -- export -------------------------------------------------------------------------------
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data) -> bool:  # an export never uses anchors (imports refuse them)
+        return True
 
 
 def _str_representer(dumper: yaml.SafeDumper, value: str):
@@ -65,6 +59,11 @@ def _str_representer(dumper: yaml.SafeDumper, value: str):
 
 
 _Dumper.add_representer(str, _str_representer)
+
+
+def to_yaml(data: Any) -> str:
+    """Data as block YAML in the export's style: keys in their order, multi-line text as `|` blocks."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
 
 
 def concept_entry(concept: Concept) -> dict[str, Any]:
@@ -81,7 +80,7 @@ def concept_entry(concept: Concept) -> dict[str, Any]:
 def dump_yaml(concepts: Iterable[Concept], custom_types: dict[str, str]) -> str:
     entries = [concept_entry(c) for c in sorted(concepts, key=lambda c: (c.format, c.name))]
     doc = {"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(custom_types.items())), "concepts": entries}
-    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+    return to_yaml(doc)
 
 
 def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
@@ -90,110 +89,43 @@ def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) 
     return dump_yaml(memory.list(format, as_of=as_of), types)
 
 
-# -- parsing helpers ------------------------------------------------------------------------
+# -- parsing ----------------------------------------------------------------------------------
 
-def _path_parts(field_path: str | None) -> list[str | int]:
-    """'parameters[0].name' -> ['parameters', 0, 'name']."""
-    parts: list[str | int] = []
-    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", field_path or ""):
-        parts.append(int(index) if index else name)
-    return parts
-
-
-def _line_of(node: yaml.Node | None, parts: list[str | int]) -> int | None:
-    """1-based line of the deepest node on `parts` that exists in a composed YAML tree."""
-    line = node.start_mark.line + 1 if node is not None else None
-    for part in parts:
-        nxt = None
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if key.value == str(part):
-                    line, nxt = key.start_mark.line + 1, value
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            nxt = node.value[part]
-            line = nxt.start_mark.line + 1
-        if nxt is None:
-            break
-        node = nxt
-    return line
-
-
-class _Source:
-    """A loaded file plus a way to find the line of any field path in it."""
-
-    def __init__(self, path: Path, text: str, data: Any, node: yaml.Node | None = None, lazy_node: bool = False):
-        self.path, self.text, self.data = path, text, data
-        self._node, self._lazy = node, lazy_node
-
-    def error(self, message: str, parts: list[str | int], field_path: str | None = None) -> MemoryImportError:
-        if self._lazy and self._node is None:
-            try:  # JSON is (nearly always) YAML too: compose it only now, to find a line
-                self._node = yaml.compose(self.text, Loader=yaml.SafeLoader)
-            except yaml.YAMLError:
-                pass
-            self._lazy = False
-        label = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
-                        for i, p in enumerate(parts))
-        return MemoryImportError(self.path, message, line=_line_of(self._node, parts) if parts else None,
-                                 field=label or field_path)
-
-
-def _read(path: Path) -> _Source:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MemoryImportError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemoryImportError(path, f"cannot read: {exc}") from None
-    if path.suffix.lower() == ".json":
-        try:
-            return _Source(path, text, json.loads(text), lazy_node=True)
-        except json.JSONDecodeError as exc:
-            raise MemoryImportError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise MemoryImportError(path, f"invalid YAML: {problem}", line=mark.line + 1 if mark else None) from None
-    return _Source(path, text, data, node)
-
-
-def _concept(src: _Source, raw: Any, parts: list, *, source: str, extra: dict | None = None) -> tuple[dict, str | None]:
+def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict | None = None) -> tuple[dict, str | None]:
     """Validate one concept entry; errors point at the entry's field."""
     if not isinstance(raw, dict):
         raise src.error(f"expected a mapping of concept fields, got {type(raw).__name__}", parts)
     raw = dict(raw)
-    model = raw.pop("model", None)
-    if model is not None and not isinstance(model, str):
-        raise src.error("expected text", parts + ["model"])
+    try:
+        model = schema.checked_text(raw.pop("model", None), schema.MAX_NAME, line=True, numbers=False)
+    except ConceptDataError as exc:
+        raise src.error(exc.detail, parts + ["model"]) from None
     if extra:
         raw.update(extra)
     try:
-        return cdata.normalize(raw, source=source), model
-    except cdata.ConceptDataError as exc:
-        sub = _path_parts(exc.field)
-        message = str(exc).split(": ", 1)[1] if exc.field and str(exc).startswith(exc.field + ": ") else str(exc)
-        raise src.error(message, parts + sub) from None
+        return schema.normalize(raw, source=source), model
+    except ConceptDataError as exc:
+        raise src.error(exc.detail, parts + _path_parts(exc.field)) from None
 
 
-def _types(src: _Source, raw: Any, parts: list) -> dict[str, str]:
+def _types(src: Document, raw: Any, parts: list) -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         raise src.error("expected a mapping of type name to definition", parts)
+    types = {}
     for name, definition in raw.items():
-        if not isinstance(name, str) or not isinstance(definition, str) or not definition.strip():
-            raise src.error("a custom type maps a name to a definition (text)", parts + [str(name)])
-    return dict(raw)
+        try:
+            clean_name, clean_definition = schema.custom_type(name, definition)
+        except ConceptDataError as exc:
+            raise src.error(exc.detail, parts + [str(name)]) from None
+        types[clean_name] = clean_definition
+    return types
 
 
 def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str | None]]]:
     """(kind, custom types, [(concept data, model)]) from any supported file; raises MemoryImportError."""
-    path = Path(path)
-    src = _read(path)
+    src = read_document(path)
     doc = src.data
     if isinstance(doc, dict) and "arcmemo_memory" in doc:
         if doc["arcmemo_memory"] != EXPORT_VERSION:
@@ -252,5 +184,5 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
     return result
 
 
-__all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "concept_entry",
+__all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "to_yaml", "concept_entry",
            "parse_file", "import_file", "EXPORT_VERSION"]

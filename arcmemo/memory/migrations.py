@@ -22,14 +22,32 @@ def migration(fn: Callable[[Connection], None]) -> Callable[[Connection], None]:
     return fn
 
 
-def migrate(conn: Connection) -> list[str]:
-    """Apply pending migrations inside the caller's transaction; returns the names applied."""
+def _ledger() -> tuple[sa.MetaData, sa.Table]:
     meta = sa.MetaData()
-    table = sa.Table(
+    return meta, sa.Table(
         "_migrations", meta,
         sa.Column("name", sa.String, primary_key=True),
         sa.Column("applied_at", sa.DateTime, nullable=False, server_default=sa.func.current_timestamp()),
     )
+
+
+def applied(conn: Connection) -> list[str]:
+    """Names of the migrations this database has had, in the order applied (a read only)."""
+    _, table = _ledger()
+    if not sa.inspect(conn).has_table("_migrations"):
+        return []
+    return list(conn.execute(sa.select(table.c.name).order_by(table.c.applied_at, table.c.name)).scalars())
+
+
+def pending(conn: Connection) -> list[str]:
+    """Names of the migrations still to apply (a read only: opening an up-to-date memory writes nothing)."""
+    done = set(applied(conn))
+    return [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in done]
+
+
+def migrate(conn: Connection) -> list[str]:
+    """Apply pending migrations inside the caller's transaction; returns the names applied."""
+    meta, table = _ledger()
     meta.create_all(conn, checkfirst=True)
     done = set(conn.execute(sa.select(table.c.name)).scalars())
     applied = []

@@ -1,5 +1,5 @@
 """SQLModel tables of the memory database: concepts, their revision log, custom types,
-solutions, and the record tables other modules write through `Memory.session()`.
+solutions, and the records that explain writes (runs, write failures, older selection records).
 
 The schema is created by the numbered migrations in `migrations.py`, never by
 `create_all`; a test checks that the two agree.
@@ -13,17 +13,9 @@ from typing import Any
 from sqlalchemy import JSON, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-FORMATS = ("ps", "oe", "sheet")
-KINDS = ("structure", "routine")
-SOURCES = ("human", "self", "import")
-OPS = ("add", "extend", "edit", "delete", "import")
+from arcmemo.memory.schema import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES
 
-# The concept data shape (docs/architecture.md), in the order used for YAML/JSON output.
-DATA_FIELDS = (
-    "format", "name", "kind", "routine_subtype", "output_typing", "description",
-    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "source",
-)
-LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
+OPS = ("add", "extend", "edit", "delete", "import")
 
 
 def utcnow() -> datetime:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +29,9 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, func, or_, select
 
 from arcmemo.memory import data as cdata
-from arcmemo.memory.migrations import migrate
+from arcmemo.memory import schema
+from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, UnknownConcept
+from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
     DATA_FIELDS,
     FORMATS,
@@ -37,6 +41,7 @@ from arcmemo.memory.models import (
     Solution,
     utcnow,
 )
+from arcmemo.memory.records import RunRecords
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
@@ -73,7 +78,9 @@ def make_engine(url: str) -> sa.Engine:
         url = "sqlite:///" + str(Path(url).expanduser())
     if not url.startswith("sqlite"):
         url = _postgres_driver(url)
-        return sa.create_engine(url, json_serializer=_json_dumps, pool_pre_ping=True)
+        # an unreachable server fails within seconds instead of the OS's TCP timeout
+        connect_args = {} if "connect_timeout" in url else {"connect_timeout": 10}
+        return sa.create_engine(url, json_serializer=_json_dumps, pool_pre_ping=True, connect_args=connect_args)
 
     in_memory = url in ("sqlite://", "sqlite:///:memory:")
     engine = sa.create_engine(
@@ -99,18 +106,30 @@ def make_engine(url: str) -> sa.Engine:
     return engine
 
 
-class Memory:
+class Memory(RunRecords):
     """A concept memory in one database. Thread-safe; returned Concepts are detached from any
-    session (keep or mutate them freely; writes go through the methods only)."""
+    session (keep or mutate them freely; writes go through the methods only).
+
+    Every read and write of the memory file is a method here (the record methods are in
+    `records.py`); nothing outside this package writes SQL."""
 
     def __init__(self, url: str | Path = "memory.db"):
+        """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used."""
         self.url = str(url)
-        self.engine = make_engine(self.url)
-        self._writer = self.engine.execution_options(arcmemo_write=True)
-        self._postgres = self.engine.dialect.name == "postgresql"
         self._local = threading.local()
-        with self._write() as session:
-            migrate(session.connection())
+        try:
+            self.engine = make_engine(self.url)
+            self._writer = self.engine.execution_options(arcmemo_write=True)
+            self._postgres = self.engine.dialect.name == "postgresql"
+            with self.engine.connect() as conn:
+                todo = pending(conn)
+            if todo:
+                with self._write() as session:
+                    migrate(session.connection())
+        except (sa.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError) as exc:
+            if hasattr(self, "engine"):
+                self.engine.dispose()
+            raise StoreError(f"cannot open memory database {_label(self.url)}: {_open_problem(exc, self.url)}") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -122,7 +141,12 @@ class Memory:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Memory({self.engine.url.render_as_string(hide_password=True)!r})"
+        return f"Memory({_label(self.url)!r})"
+
+    def migrations(self) -> list[str]:
+        """Names of the schema migrations this memory has had."""
+        with self.engine.connect() as conn:
+            return applied(conn)
 
     # -- sessions and transactions -------------------------------------------------
 
@@ -157,10 +181,13 @@ class Memory:
         with Session(self.engine) as session:
             yield session
 
+    def _in_transaction(self, session: Session) -> bool:
+        return session is getattr(self._local, "session", None)
+
     def _out(self, session: Session, concepts: list[Concept]) -> list[Concept]:
         """Concepts read in `session`, made safe to hand out: inside a transaction copies (the
         session lives on), otherwise the loaded objects themselves, detached from the session."""
-        if session is getattr(self._local, "session", None):
+        if self._in_transaction(session):
             return [_detach(c) for c in concepts]
         for c in concepts:
             session.expunge(c)
@@ -177,10 +204,9 @@ class Memory:
         return getattr(self._local, "session", None) is not None
 
     def session(self) -> Session:
-        """A plain SQLModel Session for the run/record tables (caller commits and closes).
-
-        It is a separate connection: don't write through it inside `transaction()` on SQLite
-        (it would wait for the write lock this thread holds)."""
+        """Legacy: a plain SQLModel Session, kept only for `selection/record.py` until selection
+        records move to the run directory; then it goes. Do not add callers: every other read
+        and write is a method of this class."""
         return Session(self.engine, expire_on_commit=False)
 
     # -- writes ----------------------------------------------------------------------
@@ -199,7 +225,7 @@ class Memory:
         """The existing concept `data` merges into: by name, or for OE by content first."""
         if data["format"] == "oe":
             found = session.exec(select(Concept).where(
-                Concept.format == "oe", Concept.content_hash == cdata.content_hash(data)).order_by(Concept.id)).first()
+                Concept.format == "oe", Concept.content_hash == schema.content_hash(data)).order_by(Concept.id)).first()
             if found is not None:
                 return found
         return session.exec(select(Concept).where(
@@ -207,7 +233,7 @@ class Memory:
 
     def _insert(self, session: Session, data: dict, op: str, *, actor, reason="", run_id=None,
                 task_id=None, model=None) -> Concept:
-        concept = Concept(**data, created_by_model=model, content_hash=cdata.content_hash(data))
+        concept = Concept(**data, created_by_model=model, content_hash=schema.content_hash(data))
         session.add(concept)
         session.flush()
         self._log(session, concept, op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
@@ -217,7 +243,7 @@ class Memory:
     def _update(self, session: Session, concept: Concept, data: dict, op: str, **log) -> None:
         for field in DATA_FIELDS:
             setattr(concept, field, data[field])
-        concept.content_hash = cdata.content_hash(data)
+        concept.content_hash = schema.content_hash(data)
         concept.updated_at = utcnow()
         session.add(concept)
         session.flush()
@@ -226,12 +252,12 @@ class Memory:
     def add(self, data: dict, *, actor: str, reason: str = "", run_id: str | None = None,
             task_id: str | None = None, source: str = "human", model: str | None = None) -> Concept:
         """Add a new concept; raises ValueError if its name (or an OE lesson's content) exists."""
-        clean = cdata.normalize(data, source=source)
+        clean = schema.normalize(data, source=source)
         if task_id and task_id not in clean["used_in"]:
             clean["used_in"].append(task_id)
         with self._write() as session:
             if self._find(session, clean) is not None:
-                raise ValueError(f"{clean['format']} concept {clean['name']!r} already exists (use merge or edit)")
+                raise ConceptExists(f"{clean['format']} concept {clean['name']!r} already exists (use merge or edit)")
             concept = self._insert(session, clean, "add", actor=actor, reason=reason, run_id=run_id,
                                    task_id=task_id, model=model)
             return _detach(concept)
@@ -243,7 +269,7 @@ class Memory:
 
         `task_id` is added to `used_in`. `op` overrides the revision op ("import" for importers).
         """
-        clean = cdata.normalize(data, source=source)
+        clean = schema.normalize(data, source=source)
         if task_id and task_id not in clean["used_in"]:
             clean["used_in"].append(task_id)
         log = dict(actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
@@ -272,10 +298,10 @@ class Memory:
         batch: dict[tuple, tuple[dict, str | None]] = {}
         oe_names: dict[str, tuple] = {}
         for data, model in items:
-            clean = data if validated else cdata.normalize(data, source=source)
-            key = ("oe", cdata.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
+            clean = data if validated else schema.normalize(data, source=source)
+            key = ("oe", schema.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
             if key[0] == "oe" and oe_names.setdefault(clean["name"], key) != key:
-                raise ValueError(f"two different OE lessons are both named {clean['name']!r}")
+                raise ConceptExists(f"two different OE lessons are both named {clean['name']!r}")
             if key in batch:
                 batch[key] = (cdata.merge(batch[key][0], clean), batch[key][1])
             else:
@@ -303,7 +329,7 @@ class Memory:
         for d in datas:
             queries.setdefault(("name", d["format"]), []).append(d["name"])
             if d["format"] == "oe":
-                queries.setdefault(("hash", "oe"), []).append(cdata.content_hash(d))
+                queries.setdefault(("hash", "oe"), []).append(schema.content_hash(d))
         for (what, fmt), values in queries.items():
             column = Concept.name if what == "name" else Concept.content_hash
             for i in range(0, len(values), chunk):
@@ -321,7 +347,7 @@ class Memory:
         for start in range(0, len(items), chunk):
             part = items[start:start + chunk]
             now = utcnow()
-            rows = [dict(data, created_by_model=model, content_hash=cdata.content_hash(data),
+            rows = [dict(data, created_by_model=model, content_hash=schema.content_hash(data),
                          created_at=now, updated_at=now) for data, model in part]
             session.execute(concepts.insert(), rows)
             ids: dict[tuple[str, str], int] = {}
@@ -346,17 +372,17 @@ class Memory:
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
-                raise LookupError(_missing(ref, format))
+                raise UnknownConcept(_missing(ref, format))
             wanted = {**concept.to_data(), **dict(changes)}
-            clean = cdata.normalize(wanted, format=concept.format)
+            clean = schema.normalize(wanted, format=concept.format)
             if clean["format"] != concept.format:
-                raise ValueError("format: a concept's format cannot be edited")
+                raise ConceptDataError("format: a concept's format cannot be edited", "format")
             if clean == concept.to_data():
                 return _detach(concept)
             clash = session.exec(select(Concept).where(
                 Concept.format == clean["format"], Concept.name == clean["name"], Concept.id != concept.id)).first()
             if clash is not None:
-                raise ValueError(f"name: {clean['format']} concept {clean['name']!r} already exists (id {clash.id})")
+                raise ConceptExists(f"name: {clean['format']} concept {clean['name']!r} already exists (id {clash.id})")
             self._update(session, concept, clean, "edit", actor=actor, reason=reason)
             return _detach(concept)
 
@@ -364,7 +390,7 @@ class Memory:
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
-                raise LookupError(_missing(ref, format))
+                raise UnknownConcept(_missing(ref, format))
             self._log(session, concept, "delete", actor=actor, reason=reason)
             session.delete(concept)
             session.flush()
@@ -386,7 +412,7 @@ class Memory:
     def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
         """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
         if format is not None and format not in FORMATS:
-            raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
+            raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
         with self._read() as session:
             if as_of is None:
                 query = select(Concept).order_by(Concept.id)
@@ -451,9 +477,7 @@ class Memory:
     def add_custom_type(self, name: str, definition: str, *, actor: str, reason: str = "",
                         run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> None:
         """Define (or redefine) a PS custom type `name := definition`; logged as a revision."""
-        name, definition = (name or "").strip(), (definition or "").strip()
-        if not name or not definition:
-            raise ValueError("a custom type needs a name and a definition")
+        name, definition = schema.custom_type(name, definition)
         with self._write() as session:
             self._set_type(session, name, definition, actor=actor, reason=reason, run_id=run_id,
                            task_id=task_id, model=model, overwrite=True)
@@ -474,7 +498,7 @@ class Memory:
 
     def _learn_types(self, session: Session, data: dict, **log) -> None:
         """Record custom types defined inline in typing fields (first definition wins)."""
-        for name, definition in cdata.custom_types_in(data).items():
+        for name, definition in schema.custom_types_in(data).items():
             self._set_type(session, name, definition, overwrite=False, **log)
 
     def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
@@ -514,6 +538,29 @@ class Memory:
             for row in rows:
                 session.expunge(row)
             return rows
+
+
+def _label(url: str) -> str:
+    """The path or URL as it may be shown: a password in a URL is masked."""
+    return re.sub(r"(//[^/:@]*:)[^/@]*@", r"\1***@", url)
+
+
+def _open_problem(exc: BaseException, url: str) -> str:
+    """What is wrong with a memory that cannot be opened, in a few words."""
+    if isinstance(exc, ImportError):
+        name = getattr(exc, "name", None) or str(exc)
+        hint = " (pip install 'arcmemo[postgres]')" if "psycopg" in name else ""
+        return f"the database driver {name!r} is not installed{hint}"
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    if "://" not in url and url != ":memory:":
+        path = Path(url).expanduser()
+        if not path.parent.is_dir():
+            return f"the directory {path.parent} does not exist"
+        if path.is_dir():
+            return "it is a directory, not a database file"
+        if "not a database" in reason:
+            return "the file is not an SQLite database"
+    return reason
 
 
 def _detach(concept: Concept) -> Concept:

@@ -32,7 +32,6 @@ from arcmemo.abstraction.ps import memory_tokens as abstraction_memory_tokens
 from arcmemo.core.settings import SELECTION_MODES
 from arcmemo.core.tasks import Task, TaskSet, all_arc_tasks, load_tasks
 from arcmemo.llm.catalog import ROLES
-from arcmemo.memory.models import ConceptRevision, Run, WriteFailure
 from arcmemo.memory.store import Memory
 from arcmemo.prompts import keep_tail, template_hashes
 from arcmemo.run.rundir import RunDir, new_run_id
@@ -247,12 +246,7 @@ class Runner:
 
     def _record_run(self, **fields: Any) -> None:
         """The store's own record of the run, so revisions' run ids lead somewhere."""
-        with self.memory.session() as session:
-            run = session.get(Run, self.rundir.run_id) or Run(id=self.rundir.run_id, kind="solve")
-            for name, value in fields.items():
-                setattr(run, name, value)
-            session.add(run)
-            session.commit()
+        self.memory.record_run(self.rundir.run_id, kind="solve", **fields)
 
     def _solve(self, task: Task, p: int) -> TaskOutcome:
         before = usage_dict(self.llm.usage())
@@ -313,21 +307,11 @@ class Runner:
     def _recovered_write(self, task_id: str, p: int) -> dict[str, Any] | None:
         """A write for this task that reached the store before a kill lost its event, rebuilt from
         the store's own records (revisions, or the recorded failure) so it is not done twice."""
-        from sqlmodel import select as sql_select
-
-        with self.memory.session() as session:
-            revisions = session.exec(sql_select(ConceptRevision).where(
-                ConceptRevision.run_id == self.rundir.run_id, ConceptRevision.task_id == task_id,
-                ConceptRevision.format != "type")).all()
-            failure = session.exec(sql_select(WriteFailure).where(
-                WriteFailure.run_id == self.rundir.run_id, WriteFailure.task_id == task_id)).first()
-        if not revisions and failure is None:
+        write = self.memory.writes_of(self.rundir.run_id, task_id)
+        if write is None:
             return None
-        added = sorted({r.name for r in revisions if r.op == "add" and r.format != "sheet"})
-        extended = sorted({"cheatsheet" if r.format == "sheet" else r.name for r in revisions
-                           if r.op != "add" or r.format == "sheet"} - set(added))
-        return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": added,
-                "extended": extended, "failed": not revisions, "error": failure.error if failure else None,
+        return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": write.added,
+                "extended": write.extended, "failed": write.failed, "error": write.error,
                 "usage": usage_dict(None)}
 
     def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any]:

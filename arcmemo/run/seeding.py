@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlmodel import select
-
 from arcmemo.abstraction.annotations import (
     Annotation,
     AnnotationError,
@@ -43,7 +41,6 @@ from arcmemo.run.session import shared_sandbox
 from arcmemo.solverkit.programs import run_on_pairs
 
 FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
-RUN_KIND = "seed"
 
 
 @dataclass
@@ -160,37 +157,22 @@ def task_pairs(taskset, task_id: str) -> list[tuple[str, Pair]]:
 # -- the ledger of what earlier seed runs wrote --------------------------------------------
 
 def _done(memory) -> set[tuple[str, str, str]]:
-    from arcmemo.memory.models import Run
-
-    done = set()
-    with memory.session() as session:
-        for run in session.exec(select(Run).where(Run.kind == RUN_KIND)):
-            for item in (run.config or {}).get("done", []):
-                done.add((item["task_id"], item["hash"], item["format"]))
-    return done
+    return memory.seeded()
 
 
 class _Ledger:
-    """The seed run's Run row: created just before its first write (a run that writes nothing
-    leaves no record), updated after each file with what was written."""
+    """The seed run's record in the store: created just before its first write (a run that
+    writes nothing leaves no record), updated after each file with what was written."""
 
     def __init__(self, memory, run_id: str, config: dict):
-        self.memory, self.run_id, self.config = memory, run_id, dict(config, done=[])
+        self.memory, self.run_id, self.config = memory, run_id, dict(config)
+        self.done: list[tuple[str, str, str]] = []
         self.created = False
         self.start = memory.revision()
 
-    def _save(self, **changes) -> None:
-        from arcmemo.memory.models import Run
-
-        with self.memory.session() as session:
-            run = session.get(Run, self.run_id)
-            if run is None:
-                run = Run(id=self.run_id, kind=RUN_KIND, status="running", memory_revision_start=self.start)
-            run.config = dict(self.config)
-            for key, value in changes.items():
-                setattr(run, key, value)
-            session.add(run)
-            session.commit()
+    def _save(self, status: str = "running", end: int | None = None) -> None:
+        self.memory.save_seed_run(self.run_id, config=self.config, done=self.done, status=status,
+                                  revision_start=self.start, revision_end=end)
         self.created = True
 
     def ensure(self) -> None:
@@ -198,13 +180,12 @@ class _Ledger:
             self._save()
 
     def record(self, task_id: str, key: str, formats: list[str]) -> None:
-        self.config["done"] = self.config["done"] + [
-            {"task_id": task_id, "hash": key, "format": f} for f in formats]
+        self.done += [(task_id, key, f) for f in formats]
         self._save()
 
     def finish(self, status: str) -> None:
         if self.created:
-            self._save(status=status, memory_revision_end=self.memory.revision())
+            self._save(status, self.memory.revision())
 
 
 def new_run_id() -> str:

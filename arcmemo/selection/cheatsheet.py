@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arcmemo.abstraction.failures import previous_failures, record_failure
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.llm.counting import estimate_tokens
@@ -69,13 +68,13 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
         "cheatsheet", sheet=old or EMPTY_SHEET, puzzle=format_task(task),
         trace=(trace_text or "").strip() or "(no trace recorded)", max_words=max_words)}]
     # a rewrite that failed before for this task is asked for afresh, not replayed from the call cache
-    sample = previous_failures(memory, task.id, ("cheatsheet",))
+    sample = memory.count_write_failures(task.id, ("cheatsheet",))
     outcome = ask(llm, messages, role="aux", step="cheatsheet", parse=_parser(max_words), task_id=task.id,
                   params=model_params, sample=sample)
     usage = sum_usage(outcome.completions)
     model = outcome.completions[-1].model if outcome.completions else llm.model_for("aux")
     if not outcome.ok:
-        record_failure(memory, run_id=run_id, task_id=task.id, step="cheatsheet", model=model,
+        memory.record_write_failure(run_id=run_id, task_id=task.id, step="cheatsheet", model=model,
                        error=outcome.error or "unknown error", raw=outcome.raw)
         return CheatsheetUpdate(False, outcome.error, usage)
     text = outcome.value
