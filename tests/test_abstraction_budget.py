@@ -13,9 +13,9 @@ from arcmemo.abstraction.ps import (
     memory_tokens,
     repository_section,
 )
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.settings import ConfigError
 from arcmemo.core.tasks import Pair, Task
-from arcmemo.llm.counting import estimate_tokens
 from arcmemo.memory import data as cdata
 from arcmemo.memory.lexical import rank_lexical
 from arcmemo.memory.library import Library

@@ -122,3 +122,31 @@ def test_formats_are_kept_apart(memory):
     memory.merge({"format": "oe", "situation": "When zzqx.", "suggestion": "Undo it."}, actor="t")
     assert len(library(memory, "ps")) == 30 and len(library(memory, "oe")) == 1
     assert library(memory, "oe").lessons_text().startswith("1. situation: When zzqx.")
+
+
+def test_a_library_kept_up_to_date_equals_one_read_whole(memory):
+    """Each new revision's library re-reads only the concepts written since; after every kind
+    of write it holds exactly what reading the whole memory gives."""
+    def whole(fmt: str):
+        return [c.snapshot() for c in memory.list(fmt)], (memory.custom_types() if fmt == "ps" else {})
+
+    def kept(fmt: str):
+        lib = library(memory, fmt)
+        return [c.snapshot() for c in lib.concepts], lib.custom_types
+
+    library(memory, "ps"), library(memory, "oe")
+    names = [c.name for c in memory.list("ps")]
+    writes = [
+        lambda: memory.merge(NEW, actor="t"),
+        lambda: memory.merge(dict(NEW, cues=["another cue"]), actor="t", task_id="t9"),
+        lambda: memory.edit(names[3], {"name": "renamed concept"}, actor="t", reason="r"),
+        lambda: memory.delete(names[5], actor="t", reason="r"),
+        lambda: memory.add_custom_type("zz type", "list[int]", actor="t"),
+        lambda: memory.merge({"format": "oe", "situation": "When a zzqx.", "suggestion": "Undo."}, actor="t"),
+        lambda: memory.merge_many([(d, None) for d in synthetic_concepts(300, seed=9)], actor="t"),
+        lambda: memory.delete("zzqx late arrival", actor="t", reason="r"),
+    ]
+    for write in writes:
+        write()
+        for fmt in ("ps", "oe"):
+            assert kept(fmt) == whole(fmt)

@@ -81,7 +81,7 @@ def test_the_counter_comes_from_the_client(fake_llm, monkeypatch):
     asked = []
     monkeypatch.setattr(fake_llm, "count_tokens", lambda text, role: asked.append(role) or 7, raising=False)
     counter = counter_for(fake_llm, "solver")
-    assert counter("anything") == 7 and asked == ["solver"] and counter.name == "fake" and not counter.additive
+    assert counter("anything") == 7 and asked == ["solver"] and counter.name == "fake" and not counter.estimate
     assert counter("") == 0 and counter.messages([{"role": "user", "content": "x"}]) == 7 + 4
 
 
@@ -95,7 +95,7 @@ def test_library_text_is_render_ps_and_its_sizes_are_exact_for_the_estimate(form
     rng = random.Random(2)
     order = list(range(len(lib)))
     rng.shuffle(order)
-    sizes = lib.sizes(order, ESTIMATE, form, types)
+    sizes = lib.sizes(order, form, types)
     for n in (0, 1, 2, 7, 30, len(order)):
         subset = [concepts[i] for i in order[:n]]
         custom = TYPES if types == ALL_TYPES else needed_types(subset, TYPES)

@@ -27,7 +27,7 @@ from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.core.settings import as_number, setting
-from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for
+from arcmemo.llm.counting import ESTIMATE, OVERESTIMATE, TokenCounter, counter_for
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.memory.fitting import largest_fit
 from arcmemo.memory.library import ALL_TYPES, COMPRESSED, Library, library
@@ -64,19 +64,21 @@ def memory_tokens() -> int:
 
 
 def repository_section(lib: Library, query: str, limit: int, count: TokenCounter = ESTIMATE) -> tuple[str, str]:
-    """(note, concept list) for the prompt, together within `limit` tokens.
+    """(note, concept list) for the prompt, together within `limit` tokens of `count`.
 
     The whole memory compressed, with no note, when it fits; otherwise the concepts that
     rank first for `query` (Library.rank), as many as fit, rendered in the same form with
-    the custom types they need, and a note saying only they are shown.
+    the custom types they need, and a note saying only they are shown. Planned in the
+    estimate from the library's kept parts, counted with `count` when it is not the estimate.
     """
-    if lib.size_within(limit + lib.count(count, "\n"), count, COMPRESSED, ALL_TYPES) is not None:  # less strip()
+    newline = lib.tokens("\n")                                      # strip() drops the listing's last one
+    whole_size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) + newline, COMPRESSED, ALL_TYPES)
+    if whole_size is not None:
         whole = lib.text(None, COMPRESSED, ALL_TYPES).strip()
-        if count.additive or count(whole) <= limit:
+        if (whole_size - newline if count.estimate else count(whole)) <= limit:
             return "", whole or EMPTY_REPOSITORY
     ranked = lib.rank(query)
-    sizes = lib.sizes(ranked, count, COMPRESSED)
-    newline = lib.count(count, "\n")
+    sizes = lib.sizes(ranked, COMPRESSED)
 
     def note(n: int) -> str:
         return render_prompt("ps_abstract_partial", total=len(lib), shown=n)
@@ -85,10 +87,9 @@ def repository_section(lib: Library, query: str, limit: int, count: TokenCounter
         return note(n), lib.text(ranked[:n], COMPRESSED).strip() or NONE_SHOWN
 
     def planned(n: int) -> int:
-        listed = sizes(n) - newline if n else lib.count(count, NONE_SHOWN)      # strip() drops the last newline
-        return lib.count(count, note(n)) + listed
+        return lib.tokens(note(n)) + (sizes(n) - newline if n else lib.tokens(NONE_SHOWN))
 
-    n, _ = largest_fit(len(ranked), planned, limit, None if count.additive else lambda n: count("".join(section(n))))
+    n, _ = largest_fit(len(ranked), planned, limit, None if count.estimate else lambda n: count("".join(section(n))))
     return section(n)
 
 

@@ -10,11 +10,15 @@ write appends a revision) makes the next call build a new one. What depends on a
 concept's content (its words, entries and their token counts) is carried over to the new
 revision for the concepts the write did not change.
 
+A new revision's library is the previous one with the concepts written since re-read
+(every write appends a revision naming the concept it wrote), so the memory is read whole
+only once, or after a large change.
+
 The cache never serves a stale memory: the revision number is read before the concepts,
 so a write landing in between only makes the library newer than its number (and the next
-call, seeing a new number, rebuilds); a build that fails leaves nothing behind; inside a
-write transaction, whose revisions may still roll back, nothing is cached. Other processes
-writing the same database are seen through the revision number like any write.
+call, seeing a new number, reads again); a build that fails leaves nothing behind; inside
+a write transaction, whose revisions may still roll back, nothing is cached. Other
+processes writing the same database are seen through the revision number like any write.
 
 Libraries and the concepts in them are shared: treat them as read-only.
 """
@@ -26,9 +30,10 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.memory import render
 from arcmemo.memory.lexical import LexicalIndex, Vocabulary, concept_text
 from arcmemo.memory.models import Concept
@@ -81,11 +86,15 @@ class Library:
         self.concepts = tuple(concepts)
         self.custom_types = dict(custom_types or {})
         self.revision = revision
-        self._keys = [(c.id, c.name, getattr(c, "content_hash", None)) for c in self.concepts]
-        carried = previous._derived if previous is not None else {}
-        self._derived: dict[tuple, dict] = {key: carried.get(key, {}) for key in self._keys}
-        self._vocabulary = previous._vocabulary if previous is not None else Vocabulary()
         self._position = {id(c): i for i, c in enumerate(self.concepts)}
+        # per concept, what was derived from it; an unchanged concept is the same object (library())
+        if previous is None:
+            self._derived: list[dict] = [{} for _ in self.concepts]
+            self._vocabulary = Vocabulary()
+        else:
+            before, derived = previous._position, previous._derived
+            self._derived = [derived[before[id(c)]] if id(c) in before else {} for c in self.concepts]
+            self._vocabulary = previous._vocabulary
         self._types_key = tuple(sorted(self.custom_types.items()))
         self._columns: dict[Any, _Column] = {}
         self._fixed: dict[tuple, Any] = {}       # whole listings, counts of headers, notes and type lines
@@ -100,7 +109,7 @@ class Library:
         column = self._columns.get(what)
         if column is None:
             def cached(i: int) -> Any:
-                slot = self._derived[self._keys[i]]
+                slot = self._derived[i]
                 if what not in slot:
                     slot[what] = make(self.concepts[i])
                 return slot[what]
@@ -175,12 +184,14 @@ class Library:
 
     # -- listing text ------------------------------------------------------------------------
 
+    def _entries(self, compressed: bool) -> _Column:
+        return self._column(("entry", compressed), partial(render.entry, compressed=compressed))
+
     def entry(self, i: int, form: Form = FULL) -> str:
         """Concept i's lines in a listing of `form` (render.entry)."""
         if form.collapses(self.concepts[i]):
             return render.name_entry(self.concepts[i])
-        return self._column(("entry", form.compressed),
-                            lambda c: render.entry(c, compressed=form.compressed)).at(i)
+        return self._entries(form.compressed).at(i)
 
     @cached_property
     def _sections(self) -> _Column:
@@ -204,44 +215,46 @@ class Library:
         chosen = range(len(self)) if positions is None else set(positions)
         ordered = sorted(chosen, key=self._listing_rank.__getitem__)
         custom = self.custom_types if types == ALL_TYPES else self.needed_types(ordered)
-        text = render.listing(((self._sections.at(i), self.entry(i, form)) for i in ordered), custom)
+        sections, entries, concepts = self._sections, self._entries(form.compressed), self.concepts
+        text = render.listing(((sections[i] or sections.at(i),
+                                render.name_entry(concepts[i]) if form.collapses(concepts[i]) else entries[i] or entries.at(i))
+                               for i in ordered), custom)
         if positions is None:
             self._fixed[("text", form, types)] = text
         return text
 
     # -- token counts ------------------------------------------------------------------------
 
-    def count(self, counter, text: str) -> int:
-        """counter(text), kept for the revision (headers, type lines, notes)."""
-        key = ("count", counter.name, text)
+    def tokens(self, text: str) -> int:
+        """The estimate of `text` (llm.counting), kept for the revision: headers, type lines, notes."""
+        key = ("tokens", text)
         if key not in self._fixed:
-            self._fixed[key] = counter(text)
+            self._fixed[key] = estimate_tokens(text)
         return self._fixed[key]
 
-    def _entry_tokens(self, form: Form, counter) -> _Column:
-        """Per position, tokens of the concept's entry in `form`."""
-        key = ("entry tokens", form, counter.name)
+    def _entry_tokens(self, form: Form) -> _Column:
+        """Per position, the estimate of the concept's entry in `form`."""
+        key = ("entry tokens", form)
         if key not in self._columns:
-            full = self._column(("tokens", counter.name, form.compressed),
-                                lambda c: counter(render.entry(c, compressed=form.compressed)))
-            names = self._column(("tokens", counter.name, "name"), lambda c: counter(render.name_entry(c)))
+            entries = self._column(("tokens", form.compressed),
+                                   lambda c: estimate_tokens(render.entry(c, compressed=form.compressed)))
+            names = self._column(("tokens", "name"), lambda c: estimate_tokens(render.name_entry(c)))
             self._columns[key] = _Column(len(self), lambda i: names.at(i) if form.collapses(self.concepts[i])
-                                         else full.at(i))
+                                         else entries.at(i))
         return self._columns[key]
 
-    def sizes(self, positions: Sequence[int], counter, form: Form = FULL,
-              types: str = NEEDED_TYPES) -> Callable[[int], int]:
-        """n -> tokens of text(positions[:n], form, types), summed from counts of its parts:
-        exact for an additive counter, close for a tokenizer. Computed as far as asked."""
-        return _PrefixSizes(self, positions, counter, form, types)
+    def sizes(self, positions: Sequence[int], form: Form = FULL, types: str = NEEDED_TYPES) -> Callable[[int], int]:
+        """n -> the estimate of text(positions[:n], form, types), summed from the kept estimates of
+        its parts (exact: the estimate adds up at line ends). Computed as far as asked."""
+        return _PrefixSizes(self, positions, form, types)
 
-    def size_within(self, room: int, counter, form: Form = FULL, types: str = ALL_TYPES) -> int | None:
-        """Tokens of the whole listing (summed from its parts), or None when they exceed `room`.
-        Counted only as far as needed, once for the revision."""
-        key = ("whole sizes", counter.name, form, types)
-        with self._lock:                                  # one shared count, grown by any task
+    def size_within(self, room: int, form: Form = FULL, types: str = ALL_TYPES) -> int | None:
+        """The estimate of the whole listing, or None when it exceeds `room`.
+        Summed only as far as needed, once for the revision."""
+        key = ("whole sizes", form, types)
+        with self._lock:                                  # one shared sum, grown by any task
             if key not in self._fixed:
-                self._fixed[key] = self.sizes(range(len(self)), counter, form, types)
+                self._fixed[key] = self.sizes(range(len(self)), form, types)
             size = self._fixed[key]
             for n in range(size.known, len(self) + 1):
                 if size(n) > room:
@@ -258,9 +271,9 @@ class Library:
             return self._fixed["lessons"]
         return render.render_oe([self.concepts[i] for i in positions])
 
-    def lesson_tokens(self, i: int, counter) -> int:
-        """Tokens of lesson i rendered alone (as lesson 1)."""
-        return self._column(("lesson tokens", counter.name), lambda c: counter(render.render_oe([c]))).at(i)
+    def lesson_tokens(self, i: int) -> int:
+        """The estimate of lesson i rendered alone (as lesson 1)."""
+        return self._column("lesson tokens", lambda c: estimate_tokens(render.render_oe([c]))).at(i)
 
     # -- graph ---------------------------------------------------------------------------------
 
@@ -273,17 +286,17 @@ class Library:
 
 
 class _PrefixSizes:
-    """Token counts of the listings of growing prefixes of `positions` (Library.sizes).
+    """Estimated tokens of the listings of growing prefixes of `positions` (Library.sizes).
 
     A listing is its sections' headers, the entries and the custom-types section, joined by
     newlines with a blank line between sections (render.listing); each part is counted once.
     """
 
-    def __init__(self, library: Library, positions: Sequence[int], counter, form: Form, types: str):
-        self.library, self.positions, self.counter = library, positions, counter
-        self.tokens = library._entry_tokens(form, counter)
+    def __init__(self, library: Library, positions: Sequence[int], form: Form, types: str):
+        self.library, self.positions = library, positions
+        self.tokens = library._entry_tokens(form)
         self.needed = types == NEEDED_TYPES
-        self.newline = library.count(counter, "\n")
+        self.newline = library.tokens("\n")
         self.sections: set = set()
         self.types: set[str] = set()
         self.total = 0
@@ -299,7 +312,7 @@ class _PrefixSizes:
     def _add_section(self, heading: str) -> None:
         blank = self.newline if self.sections else 0
         self.sections.add(heading)
-        self.total += blank + self.library.count(self.counter, f"## {heading}") + self.newline
+        self.total += blank + self.library.tokens(f"## {heading}") + self.newline
 
     def _add_types(self, names: Iterable[str]) -> None:
         for name in sorted(set(names) - self.types):
@@ -307,7 +320,7 @@ class _PrefixSizes:
                 self._add_section(render.TYPES_SECTION[1])
             self.types.add(name)
             line = render.type_entry(name, self.library.custom_types[name])
-            self.total += self.library.count(self.counter, line) + self.newline
+            self.total += self.library.tokens(line) + self.newline
 
     def __call__(self, n: int) -> int:
         sums = self.sums
@@ -333,6 +346,7 @@ def needed_types(concepts: Sequence[Concept], custom_types: Mapping[str, str]) -
 
 _libraries: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Memory -> {format: Library}
 _lock = threading.Lock()
+RESYNC_LIMIT = 200          # more concepts written since the last library: read them all again
 
 
 def library(memory, format: str = "ps") -> Library:
@@ -343,12 +357,30 @@ def library(memory, format: str = "ps") -> Library:
         current = held.get(format)
         if current is not None and current.revision == revision:
             return current
-        concepts = memory.list(format)
-        custom_types = memory.custom_types() if format == "ps" else {}
-        fresh = Library(concepts, custom_types, revision=revision, previous=current)
+        fresh = _read(memory, format, revision, current)
         if not memory.in_transaction():
             held[format] = fresh
         return fresh
+
+
+def _read(memory, format: str, revision: int, current: Library | None) -> Library:
+    """The library at `revision`: the previous one with the concepts written since re-read
+    (Memory.written_since), or, for a first or a large change, every concept read anew."""
+    written = memory.written_since(current.revision) if current is not None else []
+    ids = {concept_id for fmt, concept_id in written if fmt == format}
+    if current is None or len(ids) > RESYNC_LIMIT:
+        return Library(memory.list(format), memory.custom_types() if format == "ps" else {}, revision=revision,
+                       previous=current)
+    by_id = dict(current.by_id)
+    for concept_id in ids:
+        concept = memory.get(concept_id)
+        if concept is None:
+            by_id.pop(concept_id, None)        # deleted since
+        else:
+            by_id[concept_id] = concept
+    types_written = format == "ps" and any(fmt == "type" for fmt, _ in written)
+    return Library([by_id[i] for i in sorted(by_id)], memory.custom_types() if types_written else current.custom_types,
+                   revision=revision, previous=current)
 
 
 __all__ = ["Library", "Form", "FULL", "COMPRESSED", "ALL_TYPES", "NEEDED_TYPES", "library", "needed_types"]

@@ -457,6 +457,14 @@ class Memory(RunRecords):
         with self._read() as session:
             return session.exec(select(func.max(ConceptRevision.id))).one() or 0
 
+    def written_since(self, revision: int) -> list[tuple[str, int | None]]:
+        """(format, concept id) of each concept written after `revision`, once each; a custom
+        type written appears as ("type", None). What a copy taken at `revision` must re-read."""
+        with self._read() as session:
+            query = (select(ConceptRevision.format, ConceptRevision.concept_id)
+                     .where(ConceptRevision.id > revision).distinct())
+            return [tuple(row) for row in session.exec(query)]
+
     def history(self, ref: int | str | None = None, format: str = "ps") -> list[ConceptRevision]:
         """Revisions oldest first: all of them, or those of one concept (by id, or by any name it had)."""
         with self._read() as session:

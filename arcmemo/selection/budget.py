@@ -10,9 +10,6 @@ or a caption (arcmemo.memory.lexical ranks them).
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.ndimage import label
-
 from arcmemo.core.tasks import Task
 from arcmemo.selection.relations import whole_grid_relation
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET, MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
@@ -72,8 +69,23 @@ def _symmetric(grid) -> bool:
 
 def _components(grid) -> int:
     """Number of 4-connected single-colour objects that are not background (0)."""
-    cells = np.asarray(grid)
-    return sum(int(label(cells == color)[1]) for color in np.unique(cells) if color != 0)
+    h, w = _dims(grid)
+    seen = [[False] * w for _ in range(h)]
+    count = 0
+    for r in range(h):
+        for c in range(w):
+            if seen[r][c] or grid[r][c] == 0:
+                continue
+            count += 1
+            color, stack = grid[r][c], [(r, c)]
+            seen[r][c] = True
+            while stack:
+                y, x = stack.pop()
+                for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                    if 0 <= ny < h and 0 <= nx < w and not seen[ny][nx] and grid[ny][nx] == color:
+                        seen[ny][nx] = True
+                        stack.append((ny, nx))
+    return count
 
 
 def describe_grids(task: Task) -> str:

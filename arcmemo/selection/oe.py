@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
-from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for
+from arcmemo.llm.counting import ESTIMATE, MESSAGE_TOKENS, OVERESTIMATE, TokenCounter, counter_for
 from arcmemo.memory.fitting import largest_fit
 from arcmemo.memory.library import Library, library
 from arcmemo.memory.render import render_oe
@@ -73,29 +74,29 @@ def _longer_numbers(n: int) -> int:
 
 def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
                 count: TokenCounter = ESTIMATE) -> tuple[list[dict], list, dict]:
-    """All lessons if they fit the token budget, else the ones that best match the caption."""
+    """All lessons if they fit the token budget, else the ones that best match the caption
+    (planned in the estimate, then counted as in ps.plan_prompt)."""
     limit = settings.token_budget
     stats = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
-    frame = count.messages(_messages(caption, "", settings.top_k))     # the prompt around the lessons
+    frame = estimate_tokens(_messages(caption, "", settings.top_k)[0]["content"]) + MESSAGE_TOKENS
     messages = _messages(caption, lib.lessons_text(), settings.top_k)
-    tokens = frame + lib.count(count, lib.lessons_text())
-    tokens = tokens if count.additive or tokens > limit else count.messages(messages)
+    planned = frame + lib.tokens(lib.lessons_text())
+    tokens = planned if count.estimate or planned > OVERESTIMATE * limit else count.messages(messages)
     if tokens <= limit:
         return messages, list(lib.concepts), {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
     ranked = lib.rank(caption)
     sums = [0]
 
-    def planned(n: int) -> int:
-        """Lessons counted alone (as lesson 1), the blank lines between them, longer numbers."""
+    def planned_for(n: int) -> int:
+        """Lessons estimated alone (as lesson 1), the blank lines between them, longer numbers."""
         while len(sums) <= n:
-            sums.append(sums[-1] + lib.lesson_tokens(ranked[len(sums) - 1], count))
-        return (frame + sums[n] + max(n - 1, 0) * lib.count(count, "\n")
-                + _longer_numbers(n) * lib.count(count, "0"))
+            sums.append(sums[-1] + lib.lesson_tokens(ranked[len(sums) - 1]))
+        return frame + sums[n] + max(n - 1, 0) * lib.tokens("\n") + _longer_numbers(n) * lib.tokens("0")
 
     def build(n: int) -> list[dict]:
         return _messages(caption, lib.lessons_text(sorted(ranked[:n])), settings.top_k)
 
-    n, size = largest_fit(len(ranked), planned, limit, None if count.additive else lambda n: count.messages(build(n)))
+    n, size = largest_fit(len(ranked), planned_for, limit, None if count.estimate else lambda n: count.messages(build(n)))
     return build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered", "full_tokens_est": tokens,
                                             "prompt_tokens_est": size}
 

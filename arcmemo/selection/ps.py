@@ -15,9 +15,10 @@ context. Past the budget, the concepts the model listed last are left out (neigh
 added by --expand go first); `stats["hint_dropped"]` counts them.
 
 Budgets are counted in the tokens of the model that reads the text (the select model for
-the prompt, the solver for the hint; arcmemo.llm.counting). The library's parts come
-prepared and counted once per memory revision (arcmemo.memory.library), so a task only
-counts its puzzle and, for a tokenizer, the prompt it is about to send.
+the prompt, the solver for the hint; arcmemo.llm.counting). A prompt is planned in the
+digit-aware estimate, summed from the library's parts, prepared and estimated once per
+memory revision (arcmemo.memory.library); with a model's own tokenizer the planned prompt
+is then counted, and re-planned by the ratio the count shows until it fits (a few counts).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError
-from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for
+from arcmemo.llm.counting import ESTIMATE, MESSAGE_TOKENS, OVERESTIMATE, TokenCounter, counter_for
 from arcmemo.memory.fitting import largest_fit
 from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, Form, Library, library, needed_types
 from arcmemo.memory.render import render_ps
@@ -66,8 +68,8 @@ def fit_hint(ranked: Sequence, lib: Library, limit: int, count: TokenCounter = E
     """The longest prefix of `ranked` (most wanted first) whose hint fits in `limit`
     tokens, in memory order."""
     positions = lib.positions(ranked)
-    actual = None if count.additive else lambda n: count(lib.text(positions[:n]))
-    n, _ = largest_fit(len(positions), lib.sizes(positions, count), limit, actual)
+    actual = None if count.estimate else lambda n: count(lib.text(positions[:n]))
+    n, _ = largest_fit(len(positions), lib.sizes(positions), limit, actual)
     return lib.pick(positions[:n])
 
 
@@ -111,20 +113,26 @@ def _messages(memory_text: str, note: str, puzzle: str) -> list[dict]:
                                                       puzzle=puzzle)}]
 
 
+def _frame(lib: Library, puzzle: str) -> int:
+    """The estimate of the prompt around the library: the template (kept for the revision) and the puzzle."""
+    return lib.tokens(_messages("", "", "")[0]["content"]) + MESSAGE_TOKENS + estimate_tokens(puzzle)
+
+
 def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> PromptPlan:
     """Build the select_ps prompt within settings.token_budget (see module docstring)."""
     count = counter_for(llm, "select")
     puzzle = format_task(task)
     limit = settings.token_budget
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
-    frame = count.messages(_messages("", "", puzzle))      # the prompt around the library
+    frame = _frame(lib, puzzle)
     everything = list(lib.concepts)
     for name, form, note in WHOLE_FORMS:
-        size = lib.size_within(limit - frame - lib.count(count, note), count, form, ALL_TYPES)
+        around = frame + lib.tokens(note)
+        size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) - around, form, ALL_TYPES)
         if size is None:
             continue
         messages = _messages(lib.text(None, form, ALL_TYPES), note, puzzle)
-        tokens = frame + lib.count(count, note) + size if count.additive else count.messages(messages)
+        tokens = around + size if count.estimate else count.messages(messages)
         if tokens <= limit:
             return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": name,
                                                      "prompt_tokens_est": tokens})
@@ -142,7 +150,7 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> Pr
         else:
             stats["caption_error"] = outcome.error
     ranked = lib.rank(query)
-    sizes = lib.sizes(ranked, count, COMPRESSED)
+    sizes = lib.sizes(ranked, COMPRESSED)
 
     def note(n: int) -> str:
         return NOTE_PREFILTERED.format(total=len(lib), shown=n)
@@ -150,8 +158,8 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> Pr
     def build(n: int) -> list[dict]:
         return _messages(lib.text(ranked[:n], COMPRESSED), note(n), puzzle)
 
-    n, tokens = largest_fit(len(ranked), lambda n: frame + lib.count(count, note(n)) + sizes(n), limit,
-                            None if count.additive else lambda n: count.messages(build(n)))
+    n, tokens = largest_fit(len(ranked), lambda n: frame + lib.tokens(note(n)) + sizes(n), limit,
+                            None if count.estimate else lambda n: count.messages(build(n)))
     return PromptPlan(build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered",
                                                        "prefilter_query": query, "prompt_tokens_est": tokens},
                       caption=caption, caption_usage=caption_completions)
