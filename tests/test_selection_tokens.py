@@ -21,6 +21,7 @@ from arcmemo.memory.render import render_ps
 from arcmemo.memory.store import Memory
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import SelectionSettings, select
+from arcmemo.selection.ps import plan_prompt
 from benchmarks.synthetic import synthetic_concepts
 
 TYPES = {"block scaler": "Callable[[grid, factor], grid]", "factor": "int between 2 and 5",
@@ -118,6 +119,7 @@ def test_largest_fit_recounts_when_the_parts_do_not_add_up():
     assert largest_fit(100, exact, 455) == (45, 450)
     assert largest_fit(100, exact, 5000) == (100, 1000)
     assert largest_fit(100, lambda n: 1000 + exact(n), 500) == (0, 1000)              # nothing fits
+    assert largest_fit(100, lambda n: 1000 + exact(n), 500, lambda n: 900 + exact(n)) == (0, 900)
     asked = []
 
     def real(n: int) -> int:                                                           # 20% more than planned
@@ -188,4 +190,55 @@ def test_oe_prompts_hold_their_budget_in_the_models_count(tmp_path, fake_model, 
     (call,) = fake_model.calls_for("select_oe")
     assert sel.stats["form"] == "prefiltered" and 3000 - 60 < CELLS.messages(call.messages) <= 3000
     assert sel.stats["prompt_tokens_est"] == CELLS.messages(call.messages)
+    memory.close()
+
+
+# -- against the real tokenizer (Qwen2.5, the embedded models') -------------------------------------
+
+@pytest.fixture
+def qwen():
+    from arcmemo.llm import local
+    from benchmarks.tokenizer import qwen_token_count
+
+    count, why = qwen_token_count()
+    if count is None:
+        pytest.skip(f"the [local] extra is not installed: {why}")
+    try:
+        yield count
+    finally:
+        local.stop_all()
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+def test_the_estimate_is_within_ten_percent_of_qwens_count_on_arc_prompts(qwen):
+    tasks = load_tasks("training").tasks[:12]
+    lib = Library(detached(synthetic_concepts(1000) + [NEEDLE]), TYPES)
+    texts = [format_task(t) for t in tasks[:6]]
+    texts += [m["content"] for t in tasks[6:] for m in plan_prompt(t, lib, SelectionSettings(token_budget=6000)).messages]
+    texts.append(lib.text(range(60), FULL, ALL_TYPES))
+    for text in texts:
+        real = qwen(text)
+        assert real <= estimate_tokens(text) <= real * 1.10, (real, estimate_tokens(text), text[:80])
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+def test_prompts_fitted_with_qwens_count_hold_their_budget_in_it(tmp_path, fake_model, fake_llm, qwen, monkeypatch):
+    monkeypatch.setattr(fake_llm, "count_tokens", lambda text, role: qwen(text), raising=False)
+    memory = Memory(tmp_path / "m.db")
+    memory.merge_many([(d, None) for d in synthetic_concepts(1000)], actor="t")
+
+    def every_name_shown(messages) -> str:
+        shown = re.findall(r"^- ([^(\n:]+?)(?:\(|$)", messages[0]["content"].split("# How to work")[0], re.M)
+        return "```yaml\n" + "".join(f"- {n}\n" for n in shown if ":=" not in n) + "```"
+
+    fake_model.on("select_ps", every_name_shown)
+    small = [t for t in load_tasks("training").tasks if estimate_tokens(format_task(t)) < 800]
+    for task in small[:3]:
+        sel = select(task, memory, SelectionSettings(mode="ps", token_budget=2500, hint_budget=1200, record=False),
+                     fake_llm)
+        prompt = sum(qwen(m["content"]) + 4 for m in fake_model.calls_for("select_ps")[-1].messages)
+        assert 2500 - 80 < prompt <= 2500 and sel.stats["prompt_tokens_est"] == prompt
+        assert sel.stats["hint_dropped"] > 0 and 1200 - 150 < qwen(sel.hint) <= 1200
     memory.close()

@@ -45,11 +45,11 @@ def largest_fit(n_max: int, planned: Callable[[int], int], limit: int,
         following = min(_largest(n_max, planned, int(limit / ratio)), over - 1)
         if best is not None:
             following = max(following, best[0])
-        if following == n or (best is not None and following == best[0]):
+        if following < 0 or following == n or (best is not None and following == best[0]):
             break
         n = following
     if best is None:                                    # no count fitted: bisect on the count
-        n = fit_prefix(range(over - 1), lambda prefix: actual(len(prefix)) <= limit)
+        n = fit_prefix(range(max(over - 1, 0)), lambda prefix: actual(len(prefix)) <= limit)
         best = (n, actual(n))
     return best
 

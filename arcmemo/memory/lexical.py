@@ -67,10 +67,11 @@ class Vocabulary:
 
 class LexicalIndex:
     """The word sets of `concepts` (fixed order) as rows of a sparse matrix, and each word's
-    document frequency. `rows`: each concept's columns in `vocabulary`, if already known."""
+    document frequency. `rows`: each concept's columns in `vocabulary`, and `ties`: each
+    one's (uses, id), if already known."""
 
     def __init__(self, concepts: Sequence, rows: Sequence[np.ndarray] | None = None,
-                 vocabulary: Vocabulary | None = None):
+                 vocabulary: Vocabulary | None = None, ties: Sequence[tuple[int, int]] | None = None):
         self.concepts = list(concepts)
         self.vocabulary = vocabulary if vocabulary is not None else Vocabulary()
         if rows is None:
@@ -80,10 +81,10 @@ class LexicalIndex:
         starts = np.concatenate(([0], np.cumsum([len(r) for r in rows], dtype=np.int64)))
         self.matrix = sparse.csr_matrix((np.ones(len(columns)), columns, starts), shape=(len(self.concepts), width))
         self.document_frequency = np.bincount(columns, minlength=width)
-        # ties: the more used first, then by id (position for concepts without one)
-        self._usage = np.array([-len(getattr(c, "used_in", None) or []) for c in self.concepts], dtype=np.int64)
-        self._ids = np.array([c.id if getattr(c, "id", None) is not None else i
-                              for i, c in enumerate(self.concepts)], dtype=np.int64)
+        if ties is None:
+            ties = [tie(c) for c in self.concepts]
+        uses, ids = np.array(ties, dtype=np.int64).reshape(len(self.concepts), 2).T
+        self._usage, self._ids = -uses, np.where(ids < 0, np.arange(len(self.concepts)), ids)
 
     def scores(self, query: str) -> np.ndarray:
         """Per concept, the summed idf of the query words it contains (0 when none)."""
@@ -99,6 +100,13 @@ class LexicalIndex:
     def rank(self, query: str) -> list[int]:
         """Positions of the concepts, best match first; ties by usage, then id."""
         return np.lexsort((self._ids, self._usage, -self.scores(query))).tolist()
+
+
+def tie(concept) -> tuple[int, int]:
+    """What orders concepts that match a query equally: the more used first, then by id
+    (-1: none, then by position)."""
+    concept_id = getattr(concept, "id", None)
+    return len(getattr(concept, "used_in", None) or []), -1 if concept_id is None else concept_id
 
 
 def rank_lexical(query: str, concepts: Sequence) -> list:

@@ -35,7 +35,7 @@ from typing import Any
 
 from arcmemo.core.estimate import estimate_tokens
 from arcmemo.memory import render
-from arcmemo.memory.lexical import LexicalIndex, Vocabulary, concept_text
+from arcmemo.memory.lexical import LexicalIndex, Vocabulary, concept_text, tie
 from arcmemo.memory.models import Concept
 
 
@@ -120,7 +120,8 @@ class Library:
 
     @cached_property
     def by_id(self) -> dict[int, Concept]:
-        return {c.id: c for c in self.concepts}
+        ids = self._column("id", lambda c: c.id)
+        return {ids.at(i): c for i, c in enumerate(self.concepts)}
 
     def positions(self, concepts: Iterable[Concept]) -> list[int]:
         """Where these concepts (objects of this library) stand in it."""
@@ -134,8 +135,9 @@ class Library:
 
     @cached_property
     def index(self) -> LexicalIndex:
-        rows = self._column("words", lambda c: self._vocabulary.row(concept_text(c)))
-        return LexicalIndex(self.concepts, [rows.at(i) for i in range(len(self))], self._vocabulary)
+        rows, ties = self._column("words", lambda c: self._vocabulary.row(concept_text(c))), self._column("tie", tie)
+        return LexicalIndex(self.concepts, [rows.at(i) for i in range(len(self))], self._vocabulary,
+                            [ties.at(i) for i in range(len(self))])
 
     def rank(self, query: str) -> list[int]:
         """Positions of all concepts, best lexical match with `query` first (lexical.py)."""
@@ -197,23 +199,13 @@ class Library:
     def _sections(self) -> _Column:
         return self._column("section", render.section_of)
 
-    @cached_property
-    def _listing_rank(self) -> list[int]:
-        """Per position, where the concept stands in the listing of all (render.order_key)."""
-        keys = self._column("order", render.order_key)
-        order = sorted(range(len(self)), key=keys.at)
-        rank = [0] * len(self)
-        for place, i in enumerate(order):
-            rank[i] = place
-        return rank
-
     def text(self, positions: Iterable[int] | None = None, form: Form = FULL, types: str = NEEDED_TYPES) -> str:
         """render_ps of the concepts at `positions` (None: all, the listing kept for the revision)
         with every custom type (`types="all"`) or those they need."""
         if positions is None and ("text", form, types) in self._fixed:
             return self._fixed[("text", form, types)]
         chosen = range(len(self)) if positions is None else set(positions)
-        ordered = sorted(chosen, key=self._listing_rank.__getitem__)
+        ordered = sorted(chosen, key=self._column("order", render.order_key).at)
         custom = self.custom_types if types == ALL_TYPES else self.needed_types(ordered)
         sections, entries, concepts = self._sections, self._entries(form.compressed), self.concepts
         text = render.listing(((sections[i] or sections.at(i),
@@ -379,8 +371,11 @@ def _read(memory, format: str, revision: int, current: Library | None) -> Librar
         else:
             by_id[concept_id] = concept
     types_written = format == "ps" and any(fmt == "type" for fmt, _ in written)
-    return Library([by_id[i] for i in sorted(by_id)], memory.custom_types() if types_written else current.custom_types,
-                   revision=revision, previous=current)
+    ordered = dict(sorted(by_id.items()))
+    fresh = Library(ordered.values(), memory.custom_types() if types_written else current.custom_types,
+                    revision=revision, previous=current)
+    fresh.by_id = ordered                          # known already (cached_property's slot)
+    return fresh
 
 
 __all__ = ["Library", "Form", "FULL", "COMPRESSED", "ALL_TYPES", "NEEDED_TYPES", "library", "needed_types"]

@@ -40,20 +40,24 @@ def max_distance(name: str) -> int:
 
 
 def bounded_levenshtein(a: str, b: str, limit: int) -> int:
-    """Edit distance between a and b, or limit + 1 as soon as it must exceed limit."""
+    """Edit distance between a and b, or limit + 1 as soon as it must exceed limit.
+
+    Only the band of cells within `limit` of the diagonal is computed (a path outside it
+    costs more than `limit`), so a near-miss check is cheap even against many names."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
     if len(a) > len(b):
         a, b = b, a
-    previous = list(range(len(a) + 1))
+    over = limit + 1
+    previous = [min(i, over) for i in range(len(a) + 1)]
     for j, cb in enumerate(b, 1):
-        current = [j] + [0] * len(a)
-        best = current[0]
-        for i, ca in enumerate(a, 1):
-            current[i] = min(previous[i] + 1, current[i - 1] + 1, previous[i - 1] + (ca != cb))
+        current = [over] * (len(a) + 1)
+        current[0] = best = min(j, over)
+        for i in range(max(1, j - limit), min(len(a), j + limit) + 1):
+            current[i] = min(previous[i] + 1, current[i - 1] + 1, previous[i - 1] + (a[i - 1] != cb), over)
             best = min(best, current[i])
         if best > limit:
-            return limit + 1
+            return over
         previous = current
     return previous[-1]
 
