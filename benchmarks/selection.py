@@ -7,11 +7,11 @@ answers instantly with the first concepts it was shown, so what is measured is a
 side: the prompt actually sent, the hint handed on, and the time to build them.
 
 Sizes are counted with Qwen2.5's own tokenizer (the embedded model's llama.cpp server,
-/tokenize) when the [local] extra is installed; the table says when it fell back to the
-estimate. Each size runs twice: with the client counting in Qwen's tokens (as for the
-embedded models) and with the client offering no count, so that selection fits with the
-digit-aware estimate (arcmemo.llm.counting). Either way no prompt may exceed its budget in
-real tokens.
+/tokenize, through arcmemo.llm.tokens) when the [local] extra is installed; the table says
+when it fell back to the estimate. Each size runs twice: with the scripted select and
+solver models declaring Qwen's tokenizer (as the embedded models do), so that the client
+counts with it, and declaring none, so that selection fits with the digit-aware estimate
+(arcmemo.core.estimate). Either way no prompt may exceed its budget in real tokens.
 
     python benchmarks/selection.py [--tasks 10] [--budget 6000] [--hint-budget 3000] [--sizes 100,1000,5000]
 
@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PLAN_MS_TARGET = 50          # warm planning per task, at 5,000 concepts
 PICKED = 40                  # concepts the scripted select model names (enough to fill the hint)
+QWEN = "local-small"         # Qwen2.5-Coder-0.5B: the same tokenizer as the 1.5B `local`
 
 
 def first_names(messages) -> str:
@@ -56,38 +57,38 @@ def first_names(messages) -> str:
 
 
 class Timed:
-    """A count function that adds up the time spent in it."""
+    """Wraps a function and adds up the time spent in it."""
 
-    def __init__(self, count):
-        self.count, self.seconds = count, 0.0
+    def __init__(self, fn):
+        self.fn, self.seconds = fn, 0.0
 
-    def __call__(self, text: str, role: str = "") -> int:
+    def __call__(self, *args, **kwargs):
         start = time.perf_counter()
         try:
-            return self.count(text)
+            return self.fn(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - start
 
 
-def measure(memory, tasks, llm, fake, settings, real) -> dict:
+def measure(memory, tasks, llm, fake, settings, real, tokenizer: Timed) -> dict:
     """Select every task once; the prompts and hints in real tokens, planning times (apart from
-    the time in the client's tokenizer, if it has one)."""
+    the time in the embedded server's tokenizer)."""
     from arcmemo.llm.counting import ESTIMATE
     from arcmemo.memory.library import library
     from arcmemo.selection import select
     from arcmemo.selection.ps import plan_prompt
 
     prompts, errors, hints, shown, plans, counting, forms = [], [], [], [], [], [], set()
-    tokenizer = getattr(llm, "count_tokens", None)
     for task in tasks:
-        before = tokenizer.seconds if tokenizer else 0.0
+        before = tokenizer.seconds
         start = time.perf_counter()
         plan_prompt(task, library(memory), settings, llm)
-        counted = (tokenizer.seconds - before if tokenizer else 0.0) * 1000
+        counted = (tokenizer.seconds - before) * 1000
         plans.append((time.perf_counter() - start) * 1000 - counted)
         counting.append(counted)
         before = len(fake.calls)
         sel = select(task, memory, settings, llm)
+        real_seconds = tokenizer.seconds
         if sel.fallback:
             raise SystemExit(f"task {task.id}: unexpected fallback: {sel.error}")
         (call,) = fake.calls[before:]
@@ -95,6 +96,7 @@ def measure(memory, tasks, llm, fake, settings, real) -> dict:
         prompts.append(tokens)
         errors.append(100 * (ESTIMATE.messages(call.messages) - tokens) / tokens)
         hints.append(real(sel.hint))
+        tokenizer.seconds = real_seconds                    # measuring is not planning
         shown.append(sel.stats["shown"])
         forms.add(sel.stats["form"])
     return {"prompts": prompts, "errors": errors, "hints": hints, "shown": shown, "forms": forms,
@@ -113,23 +115,34 @@ def main() -> None:
     home = tempfile.mkdtemp(prefix="arcmemo-bench-")
     os.environ["ARCMEMO_HOME"] = home
     from arcmemo.core.tasks import load_tasks
+    from arcmemo.llm import local, tokens
     from arcmemo.llm.backend import register_model
+    from arcmemo.llm.catalog import ModelTraits
     from arcmemo.llm.client import LLM, LLMSettings
-    from arcmemo.llm.counting import estimate_tokens
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
     from arcmemo.selection import SelectionSettings
     from benchmarks.synthetic import synthetic_concepts
-    from benchmarks.tokenizer import qwen_token_count
 
-    qwen, counted_by = qwen_token_count()
-    real = qwen or estimate_tokens
-    if qwen is None:
-        counted_by = f"the estimate: Qwen's tokenizer is unavailable ({counted_by})"
-    fake = FakeModel("fake")
-    fake.on("select_ps", first_names)
-    register_model("fake", fake)
-    llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", cache=False))
+    why = local.runtime_available() or local.weights_available(QWEN)
+    if not why:
+        local.ensure_server(QWEN)                            # llm.tokens counts with it while it runs
+    tokenizer = Timed(tokens._tokenize)                      # the server's /tokenize, timed apart
+    tokens._tokenize = tokenizer
+    if why:
+        real, counted_by = tokens.estimate_tokens, f"the estimate: Qwen's tokenizer is unavailable ({why})"
+    else:
+        real, counted_by = (lambda text: tokens.count_tokens(text, QWEN)), f"Qwen2.5's tokenizer ({QWEN}, /tokenize)"
+    # the scripted select model, once declaring Qwen's tokenizer (as the embedded models do), once none
+    modes = ([("qwen tokenizer", "qwen2")] if not why else []) + [("estimate", None)]
+    clients = {}
+    for fitted_with, tokenizer_trait in modes:
+        name = f"scripted-{tokenizer_trait or 'none'}"
+        fake = FakeModel(name, traits=ModelTraits(context=None, tokenizer=tokenizer_trait))
+        fake.on("select_ps", first_names)
+        register_model(name, fake)
+        clients[fitted_with] = (fake, LLM(LLMSettings(solver_model=name, aux_model=name, select_model=name,
+                                                      cache=False)))
     tasks = load_tasks("training").tasks[: args.tasks]
     settings = SelectionSettings(mode="ps", token_budget=args.budget, hint_budget=args.hint_budget, run_id="bench")
 
@@ -137,13 +150,9 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         memory = Memory(Path(home) / f"memory-{size}.db")
         memory.merge_many([(d, None) for d in synthetic_concepts(size)], actor="benchmark")
-        for fitted_with in (["qwen tokenizer"] if qwen else []) + ["estimate"]:
-            if fitted_with == "qwen tokenizer":
-                llm.count_tokens = Timed(qwen)                           # the models count as Qwen does
-            else:
-                llm.__dict__.pop("count_tokens", None)                   # a client without a count: the estimate
+        for fitted_with, (fake, llm) in clients.items():
             memory.merge({"format": "ps", "name": f"fresh {fitted_with}", "kind": "structure"}, actor="benchmark")
-            result = measure(memory, tasks, llm, fake, settings, real)  # ^ a new revision: the first plan is cold
+            result = measure(memory, tasks, llm, fake, settings, real, tokenizer)  # ^ a new revision: a cold plan
             within = max(result["prompts"]) <= args.budget and max(result["hints"]) <= args.hint_budget
             fast = size < 5000 or result["plan_warm"] <= PLAN_MS_TARGET
             ok = ok and within and fast
@@ -154,7 +163,9 @@ def main() -> None:
                          f"{result['plan_warm']:.1f} / {result['plan_cold']:.0f}",
                          ("PASS" if fast else "FAIL") if size >= 5000 else "-", f"{result['count_warm']:.0f}"))
         memory.close()
-    llm.close()
+    for _, llm in clients.values():
+        llm.close()
+    local.stop_all()
 
     header = ("concepts", "fitted with", "form", "shown", "prompt mean/max", "hint max", "in budget",
               "est. error", "plan ms warm/cold", "<= 50 ms", "count ms")

@@ -2,7 +2,8 @@
 
 Responses are scripted FIFO (`server.script(...)`); when the script is empty the server
 answers with `default` (a chat completion whose text echoes the last message). Every
-request body is recorded in `server.requests`.
+request body is recorded in `server.requests`. An action can delay (a hang, when longer
+than the client waits) or drop the connection without an answer.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ class StubServer:
                     stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
                 try:
                     time.sleep(action.get("delay", stub.delay_s))
+                    if action.get("drop"):          # hang up without answering
+                        self.close_connection = True
+                        self.request.shutdown(socket.SHUT_RDWR)
+                        return
                     status = action.get("status", 200)
                     if "raw" in action:
                         payload = action["raw"].encode()
@@ -102,7 +107,7 @@ class StubServer:
         return f"http://{host}:{port}/v1"
 
     def script(self, *actions: dict[str, Any]) -> None:
-        """Queue responses: {status, body | raw, headers, delay, content_type}."""
+        """Queue responses: {status, body | raw, headers, delay, content_type, drop}."""
         with self._lock:
             self._script.extend(actions)
 
@@ -116,3 +121,14 @@ class StubServer:
     def __exit__(self, *exc) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def stub_llm(base_url: str, **over):
+    """An LLM whose three roles are `stub-model` at `base_url`: short timeouts, tiny backoff."""
+    from arcmemo.llm.client import LLM, LLMSettings
+
+    values = dict(base_url=base_url, api_key="sk-test", solver_model="stub-model", aux_model="stub-model",
+                  select_model="stub-model", concurrency=4, timeout_s=2.0, max_attempts=4,
+                  backoff_base_s=0.001, backoff_max_s=0.01)
+    values.update(over)
+    return LLM(LLMSettings(**values))

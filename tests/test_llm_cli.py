@@ -46,6 +46,7 @@ def test_calls_list_filters_and_json(logged):
     assert len(lines) == 5 and "cached" in result.output and "ERROR: HTTP 503" in result.output
     data = json.loads(run("calls", "list", "--json", "--errors").output)
     assert [d["step"] for d in data] == ["select_ps"] and data[0]["attempts"] == 2
+    assert data[0]["error_kind"] == "unavailable" and "[endpoint unavailable]" in result.output
     data = json.loads(run("calls", "list", "--json", "--task", "t3").output)
     assert [(d["run_id"], d["sample"]) for d in data] == [("run-b", 1)]
 
@@ -89,9 +90,14 @@ def test_models_list_shows_roles_aliases_prices(monkeypatch):
     assert result.exit_code == 0
     assert "solver  local" in result.output and "qwen-coder-1.5b" in result.output
     assert "o4-mini" in result.output and "local-small" in result.output
+    assert "context 8,192, text only; tokens counted by estimate" in result.output
+    assert "o4-mini            context 200,000, vision, reasoning" in result.output
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     data = json.loads(run("models", "list", "--json", "--solver-model", "mini").output)
     solver = data["roles"][0]
     assert (solver["name"], solver["model"]) == ("mini", "gpt-4.1-mini")
     assert solver["endpoint"] == "https://api.openai.com/v1" and "0.4" in solver["price"]
+    assert solver["traits"] == {"context": 1_047_576, "vision": True, "reasoning": False,
+                                "tokenizer": "o200k_base"}
+    assert data["traits"]["local"]["context"] == 8192 and data["traits"]["o4-mini"]["reasoning"]
     assert "sk-test" not in json.dumps(data)

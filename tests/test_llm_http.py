@@ -9,19 +9,14 @@ import socket
 import time
 
 import pytest
-from llm_stub import StubServer, completion_body
+from llm_stub import StubServer, completion_body, stub_llm
 
-from arcmemo.llm.client import LLM, LLMError, LLMSettings
+from arcmemo.llm.client import LLMError
 
 MSG = [{"role": "user", "content": "2+2?"}]
 
 
-def make_llm(base_url, **over) -> LLM:
-    values = dict(base_url=base_url, api_key="sk-test", solver_model="stub-model", aux_model="stub-model",
-                  select_model="stub-model", concurrency=4, timeout_s=2.0, max_attempts=4,
-                  backoff_base_s=0.001, backoff_max_s=0.01)
-    values.update(over)
-    return LLM(LLMSettings(**values))
+make_llm = stub_llm
 
 
 @pytest.fixture
@@ -33,7 +28,8 @@ def stub():
 @pytest.fixture
 def priced(isolated_home):
     (isolated_home / "models.yaml").write_text(
-        "aliases:\n  stubby: stub-model\nprices:\n  stub-model: {input: 1.0, output: 2.0}\n")
+        "aliases:\n  stubby: stub-model\nprices:\n  stub-model: {input: 1.0, output: 2.0}\n"
+        "traits:\n  stub-model: {reasoning: true}\n")     # takes reasoning_effort
 
 
 def test_success_reads_text_reasoning_tokens_and_cost(stub, priced):

@@ -174,3 +174,22 @@ def test_ctrl_c_during_a_local_generation_exits_promptly():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+def test_the_real_tokenizer_counts_while_the_server_runs_and_the_estimate_holds():
+    _skip_without_local()
+    from arcmemo.core.gridtext import format_task
+    from arcmemo.core.tasks import load_tasks
+    from arcmemo.llm import tokens
+
+    texts = [format_task(t) for t in load_tasks("training").tasks[:5]]
+    assert tokens.tokenizer_for("local").why == "the embedded server is not running"
+    with _stopping_servers():
+        server = local.ensure_server("local-small")
+        for text in texts:
+            real = tokens._tokenize(server.address, text)
+            assert tokens.count_tokens(text, "local") == real            # exact while it runs
+            assert abs(tokens.estimate_tokens(text) - real) <= 0.10 * real
+        assert tokens.tokenizer_for("local").exact

@@ -132,3 +132,25 @@ def test_endpoint_model_calls_are_left_without_a_limit(fake_model, fake_llm):
     fake_model.queue("solve", "a")
     fake_llm.chat([{"role": "user", "content": "hi"}], role="solver", step="solve")
     assert "max_tokens" not in (fake_model.calls[0].params or {})
+
+
+@pytest.mark.parametrize("name, value, says", [
+    ("LOCAL_N_CTX", "big", "setting local_n_ctx: expected a number, got 'big'"),
+    ("LOCAL_THREADS", "0", "setting local_threads: must be >= 1"),
+    ("LOCAL_SLOTS", "two", "setting local_slots: expected a number"),
+    ("LOCAL_MAX_TOKENS", "4", "setting local_max_tokens: must be >= 16"),
+])
+def test_bad_embedded_model_settings_fail_at_start_up(monkeypatch, name, value, says):
+    monkeypatch.setenv("ARCMEMO_" + name, value)
+    with pytest.raises(ConfigError, match=says):
+        LLMSettings.resolve()
+
+
+def test_call_budget_and_timeouts_resolve(isolated_home, monkeypatch):
+    s = LLMSettings.resolve()
+    assert (s.timeout_s, s.call_budget_s) == (300.0, 600.0)        # a hang costs minutes, not an hour
+    monkeypatch.setenv("ARCMEMO_CALL_BUDGET_S", "90")
+    assert LLMSettings.resolve(timeout_s=30).call_budget_s == 90.0
+    monkeypatch.setenv("ARCMEMO_CALL_BUDGET_S", "0")
+    with pytest.raises(ConfigError, match="setting call_budget_s: must be >= 0.001"):
+        LLMSettings.resolve()

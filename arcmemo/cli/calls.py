@@ -67,6 +67,8 @@ def list_calls(run_id, task_id, step, model, errors, limit, as_json, log_path) -
                f"{'in':>7} {'out':>7} {'cost $':>9} {'secs':>6}  status")
     for r in records:
         status = "cached" if r.cached else ("ERROR: " + r.error.splitlines()[0][:60] if r.error else "ok")
+        if r.error_kind in ("fatal", "unavailable"):     # the endpoint's fault, not this request's
+            status += f" [endpoint {r.error_kind}]"
         click.echo(f"{r.id:>6}  {_when(r.created_at):<19}  {(r.step or '-')[:12]:<12} {r.model[:18]:<18} "
                    f"{(r.task_id or '-')[:10]:<10} {r.sample:>2} {r.prompt_tokens:>7} {r.completion_tokens:>7} "
                    f"{r.cost_usd:>9.5f} {r.latency_s:>6.1f}  {status}")
@@ -104,7 +106,7 @@ def show_call(call_id, as_json, log_path) -> None:
         click.echo("--- reasoning ---")
         click.echo(record.reasoning)
     if record.error:
-        click.echo("--- error ---")
+        click.echo(f"--- error ({record.error_kind or 'error'}) ---")
         click.echo(record.error)
     else:
         for i, choice in enumerate(record.choices):

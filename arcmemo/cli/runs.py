@@ -1,10 +1,10 @@
-"""`arcmemo runs list|show|compare`: look at finished (or stopped) runs."""
+"""`arcmemo runs list|show|compare|selections|score|export`: look at, score and export runs."""
 
 from __future__ import annotations
 
 import click
 
-from arcmemo.cli.common import echo_json, user_errors
+from arcmemo.cli.common import echo_json, task_source_options, user_errors
 from arcmemo.run.report import compare_table, summary_table, table
 from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, list_runs
 
@@ -62,7 +62,7 @@ def show(run, run_dir, as_json, per_task) -> None:
         return
     click.echo(summary_table(summary))
     if per_task:
-        rows = [(t, s["oracle1"], s["oracle2"], s["strict"], s["passed_train"], s["pass"], s["selected"])
+        rows = [(t, s.get("oracle1"), s.get("oracle2"), s.get("strict"), s["passed_train"], s["pass"], s["selected"])
                 for t, s in summary["per_task"].items()]
         click.echo()
         click.echo(table(rows, ("task", "oracle@1", "oracle@2", "strict", "passed train", "pass", "concepts")))
@@ -117,36 +117,69 @@ def selections(run, task_id, run_dir, reasoning, as_json) -> None:
 
 
 @runs.command("score")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--split", default="evaluation", show_default=True,
-              help="Where the answers come from: training | evaluation | val100, or a task JSON file / directory.")
-@click.option("--all", "all_tasks", is_flag=True, help="Score every task of --split (a missing file scores 0).")
+@click.argument("path", type=click.Path(exists=True))
+@task_source_options
+@click.option("--all", "all_tasks", is_flag=True, help="Score every task of the chosen set (a missing one scores 0).")
 @click.option("--json", "as_json", is_flag=True)
+@click.pass_context
 @user_errors
-def score(directory, split, all_tasks, as_json) -> None:
-    """Score a directory of `<task_id>.json` submissions (ARC Prize shape), from any tool."""
+def score(ctx, path, dataset, split, tasks_from, solutions, all_tasks, as_json) -> None:
+    """Score submissions from any tool: a folder of <task_id>.json files (ARC Prize harness
+    shape, or arcmemo's older one) or a Kaggle submission.json.
+
+    Without --split or --tasks-from the split is inferred from the task ids. A malformed
+    grid, a wrong number of test entries or an unknown task id is named and scored 0; the
+    exit code is 1 if anything was.
+    """
     from pathlib import Path
 
-    from arcmemo.core.tasks import load_tasks
-    from arcmemo.scoring import score_submission_dir
+    from arcmemo.core.datasets import SPLITS
+    from arcmemo.scoring import rescore
 
-    answers = load_tasks(split).answers
-    if not all_tasks:
-        present = {p.stem for p in Path(directory).glob("*.json")}
-        answers = {t: a for t, a in answers.items() if t in present}
-    result = score_submission_dir(directory, answers)
+    if split is not None and split not in SPLITS["arc-agi-1"] and Path(split).exists() and tasks_from is None:
+        split, tasks_from = None, split           # older scripts: a task folder given as --split
+    scored = rescore(path, dataset=dataset, split=split, tasks_from=tasks_from, solutions=solutions,
+                     all_tasks=all_tasks)
+    result = scored.result
     if as_json:
-        echo_json({"tasks": len(result.tasks), "oracle1": result.oracle1, "oracle2": result.oracle2,
-                   "strict": result.strict, "missing": result.missing, "unknown": result.unknown,
-                   "errors": result.errors})
-        return
-    click.echo(table([("tasks scored", len(result.tasks)), ("oracle@1", 100 * result.oracle1),
-                      ("oracle@2 (official)", 100 * result.oracle2), ("strict", 100 * result.strict),
-                      ("missing files (scored 0)", len(result.missing)),
-                      ("files for tasks not in --split", len(result.unknown)),
-                      ("unreadable files (scored 0)", len(result.errors))], (str(directory), "")))
-    for task_id, error in sorted(result.errors.items()):
-        click.echo(f"{task_id}: {error}", err=True)
+        echo_json({"scored_against": scored.label, "inferred": scored.inferred,
+                   **result.to_dict(per_task=False)})
+    else:
+        against = scored.label + (" (inferred from the task ids)" if scored.inferred else "")
+        click.echo(table([("scored against", against), ("tasks scored", len(result.tasks)),
+                          ("oracle@1", 100 * result.oracle1), ("oracle@2 (official)", 100 * result.oracle2),
+                          ("strict", 100 * result.strict), ("tasks without a submission (scored 0)", len(result.missing)),
+                          ("unreadable or wrong submissions (scored 0)", len(result.errors))], (str(path), "")))
+    for error in result.errors.values():
+        click.echo(error, err=True)
+    if result.errors:
+        ctx.exit(1)
+
+
+@runs.command("export")
+@click.argument("run")
+@click.option("--kaggle", "kaggle_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the ARC Prize competition file (submission.json) for every task of the run's split.")
+@click.option("--harness", "harness_dir", type=click.Path(file_okay=False), default=None,
+              help="Copy the run's per-task files (ARC Prize benchmarking harness shape) into this folder.")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@user_errors
+def export(run, kaggle_path, harness_dir, run_dir) -> None:
+    """Export a run's submissions for Kaggle or the ARC Prize benchmarking harness."""
+    from arcmemo.run.export import export_harness, export_kaggle
+
+    if not kaggle_path and not harness_dir:
+        raise click.UsageError("say where to: --kaggle FILE and/or --harness FOLDER")
+    rundir = RunDir.find(run, run_dir)
+    if kaggle_path:
+        done = export_kaggle(rundir, kaggle_path)
+        click.echo(f"{done.path}: {done.tasks} tasks, {done.tasks - len(done.placeholder_tasks)} from the run, "
+                   f"{len(done.placeholder_tasks)} not reached (placeholder [[0]])"
+                   + (f"; {done.empty_tests} test input(s) without a prediction (placeholder [[0]])"
+                      if done.empty_tests else "")
+                   + (f"; {done.repeated} single guess(es) submitted as both attempts" if done.repeated else ""))
+    if harness_dir:
+        click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir)} submission files")
 
 
 COMMANDS = [runs]

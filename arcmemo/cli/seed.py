@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import db_option, user_errors
+from arcmemo.cli.common import db_option, task_source, task_source_options, user_errors
 
 
 @click.command("seed")
@@ -20,23 +20,27 @@ from arcmemo.cli.common import db_option, user_errors
               help="BARC helper module that seeds import with `from common import *`.")
 @click.option("--transpose", is_flag=True, help="Seeds index grids [x, y] (BARC): transpose in and out.")
 @click.option("--check", is_flag=True, help="Only verify the seeds and report; write nothing.")
-@click.option("--tasks", default="training", show_default=True,
-              help="Where the seeds' ARC tasks are looked up (split name, task file or directory).")
+@task_source_options
+@click.option("--tasks", "tasks_compat", default=None, hidden=True,
+              help="Older spelling of --split / --tasks-from.")
 @click.option("--annotations-only", is_flag=True,
               help="Use hand annotations only, never a model (how the default memory.db is built).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @db_option
 @user_errors
-def seed(directory, fmt, model, lib, transpose, check, tasks, annotations_only, no_progress, db):
+def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_from, solutions, tasks_compat,
+         annotations_only, no_progress, db):
     """Verify every seed in DIRECTORY against all pairs of its task, then ingest it.
 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
-    abstracted by the model. Running it again adds nothing.
+    abstracted by the model. Running it again adds nothing. The seeds' tasks are looked
+    up in --split (default training) of --dataset, or in --tasks-from.
     """
     from arcmemo.run.seeding import SeedOptions, run_seed
 
+    tasks = task_source(dataset, split or tasks_compat, tasks_from, solutions)
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
-                          check=check, db=db, tasks=tasks, annotations_only=annotations_only)
+                          check=check, db=db, tasks=tasks, solutions=solutions, annotations_only=annotations_only)
     summary = run_seed(options, report=_report, progress=not no_progress)
     rows = summary.rows(check=check)
     width = max(len(k) for k, _ in rows)

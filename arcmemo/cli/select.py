@@ -10,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, db_option, echo_json, user_errors, warn
+from arcmemo.cli.common import (
+    USER_ERRORS,
+    db_option,
+    echo_json,
+    task_source,
+    task_source_options,
+    user_errors,
+    warn,
+)
 from arcmemo.core.tasks import TaskError
 from arcmemo.selection.types import MODES
 
@@ -18,15 +26,16 @@ if TaskError not in USER_ERRORS:
     USER_ERRORS.append(TaskError)
 
 
-def _load_task(task_ref: str, split: str | None):
-    from arcmemo.core.tasks import all_arc_tasks, load_tasks
+def _load_task(task_ref: str, source: str):
+    from arcmemo.core.datasets import source_label
+    from arcmemo.core.tasks import load_tasks
 
     if task_ref.endswith(".json") and Path(task_ref).is_file():
-        return load_tasks(task_ref).tasks[0]
-    taskset = load_tasks(split, ids=[task_ref]) if split else all_arc_tasks().subset([task_ref])
-    if not taskset.tasks:
-        raise LookupError(f"no task {task_ref!r} in {split or 'ARC-AGI-1 training + evaluation'}")
-    return taskset.tasks[0]
+        return load_tasks(Path(task_ref)).tasks[0]
+    taskset = load_tasks(source)
+    if task_ref not in taskset.answers:
+        raise LookupError(f"no task {task_ref!r} in {source_label(source)}")
+    return taskset.by_id(task_ref)
 
 
 @click.command("select")
@@ -43,8 +52,7 @@ def _load_task(task_ref: str, split: str | None):
                    "or 18% of an embedded model's context.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
-@click.option("--split", default=None, help="Look TASK up in this split (default: training + evaluation); "
-                                            "TASK may also be a task JSON file.")
+@task_source_options
 @click.option("--record/--no-record", default=False, show_default=True,
               help="Store the selection as a SelectionRecord in the memory database.")
 @click.option("--run-id", default=None, help="Run id for --record.")
@@ -56,15 +64,18 @@ def _load_task(task_ref: str, split: str | None):
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @db_option
 @user_errors
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, split, record, run_id,
-                   show_reasoning, as_json, base_url, aux_model, select_model, no_cache, db) -> None:
-    """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."""
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, dataset, split, tasks_from,
+                   solutions, record, run_id, show_reasoning, as_json, base_url, aux_model, select_model, no_cache,
+                   db) -> None:
+    """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
+
+    TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1)."""
     from arcmemo.core.settings import db_url
     from arcmemo.memory.store import Memory
     from arcmemo.selection import SelectionSettings, select
     from arcmemo.selection.budget import budgets_for
 
-    task = _load_task(task_ref, split)
+    task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")
     memory = Memory(db_url(db))
     llm = None
     try:

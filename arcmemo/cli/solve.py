@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, db_option, role_model_options, user_errors, warn
+from arcmemo.cli.common import (
+    USER_ERRORS,
+    db_option,
+    role_model_options,
+    task_source,
+    task_source_options,
+    user_errors,
+    warn,
+)
 from arcmemo.core.settings import SELECTION_MODES
 from arcmemo.core.tasks import TaskError, read_id_list
 from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, RunDirError
+from arcmemo.sandbox import LEVELS, SandboxError
 
-USER_ERRORS.extend([TaskError, RunDirError])
+USER_ERRORS.extend([TaskError, RunDirError, SandboxError])
 
 
 def model_options(fn):
@@ -21,20 +31,28 @@ def model_options(fn):
     return role_model_options(fn)
 
 
-def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str] | None]:
-    """--split and --tasks (ids, comma-separated, or a file of ids) -> (source, ids)."""
+def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
+                    tasks: str | None) -> tuple[str, list[str] | None]:
+    """The task-source options and --tasks (ids, comma-separated, or a file of ids) -> (source, ids).
+    Ids without a split are looked up in both splits of the dataset."""
     ids = None
     if tasks:
         path = Path(tasks)
         ids = read_id_list(path.read_text()) if path.is_file() else read_id_list(tasks)
         if not ids:
             raise click.BadParameter("no task ids given", param_hint="--tasks")
-    return (split or ("all" if ids else "training")), ids
+    source = task_source(dataset, split, tasks_from, solutions, default_split=None if ids else "training")
+    if source is None:
+        source = "all"
+    elif Path(source).exists():     # kept absolute so --resume works from any directory
+        source = os.path.abspath(source)
+    return source, ids
 
 
 @click.command()
-@click.option("--split", default=None,
-              help="training | evaluation | val100, or a task JSON file / directory (default training).")
+@task_source_options
+@click.option("--no-score", is_flag=True,
+              help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
 @click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
 @click.option("--limit", type=int, default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
@@ -65,12 +83,15 @@ def _task_selection(split: str | None, tasks: str | None) -> tuple[str, list[str
 @click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True, help="Where run directories go.")
 @click.option("--resume", default=None, metavar="RUN", help="Continue a killed run (id or path).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--require-isolation", type=click.Choice(LEVELS), default=None,
+              help="Refuse to run unless the sandbox isolates programs at least this well here "
+                   "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @model_options
 @db_option
 @user_errors
-def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, token_budget, hint_budget,
-          attempts, retries, passes, continual, k, order, seed, budget_usd, max_tokens, temperature, run_dir,
-          resume, quiet, db, **models) -> None:
+def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
+          expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          max_tokens, temperature, run_dir, resume, quiet, require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -82,9 +103,10 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
 
     config = None
     if not resume:  # checked before the session opens: a bad flag fails fast, before any model loads
-        source, ids = _task_selection(split, tasks)
+        source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
         config = RunConfig(
-            source=source, task_ids=ids, limit=limit, solver=solver, selection=selection,
+            source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
+            score=not no_score, limit=limit, solver=solver, selection=selection,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
@@ -93,7 +115,7 @@ def solve(split, tasks, limit, solver, selection, memory_format, top_k, expand, 
         if selection == "cheatsheet" and not continual:
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
                  "nothing rewrites it during this run")
-    with open_session(db=db, **models) as session:
+    with open_session(db=db, require_isolation=require_isolation, **models) as session:
         if resume:
             runner = session.resume(RunDir.find(resume, run_dir))
         else:

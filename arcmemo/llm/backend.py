@@ -3,8 +3,12 @@ and the registry of named test doubles.
 
 A backend answers one chat request; the client (client.py) does roles, retries,
 concurrency, caching and accounting around it. A backend raises `TransientError` for
-faults worth retrying (429, 5xx, timeouts, dropped connections, malformed bodies) and
-`LLMError` for permanent ones.
+faults worth retrying (429, 5xx, timeouts, dropped connections, malformed bodies),
+`EndpointFatal` when the endpoint cannot serve the run at all (401, 403, 404, no quota)
+and `LLMError` for other permanent failures of one call (errors.py).
+
+A backend may declare `traits` (catalog.ModelTraits), which then win over models.yaml for
+the name it is registered under (test doubles declare theirs).
 """
 
 from __future__ import annotations
@@ -12,30 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-
-class LLMError(RuntimeError):
-    """A model call failed for good: a permanent error, or a transient one after all retries.
-
-    Callers catch it and record the failure; it never means the run should stop.
-    """
-
-    def __init__(self, message: str, *, status: int | None = None, transient: bool = False,
-                 model: str | None = None, step: str | None = None, attempts: int = 0):
-        super().__init__(message)
-        self.status = status
-        self.transient = transient
-        self.model = model
-        self.step = step
-        self.attempts = attempts
-
-
-class TransientError(Exception):
-    """A fault worth retrying; `retry_after` (seconds) is the server's Retry-After, if any."""
-
-    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None):
-        super().__init__(message)
-        self.status = status
-        self.retry_after = retry_after
+from arcmemo.llm.errors import EndpointFatal, LLMError, TransientError
 
 
 @dataclass
@@ -47,6 +28,7 @@ class CallRequest:
     step: str
     sample: int = 0
     task_id: str | None = None
+    timeout_s: float | None = None  # this attempt's time limit (the client enforces it too)
 
 
 @dataclass
@@ -87,3 +69,7 @@ def registered_model(name: str) -> Backend | None:
 
 def registered_models() -> dict[str, Backend]:
     return dict(_REGISTRY)
+
+
+__all__ = ["Backend", "CallRequest", "Reply", "register_model", "unregister_model", "registered_model",
+           "registered_models", "LLMError", "EndpointFatal", "TransientError"]

@@ -1,14 +1,16 @@
-"""Counting a prompt's tokens for its budget: the model's own count when the client offers
-one (`LLM.count_tokens(text, role)`: the model's tokenizer where arcmemo can reach it), else
-the digit-aware estimate (arcmemo.core.estimate).
+"""Counting a prompt's tokens for its budget: the client's count (`LLM.count_tokens(text,
+role)`) when it is the model's own tokenizer, else the digit-aware estimate (with the model's
+digit grouping: arcmemo.llm.tokens).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from arcmemo.core.estimate import estimate_tokens
+from arcmemo.llm.tokens import DIGIT_GROUP, tokenizer_for
 
 MESSAGE_TOKENS = 4          # a chat message's own framing (role, separators)
 # A tokenizer may count a prompt at down to about half its estimate (an OpenAI tokenizer,
@@ -43,11 +45,17 @@ ESTIMATE = TokenCounter("estimate", estimate_tokens, estimate=True)
 
 def counter_for(llm, role: str) -> TokenCounter:
     """The count of the model `llm` uses for `role`: the client's `count_tokens(text, role)`
-    (the model's tokenizer where arcmemo can reach it), else the estimate."""
-    count = getattr(llm, "count_tokens", None)
-    if count is None:
+    when that is the model's own tokenizer (tokens.tokenizer_for), else the estimate with
+    the model's digit grouping; ESTIMATE itself for a model counted one token per digit."""
+    if llm is None:
         return ESTIMATE
-    return TokenCounter(f"{llm.model_for(role)}", lambda text: count(text, role))
+    model, traits = llm.model_for(role), llm.traits(role)
+    if tokenizer_for(model, traits).exact:
+        return TokenCounter(model, lambda text: llm.count_tokens(text, role))
+    digit_group = DIGIT_GROUP.get(traits.tokenizer or "", 1)
+    if digit_group == 1:
+        return ESTIMATE
+    return TokenCounter(f"{model} (estimate)", partial(estimate_tokens, digit_group=digit_group))
 
 
 __all__ = ["estimate_tokens", "TokenCounter", "ESTIMATE", "counter_for", "MESSAGE_TOKENS", "OVERESTIMATE"]

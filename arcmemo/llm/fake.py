@@ -6,6 +6,10 @@ do; the product never does. A reply is a string, or an exception instance to rai
 queued for a step are used first, in order; then a handler set with `on(step, fn)`;
 then a handler for `"*"` (any step). A step with nothing scripted fails with
 LLMError("fake model: nothing scripted for step 'X'").
+
+Its `traits` (what the model takes) are declared, not looked up by name: by default no
+known context, no images, not a reasoning model. Pass `traits=ModelTraits(...)` to test
+the vision or reasoning paths.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arcmemo.llm.backend import CallRequest, LLMError, Reply
+from arcmemo.llm.catalog import ModelTraits
+from arcmemo.llm.params import message_text
 
 
 @dataclass
@@ -31,15 +37,16 @@ class FakeCall:
 
     @property
     def prompt(self) -> str:
-        """All message contents joined: handy for `assert "..." in call.prompt`."""
-        return "\n".join(str(m.get("content", "")) for m in self.messages)
+        """All message texts joined: handy for `assert "..." in call.prompt`."""
+        return message_text(self.messages)
 
 
 class FakeModel:
     endpoint = "fake://"
 
-    def __init__(self, name: str = "fake"):
+    def __init__(self, name: str = "fake", traits: ModelTraits | None = None):
         self.name = name
+        self.traits = traits or ModelTraits(context=None)
         self.endpoint = f"fake://{name}"
         self._queues: dict[str, deque] = defaultdict(deque)
         self._handlers: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
@@ -91,6 +98,6 @@ class FakeModel:
         if not isinstance(reply, str):
             raise LLMError(f"fake model: reply for step {request.step!r} is {type(reply).__name__}, "
                            "expected str")
-        prompt_chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+        prompt_chars = len(message_text(request.messages))
         return Reply(text=reply, prompt_tokens=max(1, prompt_chars // 4),
                      completion_tokens=max(1, len(reply) // 4), choices=[reply])

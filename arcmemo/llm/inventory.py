@@ -1,16 +1,28 @@
-"""What `arcmemo models list` shows: roles as resolved now, aliases, prices, local models."""
+"""What `arcmemo models list` shows: roles as resolved now (with their traits and the
+tokenizer that counts for them), aliases, prices, traits, local models."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from arcmemo.llm.catalog import ROLES, load_catalog
+from arcmemo.llm.catalog import ROLES, Catalog, ModelTraits, load_catalog
 from arcmemo.llm.openai_backend import OPENAI_URL
+from arcmemo.llm.tokens import tokenizer_for
+
+
+def _traits(catalog: Catalog, model: str) -> ModelTraits:
+    """The catalog's traits; an embedded model's context is its `local_n_ctx` setting."""
+    from arcmemo.llm import local
+
+    traits = catalog.traits(model)
+    if model in local.SPECS:
+        return ModelTraits(local.server_settings()["n_ctx"], traits.vision, traits.reasoning, traits.tokenizer)
+    return traits
 
 
 def inventory(**flags: Any) -> dict[str, Any]:
     from arcmemo.llm import local
-    from arcmemo.llm.client import LLMSettings
+    from arcmemo.llm.settings import LLMSettings
 
     settings = LLMSettings.resolve(**flags)
     catalog = load_catalog()
@@ -19,12 +31,16 @@ def inventory(**flags: Any) -> dict[str, Any]:
         name = settings.model(role)
         target = catalog.resolve(name)
         price = catalog.price(target.model)
+        traits = _traits(catalog, target.model)
         roles.append({
             "role": role, "name": name, "model": target.model,
             "endpoint": ("in-process llama.cpp" if target.model in local.SPECS else
                          target.base_url or settings.base_url or (OPENAI_URL if settings.api_key else None)),
             "price": ("free (offline)" if target.model in local.SPECS else
                       f"${price.input:g} / ${price.output:g} per M tokens" if price else "unpriced (cost 0)"),
+            "traits": traits.to_dict(),
+            "tokens": tokenizer_for(target.model, traits).name,
+            "temperature": settings.temperature(role),
         })
     runtime = local.runtime_available()
     locals_ = []
@@ -44,6 +60,7 @@ def inventory(**flags: Any) -> dict[str, Any]:
         "aliases": {k: {"model": v.model, "base_url": v.base_url} for k, v in catalog.aliases.items()},
         "prices": {k: {"input": v.input, "output": v.output, "cached_input": v.cached_input}
                    for k, v in catalog.prices.items()},
+        "traits": {k: _traits(catalog, k).to_dict() for k in catalog.traits_table},
         "local": locals_,
         "attribution": local.ATTRIBUTION,
         "sources": catalog.sources,

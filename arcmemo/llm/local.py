@@ -319,15 +319,38 @@ _servers: dict[str, LocalServer] = {}
 _servers_lock = threading.Lock()
 
 
+# setting -> (default, minimum): whole numbers, read when used (a running server keeps its own)
+SETTINGS = {"local_n_ctx": (8192, 256), "local_threads": (2, 1), "local_slots": (2, 1),
+            "local_max_tokens": (2048, 16)}
+
+
+def _setting(name: str) -> int:
+    default, minimum = SETTINGS[name]
+    return as_number(setting(name, None, default), name, int, minimum)
+
+
 def server_settings() -> dict[str, int]:
-    return {"n_ctx": int(setting("local_n_ctx", None, 8192)),
-            "threads": int(setting("local_threads", None, 2)),
-            "slots": int(setting("local_slots", None, 2))}
+    """The server's `local_n_ctx`, `local_threads` and `local_slots` (ConfigError naming a bad one)."""
+    return {"n_ctx": _setting("local_n_ctx"), "threads": _setting("local_threads"),
+            "slots": _setting("local_slots")}
 
 
 def completion_limit() -> int:
     """`local_max_tokens`: the max_tokens of a call to an embedded model that sets none."""
-    return as_number(setting("local_max_tokens", None, 2048), "local_max_tokens", int, 16)
+    return _setting("local_max_tokens")
+
+
+def check_settings() -> None:
+    """Fail with a ConfigError naming the first bad `local_*` setting (at start-up)."""
+    for name in SETTINGS:
+        _setting(name)
+
+
+def running_server(name: str) -> LocalServer | None:
+    """The server for `name` if this process runs one now (never starts it)."""
+    with _servers_lock:
+        server = _servers.get(name)
+    return server if server is not None and server.running else None
 
 
 def ensure_server(name: str) -> LocalServer:

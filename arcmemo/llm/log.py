@@ -7,7 +7,12 @@ endpoint identity, messages and parameters — plus the prompt step and the samp
 and a re-run or resumed run is served from here. Only successful live calls are served
 from the cache; failures are logged but never replayed. The local model's endpoint
 identity is `local://<name>/<weights sha256 prefix>`, stable across server ports.
-Several processes may write at once (WAL journal, busy timeout).
+Several processes may write at once (WAL journal, busy timeout). The schema and its
+numbered migrations are in logdb.py.
+
+What is written is safe to keep: known secrets (the API key) are redacted from the request,
+the answer and the error, and lone surrogates in model text become U+FFFD, so an answer
+that carries one is still logged with its tokens.
 """
 
 from __future__ import annotations
@@ -22,41 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.secrets import redact
 from arcmemo.core.settings import user_dir
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created_at REAL NOT NULL,
-    run_id TEXT,
-    task_id TEXT,
-    role TEXT,
-    step TEXT,
-    sample INTEGER NOT NULL DEFAULT 0,
-    model TEXT NOT NULL,
-    endpoint TEXT,
-    cache_key TEXT NOT NULL,
-    request_json TEXT NOT NULL,
-    response_text TEXT,
-    reasoning TEXT,
-    choices_json TEXT,
-    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
-    latency_s REAL NOT NULL DEFAULT 0,
-    cost_usd REAL NOT NULL DEFAULT 0,
-    cached INTEGER NOT NULL DEFAULT 0,
-    attempts INTEGER NOT NULL DEFAULT 1,
-    error TEXT
-);
-CREATE INDEX IF NOT EXISTS calls_cache_key ON calls (cache_key) WHERE error IS NULL AND cached = 0;
-CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id);
-"""
+from arcmemo.core.text import utf8_safe
+from arcmemo.llm.logdb import connect
 
 COLUMNS = ("id", "created_at", "run_id", "task_id", "role", "step", "sample", "model", "endpoint",
            "cache_key", "request_json", "response_text", "reasoning", "choices_json",
            "prompt_tokens", "completion_tokens", "reasoning_tokens", "latency_s", "cost_usd",
-           "cached", "attempts", "error")
+           "cached", "attempts", "error", "error_kind")
+ERROR_KINDS = ("fatal", "unavailable", "error")
 
 
 def log_path() -> Path:
@@ -68,7 +48,7 @@ def cache_key(request: dict[str, Any], sample: int) -> str:
     """sha256 over the canonical JSON of the request plus the sample index."""
     blob = json.dumps({"request": request, "sample": int(sample)}, sort_keys=True,
                       ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -97,6 +77,7 @@ class CallRecord:
     cached: bool
     attempts: int
     error: str | None
+    error_kind: str | None = None   # fatal | unavailable | error (errors.py)
 
     @property
     def request(self) -> dict[str, Any]:
@@ -127,14 +108,7 @@ class CallLog:
         self.path = Path(path) if path else log_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False,
-                                     isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        with self._lock:
-            self._conn.execute("PRAGMA busy_timeout = 30000")
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.executescript(SCHEMA)
+        self._conn = connect(self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -152,18 +126,21 @@ class CallLog:
     def record(self, *, run_id, task_id, role, step, sample, model, endpoint, key, request,
                response_text=None, reasoning=None, choices=None, prompt_tokens=0,
                completion_tokens=0, reasoning_tokens=0, latency_s=0.0, cost_usd=0.0,
-               cached=False, attempts=1, error=None) -> int:
-        choices_json = json.dumps(choices) if choices is not None and len(choices) > 1 else None
+               cached=False, attempts=1, error=None, error_kind=None) -> int:
+        if error is not None and error_kind not in ERROR_KINDS:
+            error_kind = "error"
+        choices_json = _safe(json.dumps(choices)) if choices is not None and len(choices) > 1 else None
         row = (time.time(), run_id, task_id, role, step, int(sample), model, endpoint, key,
-               json.dumps(request, ensure_ascii=False, default=str), response_text, reasoning,
-               choices_json, int(prompt_tokens), int(completion_tokens), int(reasoning_tokens),
-               float(latency_s), float(cost_usd), 1 if cached else 0, int(attempts), error)
+               _safe(json.dumps(request, ensure_ascii=False, default=str)), _safe(response_text),
+               _safe(reasoning), choices_json, int(prompt_tokens), int(completion_tokens),
+               int(reasoning_tokens), float(latency_s), float(cost_usd), 1 if cached else 0, int(attempts),
+               _safe(error), error_kind if error is not None else None)
         with self._lock:
             cur = self._conn.execute(
                 "INSERT INTO calls (created_at, run_id, task_id, role, step, sample, model, endpoint,"
                 " cache_key, request_json, response_text, reasoning, choices_json, prompt_tokens,"
-                " completion_tokens, reasoning_tokens, latency_s, cost_usd, cached, attempts, error)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+                " completion_tokens, reasoning_tokens, latency_s, cost_usd, cached, attempts, error,"
+                " error_kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
             return int(cur.lastrowid)
 
     # -- reading -----------------------------------------------------------------------
@@ -233,6 +210,11 @@ class CallLog:
             data["latency_s"] = round(float(data["latency_s"] or 0.0), 3)
             out.append(data)
         return out
+
+
+def _safe(text: str | None) -> str | None:
+    """Text fit to keep: known secrets redacted, lone surrogates replaced."""
+    return None if text is None else utf8_safe(redact(text))
 
 
 def _record(row: sqlite3.Row) -> CallRecord:

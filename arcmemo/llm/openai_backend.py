@@ -1,9 +1,13 @@
 """The backend for any OpenAI-compatible chat endpoint, over the `openai` package.
 
-The openai client's own retries are off (max_retries=0): client.py retries, so every
-attempt is visible and bounded in one place. Errors are sorted here into transient
-(429, 408, 409, 5xx, timeouts, connection errors, malformed bodies) and permanent
-(everything else, e.g. 400, 401, 403, 404) with the server's own message.
+The openai client's own retries are off (max_retries=0): the client retries every backend
+the same way (retry.py), so each attempt is visible and the whole call stays within its
+time budget. Errors are sorted here, with the server's own message:
+- transient (retried): 429, 408, 409, 425, 5xx, timeouts, connection errors, malformed bodies;
+- fatal for the run (EndpointFatal): 401, 403, 404 (unknown model, wrong base URL), and
+  a 429 or 400 whose error code says the quota is spent, the model does not exist or a
+  parameter is not supported (FATAL_CODES);
+- anything else (400: this request is bad) fails the one call (LLMError).
 """
 
 from __future__ import annotations
@@ -15,10 +19,16 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from arcmemo.llm.backend import CallRequest, LLMError, Reply, TransientError
+from arcmemo.core.secrets import redact
+from arcmemo.llm.backend import CallRequest, EndpointFatal, LLMError, Reply, TransientError
 
 OPENAI_URL = "https://api.openai.com/v1"
 TRANSIENT_STATUS = {408, 409, 425, 429}
+FATAL_STATUS = {401, 403, 404}
+# error codes no retry can fix; unsupported_*: a parameter every call of the role carries
+# (e.g. a temperature sent to an OpenAI reasoning model), so every call would fail alike
+FATAL_CODES = {"insufficient_quota", "model_not_found", "invalid_api_key", "unsupported_parameter",
+               "unsupported_value"}
 NO_KEY = "sk-no-key-needed"   # many local servers want no key, but the client insists on one
 
 
@@ -30,6 +40,7 @@ class OpenAIBackend:
                            "non-OpenAI server), pass --base-url, or use the offline model 'local'")
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         self.endpoint = endpoint or self.base_url
+        self.timeout_s = timeout_s
         self._client = AsyncOpenAI(base_url=self.base_url, api_key=api_key or NO_KEY,
                                    max_retries=0, timeout=timeout_s)
 
@@ -39,13 +50,16 @@ class OpenAIBackend:
     async def complete(self, request: CallRequest) -> Reply:
         params = dict(request.params)
         extra_body = params.pop("extra_body", None)
+        timeout = {"timeout": request.timeout_s} if request.timeout_s else {}
         try:
             response = await self._client.chat.completions.create(
                 model=request.model, messages=request.messages,
-                **({"extra_body": extra_body} if extra_body else {}), **params)
+                **({"extra_body": extra_body} if extra_body else {}), **timeout, **params)
         except openai.APIStatusError as exc:
             status = exc.status_code
             message = f"HTTP {status} from {self.base_url}: {_server_message(exc)}"
+            if status in FATAL_STATUS or _error_code(exc) in FATAL_CODES:
+                raise EndpointFatal(message, status=status, model=request.model, step=request.step) from None
             if status in TRANSIENT_STATUS or status >= 500:
                 raise TransientError(message, status=status,
                                      retry_after=_retry_after(exc.response.headers)) from None
@@ -101,6 +115,10 @@ def _reasoning_text(message: Any) -> str | None:
 
 
 def _server_message(exc: openai.APIStatusError) -> str:
+    return redact(_raw_server_message(exc))
+
+
+def _raw_server_message(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -113,6 +131,14 @@ def _server_message(exc: openai.APIStatusError) -> str:
     except Exception:  # the body may be unreadable; the status still says enough
         text = ""
     return text[:500] or str(exc.message)
+
+
+def _error_code(exc: openai.APIStatusError) -> str | None:
+    """The error's `code` (OpenAI: insufficient_quota, model_not_found, ...), if the body has one."""
+    body = exc.body
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    code = inner.get("code") if isinstance(inner, dict) else None
+    return code if isinstance(code, str) else None
 
 
 def _retry_after(headers: Any) -> float | None:

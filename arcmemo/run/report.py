@@ -15,23 +15,33 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+UNKNOWN = "unknown (no test outputs)"
+
+
 def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, float):
         return f"{value:.4f}" if 0 < abs(value) < 0.01 else f"{value:.2f}"
     return str(value)
 
 
 def _passes(summary: dict[str, Any]) -> str:
-    return " / ".join(f"{p['oracle2']:.1f}" for p in summary.get("passes", [])) or "-"
+    return " / ".join("?" if p.get("oracle2") is None else f"{p['oracle2']:.1f}"
+                      for p in summary.get("passes", [])) or "-"
+
+
+def _score(summary: dict[str, Any], name: str) -> Any:
+    return UNKNOWN if summary.get(name) is None else summary[name]
 
 
 def summary_table(summary: dict[str, Any]) -> str:
     usage = summary.get("usage", {})
     rows = [
         ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
-        ("oracle@1", summary["oracle1"]),
-        ("oracle@2 (official)", summary["oracle2"]),
-        ("strict", summary["strict"]),
+        ("oracle@1", _score(summary, "oracle1")),
+        ("oracle@2 (official)", _score(summary, "oracle2")),
+        ("strict", _score(summary, "strict")),
         ("oracle@2 per pass", _passes(summary)),
         ("passed train pairs", len(summary.get("passed_train", []))),
         ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),

@@ -30,11 +30,12 @@ from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir
 from arcmemo.abstraction.ps import memory_tokens as abstraction_memory_tokens
 from arcmemo.core.settings import SELECTION_MODES
-from arcmemo.core.tasks import Task, TaskSet, all_arc_tasks, load_tasks
+from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm.catalog import ROLES
 from arcmemo.memory.store import Memory
 from arcmemo.prompts import keep_tail, template_hashes
 from arcmemo.run.rundir import RunDir, new_run_id
+from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
@@ -54,8 +55,10 @@ def _own_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
 class RunConfig:
     """Everything that shapes a run; stored in the run directory's config.json."""
 
-    source: str = "training"
+    source: str = "training"          # a task source (arcmemo.core.tasks.load_tasks)
     task_ids: list[str] | None = None
+    solutions: str | None = None      # test outputs for a challenges-file source
+    score: bool = True                # False: solve without scoring (the summary's score is unknown)
     limit: int | None = None
     solver: str = "program-synthesis"
     selection: str = "ps"
@@ -188,6 +191,7 @@ class Runner:
             "prompt_templates": template_hashes(),
             "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
+            "sandbox_isolation": self.sandbox.check_isolation(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
 
@@ -250,6 +254,7 @@ class Runner:
 
     def _solve(self, task: Task, p: int) -> TaskOutcome:
         before = usage_dict(self.llm.usage())
+        started, first_call = time.time(), newest_call_id(self.llm)
         selection = select(task, self.memory, SelectionSettings(
             mode=self.config.selection, top_k=self.config.top_k, expand=self.config.expand,
             token_budget=self.config.token_budget, hint_budget=self.config.hint_budget,
@@ -270,15 +275,18 @@ class Runner:
             solver_error = None
         predictions = [[_plain(g) for g in per_test] for per_test in result.predictions]
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
-        score = score_task(attempts_from_predictions(predictions), self.answers[task.id])
-        write_submission(self.rundir.submissions, task.id, predictions,
-                         metadata={"run_id": self.rundir.run_id, "pass": p, "solver": self.config.solver})
+        answers = self.answers.get(task.id)     # none: the run solves without scoring
+        score = score_task(attempts_from_predictions(predictions), answers) if answers else None
+        write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
+            self.llm, task.id, first_call, result.attempts, predictions, started=started,
+            extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
+                   "solver": self.config.solver}))
         usage = usage_since(self.llm, before)
         errors = [a.error for a in result.attempts if a.error]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
             code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
-            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict},
+            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict} if score else {},
             usage=usage, selected=list(selection.concept_ids), selection_fallback=bool(selection.fallback),
             error=solver_error or (errors[-1] if errors and not result.passed_train else None),
             notes=list(getattr(result.trace, "notes", []) or []) + ([result.error] if result.error else []),
@@ -342,13 +350,7 @@ class Runner:
     # ------------------------------------------------------------------ scores
     @staticmethod
     def _pass_scores(p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
-        n = len(latest) or 1
-        return {
-            "pass": p,
-            "tasks": len(latest),
-            **{name: round(100 * sum(o.scores[name] for o in latest.values()) / n, 2)
-               for name in ("oracle1", "oracle2", "strict")},
-        }
+        return {"pass": p, "tasks": len(latest), **_mean_scores(latest.values())}
 
     def _summary(self, latest, done, per_pass, stopped, wall) -> dict[str, Any]:
         usage: dict[str, float] = {}
@@ -356,18 +358,17 @@ class Runner:
             add_usage(usage, outcome.usage)
         for event in self.write_events:
             add_usage(usage, event.get("usage", {}))
-        n = len(latest) or 1
         added = sorted({name for e in self.write_events for name in e.get("added", [])})
         extended = sorted({name for e in self.write_events for name in e.get("extended", [])})
         return {
             "run_id": self.rundir.run_id,
             "tasks": len(latest),
             "tasks_planned": len(self.tasks),
-            **{name: round(100 * sum(o.scores[name] for o in latest.values()) / n, 2)
-               for name in ("oracle1", "oracle2", "strict")},
+            **_mean_scores(latest.values()),
+            "scored": bool(self.answers),     # False: no test outputs (or --no-score); scores are None
             "passes": per_pass,
             "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
-            "solved": sorted(t for t, o in latest.items() if o.scores["oracle2"] == 1),
+            "solved": sorted(t for t, o in latest.items() if o.scores.get("oracle2") == 1),
             "per_task": {t: {**o.scores, "passed_train": o.passed_train, "pass": o.pass_index,
                              "selected": len(o.selected)} for t, o in sorted(latest.items())},
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
@@ -381,6 +382,15 @@ class Runner:
             "stopped": stopped,
             "wall_time_s": round(wall, 2),
         }
+
+
+def _mean_scores(outcomes) -> dict[str, float | None]:
+    """Mean oracle@1, oracle@2 and strict in percent; None (unknown) when a task was not scored."""
+    outcomes = list(outcomes)
+    if any(not o.scores for o in outcomes):
+        return {name: None for name in ("oracle1", "oracle2", "strict")}
+    n = len(outcomes) or 1
+    return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
 
 
 def _trace_text(outcome: TaskOutcome) -> str:
@@ -412,11 +422,9 @@ def memory_url_for_record(url: str) -> str:
 
 
 def load_run_tasks(config: RunConfig) -> TaskSet:
-    """The run's tasks: a split or path, narrowed to `task_ids` (looked up across all of ARC-AGI-1
-    when only ids are given)."""
-    if config.task_ids and config.source == "all":
-        return all_arc_tasks().subset(config.task_ids)
-    return load_tasks(config.source, ids=config.task_ids)
+    """The run's tasks: a split or path, narrowed to `task_ids` (looked up across both splits of
+    the dataset when the source is `all`)."""
+    return load_tasks(config.source, ids=config.task_ids, solutions=config.solutions)
 
 
 def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
@@ -432,8 +440,8 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     tasks = order_tasks(taskset, config)
     rundir = RunDir.create(runs_root, new_run_id())
     llm = make_llm(rundir.run_id)
-    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
-                  sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
+    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+                  memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
 
 
 def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
@@ -444,5 +452,5 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     taskset = load_run_tasks(dataclasses.replace(config, task_ids=recorded["task_ids"]))
     tasks = [taskset.by_id(t) for t in recorded["task_ids"]]
     llm = make_llm(rundir.run_id)
-    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers, memory=memory, llm=llm,
-                  sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)
+    return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+                  memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=rundir, progress=progress)

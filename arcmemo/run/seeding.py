@@ -53,6 +53,7 @@ class SeedOptions:
     check: bool = False               # verify and report only
     db: str | None = None             # memory database (path or URL)
     tasks: str = "training"           # where the seeds' ARC tasks are looked up (load_tasks source)
+    solutions: str | None = None      # test outputs for a challenges-file source
     annotations_only: bool = False    # never use a model, even if one is configured (memory.db build)
 
 
@@ -285,7 +286,7 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
         report(message)
 
     # 1. verify everything first
-    taskset = load_tasks(options.tasks)
+    taskset = load_tasks(options.tasks, solutions=options.solutions)
     sandbox = shared_sandbox()
     verified: list[_Verified] = []
     for path in tqdm(paths, desc="verifying", unit="file", disable=not progress, file=sys.stderr):

@@ -32,11 +32,14 @@ def shared_sandbox():
 
 class RunSession:
     def __init__(self, *, db: str | None = None, base_url=None, solver_model=None, aux_model=None,
-                 select_model=None, concurrency=None, no_cache: bool = False, api_key=None):
+                 select_model=None, concurrency=None, no_cache: bool = False, api_key=None,
+                 require_isolation: str | None = None):
         self.db = db
         self.flags = dict(base_url=base_url, api_key=api_key, solver_model=solver_model, aux_model=aux_model,
                           select_model=select_model, concurrency=concurrency, cache=False if no_cache else None)
         self.sandbox = shared_sandbox()
+        if require_isolation:  # SandboxIsolationError when this machine falls short
+            self.sandbox.check_isolation(require_isolation)
         self.memory: Memory | None = None
         self.llms: list[LLM] = []
 
@@ -53,6 +56,7 @@ class RunSession:
             flags[f"{role}_model"] = flags.get(f"{role}_model") or model
         flags["base_url"] = flags.get("base_url") or recorded.get("base_url")
         settings = LLMSettings.resolve(**flags)
+        self.sandbox.add_secrets([settings.api_key])  # never echoed back in execution feedback
 
         def make(run_id: str) -> LLM:
             llm = LLM(settings, run_id=run_id)

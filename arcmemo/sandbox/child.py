@@ -19,6 +19,7 @@ from arcmemo.sandbox.common import (
     keep_fds,
     outcome_dict,
 )
+from arcmemo.sandbox.namespaces import drop_capabilities
 
 if TYPE_CHECKING:
     from arcmemo.sandbox.worker import _WorkerState
@@ -62,24 +63,35 @@ class _Invalid(Exception):
     pass
 
 
-def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int, vm_bytes: int) -> None:
+def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int, vm_bytes: int,
+           layer: int = -1) -> None:
     """Set up containment, wait for the request, run the program on each grid, exit."""
     import resource
 
+    global _status_fd
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    wfd, req_fd = keep_fds(wfd, req_fd)
+    _status_fd = os.open("/proc/self/status", os.O_RDONLY)  # read on memory errors, when /proc is out of view
     if st.uid is not None:
         os.setgroups([])
         os.setresgid(st.uid, st.uid, st.uid)
         os.setresuid(st.uid, st.uid, st.uid)
+    elif os.geteuid() == 0 and st.kernel:  # root without a uid of its own: no capabilities at least
+        if drop_capabilities() is not None:
+            os._exit(72)
     if st.libc is not None:
         st.libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != worker_pid:
         os._exit(71)
     os.chdir(tmpdir)
+    if st.view is not None:
+        try:
+            st.view.restrict(layer)
+        except OSError:
+            os._exit(72)  # never run a program outside its view
+    wfd, req_fd, _status_fd = keep_fds(wfd, req_fd, _status_fd)
     for which, value in ((resource.RLIMIT_NPROC, (0, 0)), (resource.RLIMIT_FSIZE, (16 << 20, 16 << 20)),
                          (resource.RLIMIT_CORE, (0, 0))):
         resource.setrlimit(which, value)
@@ -90,6 +102,11 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
     import numpy as np  # bound before any program module could shadow the name
 
     _install_guards(os.path.realpath(tmpdir))
+    if st.filter is not None:
+        try:
+            st.filter.load()
+        except OSError:
+            os._exit(72)
 
     # -- wait for the request (EOF without one: the worker is shutting down) -------------
     chunks = []
@@ -250,14 +267,16 @@ def _check_array(arr, np) -> list[list[int]]:
     return [[int(v) for v in row] for row in ints.tolist()]
 
 
+_status_fd = -1  # this run's /proc/self/status, opened before its filesystem view closed
+
+
 def _near_memory_limit(limit: int) -> bool:
     """Whether this process's peak address space came within 4 MB of its limit (memory
     exhaustion sometimes surfaces as another error, e.g. SystemError from frame allocation)."""
     try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmPeak:"):
-                    return int(line.split()[1]) * 1024 >= limit - (4 << 20)
+        for line in os.pread(_status_fd, 1 << 16, 0).decode().splitlines():
+            if line.startswith("VmPeak:"):
+                return int(line.split()[1]) * 1024 >= limit - (4 << 20)
     except Exception:
         pass
     return False
@@ -338,11 +357,19 @@ _BLOCKED_EVENTS = {
     "signal.pthread_kill": "sending signals is disabled in the sandbox",
 }
 _PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod",
-                "os.chown", "os.truncate", "shutil.rmtree", "os.utime", "os.chdir", "os.chroot"}
+                "os.chown", "os.truncate", "shutil.rmtree", "os.utime", "os.chdir", "os.chroot",
+                "sqlite3.connect"}
+# where the events above that create or change files carry a directory descriptor (-1 when
+# none was given); removals relative to one stay allowed, as shutil.rmtree needs them below a
+# top directory it checked
+_DIR_FD_ARGS = {"os.mkdir": (2,), "os.chmod": (2,), "os.symlink": (2,), "os.rename": (2, 3), "os.link": (2, 3),
+                "os.chown": (3,), "os.utime": (3,)}
 
 
 def _install_guards(workdir: str) -> None:
-    """Audit hook for the child: refuse network, processes, signals, writes outside `workdir`."""
+    """Audit hook for the child: refuse network, processes, signals, writes outside `workdir`.
+    (A path relative to a directory descriptor cannot be checked here: such writes are
+    refused, and the kernel's filesystem view is what really holds.)"""
     import socket
 
     def _no_socket(*args, **kwargs):
@@ -354,12 +381,22 @@ def _install_guards(workdir: str) -> None:
     realpath = os.path.realpath
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     prefix = workdir.rstrip("/") + "/"
+    os_open = os.open
+
+    def guarded_open(path, flags, mode=0o777, *, dir_fd=None):
+        if dir_fd is not None and flags & write_flags:
+            raise PermissionError(f"writing relative to a directory descriptor is disabled: {path!r:.200}")
+        return os_open(path, flags, mode, dir_fd=dir_fd)
+
+    os.open = guarded_open
 
     def inside(path) -> bool:
         try:
             if isinstance(path, int):
                 return True  # an fd the program already holds
             p = os.fsdecode(path)
+            if p == ":memory:" or p == "":
+                return True  # sqlite's in-memory databases
             full = realpath(p if os.path.isabs(p) else os.path.join(workdir, p))
             return full == workdir or full.startswith(prefix)
         except Exception:
@@ -382,6 +419,8 @@ def _install_guards(workdir: str) -> None:
             if writing and not inside(path):
                 raise PermissionError(f"writing outside the sandbox directory is disabled: {path!r:.200}")
         elif event in _PATH_EVENTS:
+            if any(isinstance(args[i], int) and args[i] >= 0 for i in _DIR_FD_ARGS.get(event, ()) if i < len(args)):
+                raise PermissionError(f"{event} relative to a directory descriptor is disabled")
             paths = [a for a in args if isinstance(a, (str, bytes, os.PathLike))]
             for p in paths[:2]:
                 if not inside(p):

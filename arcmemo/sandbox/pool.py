@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import signal
 import struct
@@ -11,19 +12,38 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arcmemo.sandbox.common import DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
+from arcmemo.sandbox.redact import environment_secrets, redact
+from arcmemo.sandbox.worker import LEVELS
 
 _WORKER_START_TIMEOUT_S = 60.0
 _BACKSTOP_GRACE_S = 10.0
+# The whole environment of a worker (so of every run): one thread for the numeric libraries
+WORKER_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
 
 
 class SandboxError(RuntimeError):
     """The sandbox itself failed (a worker could not start, or it was closed)."""
+
+
+class SandboxIsolationError(SandboxError):
+    """The sandbox cannot isolate runs as well as the caller requires on this machine."""
+
+
+log = logging.getLogger("arcmemo.sandbox")
 
 
 @dataclass(frozen=True)
@@ -56,21 +76,12 @@ class _Worker:
             f"import sys; sys.path.insert(0, {root!r}); "
             f"from arcmemo.sandbox.worker import _worker_main; _worker_main({bool(kernel_isolation)!r})"
         )
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-c", boot],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=env,
+            env=WORKER_ENV,
             cwd="/",
             close_fds=True,
             start_new_session=True,
@@ -90,6 +101,7 @@ class _Worker:
             self.kill()
             raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
         self.isolation: dict = hello["hello"]
+        self.server_pid: int = hello.get("server_pid", self.proc.pid)  # the fork server, as we number it
 
     @property
     def pid(self) -> int:
@@ -179,13 +191,17 @@ class Sandbox:
     `timeout_s` is the wall-clock budget per grid (the first grid's budget also covers
     importing the program); `memory_mb` is the address space a run may add on top of the
     warm worker's; `max_stdout` caps what a run's prints keep (per grid).
-    `kernel_isolation=False` skips the root-only layers (namespaces, own uid); tests use it
-    to exercise the unprivileged fallback. `isolation` reports which layers are active.
+    `kernel_isolation=False` skips every kernel layer (namespaces, own uid, Landlock,
+    seccomp); tests use it to exercise the Python-level fallback. `isolation` reports which
+    layers are active once a worker started (`check_isolation` starts one). `secrets` are
+    scrubbed from every message and output text a run returns, as are the values of
+    secret-looking environment variables (see redact.py).
     Use as a context manager, or call `close()`.
     """
 
     def __init__(self, workers: int | None = None, timeout_s: float = 2.0, memory_mb: int = 1024,
-                 max_stdout: int = DEFAULT_MAX_STDOUT, kernel_isolation: bool = True) -> None:
+                 max_stdout: int = DEFAULT_MAX_STDOUT, kernel_isolation: bool = True,
+                 secrets: Iterable[str] = ()) -> None:
         if workers is None:
             workers = max(1, os.cpu_count() or 1)
         if workers < 1:
@@ -206,6 +222,8 @@ class Sandbox:
         self._closed = False
         self.isolation: dict = {}
         self.replaced = 0  # workers that died or were killed and had to be replaced
+        self._secrets: set[str] = set()
+        self.add_secrets(secrets)
 
     # -- pool management ---------------------------------------------------------------
     def _acquire(self) -> _Worker:
@@ -235,8 +253,16 @@ class Sandbox:
                 self._count -= 1
                 self._cond.notify()
             raise
+        if not self.isolation:
+            self._announce(worker.isolation)
         self.isolation = worker.isolation
         return worker
+
+    @staticmethod
+    def _announce(isolation: dict) -> None:
+        """Say at start-up which layers are off (once per sandbox)."""
+        if isolation.get("level") != "full":
+            log.warning("arcmemo sandbox: isolation is %s, not full: %s", isolation.get("level"), _missing(isolation))
 
     def _release(self, worker: _Worker, healthy: bool) -> None:
         if healthy and worker.alive():
@@ -254,6 +280,25 @@ class Sandbox:
             self._count -= 1
             self.replaced += 1
             self._cond.notify()
+
+    def add_secrets(self, values: Iterable[str | None]) -> None:
+        """Known secrets (an API key from a config file, ...) to scrub from what runs return."""
+        self._secrets.update(v for v in values if isinstance(v, str) and len(v) >= 8)
+
+    def check_isolation(self, required: str | None = None) -> dict:
+        """The isolation report (starting a worker if none ran yet); with `required` ("full",
+        "partial" or "minimal"), SandboxIsolationError naming the missing layers unless
+        this machine reaches that level."""
+        if not self.isolation:
+            self._release(self._acquire(), True)
+        if required is not None:
+            if required not in LEVELS:
+                raise ValueError(f"isolation level must be one of {', '.join(LEVELS)}, got {required!r}")
+            level = self.isolation.get("level", "minimal")
+            if LEVELS.index(level) < LEVELS.index(required):
+                raise SandboxIsolationError(f"the sandbox's isolation here is {level}, not {required}: "
+                                            f"{_missing(self.isolation)}")
+        return self.isolation
 
     def warm(self) -> None:
         """Start every worker now instead of on first use, and wait until each worker's
@@ -335,8 +380,18 @@ class Sandbox:
             return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
         finally:
             self._release(worker, healthy)
-        return [RunOutcome(bool(o["ok"]), o["output"], o["error"], o["message"], o["stdout"])
+        secrets = self._secrets | environment_secrets()
+        return [RunOutcome(bool(o["ok"]), o["output"], o["error"], redact(o["message"], secrets),
+                           redact(o["stdout"], secrets))
                 for o in reply["outcomes"]]
+
+
+def _missing(isolation: dict) -> str:
+    """The layers that are off, grouped by why ("pidns, netns: user namespaces refused; ...")."""
+    by_reason: dict[str, list[str]] = {}
+    for name, why in isolation.get("off", {}).items():
+        by_reason.setdefault(why, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by_reason.items()) or "nothing"
 
 
 _shared: Sandbox | None = None

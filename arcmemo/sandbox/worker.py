@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import struct
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -33,29 +32,41 @@ WARM_MODULES = (
     "resource", "shutil", "socket", "fcntl",
 )
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWNET = 0x40000000
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
-_MS_NOSUID = 2
-_MS_NODEV = 4
 _UID_BASE = 1_000_000
 _IDLE_S = 0.002  # no request this long after a reply: reap the runs still exiting
+LEVELS = ("minimal", "partial", "full")  # what `Sandbox.isolation["level"]` may say, weakest first
+FULL = ("pidns", "netns", "private_tmp", "landlock", "seccomp")  # the layers "full" needs
+_MIN_LANDLOCK_ABI = 3  # truncate(2) is covered from ABI 3 on (Linux 6.2)
 
 
 class _WorkerState:
     def __init__(self) -> None:
         self.libc = None
-        self.isolation = {"netns": False, "private_tmp": False, "uid": False, "nproc": True, "audit": True}
+        self.kernel = False  # kernel layers wanted (kernel_isolation)
+        self.isolation: dict[str, Any] = {
+            "userns": False, "pidns": False, "netns": False, "mountns": False, "private_tmp": False,
+            "uid": False, "landlock": 0, "seccomp": False, "nproc": True, "audit": True,
+        }
+        self.off: dict[str, str] = {}  # layer -> why it is off
         self.tmp_base = ""
         self.uid = None
+        self.view = None    # landlock.FilesystemView
+        self.filter = None  # seccomp.Filter
+        self.server_pid = os.getpid()  # as arcmemo sees it (we may be process 1 of our own namespace)
+
+    def report(self) -> dict[str, Any]:
+        iso = dict(self.isolation)
+        on = {name: iso[name] >= _MIN_LANDLOCK_ABI if name == "landlock" else bool(iso[name])
+              for name in (*FULL, "uid")}
+        iso["level"] = "full" if all(on[name] for name in FULL) else ("partial" if any(on.values()) else "minimal")
+        iso["off"] = {name: self.off.get(name, "off") for name, active in on.items() if not active}
+        return iso
 
 
 def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     import ctypes
     import gc
     import importlib
-    import tempfile
 
     # Warm imports shared with every forked run (scipy: see _Heavy). numpy's submodules are
     # lazy in numpy 2 (np.unique loads numpy.ma); `resource` and friends are used by every child.
@@ -63,139 +74,86 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
         importlib.import_module(name)
 
     st = _WorkerState()
-    try:
-        st.libc = ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        st.libc = None
-    if os.geteuid() == 0 and st.libc is not None and kernel_isolation:
-        if st.libc.unshare(_CLONE_NEWNET) == 0:
-            st.isolation["netns"] = True
-        if st.libc.unshare(_CLONE_NEWNS) == 0 and st.libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
-            ok = True
-            runtime = _runtime_paths()
-            for target, size in (("/tmp", b"size=64m"), ("/var/tmp", b"size=16m"), ("/dev/shm", b"size=16m")):
-                if os.path.isdir(target) and not _mount_tmpfs_keeping(st, target, b"mode=1777," + size, runtime):
-                    ok = False if target == "/tmp" else ok
-            st.isolation["private_tmp"] = ok
-        reason = _expose_runtime(st, can_mount=st.isolation["private_tmp"])
-        if reason is None:
-            st.uid = _UID_BASE + os.getpid()
-            st.isolation["uid"] = True
-        else:
-            st.isolation["uid_off"] = reason
+    st.libc = ctypes.CDLL(None, use_errno=True)
+    # no handler: as process 1 of a PID namespace the server then cannot be interrupted by runs
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    st.kernel = bool(kernel_isolation)
+    if kernel_isolation:
+        _kernel_layers(st)
+    else:
+        st.off.update(dict.fromkeys((*FULL, "uid"), "kernel isolation turned off (kernel_isolation=False)"))
+    if st.tmp_base == "":
+        st.tmp_base = _make_tmp_base()
     # RLIMIT_NPROC does not bind root: without a uid of its own a run could fork
-    st.isolation["nproc"] = os.geteuid() != 0 or st.isolation["uid"]
-    st.tmp_base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
-    os.chmod(st.tmp_base, 0o711)
+    st.isolation["nproc"] = os.geteuid() != 0 or st.isolation["uid"] or st.isolation["seccomp"]
     os.environ.clear()  # thread settings were read at import; runs inherit an empty environment
     gc.collect()
     gc.freeze()  # forked children then never touch the warm heap during collections
     return st
 
 
-def _runtime_paths() -> list[str]:
-    """Directories a child must be able to read to import more of Python and its packages."""
-    paths = set()
-    for p in sys.path:
-        if p and os.path.isdir(p):
-            paths.add(os.path.realpath(p))
-    ordered = sorted(paths, key=len)
-    minimal: list[str] = []
-    for p in ordered:  # drop paths already inside another needed path
-        if not any(p == m or p.startswith(m.rstrip("/") + "/") for m in minimal):
-            minimal.append(p)
-    return minimal
-
-
-def _mount_tmpfs_keeping(st: _WorkerState, target: str, options: bytes, keep: list[str]) -> bool:
-    """Cover `target` (/tmp, ...) with an empty tmpfs, then bind the runtime directories that
-    live under it (a venv or checkout in /tmp) back in place, so runs still import from them
-    but see nothing else of the old `target`. The kept directories are reached through open
-    descriptors (/proc/self/fd/N), which stay valid after the cover hides their paths."""
-    MS_BIND = 4096
-    inside = [p for p in keep if p.startswith(target.rstrip("/") + "/")]
-    if target in keep:
-        return False
-    fds = [(p, os.open(p, os.O_RDONLY | os.O_DIRECTORY)) for p in inside]
-    try:
-        if st.libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
-            return False
-        for p, fd in fds:
-            os.makedirs(p, exist_ok=True)
-            cur = p
-            while cur != target:
-                os.chmod(cur, 0o755)
-                cur = os.path.dirname(cur)
-            if st.libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | _MS_REC, None) != 0:
-                st.libc.umount2(target.encode(), 2)  # MNT_DETACH: give the worker its old view back
-                return False
-        return True
-    finally:
-        for _, fd in fds:
-            os.close(fd)
-
-
-def _first_blocked(path: str) -> str | None:
-    """The top-most directory on the way to `path` that other users cannot traverse."""
-    parts = path.strip("/").split("/")
-    for i in range(len(parts) + 1):
-        a = "/" + "/".join(parts[:i])
-        try:
-            if not os.stat(a).st_mode & 0o001:
-                return a
-        except OSError:
-            return a
-    return None
-
-
-def _expose_runtime(st: _WorkerState, can_mount: bool) -> str | None:
-    """Let a child with its own uid import from Python's directories even when they live in a
-    private home (e.g. pyenv under /root): cover the blocked ancestor with an empty tmpfs and
-    bind-mount only the runtime directories back. The rest of that home becomes invisible to
-    runs. Returns None when every runtime directory is readable by other users, else why not.
-    """
-    MS_BIND = 4096
-    needed = _runtime_paths()
-    groups: dict[str, list[str]] = {}
-    for p in needed:
-        blocked = _first_blocked(p)
-        if blocked is not None:
-            groups.setdefault(blocked, []).append(p)
-    if groups and not can_mount:
-        return f"{next(iter(groups))} is private and there is no private mount namespace to expose the runtime"
-    for top, paths in groups.items():
-        if any(p == top for p in paths) or top == "/":
-            return f"{top} must stay readable for the runtime but is private"
-        stage = _stage_dir("/tmp")
-        staged = []
-        for i, p in enumerate(paths):
-            d = os.path.join(stage, str(i))
-            os.mkdir(d)
-            if st.libc.mount(p.encode(), d.encode(), None, MS_BIND | _MS_REC, None) != 0:
-                return f"cannot bind-mount {p}"
-            staged.append((d, p))
-        if st.libc.mount(b"tmpfs", top.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=1m") != 0:
-            return f"cannot cover {top}"
-        for d, p in staged:
-            os.makedirs(p, mode=0o755, exist_ok=True)
-            cur = p
-            while cur != top:
-                os.chmod(cur, 0o755)
-                cur = os.path.dirname(cur)
-            if st.libc.mount(d.encode(), p.encode(), None, MS_BIND | _MS_REC, None) != 0:
-                st.libc.umount2(top.encode(), 2)  # MNT_DETACH: give the worker its view back
-                return f"cannot bind-mount {p} back"
-    for p in needed:
-        blocked = _first_blocked(p)
-        if blocked is not None:
-            return f"{blocked} is not readable by other users"
-    return None
-
-
-def _stage_dir(base: str) -> str:
+def _make_tmp_base() -> str:
     import tempfile
 
-    return tempfile.mkdtemp(prefix=".arcmemo-stage-", dir=base)
+    base = tempfile.mkdtemp(prefix="arcmemo-sandbox-")
+    os.chmod(base, 0o711)
+    return base
+
+
+def _kernel_layers(st: _WorkerState) -> None:
+    """Namespaces, private mounts, a uid for runs (root), the Landlock view and the seccomp
+    filter: each layer the kernel refuses is recorded with the reason and the rest go on."""
+    from arcmemo.sandbox import landlock, namespaces, seccomp
+    from arcmemo.sandbox.view import runtime_view
+
+    iso, off = st.isolation, st.off
+    namespaces.enter(iso, off)  # with a PID namespace we now run as its process 1
+    st.server_pid = namespaces.outside_pid()
+    if iso["mountns"] and namespaces.make_mounts_private():
+        if iso["pidns"]:
+            reason = namespaces.mount_proc()
+            if reason:
+                off["proc"] = reason
+        reason = namespaces.cover_private_dirs(namespaces.runtime_paths())
+        iso["private_tmp"] = reason is None
+        if reason:
+            off["private_tmp"] = reason
+    elif "private_tmp" not in off:
+        off["private_tmp"] = off.get("mountns", "no private mount namespace")
+    st.tmp_base = _make_tmp_base()
+    if os.geteuid() == 0:
+        reason = namespaces.expose_runtime(can_mount=iso["private_tmp"])
+        if reason is None:
+            st.uid = _UID_BASE + 2 * st.server_pid  # + 1 for the scipy server's runs
+            iso["uid"] = True
+        else:
+            off["uid"] = reason
+    else:
+        off["uid"] = "runs keep the user's uid (only root can give them their own)"
+    version = landlock.abi()
+    if version < 1:
+        off["landlock"] = "the kernel has no Landlock (Linux 5.13+ with landlock among its security modules)"
+    else:
+        try:
+            st.view = landlock.FilesystemView(version, writable=[st.tmp_base], **runtime_view())
+            iso["landlock"] = version
+            if version < _MIN_LANDLOCK_ABI:
+                off["landlock"] = f"Landlock ABI {version} cannot refuse truncate(2) (needs ABI 3, Linux 6.2)"
+        except OSError as exc:
+            off["landlock"] = f"Landlock refused the view: {exc}"
+    try:
+        st.filter = seccomp.Filter()
+        iso["seccomp"] = True
+    except OSError as exc:
+        off["seccomp"] = f"no seccomp filter: {exc}"
+    if st.view is not None or st.filter is not None:
+        seccomp.set_no_new_privs()
+    if iso["userns"]:
+        reason = namespaces.drop_capabilities()
+        if reason:  # runs would keep the user namespace's capabilities: no namespace layer counts
+            for name in ("pidns", "netns", "private_tmp"):
+                iso[name] = False
+                off[name] = reason
 
 
 def _worker_main(kernel_isolation: bool = True) -> None:
@@ -220,11 +178,11 @@ def _worker_main(kernel_isolation: bool = True) -> None:
 
         send({"error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]})
         os._exit(1)
-    send({"hello": st.isolation})
+    send({"hello": st.report(), "server_pid": st.server_pid})
     local = _Server(st)
     reader = _FrameReader(0)
     while True:
-        payload = reader.next(idle=local.reap)
+        payload = reader.next(idle=lambda: local.reap(others=(heavy.pid or 0,)))
         if payload is None:
             import shutil
 
@@ -304,11 +262,21 @@ class _Server:
     def after_reply(self) -> None:
         self.exiting = [child for child in self.exiting if not _reap(child)]
 
-    def reap(self) -> None:
-        """Wait for the finished runs still exiting (called when no request is waiting)."""
+    def reap(self, others: tuple[int, ...] = ()) -> None:
+        """Wait for the finished runs still exiting (called when no request is waiting); as
+        process 1 of a PID namespace also for orphans (the runs of a scipy server that died),
+        leaving alone the waiting run and `others`."""
         for child in self.exiting:
             _finish(child)
         self.exiting.clear()
+        while os.getpid() == 1:
+            try:
+                found = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if found is None or found.si_pid in (self.ready.pid, *others):
+                return
+            os.waitpid(found.si_pid, 0)
 
     def close(self) -> None:
         for child in [self.ready, *self.exiting]:
@@ -389,13 +357,15 @@ def _heavy_main(st: _WorkerState, in_fd: int, out_fd: int, worker_pid: int) -> N
     # its reader from ever seeing end of file
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
-    in_fd, out_fd = keep_fds(in_fd, out_fd)
+    in_fd, out_fd, *view_fd = keep_fds(in_fd, out_fd, *([st.view.fd] if st.view else []))
+    if st.view is not None:
+        st.view.fd = view_fd[0]
     import scipy.ndimage  # noqa: F401
 
     gc.collect()
     gc.freeze()
     if st.uid is not None:
-        st.uid = _UID_BASE + os.getpid()
+        st.uid += 1
     server = _Server(st)
     reader = _FrameReader(in_fd)
     while True:
@@ -423,6 +393,7 @@ def _spawn_child(st: _WorkerState) -> _Child:
         os.chown(tmpdir, st.uid, st.uid)
     with open("/proc/self/statm") as f:
         vm_bytes = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    layer = st.view.write_layer(tmpdir) if st.view is not None else -1
     req_r, req_w = os.pipe()
     res_r, res_w = os.pipe()
     worker_pid = os.getpid()
@@ -431,11 +402,13 @@ def _spawn_child(st: _WorkerState) -> _Child:
         try:
             os.close(req_w)
             os.close(res_r)
-            _child(st, req_r, res_w, tmpdir, worker_pid, vm_bytes)
+            _child(st, req_r, res_w, tmpdir, worker_pid, vm_bytes, layer)
         finally:
             os._exit(70)
     os.close(req_r)
     os.close(res_w)
+    if layer >= 0:
+        os.close(layer)
     return _Child(pid, req_w, res_r, tmpdir)
 
 

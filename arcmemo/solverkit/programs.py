@@ -1,13 +1,6 @@
 """What every solver does with a candidate program: run it on the task, rank attempts,
-pick the top-2 distinct predictions per test input, and add up usage.
-
-Ranking (best first): attempts passing every train pair, then higher mean train-cell
-accuracy, then attempts with an output for every test input, then earlier attempts. For
-each test input the distinct predicted grids are ordered by the best attempt that
-produced them; among grids whose best attempts rank equal (same pass verdict and
-accuracy), the one more attempts agree on comes first.
-Attempts that fail train pairs still contribute predictions when nothing better exists:
-a near miss is a better second guess than an empty slot.
+pick the top-2 distinct predictions per test input (the rule is arcmemo.core.choice's,
+shared with the run layer), and add up usage.
 """
 
 from __future__ import annotations
@@ -16,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from arcmemo.core.choice import rank, top_predictions
 from arcmemo.core.tasks import Grid, Task, cell_accuracy, to_lists, validate_grid
 from arcmemo.llm.client import Usage
 from arcmemo.sandbox import RunOutcome
@@ -150,33 +144,14 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
     return run
 
 
-def _key(attempt: Attempt) -> tuple:
-    complete = bool(attempt.test_outputs) and all(g is not None for g in attempt.test_outputs)
-    return (attempt.passed_train, attempt.train_cell_accuracy, complete)
-
-
 def rank_attempts(attempts: Sequence[Attempt]) -> list[int]:
     """Indices of `attempts`, best first (stable: ties keep their original order)."""
-    return sorted(range(len(attempts)), key=lambda i: _key(attempts[i]), reverse=True)
+    return rank(attempts)
 
 
 def select_predictions(attempts: Sequence[Attempt], n_tests: int, k: int = 2) -> list[list[Grid]]:
-    """Per test input, up to `k` distinct predicted grids, best first (see module doc)."""
-    order = rank_attempts(attempts)
-    predictions: list[list[Grid]] = []
-    for j in range(n_tests):
-        best: dict[Grid, tuple] = {}     # grid -> (rank key of its best attempt, first position)
-        votes: dict[Grid, int] = {}
-        for pos, i in enumerate(order):
-            outputs = attempts[i].test_outputs
-            grid = outputs[j] if j < len(outputs) else None
-            if grid is None:
-                continue
-            votes[grid] = votes.get(grid, 0) + 1
-            best.setdefault(grid, (_key(attempts[i]), pos))
-        ranked = sorted(best, key=lambda g: (best[g][0], votes[g], -best[g][1]), reverse=True)
-        predictions.append(ranked[:k])
-    return predictions
+    """Per test input, up to `k` distinct predicted grids, best first (arcmemo.core.choice)."""
+    return top_predictions(attempts, n_tests, k)
 
 
 def usage_of(completions: Iterable[Any]) -> Usage:

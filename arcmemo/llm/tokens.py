@@ -1,0 +1,165 @@
+"""Counting the tokens a text takes for a model, with the model's own tokenizer when it can be had.
+
+The tokenizer comes from the model's `tokenizer` trait (models.yaml):
+
+- `qwen2` (the embedded models): the running llama.cpp server's `/tokenize`, exact. The
+  server is never started just to count: when none runs in this process, the estimate.
+- `o200k_base`, `cl100k_base` (OpenAI models): tiktoken, when it is installed and its BPE
+  file can be had. tiktoken downloads that file from OpenAI on first use and caches it
+  (`TIKTOKEN_CACHE_DIR`); offline the download fails, or hangs, so it is tried once per
+  process in a background thread for at most `LOAD_TIMEOUT_S`, then the estimate is used
+  and `tokenizer_for` says why.
+- otherwise (`null`, or any tokenizer that cannot be had): `estimate_tokens`
+  (arcmemo.core.estimate), which splits text the way these tokenizers pre-tokenize it and
+  counts digit runs by the tokenizer's digit grouping: one token per digit for Qwen and for
+  unknown models (so an ARC grid costs about one token per cell), up to three digits per
+  token for OpenAI's encodings. Measured on ARC prompts by benchmarks/token_counts.py.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from arcmemo.core.estimate import estimate_tokens
+from arcmemo.core.settings import user_dir
+from arcmemo.llm.catalog import ModelTraits, load_catalog
+
+log = logging.getLogger(__name__)
+
+LOAD_TIMEOUT_S = 10.0
+TOKENIZE_TIMEOUT_S = 10.0
+TIKTOKEN_ENCODINGS = ("o200k_base", "cl100k_base")
+LOCAL_TOKENIZER = "qwen2"
+
+# digits per token when the tokenizer itself is not at hand
+DIGIT_GROUP = {"o200k_base": 3, "cl100k_base": 3}
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """How tokens are counted for a model: `name` (what counts), `exact`, and `why` not, if not."""
+
+    name: str
+    exact: bool
+    why: str = ""
+
+
+def tokenizer_for(model: str, traits: ModelTraits | None = None) -> Tokenizer:
+    """Which tokenizer `count_tokens` uses for `model` right now."""
+    kind = (traits or _traits(model)).tokenizer
+    if kind == LOCAL_TOKENIZER:
+        server = _local_server()
+        if server is not None:
+            return Tokenizer(f"llama.cpp /tokenize ({server.name})", True)
+        return Tokenizer("estimate (1 digit/token)", False, "the embedded server is not running")
+    if kind in TIKTOKEN_ENCODINGS:
+        encoding, why = _tiktoken(kind)
+        if encoding is not None:
+            return Tokenizer(f"tiktoken {kind}", True)
+        return Tokenizer(f"estimate ({DIGIT_GROUP[kind]} digits/token)", False, why)
+    return Tokenizer("estimate (1 digit/token)", False,
+                     f"no tokenizer known for {model!r}" if kind is None else f"unknown tokenizer {kind!r}")
+
+
+def count_tokens(text: str, model: str, *, traits: ModelTraits | None = None) -> int:
+    """Tokens `text` takes for `model` (see the module docstring for which tokenizer counts).
+    `traits` saves the models.yaml look-up (`LLM.count_tokens` passes the role's)."""
+    if not text:
+        return 0
+    kind = (traits or _traits(model)).tokenizer
+    if kind == LOCAL_TOKENIZER:
+        server = _local_server()
+        if server is not None:
+            counted = _tokenize(server.address, text)
+            if counted is not None:
+                return counted
+    elif kind in TIKTOKEN_ENCODINGS:
+        encoding, _ = _tiktoken(kind)
+        if encoding is not None:
+            return len(encoding.encode(text, disallowed_special=()))
+    return estimate_tokens(text, DIGIT_GROUP.get(kind or "", 1))
+
+
+def _traits(model: str) -> ModelTraits:
+    """The catalog's traits for `model` (read again when the user's models.yaml changes)."""
+    path = user_dir() / "models.yaml"
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    return _catalog_traits(model, str(path), stamp)
+
+
+@lru_cache(maxsize=256)
+def _catalog_traits(model: str, user_file: str, stamp: int | None) -> ModelTraits:
+    return load_catalog().traits(model)
+
+
+def _local_server():
+    from arcmemo.llm import local
+
+    for name in local.SPECS:        # local and local-small share Qwen2.5's tokenizer
+        server = local.running_server(name)
+        if server is not None and server.address:
+            return server
+    return None
+
+
+def _tokenize(address: str, text: str) -> int | None:
+    body = json.dumps({"content": text}).encode("utf-8", "surrogatepass")
+    request = urllib.request.Request(address + "/tokenize", data=body,
+                                     headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=TOKENIZE_TIMEOUT_S) as response:
+            tokens = json.loads(response.read()).get("tokens")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        log.warning("token count: the embedded server's /tokenize failed (%s); estimating", exc)
+        return None
+    return len(tokens) if isinstance(tokens, list) else None
+
+
+_encodings: dict[str, tuple[Any, str]] = {}
+_encodings_lock = threading.Lock()
+
+
+def _tiktoken(name: str) -> tuple[Any, str]:
+    """(encoding or None, why not): loaded once per process, within LOAD_TIMEOUT_S."""
+    with _encodings_lock:
+        if name not in _encodings:
+            _encodings[name] = _load_tiktoken(name)
+            if _encodings[name][0] is None:
+                log.warning("token counts for %s are estimates: %s", name, _encodings[name][1])
+        return _encodings[name]
+
+
+def _load_tiktoken(name: str) -> tuple[Any, str]:
+    try:
+        import tiktoken
+    except ImportError:
+        return None, "tiktoken is not installed (pip install -e '.[tiktoken]')"
+    result: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            result["encoding"] = tiktoken.get_encoding(name)
+        except Exception as exc:  # a download that failed, a corrupt cache: any reason means no tokenizer
+            result["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
+
+    worker = threading.Thread(target=load, name=f"tiktoken-{name}", daemon=True)
+    worker.start()
+    worker.join(LOAD_TIMEOUT_S)
+    if "encoding" in result:
+        return result["encoding"], ""
+    why = result.get("error") or f"still loading after {LOAD_TIMEOUT_S:g}s (no network?)"
+    return None, (f"tiktoken could not load {name} ({why}); it downloads the BPE file from OpenAI on "
+                  "first use: run once with network access, or set TIKTOKEN_CACHE_DIR to a folder "
+                  "holding it")
+
+
+__all__ = ["count_tokens", "estimate_tokens", "tokenizer_for", "Tokenizer"]

@@ -1,0 +1,46 @@
+"""A run's submissions in other tools' shapes: Kaggle's submission.json, or a folder of
+per-task files for the ARC Prize benchmarking harness (the run's own files, which are
+already in its shape)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.run.rundir import RunDir
+from arcmemo.scoring import KaggleExport, read_submission_dir, write_kaggle
+
+
+def run_split(rundir: RunDir) -> TaskSet:
+    """Every task of the split a run was drawn from (a run given only task ids: those tasks)."""
+    config = rundir.config()
+    settings = config.get("settings", {})
+    source = settings.get("source", "training")
+    if source.rpartition("/")[2] == "all":
+        return load_tasks(source, ids=config.get("task_ids") or [])
+    return load_tasks(source, solutions=settings.get("solutions"))
+
+
+def _run_predictions(rundir: RunDir):
+    predictions, _, errors = read_submission_dir(rundir.submissions)
+    if errors:
+        task_id, error = next(iter(errors.items()))
+        raise ValueError(f"run {rundir.run_id}: {len(errors)} unreadable submission file(s), e.g. {error}")
+    return predictions
+
+
+def export_kaggle(rundir: RunDir, path: str | Path) -> KaggleExport:
+    """Write the run's predictions as submission.json over every task of its split."""
+    return write_kaggle(path, run_split(rundir), _run_predictions(rundir))
+
+
+def export_harness(rundir: RunDir, directory: str | Path) -> int:
+    """Copy the run's per-task submission files into `directory`; returns how many."""
+    _run_predictions(rundir)            # refuse to hand on a file that does not read back
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = sorted(rundir.submissions.glob("*.json"))
+    for path in files:
+        shutil.copyfile(path, directory / path.name)
+    return len(files)
