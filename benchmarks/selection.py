@@ -123,6 +123,7 @@ def main() -> None:
     from arcmemo.memory.store import Memory
     from arcmemo.selection import SelectionSettings
     from benchmarks.synthetic import synthetic_concepts
+    from benchmarks.table import print_table
 
     why = local.runtime_available() or local.weights_available(QWEN)
     if not why:
@@ -167,13 +168,10 @@ def main() -> None:
         llm.close()
     local.stop_all()
 
-    header = ("concepts", "fitted with", "form", "shown", "prompt mean/max", "hint max", "in budget",
-              "est. error", "plan ms warm/cold", "<= 50 ms", "count ms")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     print(f"budgets: prompt {args.budget}, hint {args.hint_budget} tokens; {len(tasks)} ARC training tasks per size; "
           f"sizes counted with {counted_by}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-    for row in [header] + rows:
-        print("  ".join(str(v).rjust(w) for v, w in zip(row, widths)))
+    print_table(("concepts", "fitted with", "form", "shown", "prompt mean/max", "hint max", "in budget",
+                 "est. error", "plan ms warm/cold", "<= 50 ms", "count ms"), rows, right=True)
     sys.exit(0 if ok else 1)
 
 

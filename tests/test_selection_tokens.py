@@ -57,6 +57,13 @@ def cells_and_words(text: str) -> int:
 CELLS = TokenCounter("cells", cells_and_words)
 
 
+def every_name_shown(messages) -> str:
+    """A select model naming every concept the prompt shows, last first (in full or one-line form)."""
+    library = messages[0]["content"].split("# How to work")[0]
+    shown = re.findall(r"^- concept: (.+)$", library, re.M) or re.findall(r"^- ([^(\n:]+?)(?:\(|$)", library, re.M)
+    return "```yaml\n" + "".join(f"- {n}\n" for n in shown[::-1] if ":=" not in n) + "```"
+
+
 # -- the estimate ---------------------------------------------------------------------------
 
 def test_the_estimate_counts_a_grid_cell_as_a_token():
@@ -181,8 +188,7 @@ def test_ps_prompts_and_hints_hold_their_budgets_in_the_models_count(tmp_path, f
     memory.merge_many([(d, None) for d in synthetic_concepts(size - 1) + [NEEDLE]], actor="t")
     for name, definition in TYPES.items():
         memory.add_custom_type(name, definition, actor="t")
-    everything = [c.name for c in memory.list("ps")]
-    fake_model.on("select_ps", lambda m: "```yaml\n" + "".join(f"- {n}\n" for n in everything[::-1]) + "```")
+    fake_model.on("select_ps", every_name_shown)
     settings = SelectionSettings(mode="ps", token_budget=4000, hint_budget=900, record=False)
     sel = select(big_task(), memory, settings, cells_llm)
     (call,) = fake_model.calls_for("select_ps")
@@ -264,11 +270,6 @@ def test_prompts_fitted_with_qwens_count_hold_their_budget_in_it(tmp_path, qwen)
     assert counter_for(fake_llm, "select").name == "qwen-double"            # its own tokenizer, not the estimate
     memory = Memory(tmp_path / "m.db")
     memory.merge_many([(d, None) for d in synthetic_concepts(1000)], actor="t")
-
-    def every_name_shown(messages) -> str:
-        shown = re.findall(r"^- ([^(\n:]+?)(?:\(|$)", messages[0]["content"].split("# How to work")[0], re.M)
-        return "```yaml\n" + "".join(f"- {n}\n" for n in shown if ":=" not in n) + "```"
-
     fake_model.on("select_ps", every_name_shown)
     small = [t for t in load_tasks("training").tasks if estimate_tokens(format_task(t)) < 800]
     for task in small[:3]:

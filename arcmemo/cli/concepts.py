@@ -12,7 +12,8 @@ from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, use
 from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
 from arcmemo.memory.errors import StoreError
-from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
+from arcmemo.memory.io import read_edit, to_yaml
+from arcmemo.memory.models import FORMATS, LIST_FIELDS, Concept
 
 USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 FORMAT = click.Choice(FORMATS)
@@ -125,13 +126,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
     else:
         click.echo(f"# id {concept.id}, {len(concept.used_in or [])} uses, model {concept.created_by_model or '-'}, "
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
-        click.echo(_yaml(concept.to_data()), nl=False)
-
-
-def _yaml(data) -> str:
-    from arcmemo.memory.io import to_yaml
-
-    return to_yaml(data)
+        click.echo(to_yaml(concept.to_data()), nl=False)
 
 
 @concepts.command("search")
@@ -192,18 +187,11 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
     if assignments:
         changes = _parse_set(assignments)
     else:
-        text = click.edit(_yaml(concept.to_data()), extension=".yaml")
+        text = click.edit(to_yaml(concept.to_data()), extension=".yaml")
         if text is None:
             click.echo("no changes", err=True)
             return
-        try:
-            changes = safeyaml.load(text)
-        except (safeyaml.YAMLError, RecursionError) as exc:
-            raise UserError(f"edited YAML {_yaml_problem(exc)}") from None
-        if not isinstance(changes, dict):
-            raise UserError("edited YAML: expected a mapping of concept fields")
-        # the edited text is the whole concept: a field removed in the editor becomes empty
-        changes = {field: changes.get(field) for field in DATA_FIELDS} | changes
+        changes = read_edit(text)
     before = concept.to_data()
     updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
     if as_json:

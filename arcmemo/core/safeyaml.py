@@ -8,7 +8,10 @@
 - an integer longer than `MAX_INT_DIGITS` digits is an error, not a multi-second parse
   (Python refuses to convert more than 4,300 digits anyway);
 - aliases (`*name`) are refused: no concept or answer needs them, and an alias bomb
-  turns a kilobyte of text into a structure that takes minutes to walk or print.
+  turns a kilobyte of text into a structure that takes minutes to walk or print;
+- nesting deeper than `MAX_DEPTH` is an error, found by a pass over the parser's events
+  before anything is built: libyaml's composer recurses in C, and about 25,000 nested
+  `[` crash the interpreter (a segmentation fault, not an exception).
 
 Every failure is a `YAMLError` whose message names the line when the parser knows it.
 """
@@ -20,6 +23,7 @@ from typing import Any
 import yaml
 
 MAX_INT_DIGITS = 100
+MAX_DEPTH = 100
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -52,13 +56,27 @@ class SafeLoader(_Base):  # type: ignore[misc, valid-type]
 SafeLoader.add_constructor("tag:yaml.org,2002:int", SafeLoader.construct_yaml_int)
 
 
+def _check_depth(text: str) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def load(text: str) -> Any:
     """One YAML document from `text` (see the module docstring for what is refused)."""
+    _check_depth(text)
     return yaml.load(text, Loader=SafeLoader)
 
 
 def compose(text: str) -> yaml.Node | None:
     """The node tree of one document, for finding the line a value came from."""
+    _check_depth(text)
     return yaml.compose(text, Loader=SafeLoader)
 
 
@@ -69,4 +87,4 @@ def describe(exc: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}: {problem}" if mark is not None else problem
 
 
-__all__ = ["load", "compose", "describe", "SafeLoader", "DUMPER", "YAMLError", "MAX_INT_DIGITS"]
+__all__ = ["load", "compose", "describe", "SafeLoader", "DUMPER", "YAMLError", "MAX_INT_DIGITS", "MAX_DEPTH"]

@@ -83,6 +83,23 @@ def dump_yaml(concepts: Iterable[Concept], custom_types: dict[str, str]) -> str:
     return to_yaml(doc)
 
 
+def read_edit(text: str) -> dict[str, Any]:
+    """The changes a concept edited as text (`to_yaml` of its data) asks for: `concepts edit` in
+    $EDITOR and the web page's form. The text is the whole concept, so a field removed from it
+    becomes empty. ValueError (naming the line) when it is not a YAML mapping."""
+    from arcmemo.core import safeyaml
+    from arcmemo.memory.models import DATA_FIELDS
+
+    try:
+        changes = safeyaml.load(text)
+    except (safeyaml.YAMLError, RecursionError) as exc:
+        problem = safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
+        raise ValueError(f"edited YAML {problem}") from None
+    if not isinstance(changes, dict):
+        raise ValueError("edited YAML: expected a mapping of concept fields")
+    return {field: changes.get(field) for field in DATA_FIELDS} | changes
+
+
 def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
     """The memory (optionally as of a revision, optionally one format) as canonical YAML."""
     types = memory.custom_types(as_of=as_of) if format in (None, "ps") else {}
@@ -185,4 +202,4 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
 
 
 __all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "to_yaml", "concept_entry",
-           "parse_file", "import_file", "EXPORT_VERSION"]
+           "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]
