@@ -32,11 +32,11 @@ def _load_task(task_ref: str, source: str):
               help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
 @click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons kept by --mode oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (estimated tokens)"), default=None,
-              help="Estimated tokens allowed for the selection prompt. Default 6000, or 30% of an "
+@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
+              help="Tokens (the reading model's) allowed for the selection prompt. Default 6000, or 30% of an "
                    "embedded model's context.")
-@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (estimated tokens)"), default=None,
-              help="Estimated tokens allowed for the concepts handed to the solver (ps). Default 3000, "
+@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
+              help="Tokens (the reading model's) allowed for the concepts handed to the solver (ps). Default 3000, "
                    "or 18% of an embedded model's context.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")

@@ -78,11 +78,11 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
 @click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (estimated tokens)"), default=None,
-              help="Estimated tokens allowed for a selection prompt (ps, oe). Default 6000, or 30% "
+@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
+              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default 6000, or 30% "
                    "of an embedded model's context.")
-@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (estimated tokens)"), default=None,
-              help="Estimated tokens allowed for the concepts ps selection hands the solver. "
+@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
+              help="Tokens (the reading model's) allowed for the concepts ps selection hands the solver. "
                    "Default 3000, or 18% of an embedded model's context.")
 @click.option("--attempts", "-n", type=AtLeast(1), default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=AtLeast(0), default=2, show_default=True, help="Feedback rounds per sample.")
