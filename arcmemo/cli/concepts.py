@@ -63,9 +63,9 @@ def _lookup_format(fn):
 
 
 def _table(rows: list[list], header: list[str]) -> str:
-    cells = [header] + [["" if v is None else str(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in cells)
+    from arcmemo.core.table import table
+
+    return table(rows, header, rule=False)
 
 
 def _clip(text: str | None, n: int = 70) -> str:
