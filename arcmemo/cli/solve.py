@@ -18,6 +18,7 @@ from arcmemo.cli.common import (
     db_option,
     model_flags,
     model_options,
+    reasoning_efforts,
     run_dir_option,
     task_source,
     task_source_options,
@@ -95,9 +96,12 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
 @click.option("--budget-usd", type=FloatAtLeast(0, open=True), default=None,
               help="Stop cleanly before spending more than this.")
-@click.option("--max-tokens", type=AtLeast(1), default=None, help="Completion token limit per solver call.")
+@click.option("--max-tokens", type=AtLeast(1), default=None,
+              help="Completion token limit per solver call (sent as max_completion_tokens to a reasoning model).")
 @click.option("--temperature", type=FloatAtLeast(0, maximum=2), default=None,
               help="Sampling temperature for the solver model (0 to 2).")
+@click.option("--reasoning-effort", type=LazyChoice(reasoning_efforts), default=None,
+              help="Reasoning effort of the solver model (a reasoning model only; the paper: medium).")
 @run_dir_option
 @click.option("--resume", default=None, metavar="RUN",
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
@@ -110,7 +114,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, run_dir, resume, quiet, require_isolation, db, **models) -> None:
+          max_tokens, temperature, reasoning_effort, run_dir, resume, quiet, require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -139,8 +143,8 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             score=not no_score, limit=limit, solver=solver, selection=selection,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
-            temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
-            budget_usd=budget_usd,
+            temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
+            k=k, order=order, seed=seed, budget_usd=budget_usd,
         )
         models_settings = resolve_models(flags)
         if selection == "cheatsheet" and not continual:

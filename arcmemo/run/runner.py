@@ -79,6 +79,7 @@ class RunConfig:
     retries: int = 2
     max_tokens: int | None = None
     temperature: float | None = None
+    reasoning_effort: str | None = None   # the solver's (the other roles': LLMSettings.call_defaults)
     passes: int = 1
     continual: bool = False
     k: int = 10
@@ -107,7 +108,8 @@ class RunConfig:
     def solver_settings(self, pass_index: int) -> SolverSettings:
         # later passes start past the earlier passes' samples: the model is asked afresh
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
-                              temperature=self.temperature, sample_offset=(pass_index - 1) * self.attempts)
+                              temperature=self.temperature, reasoning_effort=self.reasoning_effort,
+                              sample_offset=(pass_index - 1) * self.attempts)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -189,6 +191,7 @@ class Runner:
             "task_ids": [t.id for t in self.tasks],
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
+            "call_defaults": {role: self.llm.settings.call_defaults(role) for role in ROLES},
             "base_url": self.llm.settings.base_url,
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
