@@ -24,6 +24,7 @@ from arcmemo.cli.common import (
     task_source_options,
     warn,
 )
+from arcmemo.cli.runconfig import config_option
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
@@ -66,6 +67,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 
 
 @click.command()
+@config_option
 @task_source_options
 @click.option("--no-score", is_flag=True,
               help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
@@ -112,10 +114,13 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @model_options
 @db_option
-def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
+def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, run_dir, resume, quiet, require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
+
+    --config takes the options from a run configuration file (the paper's settings ship as
+    baseline, cheatsheet, arcmemo-oe, arcmemo-ps, arcmemo-oe-continual); flags win over it.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
     try --limit 1). Every run gets a directory under --run-dir with its config, events,
@@ -136,6 +141,8 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
     settings = Settings.load(db=db, runs_dir=run_dir)
     flags = model_flags(models)
     config = models_settings = None
+    if resume and config_file:
+        raise click.UsageError("--resume continues a run with its recorded settings: leave out --config")
     if not resume:
         source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
         config = RunConfig(
@@ -144,7 +151,7 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
-            k=k, order=order, seed=seed, budget_usd=budget_usd,
+            k=k, order=order, seed=seed, budget_usd=budget_usd, config_file=config_file,
         )
         models_settings = resolve_models(flags)
         if selection == "cheatsheet" and not continual:

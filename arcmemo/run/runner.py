@@ -86,6 +86,7 @@ class RunConfig:
     order: str = "as-given"  # as-given | shuffled
     seed: int = 0
     budget_usd: float | None = None
+    config_file: str | None = None    # the run configuration file its settings came from, if any
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
