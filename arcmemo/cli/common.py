@@ -41,6 +41,7 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.core.jsonfile", "JSONFileError"),
     ("arcmemo.scoring.submissions", "SubmissionError"),
     ("arcmemo.sandbox.pool", "SandboxError"),        # the sandbox cannot start, or isolates less than required
+    ("arcmemo.run.curating", "CheatsheetError"),     # the memory already holds a sheet
 ]
 # Exception types a command module adds (kept for the command modules that extend it).
 USER_ERRORS: list[type[BaseException]] = []

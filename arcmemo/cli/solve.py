@@ -154,9 +154,6 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             k=k, order=order, seed=seed, budget_usd=budget_usd, config_file=config_file,
         )
         models_settings = resolve_models(flags)
-        if selection == "cheatsheet" and not continual:
-            warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
-                 "nothing rewrites it during this run")
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
         runner = session.resume_solve(resume, flags) if resume else session.new_solve(config, models_settings)
         summary = _run(session, runner, resumed=bool(resume))

@@ -62,6 +62,18 @@ def check_models(llm: LLM, roles: set[str]) -> None:
             raise local.LocalModelError(f"model {name!r} cannot start: {problem}")
 
 
+def check_cheatsheet(memory: Memory, config: RunConfig) -> None:
+    """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
+    grows one from the run's own solves) a memory with no sheet would make it the no-memory
+    baseline in disguise, so it is refused before a run directory exists."""
+    from arcmemo.selection.cheatsheet import current_sheet
+
+    if config.selection == "cheatsheet" and not config.continual and current_sheet(memory) is None:
+        raise RunDirError(f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one "
+                          "with `arcmemo cheatsheet build seeds/` (or add --continual to grow one from this "
+                          "run's solves)")
+
+
 def check_call_params(llm: LLM, config: RunConfig, roles: set[str]) -> None:
     """UnsupportedParameter now, before a run directory exists, if a model the run calls does not
     take a parameter it would be sent (reasoning_effort to a model that is not a reasoning model):
@@ -160,6 +172,7 @@ class RunSession:
         solver = load_solver(config.solver)
         sandbox = self.sandbox
         memory = self.memory()
+        check_cheatsheet(memory, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
