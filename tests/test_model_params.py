@@ -120,3 +120,14 @@ def test_role_settings_resolve_from_env_and_config_and_are_checked(isolated_home
     monkeypatch.setenv("ARCMEMO_SELECT_MAX_TOKENS", "0")
     with pytest.raises(ConfigError, match="setting select_max_tokens: must be >= 1"):
         LLMSettings.resolve()
+
+
+def test_models_list_shows_each_roles_call_defaults(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ARCMEMO_AUX_TEMPERATURE", "0.3")
+    monkeypatch.setenv("ARCMEMO_AUX_MAX_TOKENS", "1000")
+    monkeypatch.setenv("ARCMEMO_SELECT_REASONING_EFFORT", "medium")
+    result = CliRunner().invoke(cli, ["models", "list", "--aux-model", "gpt-4.1", "--select-model", "o4-mini"])
+    assert result.exit_code == 0, result.output
+    assert "; temperature 0.3; max tokens 1000" in result.output
+    assert "; reasoning effort medium" in result.output

@@ -110,3 +110,14 @@ def test_a_run_from_a_config_file_sends_its_parameters_and_records_the_file(tmp_
     (run,) = (tmp_path / "runs").iterdir()
     settings = json.loads((run / "config.json").read_text())["settings"]
     assert settings["config_file"] == str(path) and settings["retries"] == 0
+
+
+def test_a_task_file_flag_wins_over_the_files_split(tmp_path):
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    params = options("--config", "baseline", "--tasks-from", str(folder))
+    assert params["split"] == "val100"                     # as the file says; solve drops it for --tasks-from
+    result = CliRunner().invoke(cli, ["solve", "--config", "baseline", "--tasks-from", str(folder),
+                                      "--run-dir", str(tmp_path / "runs"), "--db", str(tmp_path / "m.db")])
+    assert "leave out --split" not in result.output
+    assert f"{folder}" in result.output and not (tmp_path / "runs").exists()   # the empty folder is the problem

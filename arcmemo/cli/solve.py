@@ -37,6 +37,13 @@ def _isolation_levels() -> tuple[str, ...]:
     return LEVELS
 
 
+def _unless_from_config(value, name: str):
+    """`value`, or None when it came from a --config file (click's default map), not from a flag."""
+    from click.core import ParameterSource
+
+    return None if click.get_current_context().get_parameter_source(name) == ParameterSource.DEFAULT_MAP else value
+
+
 def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
                     tasks: str | None) -> tuple[str, list[str] | None]:
     """The task-source options and --tasks (ids, comma-separated, or a file of ids) -> (source, ids).
@@ -144,6 +151,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     if resume and config_file:
         raise click.UsageError("--resume continues a run with its recorded settings: leave out --config")
     if not resume:
+        if tasks_from is not None:    # a task file on the command line wins over a --config's split
+            dataset, split = _unless_from_config(dataset, "dataset"), _unless_from_config(split, "split")
         source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
         config = RunConfig(
             source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
