@@ -16,10 +16,11 @@ Order of work:
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +35,16 @@ from arcmemo.abstraction.annotations import (
 from arcmemo.abstraction.fewshot import load_examples
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
+from arcmemo.abstraction.seedhelpers import (
+    LIBRARY,
+    SeedHelper,
+    check_against_concept,
+    concept_helpers,
+    module_for,
+    read_library,
+    uncalled,
+)
+from arcmemo.core.helpercode import MODULE, HelperError
 from arcmemo.core.settings import setting
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm.client import Usage
@@ -102,6 +113,7 @@ class _Verified:
     seed: SeedFile
     annotation: Annotation | None
     key: str
+    helpers: dict[str, SeedHelper] = field(default_factory=dict)   # concept name -> its helper
 
 
 # -- verification ------------------------------------------------------------------------
@@ -129,12 +141,30 @@ def one_line(message: str) -> str:
     return lines[-1] + (f" (line {where[-1]})" if where and len(lines) > 1 else "")
 
 
-def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]]) -> str | None:
-    """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure."""
+def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]], helpers: Mapping[str, SeedHelper] | None = None,
+           library: Mapping[str, SeedHelper] | None = None) -> str | None:
+    """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure.
+
+    `helpers` (concept name -> helper of the seed directory's library) are served as the
+    module memory_helpers, as memory serves a task's helpers; the program must call each of
+    them, directly or through another helper it calls.
+    """
+    modules = dict(seed.modules)
+    if helpers:
+        modules[MODULE] = module_for(helpers.values(), library or {})
+    elif MODULE in seed.code:
+        return (f"imports {MODULE}, but its annotation names no concept whose helper is in {LIBRARY} "
+                "(a helper is named after its concept: 'crop to bounding box' -> crop_to_bounding_box)")
     check = run_on_pairs(sandbox, seed.program, [p for _, p in pairs], entry=seed.entry,
-                         modules=seed.modules or None)
+                         modules=modules or None, helpers=MODULE if helpers else None)
     failures = [i for i, ok in enumerate(check.correct) if not ok]
     if not failures:
+        called = [name for outcome in check.outcomes for name in outcome.called]
+        missing = uncalled(list((helpers or {}).values()), called, library or {})
+        if missing:
+            owners = {h.name: concept for concept, h in (helpers or {}).items()}
+            return "; ".join(f"the program never calls {name}, the helper of its concept {owners[name]!r}"
+                             for name in missing)
         return None
     first = failures[0]
     label, pair = pairs[first]
@@ -153,6 +183,21 @@ def task_pairs(taskset, task_id: str) -> list[tuple[str, Pair]]:
     pairs = [(f"train[{i}]", p) for i, p in enumerate(task.train)]
     pairs += [(f"test[{i}]", Pair(g, answers[i])) for i, g in enumerate(task.test_inputs) if i < len(answers)]
     return pairs
+
+
+def seed_helpers(annotation: Annotation | None, library: Mapping[str, SeedHelper]) -> dict[str, SeedHelper]:
+    """The library helpers of the annotation's concepts, checked against the concepts' parameters."""
+    if annotation is None:
+        return {}
+    helpers = concept_helpers(annotation.concepts, library)
+    for concept in annotation.concepts:
+        if concept["name"] in helpers:
+            try:
+                check_against_concept(helpers[concept["name"]], concept, library)
+            except HelperError as exc:
+                raise AnnotationError(f"{annotation.path}: concept {concept['name']!r}: helper "
+                                      f"{helpers[concept['name']].name} in {LIBRARY}: {exc}") from None
+    return helpers
 
 
 # -- the ledger of what earlier seed runs wrote --------------------------------------------
@@ -288,12 +333,14 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
     # 1. verify everything first
     taskset = load_tasks(options.tasks, solutions=options.solutions)
     sandbox = shared_sandbox()
+    library = read_library(options.directory)      # HelperLibraryError: the whole directory's problem
     verified: list[_Verified] = []
     for path in tqdm(paths, desc="verifying", unit="file", disable=not progress, file=sys.stderr):
         try:
             seed = read_seed(path, lib=lib, transpose=options.transpose)
             yaml_path = annotation_path(path)
             annotation = load_annotation(yaml_path) if yaml_path.exists() else None
+            helpers = seed_helpers(annotation, library)
             pairs = task_pairs(taskset, seed.task_id)
         except (SeedError, AnnotationError) as exc:
             summary.failed += 1
@@ -303,14 +350,16 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
             summary.failed += 1
             problem(f"{path}: no ARC task {path.stem} in {options.tasks!r}")
             continue
-        failure = verify(sandbox, seed, pairs)
+        failure = verify(sandbox, seed, pairs, helpers, library)
         if failure is not None:
             summary.failed += 1
             problem(f"{path}: {failure}")
             continue
         summary.verified += 1
         key = seed.content_hash + (":" + annotation.content_hash if annotation else "")
-        verified.append(_Verified(seed, annotation, key))
+        if helpers:
+            key += ":" + hashlib.sha256(module_for(helpers.values(), library).encode()).hexdigest()
+        verified.append(_Verified(seed, annotation, key, helpers))
     if options.check or not verified:
         return summary
 
