@@ -59,6 +59,7 @@ def main() -> None:
     from arcmemo.selection import SelectionSettings, select
     from arcmemo.selection.budget import estimate_tokens, messages_tokens
     from benchmarks.synthetic import synthetic_concepts
+    from benchmarks.table import print_table
 
     fake = FakeModel("fake")
     fake.on("select_ps", first_names)
@@ -92,12 +93,9 @@ def main() -> None:
         assert max(prompts) <= args.budget, f"{size} concepts: a ps prompt of {max(prompts)} tokens is over budget"
     llm.close()
 
-    header = ("concepts", "all hint", "ps form", "ps shown", "ps prompt mean/max", "ps hint", "ps ms")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     print(f"token budget {args.budget}; {len(tasks)} ARC training tasks per size; tokens = chars/3.5")
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
-    for row in rows:
-        print("  ".join(str(v).rjust(w) for v, w in zip(row, widths)))
+    print_table(("concepts", "all hint", "ps form", "ps shown", "ps prompt mean/max", "ps hint", "ps ms"), rows,
+                right=True)
 
 
 if __name__ == "__main__":

@@ -42,3 +42,11 @@ def fake_llm(fake_model):
     llm = LLM(settings)
     yield llm
     llm.close()
+
+
+@pytest.fixture(scope="session")
+def web_fixture(tmp_path_factory):
+    """A memory and two finished runs (tests/web_support.py), built once for the report and page tests."""
+    from web_support import build_fixture
+
+    return build_fixture(tmp_path_factory.mktemp("web_fixture"))

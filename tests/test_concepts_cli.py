@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import click
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -101,6 +102,33 @@ def test_delete_then_as_of(db):
     assert "no ps concept 'extract objects'" in fails("show", "extract objects")
 
 
+def test_names_users_type_are_found(db):
+    lesson = json.loads(ok("list", "--format", "oe", "--json"))[0]["name"]
+    assert lesson.startswith("lesson-")
+    assert yaml.safe_load(ok("show", lesson).split("\n", 1)[1])["format"] == "oe"     # no --format oe needed
+    for typed in ("Extract Objects", "extract_objects", "  EXTRACT-objects "):
+        assert json.loads(ok("show", typed, "--json"))["name"] == "extract objects"
+    assert [h["op"] for h in json.loads(ok("history", "Recolor Object", "--json"))] == ["add"]
+    assert "'extract objects' returns list[object]" in ok("graph", "Extract Objects")
+    assert "edited ps concept 2" in ok("edit", "EXTRACT OBJECTS", "--set", "description=finds them")
+    err = fails("show", lesson, "--format", "ps")
+    assert f"no ps concept {lesson!r}; oe {lesson!r} (id 3) has that name: use --format oe" in err
+    assert "close names: 'extract objects'" in fails("show", "extract objcts")
+    Memory(db).add({"format": "oe", "name": "recolor object", "situation": "s", "suggestion": "g"}, actor="a")
+    err = fails("delete", "recolor object")
+    assert "could be ps 'recolor object' (id 1), oe 'recolor object' (id 4)" in err
+    assert "deleted oe concept 4" in ok("delete", "recolor object", "--format", "oe")
+    assert [h["op"] for h in json.loads(ok("history", "4", "--json"))] == ["add", "delete"]  # deleted: by id
+
+
+def test_every_option_has_help():
+    from arcmemo.cli.concepts import concepts
+
+    missing = [(name, p.opts[0]) for name, command in concepts.commands.items() for p in command.params
+               if isinstance(p, click.Option) and not p.help]
+    assert missing == []
+
+
 def test_export_import_round_trip(db, tmp_path):
     out = tmp_path / "memory.yaml"
     ok("export", str(out))
@@ -123,7 +151,7 @@ def test_graph_neighbours_and_graphml(db, tmp_path):
     assert "give a concept NAME" in fails("graph")
 
 
-def test_user_errors_are_one_line_on_stderr(db, tmp_path):
+def test_user_errors_are_one_line_on_stderr(db, tmp_path, monkeypatch):
     assert "no memory database at" in fails("list", "--db", str(tmp_path / "missing.db"))
     assert not (tmp_path / "missing.db").exists()
     assert "no ps concept 'nope'" in fails("show", "nope")
@@ -136,6 +164,11 @@ def test_user_errors_are_one_line_on_stderr(db, tmp_path):
     err = fails("import", str(bad))
     assert f"{bad}:4: concepts[0].kind" in err
     assert "cannot open memory database" in fails("list", "--db", "nosuchdialect://x")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"arcmemo_memory: 1\nconcepts:\n- name: caf\xe9\n")
+    assert fails("import", str(latin)) == f"Error: {latin}:3: is not UTF-8 text (byte 0xe9 at offset 39)\n"
+    monkeypatch.setattr("click.edit", lambda text, extension: "[" * 50_000 + "]" * 50_000)
+    assert "nested more than 100 levels deep" in fails("edit", "1")
     readme = tmp_path / "README.md"
     readme.write_text("# not a memory\n")
     assert fails("list", "--db", str(readme)) == f"Error: cannot open memory database {readme}: " \

@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from arcmemo.memory.data import normalize
-from arcmemo.memory.graph import build_graph, neighbours, write_graphml
+from arcmemo.memory.graph import build_graph, describe_link, neighbours, write_graphml
 from arcmemo.memory.models import Concept
 
 
@@ -79,3 +79,13 @@ def test_graphml_round_trip(tmp_path):
     back = nx.read_graphml(path)
     assert set(back.nodes) == set(g.nodes) and back.number_of_edges() == g.number_of_edges()
     assert back.nodes["extract objects"]["uses"] == 3 and back.nodes["split grid"]["kind"] == "structure"
+
+
+def test_links_read_as_sentences():
+    rows = neighbours(build_graph(CONCEPTS), "sort objects")
+    assert [describe_link("sort objects", r) for r in rows] == [
+        "'extract objects' returns list[object], which 'sort objects' takes as its parameter 'objects'",
+        "'sort objects' returns list[object], which 'recolor' takes as its parameter 'target'",
+        "'sort objects' and 'extract objects' were used together in 2 tasks",
+        "'sort objects' and 'is largest' were used together in 1 task",
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arcmemo.memory import files
+from arcmemo.memory import io as mio
 from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
 from arcmemo.memory.store import Memory
 
@@ -218,3 +219,81 @@ def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):
     with pytest.raises(MemoryImportError, match=r"two\.yaml: .*both named 'same'"):
         import_file(memory, path, actor="test")
     assert memory.list() == [] and memory.revision() == 0
+
+
+# -- files that cannot crash an import ------------------------------------------------------
+
+@pytest.mark.parametrize("name, content, problem", [
+    ("latin1.yaml", "arcmemo_memory: 1\nconcepts:\n- name: caf\xe9\n".encode("latin-1"),
+     ":3: is not UTF-8 text (byte 0xe9 at offset 39)"),
+    ("utf16.yaml", "arcmemo_memory: 1\n".encode("utf-16"), "is UTF-16 text; save it as UTF-8"),
+    ("empty.yaml", b"  \n", "the file is empty"),
+    ("deep.yaml", b"[" * 100_000 + b"]" * 100_000, "nested more than 100 levels deep"),
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply to read"),
+    ("huge.yaml", b"arcmemo_memory: " + b"9" * 5000, "an integer of 5000 digits is too long"),
+    ("huge.json", b'{"x": ' + b"9" * 5000 + b"}", "invalid JSON: Exceeds the limit"),
+    ("alias.yaml", b"arcmemo_memory: 1\nconcepts:\n- &a {name: x}\n- *a\n", "aliases (*name) are not allowed"),
+    ("tagged.yaml", b"arcmemo_memory: 1\nconcepts:\n- name: !!timestamp 2024-01-01\n", "not allowed here"),
+    ("date.yaml", b"arcmemo_memory: 1\nconcepts:\n- 2024-13-45\n", "expected a mapping of concept fields, got str"),
+])
+def test_a_file_that_cannot_be_read_is_one_clean_error(memory, tmp_path, name, content, problem):
+    fill(memory)
+    before = _state(memory)
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(MemoryImportError) as info:
+        import_file(memory, path, actor="x")
+    message = str(info.value)
+    assert message.startswith(str(path)) and problem in message and len(message) < 300, message
+    assert _state(memory) == before
+
+
+def test_a_directory_is_not_a_file(memory, tmp_path):
+    with pytest.raises(MemoryImportError, match="is a directory, not a file"):
+        import_file(memory, tmp_path, actor="x")
+
+
+def test_dates_and_numbers_where_text_belongs_are_text(memory, tmp_path):
+    path = tmp_path / "dates.yaml"
+    path.write_text("arcmemo_memory: 1\nconcepts:\n- name: 2024-13-45\n  cues:\n  - 2024-13-45\n  - 2024-01-02\n"
+                    "  used_in: ['2024-13-45']\n")
+    assert import_file(memory, path, actor="x").names == ["2024-13-45"]
+    assert memory.get("2024-13-45").cues == ["2024-13-45", "2024-01-02"]
+
+
+@needs_reference
+def test_the_one_pass_loader_reads_what_pyyaml_reads():
+    import yaml
+
+    from arcmemo.core import safeyaml
+
+    text = yaml.safe_dump(json.loads((REFERENCE / "compressed_v1.json").read_text()), allow_unicode=True)
+    assert safeyaml.load(text) == yaml.safe_load(text)
+
+
+TRICKY = ["plain words", "yes", "No", "~", "null", "1.0", "0x1F", "1_000", "2024-01-02", "2024-13-45", "key: value",
+          "a # not a comment", "- dash", "[bracket", "{brace}", "'single'", '"double"', " leading", "trailing ",
+          "tab\there", "multi\nline\n", "multi\nline  \n  indented\n", "\n leading newline", "ünïcödé — ok ✓",
+          "emoji 🧩", "x" * 250, " ".join(["word"] * 60), "ends with colon:", "@at", "`tick", "%percent", "!bang",
+          "*star", "&amp", "|pipe", ">gt", "?q", "=", "", "\u2028line separator", "carriage\rreturn"]
+
+
+def test_the_fast_emitter_writes_what_yaml_dump_writes():
+    """The export's node-building shortcut gives the bytes of yaml.dump through the same libyaml emitter."""
+    import yaml
+
+    from arcmemo.core import safeyaml
+
+    class Reference(safeyaml.DUMPER):
+        def ignore_aliases(self, data):
+            return True
+
+    Reference.add_representer(str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v,
+                                                                   style="|" if "\n" in v else None))
+    doc = {"arcmemo_memory": 1, "custom_types": {s: s for s in TRICKY if s},
+           "concepts": [{"format": "ps", "name": s, "kind": None, "cues": [s, s + "!"],
+                         "parameters": [{"name": s, "typing": "int"}]} for s in TRICKY]}
+    expected = yaml.dump(doc, Dumper=Reference, sort_keys=False, allow_unicode=True, width=100,
+                         default_flow_style=False)
+    assert mio.to_yaml(doc) == expected
+    assert yaml.safe_load(expected) == doc

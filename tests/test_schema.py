@@ -135,3 +135,25 @@ def test_store_errors_share_one_base(memory):
                  lambda: memory.add({"name": 3j}, actor="a"), lambda: memory.add_custom_type("t", "", actor="a")):
         with pytest.raises(StoreError):
             call()
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"summary: s\npseudocode: p\nlessons:\n  - situation: 2024-13-45\n    suggestion: - 2024-13-45\n",
+     "not valid YAML: line 5"),
+    (b"summary: s\npseudocode: p\nconcepts:\n  - 2024-13-45\n", "aaaaaaaa.yaml:4: concepts[0]: expected a mapping"),
+    (b"lessons: " + b"[" * 50_000 + b"]" * 50_000, "nested more than 100 levels deep"),
+    (b"summary: caf\xe9\n", "aaaaaaaa.yaml:1: is not UTF-8 text"),
+    (b"", "aaaaaaaa.yaml: the file is empty"),
+])
+def test_annotation_files_cannot_crash_loading(tmp_path, content, problem):
+    path = tmp_path / "aaaaaaaa.yaml"
+    path.write_bytes(content)
+    with pytest.raises(AnnotationError) as info:
+        load_annotation(path)
+    assert problem in str(info.value) and len(str(info.value)) < 300, str(info.value)
+
+
+def test_dates_in_an_annotation_are_text(tmp_path):
+    path = tmp_path / "aaaaaaaa.yaml"
+    path.write_text("lessons:\n  - situation: 2024-13-45\n    suggestion: 2024-01-02\n")
+    assert load_annotation(path).lessons == [{"format": "oe", "situation": "2024-13-45", "suggestion": "2024-01-02"}]

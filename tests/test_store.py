@@ -247,6 +247,25 @@ def test_solutions_are_stored_once(memory):
     assert [s.task_id for s in memory.solutions()] == ["t1", "t2"] and len(memory.solutions("t2")) == 1
 
 
+def test_find_by_what_people_type(memory):
+    from arcmemo.memory.errors import UnknownConcept
+
+    a = memory.add(RECOLOR, actor="a")
+    lesson = memory.add({"format": "oe", "situation": "s", "suggestion": "g"}, actor="a")
+    named_42 = memory.add({"name": "42"}, actor="a")
+    assert memory.find("Recolor_Object").id == a.id and memory.find(" RECOLOR-object ", "ps").id == a.id
+    assert memory.find(lesson.name).id == lesson.id and memory.find(str(a.id)).id == a.id
+    assert memory.find("42").id == named_42.id  # no concept has id 42: the name
+    with pytest.raises(UnknownConcept, match="oe .* has that name: use --format oe"):
+        memory.find(lesson.name, "ps")
+    with pytest.raises(UnknownConcept, match="close names: 'recolor object'"):
+        memory.find("recolour object")
+    memory.add({"name": "Recolor Object"}, actor="a")
+    assert memory.find("Recolor Object").name == "Recolor Object"   # an exact name wins
+    with pytest.raises(UnknownConcept, match="could be ps 'recolor object'.*ps 'Recolor Object'"):
+        memory.find("RECOLOR OBJECT")
+
+
 # -- search ------------------------------------------------------------------------------------
 
 def test_search_is_case_insensitive_and_ranks_name_hits_first(memory):
@@ -463,3 +482,25 @@ def test_two_processes_writing_at_once_lose_nothing(memory):
     # every merge that changed something logged exactly one revision, numbered without gaps
     assert [r.id for r in revs] == list(range(1, len(revs) + 1))
     assert len(revs) == 4 * n  # 2 workers x n x (shared merge + own add); every shared merge adds a task
+
+
+def _write_one(url: str, name: str) -> None:
+    with Memory(url) as memory:
+        memory.merge({"name": name, "cues": ["from the other process"]}, actor="other")
+
+
+@pytest.mark.slow
+def test_a_write_from_another_process_is_seen_by_the_next_read(memory):
+    memory.add(RECOLOR, actor="a")
+    before = memory.revision()
+    assert [c.name for c in memory.list()] == ["recolor object"]
+    ctx = multiprocessing.get_context("spawn")
+    for name in ("recolor object", "new concept"):
+        proc = ctx.Process(target=_write_one, args=(memory.url, name))
+        proc.start()
+        proc.join(120)
+        assert proc.exitcode == 0
+    assert memory.get("recolor object").cues == ["colors swap", "from the other process"]
+    assert [c.name for c in memory.list()] == ["recolor object", "new concept"]
+    # as of the revision before: the extended concept is rebuilt from its snapshot, the new one absent
+    assert [c.snapshot() for c in memory.list(as_of=before)] == [memory.history()[0].snapshot]

@@ -13,8 +13,10 @@ from arcmemo.abstraction.job import WriteJob
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import validate_lessons
+from arcmemo.core.answers import MAX_CARRIED_CHARS
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag, parse_yaml_block
+from arcmemo.core.text import cap
 from arcmemo.memory.data import ConceptDataError, normalize
 from arcmemo.prompts import keep_tail, render_prompt
 
@@ -24,7 +26,8 @@ STORE_STEP = "oe_store"
 
 
 def parse_derivation(text: str) -> str:
-    return extract_tag(text, "derivation")
+    """The derivation, for the lessons prompt (held to MAX_CARRIED_CHARS)."""
+    return cap(extract_tag(text, "derivation"), MAX_CARRIED_CHARS)
 
 
 def parse_lessons(text: str) -> list[dict]:

@@ -9,16 +9,19 @@ from __future__ import annotations
 from arcmemo.abstraction import fewshot
 from arcmemo.abstraction.records import SolutionInput
 from arcmemo.abstraction.steps import StepAnswer, ask
+from arcmemo.core.answers import MAX_CARRIED_CHARS, MAX_LINE_CHARS
 from arcmemo.core.parsing import extract_tag
+from arcmemo.core.text import cap, clean_line
 from arcmemo.prompts import render_prompt
 
 STEP = "pseudocode"
 
 
 def parse_pseudocode(text: str) -> tuple[str, str]:
-    """(pseudocode, summary) from the tagged answer; ParseError if either is missing."""
-    pseudocode = extract_tag(text, "pseudocode")
-    summary = " ".join(extract_tag(text, "summary").split())
+    """(pseudocode, summary) from the tagged answer; ParseError if either is missing. Both go
+    into the next prompt and the store, so they are capped (MAX_CARRIED_CHARS, MAX_LINE_CHARS)."""
+    pseudocode = cap(extract_tag(text, "pseudocode"), MAX_CARRIED_CHARS)
+    summary = clean_line(cap(extract_tag(text, "summary"), MAX_LINE_CHARS))
     return pseudocode, summary
 
 

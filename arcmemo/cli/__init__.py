@@ -17,7 +17,7 @@ def _register() -> None:
     """Attach each command module's group; a module not yet present is simply absent."""
     import importlib
 
-    for name in ("concepts", "tasks", "seed", "select", "solve", "runs", "calls", "models", "solvers"):
+    for name in ("concepts", "tasks", "seed", "select", "solve", "runs", "calls", "models", "solvers", "serve"):
         try:
             module = importlib.import_module(f"arcmemo.cli.{name}")
         except ModuleNotFoundError as exc:

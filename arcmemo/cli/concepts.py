@@ -11,8 +11,10 @@ import click
 from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, user_errors
 from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
-from arcmemo.memory.errors import StoreError
-from arcmemo.memory.models import DATA_FIELDS, FORMATS, LIST_FIELDS, Concept
+from arcmemo.memory.errors import StoreError, UnknownConcept
+from arcmemo.memory.io import read_edit, to_yaml
+from arcmemo.memory.models import FORMATS, LIST_FIELDS, Concept
+from arcmemo.memory.names import Entry, resolve
 
 USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 FORMAT = click.Choice(FORMATS)
@@ -43,17 +45,11 @@ def _open(db: str | None, *, create: bool = False):
         raise UserError(str(exc)) from None
 
 
-def _ref(ref: str) -> int | str:
-    return int(ref) if ref.isdigit() else ref
-
-
-def _find(memory, ref: str, fmt: str) -> Concept:
-    concept = memory.get(_ref(ref), fmt)
-    if concept is None and ref.isdigit():
-        concept = memory.get(ref, fmt)  # a concept literally named "42"
-    if concept is None:
-        raise LookupError(f"no {fmt} concept {ref!r} (by id or name); try `arcmemo concepts search`")
-    return concept
+def _lookup_format(fn):
+    """`--format` for commands that look a concept up by name."""
+    return click.option("--format", "fmt", type=FORMAT, default=None,
+                        help="Look REF up in this format only (default: every format; a name found in more "
+                             "than one is an error that lists them).")(fn)
 
 
 def _table(rows: list[list], header: list[str]) -> str:
@@ -105,41 +101,35 @@ def list_command(db, fmt, as_of, as_json) -> None:
 @concepts.command("show")
 @click.argument("ref")
 @db_option
-@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@_lookup_format
 @click.option("--as-of", type=int, metavar="REV", help="The concept as it was after revision REV.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The concept's data, model, hash and times as JSON.")
 @user_errors
 def show(ref, db, fmt, as_of, as_json) -> None:
-    """One concept (REF = id or name) in full."""
+    """One concept in full. REF is an id or a name; case, spaces, '_' and '-' in a name do not matter."""
     memory = _open(db)
     if as_of is None:
-        concept = _find(memory, ref, fmt)
+        concept = memory.find(ref, fmt)
     else:
-        matches = [c for c in memory.list(as_of=as_of)
-                   if (ref.isdigit() and c.id == int(ref)) or (c.format == fmt and c.name == ref)]
-        if not matches:
-            raise LookupError(f"no {fmt} concept {ref!r} as of revision {as_of}")
-        concept = matches[0]
+        then = {c.id: c for c in memory.list(as_of=as_of)}
+        try:
+            concept = then[resolve(ref, [Entry(c.id, c.format, c.name) for c in then.values()], fmt)]
+        except UnknownConcept as exc:
+            raise UnknownConcept(f"as of revision {as_of}: {exc}") from None
     if as_json:
         echo_json(_summary(concept))
     else:
         click.echo(f"# id {concept.id}, {len(concept.used_in or [])} uses, model {concept.created_by_model or '-'}, "
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
-        click.echo(_yaml(concept.to_data()), nl=False)
-
-
-def _yaml(data) -> str:
-    from arcmemo.memory.io import to_yaml
-
-    return to_yaml(data)
+        click.echo(to_yaml(concept.to_data()), nl=False)
 
 
 @concepts.command("search")
 @click.argument("query")
 @db_option
-@click.option("--format", "fmt", type=FORMAT)
-@click.option("--limit", type=int, default=20, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--format", "fmt", type=FORMAT, help="Only this format.")
+@click.option("--limit", type=int, default=20, show_default=True, help="At most N concepts.")
+@click.option("--json", "as_json", is_flag=True, help="Full concept data as JSON.")
 @user_errors
 def search(query, db, fmt, limit, as_json) -> None:
     """Find concepts containing every word of QUERY.
@@ -178,32 +168,26 @@ def _yaml_problem(exc: BaseException) -> str:
 @concepts.command("edit")
 @click.argument("ref")
 @db_option
-@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@_lookup_format
 @click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
               help="Set one field (repeatable); list fields take YAML: cues='[a, b]'. Without --set, opens $EDITOR.")
-@click.option("--reason", default="edited from the command line", show_default=True)
+@click.option("--reason", default="edited from the command line", show_default=True,
+              help="Why, kept with the revision.")
 @click.option("--actor", default=None, help="Who edits (default user:$USER).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @user_errors
 def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
-    """Change a concept; every edit is a revision (see `history`)."""
+    """Change a concept (REF = id or name); every edit is a revision (see `history`)."""
     memory = _open(db)
-    concept = _find(memory, ref, fmt)
+    concept = memory.find(ref, fmt)
     if assignments:
         changes = _parse_set(assignments)
     else:
-        text = click.edit(_yaml(concept.to_data()), extension=".yaml")
+        text = click.edit(to_yaml(concept.to_data()), extension=".yaml")
         if text is None:
             click.echo("no changes", err=True)
             return
-        try:
-            changes = safeyaml.load(text)
-        except (safeyaml.YAMLError, RecursionError) as exc:
-            raise UserError(f"edited YAML {_yaml_problem(exc)}") from None
-        if not isinstance(changes, dict):
-            raise UserError("edited YAML: expected a mapping of concept fields")
-        # the edited text is the whole concept: a field removed in the editor becomes empty
-        changes = {field: changes.get(field) for field in DATA_FIELDS} | changes
+        changes = read_edit(text)
     before = concept.to_data()
     updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
     if as_json:
@@ -217,16 +201,17 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
 @concepts.command("delete")
 @click.argument("ref")
 @db_option
-@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
-@click.option("--reason", default="deleted from the command line", show_default=True)
+@_lookup_format
+@click.option("--reason", default="deleted from the command line", show_default=True,
+              help="Why, kept with the revision.")
 @click.option("--actor", default=None, help="Who deletes (default user:$USER).")
 @user_errors
 def delete(ref, db, fmt, reason, actor) -> None:
-    """Delete a concept (its history stays).
+    """Delete a concept (REF = id or name; its history stays).
 
     `list --as-of` and `show --as-of` still show it as it was."""
     memory = _open(db)
-    concept = _find(memory, ref, fmt)
+    concept = memory.find(ref, fmt)
     memory.delete(concept.id, actor=_actor(actor), reason=reason)
     click.echo(f"deleted {concept.format} concept {concept.id} {concept.name!r} (revision {memory.revision()})")
 
@@ -234,20 +219,16 @@ def delete(ref, db, fmt, reason, actor) -> None:
 @concepts.command("history")
 @click.argument("ref", required=False)
 @db_option
-@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True)
+@_lookup_format
 @click.option("--limit", type=int, default=None, help="Only the last N revisions.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Every revision with its snapshot as JSON.")
 @user_errors
 def history(ref, db, fmt, limit, as_json) -> None:
     """Revisions of one concept (REF = id or name) or of all.
 
     Oldest first; each shows op, actor, run, task, model and reason."""
     memory = _open(db)
-    revs = memory.history(None if ref is None else _ref(ref), fmt)
-    if ref is not None and not revs and ref.isdigit():
-        revs = memory.history(ref, fmt)
-    if ref is not None and not revs:
-        raise LookupError(f"no history for {fmt} concept {ref!r}")
+    revs = memory.history() if ref is None else _history_of(memory, ref, fmt)
     if limit is not None:
         revs = revs[-limit:] if limit > 0 else []
     if as_json:
@@ -258,39 +239,54 @@ def history(ref, db, fmt, limit, as_json) -> None:
     click.echo(_table(rows, ["rev", "time", "op", "format", "name", "actor", "run", "task", "model", "reason"]))
 
 
+def _history_of(memory, ref: str, fmt: str | None) -> list:
+    """Revisions of every concept that had the name REF means; a deleted or renamed concept is
+    found by a name or id it had."""
+    try:
+        concept = memory.find(ref, fmt)
+    except UnknownConcept as missing:
+        revs = (memory.history(int(ref)) if ref.isdigit() else []) or memory.history(ref.strip(), fmt)
+        if not revs:
+            raise missing from None
+        return revs
+    return memory.history(concept.name, concept.format)
+
+
 @concepts.command("graph")
 @click.argument("name", required=False)
 @db_option
 @click.option("--graphml", "graphml", type=click.Path(dir_okay=False), help="Write the whole graph as GraphML.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="The neighbours as JSON: name, kind (type | co_usage), direction, typing, parameter, weight.")
 @user_errors
 def graph(name, db, graphml, as_json) -> None:
-    """Neighbours of a PS concept; --graphml exports the graph.
+    """How a PS concept connects to others; --graphml exports the whole graph.
 
-    Type edges link a routine whose output typing fits another concept's parameter typing;
-    co-usage edges link concepts used in the same tasks."""
-    from arcmemo.memory.graph import build_graph, neighbours, write_graphml
+    A type link: a routine returns what another concept takes as a parameter (its output
+    typing matches the parameter's typing). A co-usage link: two concepts were used in the
+    same tasks. NAME is matched like `show`'s REF."""
+    from arcmemo.memory.graph import build_graph, describe_link, neighbours, write_graphml
 
     if name is None and graphml is None:
         raise UserError("give a concept NAME, --graphml PATH, or both")
-    g = build_graph(_open(db).list("ps"))
+    memory = _open(db)
+    g = build_graph(memory.list("ps"))
     if graphml:
         write_graphml(g, graphml)
         click.echo(f"wrote {g.number_of_nodes()} concepts, {g.number_of_edges()} edges to {graphml}", err=True)
     if name is not None:
+        name = memory.find(name, "ps").name
         rows = neighbours(g, name)
         if as_json:
             echo_json(rows)
             return
-        table = []
-        for r in rows:
-            if r["kind"] == "type":
-                how = (f"{name} takes its {r['typing']} as {r['parameter']!r}" if r["direction"] == "in"
-                       else f"takes {name}'s {r['typing']} as {r['parameter']!r}")
-            else:
-                how = f"{r['weight']} shared task(s)"
-            table.append([r["kind"], r["name"], how])
-        click.echo(_table(table, ["edge", "concept", "how"]) if table else f"{name!r} has no neighbours")
+        if not rows:
+            click.echo(f"{name!r} has no type or co-usage links")
+        for kind, heading in (("type", "type links (one's output is the other's input):"),
+                              ("co_usage", "co-usage (used in the same tasks):")):
+            lines = [f"- {describe_link(name, r)}" for r in rows if r["kind"] == kind]
+            if lines:
+                click.echo("\n".join([heading, *lines]))
 
 
 @concepts.command("export")
@@ -315,7 +311,7 @@ def export(path, db, fmt, as_of) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @db_option
 @click.option("--actor", default=None, help="Who imports (default user:$USER).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="What each file added, extended and left unchanged, as JSON.")
 @user_errors
 def import_command(paths, db, actor, as_json) -> None:
     """Merge memory files (arcmemo YAML, ArcMemo JSON) into the memory.

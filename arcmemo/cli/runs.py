@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arcmemo.cli.common import echo_json, task_source_options, user_errors
+from arcmemo.cli.common import echo_json, task_source_options, user_errors, warn
 from arcmemo.run.report import compare_table, summary_table, table
 from arcmemo.run.rundir import DEFAULT_RUNS_DIR, RunDir, list_runs
 
@@ -52,10 +52,14 @@ def list_command(run_dir, as_json) -> None:
 @click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--tasks", "per_task", is_flag=True, help="Also list every task's scores.")
+@click.option("--task", "task_id", default=None, help="Draw this task's attempts next to the expected output.")
 @user_errors
-def show(run, run_dir, as_json, per_task) -> None:
-    """A run's summary table (and per-task scores with --tasks)."""
+def show(run, run_dir, as_json, per_task, task_id) -> None:
+    """A run's summary table (and per-task scores with --tasks, one task's attempts with --task)."""
     rundir = RunDir.find(run, run_dir)
+    if task_id is not None:
+        show_task(rundir, task_id, as_json)
+        return
     summary = _summary(rundir)
     if as_json:
         echo_json({"config": rundir.config(), "summary": summary})
@@ -66,6 +70,31 @@ def show(run, run_dir, as_json, per_task) -> None:
                 for t, s in summary["per_task"].items()]
         click.echo()
         click.echo(table(rows, ("task", "oracle@1", "oracle@2", "strict", "passed train", "pass", "concepts")))
+
+
+def show_task(rundir: RunDir, task_id: str, as_json: bool) -> None:
+    """Each pass's attempts at one task beside the expected output, differing cells marked
+    (the truth is shown to the user here; it never goes to a model)."""
+    from arcmemo.pictures import attempt_rows
+    from arcmemo.pictures.terminal import print_rows
+    from arcmemo.web.rundata import RunView
+
+    view = RunView(rundir)
+    record = view.task(task_id)
+    if as_json:
+        echo_json({"task": task_id, "passes": [o.event() for o in record.passes], "writes": record.writes})
+        return
+    tasks, answers = view.puzzles
+    for outcome in record.passes:
+        scores = (f"oracle@2 {outcome.scores['oracle2']:.2f}, strict {outcome.scores['strict']:.2f}"
+                  if outcome.scores else "not scored (no test outputs)")
+        click.echo(f"{task_id}, pass {outcome.pass_index}: {scores}, train pairs "
+                   f"{'passed' if outcome.passed_train else 'failed'}" + (f", error: {outcome.error}" if outcome.error else ""))
+        if task_id not in tasks:
+            click.echo(f"(the task file of {task_id} cannot be loaded any more; predictions only in --json)")
+            continue
+        truth = answers[task_id].test_outputs if task_id in answers else None
+        print_rows(attempt_rows(tasks[task_id].test_inputs, outcome.predictions, truth))
 
 
 @runs.command("compare")
@@ -180,6 +209,46 @@ def export(run, kaggle_path, harness_dir, run_dir) -> None:
                    + (f"; {done.repeated} single guess(es) submitted as both attempts" if done.repeated else ""))
     if harness_dir:
         click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir)} submission files")
+
+
+@runs.command("report")
+@click.argument("run_refs", nargs=-1, required=True)
+@click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write.")
+@click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True)
+@click.option("--db", default=None, help="The memory the runs read (for concept names, selections and what was "
+                                         "written); default: the memory the first run recorded.")
+@user_errors
+def report(run_refs, output, run_dir, db) -> None:
+    """One self-contained HTML file (opens offline) for one or more runs: summary tables, charts,
+    and per task the puzzle, the concepts offered and why, each program and its predictions
+    against the truth, and the memory written from it."""
+    from arcmemo.web.render import MemoryFacts
+    from arcmemo.web.report import build_report, write_report
+    from arcmemo.web.rundata import RunView
+
+    rundirs = [RunDir.find(ref, run_dir) for ref in run_refs]
+    memory = run_memory(rundirs[0], db)
+    views = [RunView(r, memory) for r in rundirs]
+    html = build_report(views, MemoryFacts(memory))
+    path = write_report(output, html)
+    tasks = sum(len(v.latest) for v in views)
+    click.echo(f"wrote {path} ({len(views)} run(s), {tasks} task(s), {len(html) // 1024} KB)")
+
+
+def run_memory(rundir: RunDir, db: str | None):
+    """The memory a run read (--db, else the one it recorded), or None with a warning when it is gone."""
+    from pathlib import Path
+
+    from arcmemo.memory.store import Memory
+    from arcmemo.run.runner import REDACTED
+
+    url = db or rundir.config().get("memory_url")
+    if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().exists()):
+        warn(f"the memory of run {rundir.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
+             "show as ids, without the selection's reasoning or what was written")
+        return None
+    return Memory(url)
 
 
 COMMANDS = [runs]

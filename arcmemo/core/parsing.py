@@ -8,23 +8,34 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from typing import Any
 
-import yaml
+from arcmemo.core import safeyaml
+from arcmemo.core.text import clean_text
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.DOTALL)
+# (one run of blanks when there is no language name: two adjacent `[ \t]*` backtrack quadratically)
+_FENCE = re.compile(r"```[ \t]*(?:([\w+-]+)[ \t]*)?\n(.*?)```", re.DOTALL)
 
 
 class ParseError(ValueError):
     """A model answer did not have the expected shape; the message says what was wrong."""
 
 
+def _last_match(pattern: str, text: str) -> re.Match | None:
+    found = deque(re.finditer(pattern, text, re.IGNORECASE), maxlen=1)
+    return found[0] if found else None
+
+
 def extract_tag(text: str, tag: str) -> str:
-    """The content of the last <tag>...</tag> section (stripped)."""
-    matches = re.findall(rf"<{tag}>(.*?)</{tag}>", text or "", re.DOTALL | re.IGNORECASE)
-    if not matches:
+    """The content of the last <tag>...</tag> section (stripped): from the last closing tag
+    back to the nearest opening tag before it, found in one pass however many tags there are."""
+    text = text or ""
+    close = _last_match(rf"</{re.escape(tag)}>", text)
+    start = _last_match(rf"<{re.escape(tag)}>", text[:close.start()]) if close else None
+    if close is None or start is None:
         raise ParseError(f"the answer has no <{tag}>...</{tag}> section")
-    content = matches[-1].strip()
+    content = text[start.end():close.start()].strip()
     if not content:
         raise ParseError(f"the <{tag}> section is empty")
     return content
@@ -47,15 +58,30 @@ def extract_fenced(text: str, lang: str | None = None) -> str:
 
 
 def parse_yaml_block(text: str, lang: str = "yaml") -> Any:
-    """Parse the last fenced YAML block; errors carry the YAML line number."""
+    """Parse the last fenced YAML block with the safe loader (core.safeyaml: no dates, huge
+    integers or aliases); errors carry the YAML line number."""
     body = extract_fenced(text, lang)
     try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as exc:
+        return clean_strings(safeyaml.load(body))
+    except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ParseError(f"the ```{lang} block is not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise ParseError(f"the ```{lang} block is nested too deeply") from None
+
+
+def clean_strings(value: Any) -> Any:
+    """`value` (parsed YAML or JSON) with every string in it cleaned (core.text.clean_text):
+    escapes such as "\\ud800" or "\\0" make characters that were not in the answer's text."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {clean_strings(key): clean_strings(item) for key, item in value.items()}
+    return value
 
 
 def extract_code(text: str) -> str:

@@ -15,12 +15,18 @@ import re
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+_ANY = re.compile(_SURROGATE.pattern[:-1] + _UNSAFE.pattern[1:])   # one class: either kind
+_ASCII_UNSAFE = {c: None for c in range(0x80) if _UNSAFE.match(chr(c))}
 _SPACE = re.compile(r"\s+")
 TRUNCATED = "\n[... {n} more characters cut]"
 
 
 def clean_text(text: str) -> str:
     """`text` with lone surrogates replaced by U+FFFD and unsafe control/bidi characters removed."""
+    if text.isascii():             # the usual case, and much faster than a regex
+        return text.translate(_ASCII_UNSAFE)
+    if not _ANY.search(text):
+        return text
     return _UNSAFE.sub("", _SURROGATE.sub("\ufffd", text))
 
 
@@ -28,7 +34,7 @@ def cap(text: str, limit: int) -> str:
     """`text`, or its first part with a note of how much was cut, within `limit` characters."""
     if len(text) <= limit:
         return text
-    note = TRUNCATED.format(n=len(text) - limit)
+    note = TRUNCATED.format(n=len(text))    # at least as long as the note finally written
     keep = max(0, limit - len(note))
     return text[:keep] + TRUNCATED.format(n=len(text) - keep)
 
@@ -40,6 +46,8 @@ def clean_line(text: str) -> str:
 
 def utf8_safe(text: str) -> str:
     """`text` with only the lone surrogates replaced: for logs that must keep everything else."""
+    if text.isascii():             # no surrogate possible, and much faster than a regex
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 

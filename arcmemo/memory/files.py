@@ -67,7 +67,7 @@ def line_of(node: yaml.Node | None, parts: list[str | int]) -> int | None:
 
 
 @contextmanager
-def _gc_paused():
+def gc_paused():
     """Building a large document makes millions of objects the cycle collector would scan again and again."""
     enabled = gc.isenabled()
     gc.disable()
@@ -114,7 +114,9 @@ def read_text(path: str | Path) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise MemoryFileError(path, f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise MemoryFileError(path, f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                              line=line) from None
     if not text.strip():
         raise MemoryFileError(path, "the file is empty")
     return text
@@ -125,7 +127,7 @@ def read_document(path: str | Path) -> Document:
     path = Path(path)
     text = read_text(path)
     try:
-        with _gc_paused():
+        with gc_paused():
             if path.suffix.lower() == ".json":
                 data = json.loads(text)
             else:
@@ -143,4 +145,5 @@ def read_document(path: str | Path) -> Document:
     return Document(path, text, data)
 
 
-__all__ = ["MemoryFileError", "Document", "read_document", "read_text", "line_of", "path_parts", "field_label"]
+__all__ = ["MemoryFileError", "Document", "read_document", "read_text", "line_of", "path_parts", "field_label",
+           "gc_paused"]

@@ -96,8 +96,17 @@ def _row(other: str, attrs: dict, direction: str) -> dict:
             "parameter": attrs.get("parameter", ""), "weight": attrs.get("weight", 1)}
 
 
+def describe_link(name: str, row: dict) -> str:
+    """A `neighbours` row of `name` as a sentence."""
+    if row["kind"] == "co_usage":
+        tasks = row["weight"]
+        return f"{name!r} and {row['name']!r} were used together in {tasks} task{'s' if tasks != 1 else ''}"
+    source, target = (row["name"], name) if row["direction"] == "in" else (name, row["name"])
+    return f"{source!r} returns {row['typing']}, which {target!r} takes as its parameter {row['parameter']!r}"
+
+
 def write_graphml(graph: nx.MultiDiGraph, path: str | Path) -> None:
     nx.write_graphml(graph, str(path))
 
 
-__all__ = ["build_graph", "neighbours", "write_graphml"]
+__all__ = ["build_graph", "neighbours", "describe_link", "write_graphml"]

@@ -18,6 +18,7 @@ Recognised inputs (by content, not only extension):
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +26,12 @@ from typing import Any
 
 import yaml
 
+from arcmemo.core import safeyaml
 from arcmemo.memory import schema
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.files import Document, MemoryFileError, read_document
+from arcmemo.memory.files import Document, MemoryFileError, gc_paused, read_document
 from arcmemo.memory.files import path_parts as _path_parts
-from arcmemo.memory.models import Concept
+from arcmemo.memory.models import DATA_FIELDS, Concept
 
 EXPORT_VERSION = 1
 MemoryImportError = MemoryFileError  # the name importers know: a file could not be imported; nothing was written
@@ -48,30 +50,59 @@ class ImportResult:
 
 # -- export -------------------------------------------------------------------------------
 
-class _Dumper(yaml.SafeDumper):
-    def ignore_aliases(self, data) -> bool:  # an export never uses anchors (imports refuse them)
-        return True
+_STR, _SEQ, _MAP = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map"))
 
 
-def _str_representer(dumper: yaml.SafeDumper, value: str):
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+class _Dumper(safeyaml.DUMPER):  # type: ignore[misc, valid-type]
+    """libyaml's emitter fed a node tree built in one tight pass (`node`), instead of PyYAML's
+    representer dispatch; the output is the same bytes `yaml.dump` would give."""
 
+    _implicit = safeyaml.DUMPER.yaml_implicit_resolvers
 
-_Dumper.add_representer(str, _str_representer)
+    def resolve(self, kind, value, implicit):
+        """The emitter asks twice per scalar whether it would read back as a str when plain."""
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, regexp in self._implicit.get(value[:1], ()):
+                    if regexp.match(value):
+                        return tag
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    def node(self, value: Any) -> yaml.Node:
+        kind = type(value)
+        if kind is str:
+            return yaml.ScalarNode(_STR, value, style="|" if "\n" in value else None)
+        if kind is dict:
+            return yaml.MappingNode(_MAP, [(self.node(k), self.node(v)) for k, v in value.items()], flow_style=False)
+        if kind is list:
+            return yaml.SequenceNode(_SEQ, [self.node(v) for v in value], flow_style=False)
+        return self.represent_data(value)  # numbers, booleans, None: PyYAML's own forms
 
 
 def to_yaml(data: Any) -> str:
     """Data as block YAML in the export's style: keys in their order, multi-line text as `|` blocks."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+    stream = io.StringIO()
+    dumper = _Dumper(stream, allow_unicode=True, width=100, default_flow_style=False, sort_keys=False)
+    try:
+        with gc_paused():
+            dumper.open()
+            dumper.serialize(dumper.node(data))
+            dumper.close()
+    finally:
+        dumper.dispose()
+    return stream.getvalue()
 
 
 def concept_entry(concept: Concept) -> dict[str, Any]:
     """A concept as an export entry: data fields in order, empty ones dropped, `model` if known."""
-    entry = {k: v for k, v in concept.to_data().items() if v not in (None, []) or k in ("format", "name")}
-    entry["parameters"] = [{k: v for k, v in p.items() if v is not None} for p in entry.get("parameters", [])]
-    if not entry["parameters"]:
-        del entry["parameters"]
+    entry: dict[str, Any] = {}
+    for key in DATA_FIELDS:
+        value = getattr(concept, key)
+        if key == "parameters":
+            value = [{k: v for k, v in p.items() if v is not None} for p in value or []]
+        if value not in (None, []) or key in ("format", "name"):
+            entry[key] = value
     if concept.created_by_model:
         entry["model"] = concept.created_by_model
     return entry
@@ -81,6 +112,23 @@ def dump_yaml(concepts: Iterable[Concept], custom_types: dict[str, str]) -> str:
     entries = [concept_entry(c) for c in sorted(concepts, key=lambda c: (c.format, c.name))]
     doc = {"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(custom_types.items())), "concepts": entries}
     return to_yaml(doc)
+
+
+def read_edit(text: str) -> dict[str, Any]:
+    """The changes a concept edited as text (`to_yaml` of its data) asks for: `concepts edit` in
+    $EDITOR and the web page's form. The text is the whole concept, so a field removed from it
+    becomes empty. ValueError (naming the line) when it is not a YAML mapping."""
+    from arcmemo.core import safeyaml
+    from arcmemo.memory.models import DATA_FIELDS
+
+    try:
+        changes = safeyaml.load(text)
+    except (safeyaml.YAMLError, RecursionError) as exc:
+        problem = safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
+        raise ValueError(f"edited YAML {problem}") from None
+    if not isinstance(changes, dict):
+        raise ValueError("edited YAML: expected a mapping of concept fields")
+    return {field: changes.get(field) for field in DATA_FIELDS} | changes
 
 
 def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
@@ -138,12 +186,16 @@ def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, 
         if not isinstance(entries, list):
             raise src.error("expected a list of concepts", ["concepts"])
         types = _types(src, doc.get("custom_types"), ["custom_types"])
-        items = [_concept(src, e, ["concepts", i], source="human") for i, e in enumerate(entries)]
+        items = []
+        for i, entry in enumerate(entries):
+            items.append(_concept(src, entry, ["concepts", i], source="human"))
+            entries[i] = None  # the checked copy replaces it: a 100k-concept file is held once, not twice
         return "arcmemo-yaml", types, items
     if isinstance(doc, dict) and isinstance(doc.get("concepts"), dict):
         types = _types(src, doc.get("custom_types"), ["custom_types"])
         items = []
-        for name, entry in doc["concepts"].items():
+        for name, entry in list(doc["concepts"].items()):
+            doc["concepts"][name] = None  # held once (see above)
             if isinstance(entry, dict) and entry.get("name") not in (None, name):
                 raise src.error(f"name {entry.get('name')!r} differs from its key", ["concepts", name, "name"])
             items.append(_concept(src, entry, ["concepts", name], source="import",
@@ -185,4 +237,4 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
 
 
 __all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "to_yaml", "concept_entry",
-           "parse_file", "import_file", "EXPORT_VERSION"]
+           "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]

@@ -7,6 +7,7 @@ The schema is created by the numbered migrations in `migrations.py`, never by
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -23,9 +24,12 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class Concept(SQLModel, table=True):
-    """One PS concept, OE lesson, or cheatsheet text (the current state; history is in ConceptRevision)."""
+class ConceptRow(SQLModel, table=True):
+    """The concept table: one PS concept, OE lesson, or cheatsheet text (the current state;
+    history is in ConceptRevision). The store reads and writes it as plain rows; callers
+    get `Concept` values."""
 
+    __tablename__ = "concept"
     __table_args__ = (UniqueConstraint("format", "name", name="uq_concept_format_name"),)
 
     id: int | None = Field(default=None, primary_key=True)
@@ -47,17 +51,46 @@ class Concept(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
+
+# The concept table's columns, in order: a Concept's fields and a revision snapshot's keys.
+CONCEPT_COLUMNS = tuple(ConceptRow.model_fields)
+
+
+@dataclass(slots=True)
+class Concept:
+    """One concept as the store hands it out: a plain value, a copy of the row (keep or
+    mutate it freely; writes go through `Memory` methods only)."""
+
+    id: int | None = None
+    format: str = "ps"
+    name: str = ""
+    kind: str | None = None
+    routine_subtype: str | None = None
+    output_typing: str | None = None
+    description: str | None = None
+    parameters: list = field(default_factory=list)
+    cues: list = field(default_factory=list)
+    implementation: list = field(default_factory=list)
+    used_in: list = field(default_factory=list)
+    situation: str | None = None
+    suggestion: str | None = None
+    source: str = "human"
+    created_by_model: str | None = None
+    content_hash: str = ""
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+
     def to_data(self) -> dict[str, Any]:
         """The concept data shape of docs/architecture.md (plain lists/dicts, copies)."""
-        import copy
-
-        return {f: copy.deepcopy(getattr(self, f)) for f in DATA_FIELDS}
+        data = {f: getattr(self, f) for f in DATA_FIELDS}
+        for key in LIST_FIELDS:
+            data[key] = [dict(p) for p in data[key]] if key == "parameters" else list(data[key])
+        return data
 
     def snapshot(self) -> dict[str, Any]:
         """Every column as JSON-able values: what a ConceptRevision stores."""
-        import copy
-
-        row = {c: copy.deepcopy(getattr(self, c)) for c in self.__class__.model_fields}
+        row = {c: getattr(self, c) for c in CONCEPT_COLUMNS}
+        row.update(self.to_data())
         for key in ("created_at", "updated_at"):
             row[key] = row[key].isoformat() if row[key] is not None else None
         return row
@@ -66,7 +99,7 @@ class Concept(SQLModel, table=True):
     def from_snapshot(cls, row: dict[str, Any]) -> Concept:
         row = dict(row)
         for key in ("created_at", "updated_at"):
-            if row.get(key) is not None:
+            if isinstance(row.get(key), str):
                 row[key] = datetime.fromisoformat(row[key])
         return cls(**row)
 
@@ -161,6 +194,6 @@ class WriteFailure(SQLModel, table=True):
 
 
 __all__ = [
-    "Concept", "ConceptRevision", "CustomType", "Solution", "Run", "SelectionRecord",
+    "Concept", "ConceptRow", "CONCEPT_COLUMNS", "ConceptRevision", "CustomType", "Solution", "Run", "SelectionRecord",
     "WriteFailure", "FORMATS", "KINDS", "SOURCES", "OPS", "DATA_FIELDS", "LIST_FIELDS", "utcnow",
 ]

@@ -84,7 +84,10 @@ def checked_text(value: Any, limit: int, *, line: bool = False, numbers: bool = 
         return None
     if not isinstance(value, str) and (isinstance(value, bool) or not numbers or not isinstance(value, (int, float))):
         raise ConceptDataError(f"expected text, got {type(value).__name__} {_brief(value)}")
-    text = clean_line(str(value)) if line else clean_text(str(value)).strip()
+    text = str(value)
+    if not text.isprintable() or (line and "  " in text):  # what is printable has nothing to remove
+        text = clean_line(text) if line else clean_text(text)
+    text = text.strip()
     if len(text) > limit:
         raise ConceptDataError(f"{len(text):,} characters is too long (at most {limit:,})")
     return text or None

@@ -41,7 +41,9 @@ from arcmemo.memory.models import (
     Solution,
     utcnow,
 )
+from arcmemo.memory.names import Entry, resolve
 from arcmemo.memory.records import RunRecords
+from arcmemo.memory.rows import CONCEPTS, REVISIONS, concept_of, concepts_of, from_snapshots, select_concepts, snapshot_column
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
@@ -107,8 +109,8 @@ def make_engine(url: str) -> sa.Engine:
 
 
 class Memory(RunRecords):
-    """A concept memory in one database. Thread-safe; returned Concepts are detached from any
-    session (keep or mutate them freely; writes go through the methods only).
+    """A concept memory in one database. Thread-safe; returned Concepts are plain values
+    (keep or mutate them freely; writes go through the methods only).
 
     Every read and write of the memory file is a method here (the record methods are in
     `records.py`); nothing outside this package writes SQL."""
@@ -184,15 +186,6 @@ class Memory(RunRecords):
     def _in_transaction(self, session: Session) -> bool:
         return session is getattr(self._local, "session", None)
 
-    def _out(self, session: Session, concepts: list[Concept]) -> list[Concept]:
-        """Concepts read in `session`, made safe to hand out: inside a transaction copies (the
-        session lives on), otherwise the loaded objects themselves, detached from the session."""
-        if self._in_transaction(session):
-            return [_detach(c) for c in concepts]
-        for c in concepts:
-            session.expunge(c)
-        return concepts
-
     @contextmanager
     def transaction(self) -> Iterator[Memory]:
         """Writes inside the block are all-or-nothing (one write transaction)."""
@@ -208,42 +201,47 @@ class Memory(RunRecords):
     # -- writes ----------------------------------------------------------------------
 
     def _log(self, session: Session, concept: Concept, op: str, *, actor: str, reason: str = "",
-             run_id=None, task_id=None, model=None) -> ConceptRevision:
-        rev = ConceptRevision(
+             run_id=None, task_id=None, model=None) -> None:
+        session.execute(REVISIONS.insert().values(
             concept_id=concept.id, format=concept.format, name=concept.name, op=op, actor=actor,
             reason=reason or "", run_id=run_id, task_id=task_id, model=model, snapshot=concept.snapshot(),
-        )
-        session.add(rev)
-        session.flush()
-        return rev
+            created_at=utcnow()))
+
+    @staticmethod
+    def _one(session: Session, *where) -> Concept | None:
+        row = session.execute(select_concepts(*where).limit(1)).first()
+        return concept_of(row) if row is not None else None
 
     def _find(self, session: Session, data: dict[str, Any]) -> Concept | None:
         """The existing concept `data` merges into: by name, or for OE by content first."""
+        c = CONCEPTS.c
         if data["format"] == "oe":
-            found = session.exec(select(Concept).where(
-                Concept.format == "oe", Concept.content_hash == schema.content_hash(data)).order_by(Concept.id)).first()
+            found = self._one(session, c.format == "oe", c.content_hash == schema.content_hash(data))
             if found is not None:
                 return found
-        return session.exec(select(Concept).where(
-            Concept.format == data["format"], Concept.name == data["name"])).first()
+        return self._one(session, c.format == data["format"], c.name == data["name"])
 
     def _insert(self, session: Session, data: dict, op: str, *, actor, reason="", run_id=None,
                 task_id=None, model=None) -> Concept:
-        concept = Concept(**data, created_by_model=model, content_hash=schema.content_hash(data))
-        session.add(concept)
-        session.flush()
+        now = utcnow()
+        concept = Concept(**data, created_by_model=model, content_hash=schema.content_hash(data),
+                          created_at=now, updated_at=now)
+        values = concept.snapshot()
+        del values["id"]
+        values["created_at"] = values["updated_at"] = now
+        concept.id = session.execute(CONCEPTS.insert().values(**values)).inserted_primary_key[0]
         self._log(session, concept, op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
         self._learn_types(session, data, actor=actor, run_id=run_id, task_id=task_id, model=model)
         return concept
 
-    def _update(self, session: Session, concept: Concept, data: dict, op: str, **log) -> None:
-        for field in DATA_FIELDS:
-            setattr(concept, field, data[field])
-        concept.content_hash = schema.content_hash(data)
-        concept.updated_at = utcnow()
-        session.add(concept)
-        session.flush()
-        self._log(session, concept, op, **log)
+    def _update(self, session: Session, concept: Concept, data: dict, op: str, **log) -> Concept:
+        """The concept rewritten with `data` (same id, creation and model), logged as `op`."""
+        changed = Concept(**{**concept.snapshot(), **data, "content_hash": schema.content_hash(data),
+                             "created_at": concept.created_at, "updated_at": utcnow()})
+        values = {field: getattr(changed, field) for field in (*DATA_FIELDS, "content_hash", "updated_at")}
+        session.execute(CONCEPTS.update().where(CONCEPTS.c.id == concept.id).values(**values))
+        self._log(session, changed, op, **log)
+        return changed
 
     def add(self, data: dict, *, actor: str, reason: str = "", run_id: str | None = None,
             task_id: str | None = None, source: str = "human", model: str | None = None) -> Concept:
@@ -254,9 +252,8 @@ class Memory(RunRecords):
         with self._write() as session:
             if self._find(session, clean) is not None:
                 raise ConceptExists(f"{clean['format']} concept {clean['name']!r} already exists (use merge or edit)")
-            concept = self._insert(session, clean, "add", actor=actor, reason=reason, run_id=run_id,
-                                   task_id=task_id, model=model)
-            return _detach(concept)
+            return self._insert(session, clean, "add", actor=actor, reason=reason, run_id=run_id,
+                                task_id=task_id, model=model)
 
     def merge(self, data: dict, *, actor: str, run_id: str | None = None, task_id: str | None = None,
               source: str = "self", model: str | None = None, reason: str = "",
@@ -272,15 +269,14 @@ class Memory(RunRecords):
         with self._write() as session:
             existing = self._find(session, clean)
             if existing is None:
-                concept = self._insert(session, clean, op or "add", **log)
-                return MergeResult(_detach(concept), "added")
+                return MergeResult(self._insert(session, clean, op or "add", **log), "added")
             old = existing.to_data()
             merged = cdata.merge(old, clean)
             if merged == old:
-                return MergeResult(_detach(existing), "unchanged")
-            self._update(session, existing, merged, op or "extend", **log)
+                return MergeResult(existing, "unchanged")
+            changed = self._update(session, existing, merged, op or "extend", **log)
             self._learn_types(session, merged, actor=actor, run_id=run_id, task_id=task_id, model=model)
-            return MergeResult(_detach(existing), "extended")
+            return MergeResult(changed, "extended")
 
     def merge_many(self, items: list[tuple[dict, str | None]], *, actor: str, reason: str = "",
                    source: str = "import", op: str = "import", run_id: str | None = None,
@@ -327,9 +323,10 @@ class Memory(RunRecords):
             if d["format"] == "oe":
                 queries.setdefault(("hash", "oe"), []).append(schema.content_hash(d))
         for (what, fmt), values in queries.items():
-            column = Concept.name if what == "name" else Concept.content_hash
+            column = CONCEPTS.c.name if what == "name" else CONCEPTS.c.content_hash
             for i in range(0, len(values), chunk):
-                rows = session.exec(select(column).where(Concept.format == fmt, col(column).in_(values[i:i + chunk])))
+                rows = session.execute(sa.select(column).where(CONCEPTS.c.format == fmt,
+                                                               column.in_(values[i:i + chunk]))).scalars()
                 found.update(("name", fmt, v) if what == "name" else ("hash", v) for v in rows)
         return found
 
@@ -339,7 +336,7 @@ class Memory(RunRecords):
 
         Ids are read back by (format, name), which is unique; no RETURNING (slow for executemany).
         """
-        concepts, revisions = Concept.__table__, ConceptRevision.__table__
+        concepts, revisions = CONCEPTS, REVISIONS
         for start in range(0, len(items), chunk):
             part = items[start:start + chunk]
             now = utcnow()
@@ -374,13 +371,12 @@ class Memory(RunRecords):
             if clean["format"] != concept.format:
                 raise ConceptDataError("format: a concept's format cannot be edited", "format")
             if clean == concept.to_data():
-                return _detach(concept)
-            clash = session.exec(select(Concept).where(
-                Concept.format == clean["format"], Concept.name == clean["name"], Concept.id != concept.id)).first()
+                return concept
+            c = CONCEPTS.c
+            clash = self._one(session, c.format == clean["format"], c.name == clean["name"], c.id != concept.id)
             if clash is not None:
                 raise ConceptExists(f"name: {clean['format']} concept {clean['name']!r} already exists (id {clash.id})")
-            self._update(session, concept, clean, "edit", actor=actor, reason=reason)
-            return _detach(concept)
+            return self._update(session, concept, clean, "edit", actor=actor, reason=reason)
 
     def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps") -> None:
         with self._write() as session:
@@ -388,41 +384,55 @@ class Memory(RunRecords):
             if concept is None:
                 raise UnknownConcept(_missing(ref, format))
             self._log(session, concept, "delete", actor=actor, reason=reason)
-            session.delete(concept)
-            session.flush()
+            session.execute(CONCEPTS.delete().where(CONCEPTS.c.id == concept.id))
 
     # -- reads -------------------------------------------------------------------------
 
-    @staticmethod
-    def _get(session: Session, ref: int | str, format: str) -> Concept | None:
+    def _get(self, session: Session, ref: int | str, format: str) -> Concept | None:
         if isinstance(ref, int) and not isinstance(ref, bool):
-            return session.get(Concept, ref)
-        return session.exec(select(Concept).where(Concept.format == format, Concept.name == ref)).first()
+            return self._one(session, CONCEPTS.c.id == ref)
+        return self._one(session, CONCEPTS.c.format == format, CONCEPTS.c.name == ref)
+
+    def find(self, ref: int | str, format: str | None = None) -> Concept:
+        """The concept a person means by `ref`: an id, an exact name, or a name typed loosely
+        (case, spaces, `_`, `-` ignored), in any format unless one is given (see names.py).
+        UnknownConcept, with the close names, when it is not there or not unique."""
+        c = CONCEPTS.c
+        with self._read() as session:
+            name = str(ref).strip()
+            if not name.isdigit():
+                where = [c.name == name] + ([c.format == format] if format is not None else [])
+                exact = concepts_of(session.execute(select_concepts(*where).limit(2)))
+                if len(exact) == 1:
+                    return exact[0]
+            entries = [Entry(*row) for row in session.execute(sa.select(c.id, c.format, c.name).order_by(c.id))]
+            return self._one(session, c.id == resolve(ref, entries, format))
 
     def get(self, ref: int | str, format: str = "ps") -> Concept | None:
         """A concept by id (any format) or by name within `format`; None if absent."""
         with self._read() as session:
-            concept = self._get(session, ref, format)
-            return self._out(session, [concept])[0] if concept is not None else None
+            return self._get(session, ref, format)
 
     def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
         """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
         if format is not None and format not in FORMATS:
             raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
+        where = [CONCEPTS.c.format == format] if format is not None else []
         with self._read() as session:
             if as_of is None:
-                query = select(Concept).order_by(Concept.id)
-                if format is not None:
-                    query = query.where(Concept.format == format)
-                return self._out(session, list(session.exec(query)))
-            latest = (select(func.max(ConceptRevision.id))
-                      .where(ConceptRevision.id <= as_of, col(ConceptRevision.concept_id).is_not(None))
-                      .group_by(ConceptRevision.concept_id))
-            query = select(ConceptRevision).where(col(ConceptRevision.id).in_(latest), ConceptRevision.op != "delete")
+                return concepts_of(session.execute(select_concepts(*where)))
+            # A concept no revision after `as_of` touched is as its row is now (a revision's
+            # snapshot is the row it wrote); only the others are rebuilt from their snapshots.
+            r = REVISIONS.c
+            touched = sa.select(r.concept_id).where(r.id > as_of, r.concept_id.is_not(None))
+            unchanged = concepts_of(session.execute(select_concepts(*where, CONCEPTS.c.id.not_in(touched))))
+            latest = (sa.select(func.max(r.id)).where(r.id <= as_of, r.concept_id.in_(touched))
+                      .group_by(r.concept_id))
+            query = sa.select(snapshot_column()).where(r.id.in_(latest), r.op != "delete")
             if format is not None:
-                query = query.where(ConceptRevision.format == format)
-            concepts = [Concept.from_snapshot(r.snapshot) for r in session.exec(query)]
-            return sorted(concepts, key=lambda c: c.id)
+                query = query.where(r.format == format)
+            rebuilt = from_snapshots(session.execute(query))
+        return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
 
     def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
         """Case-insensitive match of every word of `query` in name, description, cues,
@@ -432,36 +442,36 @@ class Memory(RunRecords):
             return []
 
         def text(field):
-            column = getattr(Concept, field)
+            column = CONCEPTS.c[field]
             return func.lower(sa.cast(column, sa.Text) if field in ("cues", "implementation") else column)
 
-        stmt = select(Concept)
-        for word in words:
-            stmt = stmt.where(or_(*[text(f).contains(word, autoescape=True) for f in _SEARCH_FIELDS]))
+        where = [or_(*[text(f).contains(word, autoescape=True) for f in _SEARCH_FIELDS]) for word in words]
+        if format is not None:
+            where.append(CONCEPTS.c.format == format)
         phrase = " ".join(words)
-        name = func.lower(Concept.name)
+        name = func.lower(CONCEPTS.c.name)
         rank = sa.case((name == phrase, 0), (name.contains(phrase, autoescape=True), 1),
                        (or_(*[name.contains(w, autoescape=True) for w in words]), 2), else_=3)
-        if format is not None:
-            stmt = stmt.where(Concept.format == format)
-        stmt = stmt.order_by(rank, Concept.id).limit(limit)
+        stmt = select_concepts(*where).order_by(None).order_by(rank, CONCEPTS.c.id).limit(limit)
         with self._read() as session:
-            return self._out(session, list(session.exec(stmt)))
+            return concepts_of(session.execute(stmt))
 
     def revision(self) -> int:
         """The latest revision number (0 for an empty store)."""
         with self._read() as session:
             return session.exec(select(func.max(ConceptRevision.id))).one() or 0
 
-    def history(self, ref: int | str | None = None, format: str = "ps") -> list[ConceptRevision]:
-        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it had)."""
+    def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[ConceptRevision]:
+        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it
+        had, in `format` or, with None, in any format)."""
         with self._read() as session:
             query = select(ConceptRevision).order_by(ConceptRevision.id)
             if isinstance(ref, int) and not isinstance(ref, bool):
                 query = query.where(ConceptRevision.concept_id == ref)
             elif ref is not None:
-                ids = select(ConceptRevision.concept_id).where(
-                    ConceptRevision.format == format, ConceptRevision.name == ref).distinct()
+                ids = select(ConceptRevision.concept_id).where(ConceptRevision.name == ref).distinct()
+                if format is not None:
+                    ids = ids.where(ConceptRevision.format == format)
                 query = query.where(col(ConceptRevision.concept_id).in_(ids))
             rows = list(session.exec(query))
             for row in rows:
@@ -557,11 +567,6 @@ def _open_problem(exc: BaseException, url: str) -> str:
         if "not a database" in reason:
             return "the file is not an SQLite database"
     return reason
-
-
-def _detach(concept: Concept) -> Concept:
-    """A copy not bound to any session, safe to keep and mutate."""
-    return Concept.from_snapshot(concept.snapshot())
 
 
 def _missing(ref: int | str, format: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     """A left-aligned text table with a rule under the header."""
-    cells = [[str(c) for c in header]] + [[_fmt(c) for c in row] for row in rows]
+    cells = [[str(c) for c in header]] + [[fmt(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -18,7 +18,8 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
 UNKNOWN = "unknown (no test outputs)"
 
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
+    """A table cell: floats to two decimals (four when tiny), None as -."""
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -36,6 +37,11 @@ def _score(summary: dict[str, Any], name: str) -> Any:
 
 
 def summary_table(summary: dict[str, Any]) -> str:
+    return table(summary_rows(summary), ("run " + summary["run_id"], ""))
+
+
+def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(label, value) rows of a run's summary, for the text table and the HTML report."""
     usage = summary.get("usage", {})
     rows = [
         ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
@@ -58,11 +64,15 @@ def summary_table(summary: dict[str, Any]) -> str:
     ]
     if summary.get("stopped"):
         rows.append(("stopped", f"early: {summary['stopped']}"))
-    return table(rows, ("run " + summary["run_id"], ""))
+    return rows
 
 
-def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
-    """Runs side by side (config, summary), then the tasks each solves that the others don't."""
+COMPARE_HEADER = ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict", "oracle@2/pass",
+                  "tokens", "cost USD")
+
+
+def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple]:
+    """One row per run (config, summary), in the columns of COMPARE_HEADER."""
     rows = []
     for config, summary in entries:
         settings = config.get("settings", {})
@@ -72,12 +82,22 @@ def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> s
             summary["tasks"], summary["oracle1"], summary["oracle2"], summary["strict"], _passes(summary),
             usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0), f"{usage.get('cost_usd', 0):.4f}",
         ))
-    text = table(rows, ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict",
-                        "oracle@2/pass", "tokens", "cost USD"))
+    return rows
+
+
+def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """Runs side by side (config, summary), then the tasks each solves that the others don't."""
+    lines = [table(compare_rows(entries), COMPARE_HEADER), ""]
+    for run_id, only in solved_alone(entries):
+        lines.append(f"only {run_id} solves ({len(only)}): {', '.join(only) or '-'}")
+    return "\n".join(lines)
+
+
+def solved_alone(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
+    """(run id, the tasks it solves and none of the other runs does) per run."""
     solved = [set(s.get("solved", [])) for _, s in entries]
-    lines = [text, ""]
+    result = []
     for i, (_, summary) in enumerate(entries):
         others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
-        only = sorted(solved[i] - others)
-        lines.append(f"only {summary['run_id']} solves ({len(only)}): {', '.join(only) or '-'}")
-    return "\n".join(lines)
+        result.append((summary["run_id"], sorted(solved[i] - others)))
+    return result

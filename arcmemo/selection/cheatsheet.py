@@ -21,6 +21,7 @@ from arcmemo.selection.types import Selection, SelectionSettings
 SHEET_NAME = "cheatsheet"
 ACTOR = "cheatsheet-curator"
 EMPTY_SHEET = "(empty: nothing recorded yet)"
+CHARS_PER_WORD = 12   # a sheet within its word limit but longer than this per word is junk, not words
 
 
 def current_sheet(memory):
@@ -44,12 +45,14 @@ class CheatsheetUpdate:
 
 def _parser(max_words: int):
     limit = int(max_words * 1.5)  # the prompt asks for max_words; reject only clear overruns
+    max_chars = limit * CHARS_PER_WORD
 
     def parse(text: str) -> str:
         sheet = extract_tag(text, "cheatsheet")
         words = len(sheet.split())
-        if words > limit:
-            raise ParseError(f"the cheatsheet has {words} words; keep it under {max_words} words")
+        if words > limit or len(sheet) > max_chars:
+            raise ParseError(f"the cheatsheet has {words} words ({len(sheet):,} characters); "
+                             f"keep it under {max_words} words")
         return sheet
 
     return parse

@@ -1,8 +1,9 @@
 """One model question with strict parsing and a single retry that shows the parse error.
 
-Model output is hostile: a reply that does not parse is answered, in the same
-conversation, with what was wrong; a second bad reply (or an LLMError) ends the attempt
-with an error string instead of an exception, so a selection never crashes a run.
+Model output is hostile: the answer is read through core.answers (cleaned, size-bounded,
+any parse failure a ParseError); a reply that does not parse is answered, in the same
+conversation, with what was wrong; a second bad reply (or a failed call) ends the
+attempt with an error string instead of an exception, so a selection never crashes a run.
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from arcmemo.core.parsing import ParseError, extract_fenced, parse_yaml_block
+from arcmemo.core import safeyaml
+from arcmemo.core.answers import MAX_CARRIED_CHARS, ask_parsed, quoted
+from arcmemo.core.parsing import ParseError, clean_strings, extract_fenced, parse_yaml_block
 
 
 @dataclass
 class Outcome:
     value: Any = None
     error: str | None = None
-    raw: str | None = None              # the last reply text
-    reasoning: str | None = None        # the last reply's reasoning (reasoning models)
+    raw: str | None = None              # the last reply text (cleaned, capped)
+    reasoning: str | None = None        # the last reply's reasoning (reasoning models; cleaned, capped)
     completions: list = field(default_factory=list)
     messages: list = field(default_factory=list)   # the conversation as sent last
 
@@ -50,8 +51,8 @@ def yaml_list_answer(text: str):
         if "```" in (text or ""):
             raise
         try:
-            value = yaml.safe_load(text or "")
-        except yaml.YAMLError:
+            value = clean_strings(safeyaml.load(text or ""))
+        except (safeyaml.YAMLError, RecursionError):
             value = None
         if isinstance(value, list):
             return value
@@ -82,30 +83,17 @@ def ask(llm, messages: list[dict], *, role: str, step: str, parse: Callable[[str
     `sample` goes to the client's cache key: callers pass the pass index, so a later pass
     gets a fresh answer instead of a replay of a cached (possibly bad) one.
     """
-    from arcmemo.llm.client import LLMError
+    def call(conversation: list[dict]):
+        return llm.chat(conversation, role=role, step=step, sample=sample, task_id=task_id, **(params or {}))
 
-    out = Outcome(messages=list(messages))
-    conversation = list(messages)
-    for attempt in range(retries + 1):
-        try:
-            completion = llm.chat(conversation, role=role, step=step, sample=sample, task_id=task_id,
-                                  **(params or {}))
-        except LLMError as exc:
-            out.error = f"{step}: model call failed: {exc}"
-            return out
-        out.completions.append(completion)
-        out.raw, out.reasoning = completion.text, completion.reasoning
-        out.messages = list(conversation)
-        try:
-            out.value = parse(completion.text or "")
-            out.error = None
-            return out
-        except ParseError as exc:
-            out.error = f"{step}: unreadable answer after {attempt + 1} attempt(s): {exc}"
-            conversation = conversation + [
-                {"role": "assistant", "content": completion.text or ""},
-                {"role": "user", "content": RETRY_MESSAGE.format(error=exc)},
-            ]
+    asked = ask_parsed(call, messages, parse, retries=retries, retry_message=RETRY_MESSAGE)
+    reasoning = asked.completions[-1].reasoning if asked.completions else None
+    out = Outcome(value=asked.value, raw=asked.raw, reasoning=quoted(reasoning, MAX_CARRIED_CHARS) or None,
+                  completions=asked.completions, messages=asked.messages)
+    if asked.call_failed:
+        out.error = f"{step}: model call failed: {asked.error}"
+    elif not asked.ok:
+        out.error = f"{step}: unreadable answer after {len(asked.answers)} attempt(s): {asked.error}"
     return out
 
 

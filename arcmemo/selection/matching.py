@@ -5,6 +5,11 @@ wrap names in quotes or backticks, and sometimes misspell a letter or two. A nam
 matched in order of confidence: exact, normalised (case/whitespace/punctuation),
 spaceless, then the unique nearest name within a small edit distance. Anything else is
 reported back as unmatched, never silently dropped.
+
+The work is linear in the answer: a name written again is looked up once, the
+near-miss search only compares names of about the same length, and once an answer has
+MAX_NEAR_MISS_SEARCHES names that matched nothing, its further names must match exactly
+or after normalising (an answer of thousands of made-up names costs no more than 20).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass, field
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 _PREFIX = re.compile(r"^(concept|name)\s*:\s*", re.IGNORECASE)
+MAX_NEAR_MISS_SEARCHES = 20
 # The compressed library shows `name(param: type, ...) -> output`; models copy the whole line.
 _SIGNATURE = re.compile(r"\s*(\(.*|->.*)$", re.DOTALL)
 
@@ -40,22 +46,30 @@ def max_distance(name: str) -> int:
 
 
 def bounded_levenshtein(a: str, b: str, limit: int) -> int:
-    """Edit distance between a and b, or limit + 1 as soon as it must exceed limit."""
+    """Edit distance between a and b, or limit + 1 as soon as it must exceed limit (only the
+    diagonal band of width 2 * limit + 1 is computed)."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
     if len(a) > len(b):
         a, b = b, a
-    previous = list(range(len(a) + 1))
+    n, over = len(a), limit + 1
+    previous = [i if i <= limit else over for i in range(n + 1)]
     for j, cb in enumerate(b, 1):
-        current = [j] + [0] * len(a)
-        best = current[0]
-        for i, ca in enumerate(a, 1):
-            current[i] = min(previous[i] + 1, current[i - 1] + 1, previous[i - 1] + (ca != cb))
-            best = min(best, current[i])
+        current = [over] * (n + 1)
+        current[0] = best = j if j <= limit else over
+        for i in range(max(1, j - limit), min(n, j + limit) + 1):
+            value = previous[i - 1] + (a[i - 1] != cb)      # min() of three, written out: the hot loop
+            if previous[i] < value:
+                value = previous[i] + 1
+            if current[i - 1] < value:
+                value = current[i - 1] + 1
+            current[i] = value
+            if value < best:
+                best = value
         if best > limit:
-            return limit + 1
+            return over
         previous = current
-    return previous[-1]
+    return min(previous[n], over)
 
 
 @dataclass
@@ -75,23 +89,32 @@ class NameMatcher:
         self._norm: dict[str, list[int]] = {}
         self._compact: dict[str, list[int]] = {}
         self._names: dict[int, str] = {}
+        self._by_length: dict[int, list[str]] = {}   # normalised names by length, for near misses
+        self._chars: dict[str, frozenset[str]] = {}    # and their characters (each edit changes at most 2)
+        self._seen: dict[tuple[str, bool], tuple[int | None, bool]] = {}
         for cid, name in items:
             self._names[cid] = name
             self._exact.setdefault(name, cid)
             norm = normalise(name)
+            if norm not in self._norm:
+                self._by_length.setdefault(len(norm), []).append(norm)
+                self._chars[norm] = frozenset(norm)
             self._norm.setdefault(norm, []).append(cid)
             self._compact.setdefault(norm.replace(" ", ""), []).append(cid)
 
-    def lookup(self, written: str) -> tuple[int | None, bool]:
+    def lookup(self, written: str, near_misses: bool = True) -> tuple[int | None, bool]:
         """(concept id or None, whether the match was a near-miss)."""
-        cid, near = self._lookup(written)
-        if cid is None:
-            bare = _SIGNATURE.sub("", str(written).strip().strip("`'\"")).strip()
-            if bare and bare != str(written).strip():
-                cid, near = self._lookup(bare)
-        return cid, near
+        key = (str(written), near_misses)
+        if key not in self._seen:
+            cid, near = self._lookup(key[0], near_misses)
+            if cid is None:
+                bare = _SIGNATURE.sub("", key[0].strip().strip("`'\"")).strip()
+                if bare and bare != key[0].strip():
+                    cid, near = self._lookup(bare, near_misses)
+            self._seen[key] = (cid, near)
+        return self._seen[key]
 
-    def _lookup(self, written: str) -> tuple[int | None, bool]:
+    def _lookup(self, written: str, near_misses: bool) -> tuple[int | None, bool]:
         written = str(written).strip().strip("`'\"").strip()
         if written in self._exact:
             return self._exact[written], False
@@ -105,11 +128,14 @@ class NameMatcher:
             if len(hits) > 1:
                 return None, False  # ambiguous after normalising: report, don't guess
         limit = max_distance(norm)
-        if limit == 0:
+        if limit == 0 or not near_misses:
             return None, False
         best: list[str] = []
         best_d = limit + 1
-        for candidate in self._norm:
+        chars = frozenset(norm)
+        candidates = (c for n in range(len(norm) - limit, len(norm) + limit + 1) for c in self._by_length.get(n, ())
+                      if len(chars ^ self._chars[c]) <= 2 * limit)
+        for candidate in candidates:
             d = bounded_levenshtein(norm, candidate, min(limit, best_d))
             if d < best_d:
                 best, best_d = [candidate], d
@@ -121,15 +147,19 @@ class NameMatcher:
 
     def match(self, written_names: Sequence[str]) -> MatchResult:
         result = MatchResult()
-        for written in written_names:
-            cid, near = self.lookup(written)
+        ids: set[int] = set()
+        unmatched: set[str] = set()
+        for written in map(str, written_names):
+            cid, near = self.lookup(written, near_misses=len(unmatched) < MAX_NEAR_MISS_SEARCHES)
             if cid is None:
-                if str(written) not in result.unmatched:
-                    result.unmatched.append(str(written))
+                if written not in unmatched:
+                    unmatched.add(written)
+                    result.unmatched.append(written)
                 continue
             if near:
-                result.fuzzy[str(written)] = self._names[cid]
-            if cid not in result.ids:
+                result.fuzzy[written] = self._names[cid]
+            if cid not in ids:
+                ids.add(cid)
                 result.ids.append(cid)
         return result
 

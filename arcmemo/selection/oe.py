@@ -9,18 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arcmemo.core.answers import MAX_CARRIED_CHARS, MAX_NAMES
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
+from arcmemo.core.text import cap
 from arcmemo.memory.render import render_oe
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, yaml_list_answer
 from arcmemo.selection.types import Selection, SelectionSettings
 
+MAX_NUMBER_DIGITS = 9       # a lesson number written as text; longer is not a lesson number
+
 
 def parse_caption(text: str) -> str:
-    observations = extract_tag(text, "observations")
-    speculation = extract_tag(text, "speculation")
+    """The caption for the select prompt; each part held to half of MAX_CARRIED_CHARS."""
+    observations = cap(extract_tag(text, "observations"), MAX_CARRIED_CHARS // 2)
+    speculation = cap(extract_tag(text, "speculation"), MAX_CARRIED_CHARS // 2)
     return f"Observations:\n{observations}\n\nPossible rules (speculation):\n{speculation}"
 
 
@@ -40,17 +45,15 @@ def parse_numbers(text: str) -> list[int]:
         raise ParseError(f"the ```yaml block must be a list of lesson numbers, got a {type(value).__name__}")
     numbers: list[int] = []
     for i, item in enumerate(value):
-        if isinstance(item, bool):
-            raise ParseError(f"item {i + 1} of the list is not a lesson number: {item!r}")
-        if isinstance(item, int):
+        if isinstance(item, int) and not isinstance(item, bool):
             numbers.append(item)
             continue
         if isinstance(item, str):
             digits = item.strip().lower().removeprefix("lesson").strip().lstrip("#").strip()
-            if digits.isdigit():
+            if digits.isdecimal() and len(digits) <= MAX_NUMBER_DIGITS:
                 numbers.append(int(digits))
                 continue
-        raise ParseError(f"item {i + 1} of the list is not a lesson number: {item!r}")
+        raise ParseError(f"item {i + 1} of the list is not a lesson number: {cap(repr(item), 100)}")
     return numbers
 
 
@@ -102,13 +105,8 @@ def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
     if not outcome.ok:
         return Selection(mode="oe", fallback=True, error=outcome.error, caption=caption, reasoning=caption,
                          usage=sum_usage(completions), stats=stats)
-    chosen, unmatched = [], []
-    for number in outcome.value:
-        if 1 <= number <= len(shown):
-            if all(c.id != shown[number - 1].id for c in chosen):
-                chosen.append(shown[number - 1])
-        elif f"#{number}" not in unmatched:
-            unmatched.append(f"#{number}")
+    chosen = [shown[n - 1] for n in dict.fromkeys(outcome.value) if 1 <= n <= len(shown)]
+    unmatched = [f"#{n}" for n in dict.fromkeys(outcome.value) if not 1 <= n <= len(shown)][:MAX_NAMES]
     stats = {**stats, "answered": len(outcome.value), "dropped_over_k": max(0, len(chosen) - settings.top_k)}
     chosen = chosen[: settings.top_k]
     return Selection(mode="oe", concept_ids=[c.id for c in chosen], hint=render_hint(chosen),

@@ -21,8 +21,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from arcmemo.core.answers import MAX_NAME_CHARS, MAX_NAMES
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError
+from arcmemo.core.text import cap, clean_line
 from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
@@ -87,7 +89,8 @@ def fit_hint(ranked: Sequence, concepts: Sequence, custom_types: dict[str, str],
 
 
 def parse_names(text: str) -> list[str]:
-    """The fenced YAML list of concept names. Items may be `name` or `name: why` or `{concept: name}`."""
+    """The fenced YAML list of concept names. Items may be `name` or `name: why` or `{concept: name}`.
+    A name longer than MAX_NAME_CHARS is cut (it cannot be a concept's name)."""
     value = yaml_list_answer(text)
     if value is None:
         return []
@@ -103,9 +106,10 @@ def parse_names(text: str) -> list[str]:
         elif isinstance(item, dict) and isinstance(item.get("concept") or item.get("name"), str):
             name = item.get("concept") or item.get("name")
         else:
-            raise ParseError(f"item {i + 1} of the ```yaml list is not a concept name: {item!r}")
-        if name.strip():
-            names.append(name.strip())
+            raise ParseError(f"item {i + 1} of the ```yaml list is not a concept name: {cap(repr(item), 100)}")
+        name = clean_line(cap(name, MAX_NAME_CHARS))
+        if name:
+            names.append(name)
     return names
 
 
@@ -202,7 +206,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
         return Selection(mode="ps", fallback=True, error=outcome.error, reasoning=reasoning,
                          caption=plan.caption, usage=sum_usage(completions), stats=plan.stats)
 
-    match = match_names(outcome.value, plan.shown)
+    match = match_names(outcome.value[:MAX_NAMES], plan.shown)    # a longer list is not a selection
     by_id = {c.id: c for c in concepts}
     chosen = [by_id[i] for i in match.ids]
     added: list = []
@@ -210,7 +214,8 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
         added = expand_neighbours(concepts, chosen, settings.expand_limit)
     final = fit_hint(chosen + added, concepts, custom_types, settings.hint_budget)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
-             "hint_dropped": len(chosen) + len(added) - len(final)}
+             "hint_dropped": len(chosen) + len(added) - len(final),
+             "names_ignored": max(0, len(outcome.value) - MAX_NAMES)}
     return Selection(
         mode="ps", concept_ids=[c.id for c in final], hint=render_hint(final, custom_types),
         reasoning=reasoning, unmatched=match.unmatched, usage=sum_usage(completions),

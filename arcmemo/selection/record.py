@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from arcmemo.core.text import utf8_safe
 from arcmemo.selection.types import Selection, SelectionSettings
 
 
 def record_selection(memory, task_id: str, settings: SelectionSettings, selection: Selection) -> int:
-    """Insert a SelectionRecord through memory.session(); returns its id."""
+    """Insert a SelectionRecord through memory.session(); returns its id. Text that came from a
+    model or the memory is stored with lone surrogates replaced (they cannot be encoded)."""
     from arcmemo.memory.models import SelectionRecord
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else utf8_safe(value)
 
     record = SelectionRecord(
         run_id=settings.run_id, task_id=task_id, pass_index=settings.pass_index, mode=selection.mode,
-        concept_ids=list(selection.concept_ids), hint=selection.hint, reasoning=selection.reasoning,
-        unmatched=list(selection.unmatched), fallback=selection.fallback, error=selection.error,
-        usage=selection.usage_dict(),
+        concept_ids=list(selection.concept_ids), hint=text(selection.hint), reasoning=text(selection.reasoning),
+        unmatched=[utf8_safe(str(name)) for name in selection.unmatched], fallback=selection.fallback,
+        error=text(selection.error), usage=selection.usage_dict(),
     )
     with memory.session() as session:
         session.add(record)

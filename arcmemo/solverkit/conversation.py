@@ -15,8 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arcmemo.core.answers import MAX_ANSWER_CHARS, MAX_CARRIED_CHARS, quoted, read_answer
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.tasks import Task
+from arcmemo.core.text import clean_text
 from arcmemo.llm.client import LLMError
 from arcmemo.solverkit.helpers import MemoryHelpers, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
@@ -108,20 +110,24 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
             conv.attempts.append(failed(rnd, "", f"llm: {exc}"))
             return
         conv.completions.append(completion)
-        conv.say("assistant", completion.text, rnd, reasoning=completion.reasoning)
+        text = quoted(completion.text, MAX_ANSWER_CHARS)       # what the conversation and the attempt keep
+        reasoning = quoted(completion.reasoning, MAX_CARRIED_CHARS) or None
+        conv.say("assistant", text, rnd, reasoning=reasoning)
         try:
-            program = parse(completion.text)
+            program = read_answer(parse, completion.text)
+            # a parser may decode escapes (JSON's "\\ud800"): what it gives is cleaned again
+            program = Program(clean_text(program.code), quoted(program.reasoning, MAX_CARRIED_CHARS) or None)
         except ParseError as exc:
-            conv.attempts.append(failed(rnd, completion.text, f"format: {exc}", completion.reasoning))
+            conv.attempts.append(failed(rnd, text, f"format: {exc}", reasoning))
             if rnd < retries:
                 conv.say("user", format_feedback(str(exc)), rnd + 1)
             continue
         run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules,
                                       helpers=traced)
         error = attempt_error(run)
-        thoughts = "\n\n".join(t.strip() for t in (completion.reasoning, program.reasoning) if t and t.strip())
+        thoughts = "\n\n".join(t.strip() for t in (reasoning, program.reasoning) if t and t.strip())
         conv.attempts.append(Attempt(
-            sample=conv.index, round=rnd, code=program.code, raw=completion.text,
+            sample=conv.index, round=rnd, code=program.code, raw=text,
             train_correct=run.train_correct, train_cell_accuracy=run.mean_accuracy,
             test_outputs=run.test_outputs, error=error, reasoning=thoughts or None,
             label=conv.label, modules=dict(modules), helpers_called=run.helpers_called,

@@ -17,7 +17,8 @@ FIELDS = ("reflection", "pixel_changes", "object_changes", "helper_functions",
           "overall_pattern", "program_instructions", "program")
 REASONING_FIELDS = FIELDS[:-1]
 
-_CODE_FENCE = re.compile(r"^\s*```[ \t]*(?:python|py)?[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
+_TRANSFORM = re.compile(r"^[ \t]*def[ \t]+transform[ \t]*\(", re.MULTILINE)
+_CODE_FENCE = re.compile(r"^\s*```[ \t]*(?:(?:python|py)[ \t]*)?\n(.*?)\n?```\s*$", re.DOTALL)
 
 
 def _candidates(text: str) -> list[str]:
@@ -44,6 +45,8 @@ def parse_answer(text: str) -> dict:
             break
         except json.JSONDecodeError as exc:
             first_error = first_error or exc
+        except RecursionError:
+            raise ParseError("the answer's JSON is nested too deeply") from None
     if data is None:
         if "{" not in text:
             raise ParseError("the answer contains no JSON object")
@@ -58,7 +61,7 @@ def parse_answer(text: str) -> dict:
     fence = _CODE_FENCE.match(program)
     if fence:
         program = fence.group(1)
-    if not re.search(r"^\s*def\s+transform\s*\(", program, re.MULTILINE):
+    if not _TRANSFORM.search(program):
         raise ParseError('the "program" does not define transform(grid)')
     data = dict(data)
     data["program"] = program.strip("\n") + "\n"

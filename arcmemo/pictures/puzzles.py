@@ -1,0 +1,71 @@
+"""Puzzles, attempts and answers as rows of panels, ready to be drawn (svg, png or terminal).
+
+Answers (test outputs) appear only in pictures made for the user: the caption step's
+pictures come from `task_rows` without outputs, and a `Task` holds none to leak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arcmemo.core.tasks import Grid, Task
+from arcmemo.pictures.layout import Panel, lay_out
+from arcmemo.pictures.png import to_png
+from arcmemo.pictures.svg import to_svg
+
+Rows = list[list[Panel | None]]
+
+
+def pair_row(index: int, pair) -> list[Panel]:
+    return [Panel(f"Example {index} input", pair.input), Panel(f"Example {index} output", pair.output)]
+
+
+def test_row(index: int, grid: Grid, answer: Grid | None = None) -> list[Panel]:
+    return [Panel(f"Test {index} input", grid)] + ([Panel(f"Test {index} answer", answer)] if answer else [])
+
+
+def pair_rows(task: Task, answers: Sequence[Grid] | None = None) -> Rows:
+    """The puzzle one pair per row (input beside output), then each test input (beside its
+    answer, for the user, when given): for narrow displays such as a terminal."""
+    rows = [pair_row(i, pair) for i, pair in enumerate(task.train, 1)]
+    for j, grid in enumerate(task.test_inputs):
+        rows.append(test_row(j + 1, grid, answers[j] if answers and j < len(answers) else None))
+    return rows
+
+
+def task_rows(task: Task, answers: Sequence[Grid] | None = None) -> Rows:
+    """The puzzle for a page, pairs side by side: inputs in the top row, each output below its
+    input, then the test inputs (with their answers below, for the user, when given).
+    Draw with `columns=True`."""
+    inputs = [Panel(f"Example {i} input", p.input) for i, p in enumerate(task.train, 1)]
+    outputs: list[Panel | None] = [Panel(f"Example {i} output", p.output) for i, p in enumerate(task.train, 1)]
+    inputs += [Panel(f"Test {j} input", g) for j, g in enumerate(task.test_inputs, 1)]
+    if answers:
+        outputs += [Panel(f"Test {j} answer", a) for j, a in enumerate(answers, 1)]
+    return [inputs, outputs]
+
+
+def attempt_rows(test_inputs: Sequence[Grid], predictions: Sequence[Sequence[Any]],
+                 answers: Sequence[Grid] | None) -> Rows:
+    """Per test input: the input, each attempt (its cells that differ from the answer outlined),
+    and the answer. `predictions[test][attempt]` as runs record them (None or [] = no grid)."""
+    rows = []
+    for j, grid in enumerate(test_inputs):
+        answer = answers[j] if answers is not None and j < len(answers) else None
+        attempts = predictions[j] if j < len(predictions) else []
+        row = [Panel(f"Test {j + 1} input", grid)]
+        row += [Panel(f"Attempt {a + 1}", attempt or None, answer) for a, attempt in enumerate(attempts or [None])]
+        if answer is not None:
+            row.append(Panel("Expected", answer))
+        rows.append(row)
+    return rows
+
+
+def svg(rows: Rows, *, cell: int = 12, inline: bool = True, columns: bool = False) -> str:
+    """Rows of panels as SVG (inline for HTML by default)."""
+    return to_svg(lay_out(rows, cell, columns=columns), inline=inline)
+
+
+def png(rows: Rows, *, cell: int = 20, columns: bool = False) -> bytes:
+    return to_png(lay_out(rows, cell, columns=columns))

@@ -1,0 +1,299 @@
+"""`arcmemo serve`: a local web app over runs, tasks and memory (Starlette + Jinja2, on uvicorn).
+
+Pages: runs (list, one run with live progress while it runs, compare, the report file),
+one task of a run, tasks of a dataset and one puzzle, memory (search and filters, one
+concept with its history as diffs, graph neighbours, where it came from and which runs
+offered it, and an edit form).
+
+An edit goes through `Memory.edit` with the same actor as `arcmemo concepts edit` and the
+reason typed in the form, so it is one revision like any other; a bad edit changes nothing
+and shows the error in the form. Pages never show an API key (secret-looking settings are
+masked) nor anything of the call log. Everything model-written is escaped by the templates;
+a Content-Security-Policy allows scripts only from this server (one small file for live
+progress), and every form post carries a per-server token against cross-site requests.
+"""
+
+from __future__ import annotations
+
+import difflib
+import secrets
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from arcmemo.core.tasks import TaskError, TaskSet, all_arc_tasks, load_tasks
+from arcmemo.memory.graph import build_graph, neighbours
+from arcmemo.memory.io import read_edit, to_yaml
+from arcmemo.memory.models import DATA_FIELDS, FORMATS, KINDS, SOURCES
+from arcmemo.memory.store import Memory
+from arcmemo.pictures import task_rows
+from arcmemo.run.rundir import RunDirError
+from arcmemo.run.runner import memory_url_for_record
+from arcmemo.web.render import (
+    MemoryFacts,
+    concept_link,
+    environment,
+    overview_charts,
+    picture,
+    runs_overview,
+    task_section,
+)
+from arcmemo.web.report import build_report
+from arcmemo.web.rundata import RunView, runs_under
+
+EDIT_REASON = "edited from the web page"
+CHART_CACHE = 32
+PAGE_SIZE = 60
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; "
+                               "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@lru_cache(maxsize=4)
+def dataset_tasks(dataset: str) -> TaskSet:
+    """A dataset by name ("all" = ARC-AGI-1 training + evaluation), loaded once."""
+    return all_arc_tasks() if dataset == "all" else load_tasks(dataset)
+
+
+class Site:
+    """The app's state and pages (one instance per server)."""
+
+    def __init__(self, memory: Memory, runs_root: str | Path, *, actor: str, dataset: str = "training"):
+        self.memory, self.runs_root, self.actor, self.dataset = memory, Path(runs_root), actor, dataset
+        self.token = secrets.token_urlsafe(24)
+        self.memory_url = memory_url_for_record(str(memory.url))
+        self._charts: dict[tuple, tuple] = {}
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = environment().get_template(template).render(app=True, concept_link=concept_link, **context)
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+    def not_found(self, message: str) -> HTMLResponse:
+        return self.page("error.html", 404, message=message)
+
+    def facts(self) -> MemoryFacts:
+        return MemoryFacts(self.memory)
+
+    def view(self, run_id: str) -> RunView:
+        return RunView.find(run_id, self.runs_root, self.memory)
+
+    def overview(self, views: list[RunView]) -> dict[str, Any]:
+        """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory changes."""
+        key = (tuple(_state(v.rundir.path) for v in views), self.memory.revision())
+        charts = self._charts.get(key)
+        if charts is None:
+            charts = overview_charts(views, self.facts())
+            self._charts[key] = charts
+            while len(self._charts) > CHART_CACHE:
+                self._charts.pop(next(iter(self._charts)))
+        return runs_overview(views, self.facts(), charts)
+
+    def own_runs(self) -> list[RunView]:
+        """The runs that read this memory (concept ids mean the same there)."""
+        return [v for v in runs_under(self.runs_root, self.memory) if v.config.get("memory_url") == self.memory_url]
+
+    # -- runs --------------------------------------------------------------------------
+
+    def runs(self, request: Request) -> Response:
+        return self.page("runs.html", views=[(v, v.progress()) for v in runs_under(self.runs_root, self.memory)],
+                         runs_root=str(self.runs_root))
+
+    def run(self, request: Request) -> Response:
+        try:
+            view = self.view(request.path_params["run_id"])
+        except RunDirError as exc:
+            return self.not_found(str(exc))
+        return self.page("run.html", view=view, progress=view.progress(), overview=self.overview([view]))
+
+    def progress(self, request: Request) -> Response:
+        try:
+            view = self.view(request.path_params["run_id"])
+        except RunDirError as exc:
+            return self.not_found(str(exc))
+        return self.page("_progress.html", view=view, progress=view.progress())
+
+    def compare(self, request: Request) -> Response:
+        refs = request.query_params.getlist("run")
+        if not refs:
+            return RedirectResponse("/runs", status_code=303)
+        try:
+            views = [self.view(ref) for ref in refs]
+        except RunDirError as exc:
+            return self.not_found(str(exc))
+        return self.page("compare.html", views=views, overview=self.overview(views))
+
+    def run_task(self, request: Request) -> Response:
+        try:
+            view = self.view(request.path_params["run_id"])
+            record = view.task(request.path_params["task_id"])
+        except (RunDirError, LookupError) as exc:
+            return self.not_found(str(exc))
+        return self.page("run_task.html", view=view, t=task_section(view, record, self.facts()), run_id=view.run_id)
+
+    def report(self, request: Request) -> Response:
+        try:
+            view = self.view(request.path_params["run_id"])
+        except RunDirError as exc:
+            return self.not_found(str(exc))
+        html = build_report([view], self.facts(), self.overview([view]))
+        return HTMLResponse(html, headers={**HEADERS, "Content-Disposition": f'attachment; filename="{view.run_id}.html"'})
+
+    # -- tasks -------------------------------------------------------------------------
+
+    def _dataset(self, request: Request) -> str:
+        return request.query_params.get("dataset") or self.dataset
+
+    def tasks(self, request: Request) -> Response:
+        dataset = self._dataset(request)
+        try:
+            taskset = dataset_tasks(dataset)
+        except (TaskError, ValueError) as exc:
+            return self.page("error.html", 400, message=str(exc))
+        query = request.query_params.get("q", "").strip().lower()
+        ids = [t.id for t in taskset.tasks if query in t.id.lower()]
+        page = max(1, _int(request.query_params.get("page"), 1))
+        shown = [taskset.by_id(i) for i in ids[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]]
+        return self.page("tasks.html", dataset=dataset, query=query, tasks=shown, total=len(ids), page=page,
+                         pages=max(1, -(-len(ids) // PAGE_SIZE)))
+
+    def task(self, request: Request) -> Response:
+        dataset = self._dataset(request)
+        task_id = request.path_params["task_id"]
+        try:
+            taskset = dataset_tasks(dataset)
+            task = taskset.by_id(task_id)
+        except (TaskError, ValueError) as exc:
+            return self.page("error.html", 400, message=str(exc))
+        except KeyError:
+            return self.not_found(f"no task {task_id!r} in {dataset}")
+        show_answers = request.query_params.get("answers") == "1"
+        truth = taskset.answers[task_id].test_outputs if show_answers else None
+        return self.page("task.html", task=task, dataset=dataset, show_answers=show_answers,
+                         puzzle=picture(task_rows(task, truth), cell=16, columns=True))
+
+    # -- memory ------------------------------------------------------------------------
+
+    def concepts(self, request: Request) -> Response:
+        q = request.query_params
+        filters = {name: q.get(name) or None for name in ("format", "kind", "source", "model")}
+        if filters["format"] not in (None, *FORMATS):
+            return self.page("error.html", 400, message=f"format must be one of {', '.join(FORMATS)}")
+        query = q.get("q", "").strip()
+        found = self.memory.search(query, filters["format"], limit=1000) if query else self.memory.list(filters["format"])
+        models = sorted({c.created_by_model for c in found if c.created_by_model})
+        found = [c for c in found if (not filters["kind"] or c.kind == filters["kind"])
+                 and (not filters["source"] or c.source == filters["source"])
+                 and (not filters["model"] or c.created_by_model == filters["model"])]
+        return self.page("concepts.html", concepts=found[:500], total=len(found), query=query, filters=filters,
+                         formats=FORMATS, kinds=KINDS, sources=SOURCES, models=models)
+
+    def concept(self, request: Request, *, text: str | None = None, reason: str = EDIT_REASON,
+                error: str | None = None, status: int = 200) -> Response:
+        concept = self.memory.get(request.path_params["concept_id"])
+        if concept is None:
+            return self.not_found(f"no concept with id {request.path_params['concept_id']}")
+        history = self.memory.history(concept.id)
+        revisions, before = [], ""
+        for rev in history:
+            after = "" if rev.op == "delete" else to_yaml({f: rev.snapshot.get(f) for f in DATA_FIELDS})
+            revisions.append((rev, _diff(before, after)))
+            before = after
+        graph_edges, ids = [], {}
+        if concept.format == "ps":
+            ps = self.memory.list("ps")
+            graph, ids = build_graph(ps), {c.name: c.id for c in ps}
+            graph_edges = neighbours(graph, concept.name) if concept.name in graph else []
+        came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}
+                           | {("", t) for t in concept.used_in or []})
+        offered = [(v.run_id, [o.task_id for o in v.latest.values() if concept.id in o.selected])
+                   for v in self.own_runs()]
+        return self.page("concept.html", status, concept=concept, data=concept.to_data(),
+                         revisions=list(reversed(revisions)), edges=graph_edges, ids=ids, came_from=came_from,
+                         offered=[(run_id, tasks) for run_id, tasks in offered if tasks],
+                         text=text if text is not None else to_yaml(concept.to_data()), reason=reason,
+                         error=error, token=self.token, edited=request.query_params.get("edited"))
+
+    async def edit(self, request: Request) -> Response:
+        form = await request.form()
+        if not secrets.compare_digest(str(form.get("token", "")), self.token):
+            return self.page("error.html", 403, message="the form is stale or came from another site: reload the page")
+        text, reason = str(form.get("text", "")), str(form.get("reason", "")).strip() or EDIT_REASON
+        return await run_in_threadpool(self._apply_edit, request, text, reason)
+
+    def _apply_edit(self, request: Request, text: str, reason: str) -> Response:
+        concept_id = request.path_params["concept_id"]
+        try:
+            changes = read_edit(text)
+            before = self.memory.revision()
+            self.memory.edit(concept_id, changes, actor=self.actor, reason=reason)
+        except (ValueError, LookupError) as exc:
+            return self.concept(request, text=text, reason=reason, error=str(exc), status=400)
+        after = self.memory.revision()
+        target = f"/concepts/{concept_id}?edited={after if after != before else 'none'}"
+        return RedirectResponse(target, status_code=303)
+
+
+def _state(path: Path) -> tuple:
+    """What a run directory's files look like now (size, mtime): changes when the run moves on."""
+    files = [path / name for name in ("config.json", "events.jsonl", "summary.json")]
+    return (str(path), *((f.stat().st_size, f.stat().st_mtime_ns) if f.exists() else None for f in files))
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _diff(before: str, after: str) -> list[tuple[str, str]]:
+    """(css class, line) of a unified diff between two concept texts."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2)
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    return [(kinds.get(line[:1], ""), line) for line in list(lines)[2:]]
+
+
+def static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name != "live.js":
+        return Response("not found", status_code=404)
+    body = resources.files("arcmemo.web").joinpath("static").joinpath(name).read_text(encoding="utf-8")
+    return Response(body, media_type="text/javascript", headers=HEADERS)
+
+
+def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hosts: list[str],
+               dataset: str = "training") -> Starlette:
+    """The app. `allowed_hosts`: the Host header values served (others get 400, which stops DNS rebinding)."""
+    site = Site(memory, runs_root, actor=actor, dataset=dataset)
+    routes = [
+        Route("/", lambda request: RedirectResponse("/runs", status_code=303)),
+        Route("/runs", site.runs),
+        Route("/runs/compare", site.compare),
+        Route("/runs/{run_id}", site.run),
+        Route("/runs/{run_id}/progress", site.progress),
+        Route("/runs/{run_id}/report.html", site.report),
+        Route("/runs/{run_id}/tasks/{task_id}", site.run_task),
+        Route("/tasks", site.tasks),
+        Route("/tasks/{task_id}", site.task),
+        Route("/concepts", site.concepts),
+        Route("/concepts/{concept_id:int}", site.concept),
+        Route("/concepts/{concept_id:int}/edit", site.edit, methods=["POST"]),
+        Route("/static/{name}", static),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)])
+    app.state.site = site
+    return app

@@ -1,0 +1,103 @@
+"""The numbers behind the charts, taken from runs, and the charts themselves as inline SVG.
+
+What runs record today: per task its final oracle@1/@2 and strict scores, usage, the
+concepts it was offered, and the writes after it. So a run gives one point of the
+score-vs-retry-depth chart (at its `--retries`). A run whose summary holds the paper's
+per-depth block under `depth_table` (arcmemo.scoring.DepthTable.to_dict(): `oracle[d][k-1]`
+in percent, recorded once the run layer keeps every step of every thread) gives the whole
+line for every k, and the chart draws it as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arcmemo.pictures import plots
+from arcmemo.web.rundata import RunView
+
+
+@dataclass(frozen=True)
+class Chart:
+    title: str
+    svg: str
+
+
+def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
+    """oracle@k (%) by retry depth: the run's `depth_table`, else one row at its retry limit."""
+    table = (view.summary or {}).get("depth_table")
+    if isinstance(table, dict) and table.get("oracle"):
+        return {d: {k: float(v) for k, v in enumerate(row, 1)} for d, row in enumerate(table["oracle"])}
+    if not view.latest or any(not o.scores for o in view.latest.values()):
+        return {}                                   # nothing done yet, or a run without test outputs
+    latest = view.latest.values()
+    scores = {k: round(100 * sum(o.scores[f"oracle{k}"] for o in latest) / len(latest), 2) for k in (1, 2)}
+    return {int(view.settings.get("retries", 0)): scores}
+
+
+def efficiency_points(view: RunView) -> list[tuple[float, float, float]]:
+    """(tokens, cost USD, oracle@2 %) of the run as a whole."""
+    progress = view.progress()
+    if not progress["done"] or progress["oracle2"] is None:
+        return []
+    return [(progress["tokens"], progress["cost_usd"], progress["oracle2"])]
+
+
+def memory_series(view: RunView, start_size: int | None) -> list[tuple[int, int, int]]:
+    """(tasks done, concepts in memory, distinct concepts offered so far) after each task, in run order.
+
+    Memory grows by the concepts each write added, counted when the write is logged."""
+    size = start_size or 0
+    offered: set[int] = set()
+    points = [(0, size, 0)]
+    done = 0
+    for event in view.events:
+        if event.get("type") == "task":
+            done += 1
+            offered.update(event.get("selected") or [])
+        elif event.get("type") == "write":
+            size += len(event.get("added") or [])
+        else:
+            continue
+        points.append((done, size, len(offered)))
+    return points
+
+
+def concept_usage(views: Sequence[RunView]) -> dict[int, tuple[int, int]]:
+    """concept id -> (tasks it was offered to, of those the tasks solved), over the latest pass of each task."""
+    counts: dict[int, list[int]] = {}
+    for view in views:
+        for outcome in view.latest.values():
+            for concept_id in dict.fromkeys(outcome.selected):
+                row = counts.setdefault(concept_id, [0, 0])
+                row[0] += 1
+                row[1] += outcome.scores.get("oracle2", 0) == 1
+    return {cid: (row[0], row[1]) for cid, row in counts.items()}
+
+
+def run_charts(views: Sequence[RunView], *, names: dict[int, str] | None = None,
+               start_sizes: dict[str, int | None] | None = None) -> tuple[list[Chart], str | None]:
+    """The charts for these runs, and a note when they cannot be drawn (matplotlib missing).
+
+    `names` maps concept ids to names (from the run's memory); `start_sizes` the memory's size
+    when each run started (by run id), for the memory chart."""
+    if not plots.available():
+        return [], plots.INSTALL_HINT
+    names, start_sizes = names or {}, start_sizes or {}
+    charts: list[Chart] = []
+    depth = {v.label: s for v in views if (s := depth_scores(v))}
+    if depth:
+        charts.append(Chart("Score by retry depth", plots.chart_svg(plots.depth_chart(depth))))
+    efficiency = {v.label: p for v in views if (p := efficiency_points(v))}
+    if efficiency:
+        charts.append(Chart("Score against tokens and cost", plots.chart_svg(plots.efficiency_chart(efficiency))))
+    growing = [v for v in views if v.settings.get("continual") or start_sizes.get(v.run_id)]
+    if growing:
+        series = {v.label: memory_series(v, start_sizes.get(v.run_id)) for v in growing}
+        charts.append(Chart("Memory over the run", plots.chart_svg(plots.memory_chart(series))))
+    usage = concept_usage(views)
+    if usage:
+        rows = [(names.get(cid, f"#{cid}"), offered, solved) for cid, (offered, solved) in usage.items()]
+        charts.append(Chart("Concept usage", plots.chart_svg(plots.usage_chart(rows))))
+    return charts, None
+

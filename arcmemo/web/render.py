@@ -1,0 +1,134 @@
+"""What the report and the pages show, gathered once for both, and the Jinja2 templates.
+
+Templates autoescape everything; the only markup passed through as it is are the SVG
+pictures and charts this package draws itself (drawsvg and matplotlib escape the text they
+hold). Concept names, reasoning, programs and errors are model-written and always escaped.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cache, cached_property
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from arcmemo.memory.store import Memory
+from arcmemo.pictures import attempt_rows, svg, task_rows
+from arcmemo.run.report import COMPARE_HEADER, compare_rows, fmt, solved_alone, summary_rows
+from arcmemo.web.charts import run_charts
+from arcmemo.web.rundata import RunView, TaskRecord
+
+SECRET_WORDS = ("key", "secret", "password", "passwd", "authorization", "credential")
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("arcmemo.web", "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = lambda value: "unknown" if value is None else fmt(value)
+    return env
+
+
+def picture(rows, cell: int = 12, columns: bool = False) -> Markup:
+    """Rows of panels as inline SVG (drawn here, so safe to pass through unescaped)."""
+    return Markup(svg(rows, cell=cell, columns=columns))
+
+
+def concept_name(concept_id: int, name: str) -> Markup:
+    """A concept's name where it cannot be a link (the report file)."""
+    return Markup('<span class="concept" title="concept {}">{}</span>').format(concept_id, name)
+
+
+def concept_link(concept_id: int, name: str) -> Markup:
+    """A concept's name linking to its page (the web app)."""
+    return Markup('<a class="concept" href="/concepts/{}">{}</a>').format(concept_id, name)
+
+
+def redacted(config: Any) -> Any:
+    """The run config with every value under a key that names a secret replaced by ***."""
+    if isinstance(config, dict):
+        return {k: "***" if any(w in str(k).lower() for w in SECRET_WORDS) else redacted(v)
+                for k, v in config.items()}
+    if isinstance(config, list):
+        return [redacted(v) for v in config]
+    return config
+
+
+class MemoryFacts:
+    """What pages show from a memory (through Memory's methods): concept names, what a run wrote,
+    how big the memory was at a revision. Without a memory, names are ids and the rest is empty."""
+
+    def __init__(self, memory: Memory | None):
+        self.memory = memory
+
+    @cached_property
+    def _history(self) -> list:
+        return self.memory.history() if self.memory is not None else []
+
+    @cached_property
+    def names(self) -> dict[int, str]:
+        """Concept id -> its latest name, deleted concepts included."""
+        names = {r.concept_id: r.name for r in self._history if r.concept_id is not None}
+        return names
+
+    def name(self, concept_id: int) -> str:
+        return self.names.get(concept_id, f"#{concept_id}")
+
+    @cached_property
+    def _written(self) -> dict[tuple[str, str], list]:
+        found = defaultdict(list)
+        for rev in self._history:
+            if rev.run_id and rev.task_id:
+                found[(rev.run_id, rev.task_id)].append(rev)
+        return found
+
+    def written(self, run_id: str, task_id: str) -> list:
+        """The revisions a run made while writing memory from one task (custom types included)."""
+        return self._written.get((run_id, task_id), [])
+
+    def size_at(self, revision: int | None, fmt: str) -> int | None:
+        if self.memory is None or revision is None:
+            return None
+        return len(self.memory.list(fmt, as_of=revision))
+
+
+def task_section(view: RunView, record: TaskRecord, facts: MemoryFacts) -> dict[str, Any]:
+    """One task of a run: the puzzle, what memory offered and why, each pass's program and
+    predictions against the truth, and the memory written from it."""
+    tasks, answers = view.puzzles
+    task = tasks.get(record.task_id)
+    truth = answers[record.task_id].test_outputs if record.task_id in answers else None
+    passes = [{"outcome": o,
+               "attempts": picture(attempt_rows(task.test_inputs, o.predictions, truth)) if task else None,
+               "offered": [(cid, facts.name(cid)) for cid in o.selected]}
+              for o in record.passes]
+    return {
+        "id": record.task_id, "outcome": record.outcome, "passes": passes,
+        "puzzle": picture(task_rows(task), columns=True) if task else None,
+        "selections": [dict(s, names=[facts.name(c) for c in s.get("concept_ids", [])]) for s in record.selections],
+        "writes": record.writes, "written": facts.written(view.run_id, record.task_id),
+    }
+
+
+def overview_charts(views: list[RunView], facts: MemoryFacts) -> tuple[list, str | None]:
+    """The charts of these runs (and a note when they cannot be drawn)."""
+    start_sizes = {v.run_id: facts.size_at(v.config.get("memory_revision_start"), v.settings.get("memory_format", "ps"))
+                   for v in views if v.settings.get("continual")}
+    return run_charts(views, names=facts.names, start_sizes=start_sizes)
+
+
+def runs_overview(views: list[RunView], facts: MemoryFacts, charts: tuple[list, str | None] | None = None
+                  ) -> dict[str, Any]:
+    """Summary tables and charts of one or more runs (`charts`: already drawn ones)."""
+    finished = [v for v in views if v.summary is not None]
+    charts, chart_note = charts if charts is not None else overview_charts(views, facts)
+    entries = [(v.config, v.summary) for v in finished]
+    return {
+        "runs": [{"view": v, "config": redacted(v.config), "progress": v.progress(),
+                  "summary": summary_rows(v.summary) if v.summary else None} for v in views],
+        "compare_header": COMPARE_HEADER, "compare": compare_rows(entries) if len(entries) > 1 else [],
+        "solved_alone": solved_alone(entries) if len(entries) > 1 else [],
+        "charts": charts, "chart_note": chart_note,
+    }

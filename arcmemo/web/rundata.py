@@ -1,0 +1,149 @@
+"""A run directory read for pages and reports, also while the run is still writing it.
+
+Everything comes from the run directory (arcmemo.run.rundir): config.json, the event log,
+summary.json. The truth (test outputs) is loaded here only to draw attempts against it
+for the user; nothing read here goes back to a model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from arcmemo.core.tasks import Answers, Task, TaskError
+from arcmemo.memory.store import Memory
+from arcmemo.run.rundir import RunDir, RunDirError, list_runs
+from arcmemo.run.runner import RunConfig, TaskOutcome, _mean_scores, load_run_tasks
+
+STALE_AFTER_S = 300  # an unfinished run with no event for this long is reported as stopped or killed
+
+
+@dataclass
+class TaskRecord:
+    """One task of a run: its latest outcome, every pass, what memory offered, what was written."""
+
+    task_id: str
+    outcome: TaskOutcome
+    passes: list[TaskOutcome]
+    writes: list[dict]
+    selections: list[dict] = field(default_factory=list)
+
+
+class RunView:
+    """One run, read once from its directory (make a new view to see new events). `memory`: the
+    memory the run read, for the selection records runs kept there before the run directory."""
+
+    def __init__(self, rundir: RunDir, memory: Memory | None = None):
+        self.rundir = rundir
+        self.config = rundir.config()
+        self.summary = rundir.summary()
+        self.events = list(rundir.events())
+        self.memory = memory
+
+    @classmethod
+    def find(cls, ref: str, runs_root: str | Path, memory: Memory | None = None) -> RunView:
+        return cls(RunDir.find(ref, runs_root), memory)
+
+    @property
+    def run_id(self) -> str:
+        return self.rundir.run_id
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.config.get("settings", {})
+
+    @property
+    def label(self) -> str:
+        """How charts name the run: its selection mode and solver model, then its id."""
+        model = self.config.get("models", {}).get("solver", "?")
+        return f"{self.settings.get('selection', '?')} · {model} · {self.run_id}"
+
+    @property
+    def planned(self) -> list[str]:
+        return list(self.config.get("task_ids", []))
+
+    @cached_property
+    def outcomes(self) -> list[TaskOutcome]:
+        """Every task outcome in the order the run finished them."""
+        return [TaskOutcome.from_event(e) for e in self.events if e.get("type") == "task"]
+
+    @cached_property
+    def latest(self) -> dict[str, TaskOutcome]:
+        """Each task's outcome in its latest pass, in the run's task order."""
+        found: dict[str, TaskOutcome] = {}
+        for outcome in self.outcomes:
+            found[outcome.task_id] = outcome
+        order = {t: i for i, t in enumerate(self.planned)}
+        return dict(sorted(found.items(), key=lambda item: order.get(item[0], len(order))))
+
+    @property
+    def writes(self) -> list[dict]:
+        return [e for e in self.events if e.get("type") == "write"]
+
+    def task(self, task_id: str) -> TaskRecord:
+        if task_id not in self.latest:
+            raise LookupError(f"run {self.run_id} has no finished task {task_id!r}")
+        return TaskRecord(task_id, self.latest[task_id], [o for o in self.outcomes if o.task_id == task_id],
+                          [w for w in self.writes if w.get("task_id") == task_id], self.selections(task_id))
+
+    def selections(self, task_id: str) -> list[dict]:
+        """What memory selection offered the task and why, as plain dicts (task_id, pass_index,
+        mode, concept_ids, reasoning, unmatched, fallback, error)."""
+        if self.memory is None:
+            return []
+        fields = ("task_id", "pass_index", "mode", "concept_ids", "reasoning", "unmatched", "fallback", "error")
+        return [{name: getattr(r, name) for name in fields} for r in self.memory.selection_records(self.run_id, task_id)]
+
+    def tasks(self) -> list[TaskRecord]:
+        return [self.task(t) for t in self.latest]
+
+    @cached_property
+    def puzzles(self) -> tuple[dict[str, Task], dict[str, Answers]]:
+        """The run's tasks and their answers (for drawing attempts against the truth); empty when
+        the tasks cannot be loaded any more (a moved task file)."""
+        try:
+            config = RunConfig.from_dict({**self.settings, "task_ids": self.planned})
+            taskset = load_run_tasks(config)
+        except (TaskError, ValueError, KeyError, OSError):
+            return {}, {}
+        return {t.id: t for t in taskset.tasks}, dict(taskset.answers)
+
+    def progress(self, now: float | None = None) -> dict[str, Any]:
+        """Where the run stands: tasks done of planned, running scores (None: unscored), tokens,
+        cost, last event."""
+        now = time.time() if now is None else now
+        latest = self.latest.values()
+        done = len(self.latest)
+        scores = _mean_scores(latest) if done else {"oracle2": 0.0, "strict": 0.0}
+        tokens = sum(o.usage.get("prompt_tokens", 0) + o.usage.get("completion_tokens", 0) for o in self.outcomes)
+        cost = sum(o.usage.get("cost_usd", 0) for o in self.outcomes)
+        cost += sum(w.get("usage", {}).get("cost_usd", 0) for w in self.writes)
+        last = max((e.get("time", 0) for e in self.events), default=None)
+        idle = None if last is None else max(0.0, now - last)
+        if self.summary is not None:
+            state = "stopped: " + self.summary["stopped"] if self.summary.get("stopped") else "finished"
+        elif idle is not None and idle > STALE_AFTER_S:
+            state = "no event for a while (stopped or killed?)"
+        else:
+            state = "running"
+        return {
+            "run_id": self.run_id, "state": state, "planned": len(self.planned), "done": done,
+            "passed_train": sum(o.passed_train for o in latest),
+            "oracle2": scores["oracle2"], "strict": scores["strict"],
+            "writes": len(self.writes), "tokens": int(tokens), "cost_usd": round(cost, 6),
+            "idle_s": None if idle is None else round(idle, 1), "last_task": next(reversed(self.latest), None),
+        }
+
+
+def runs_under(root: str | Path, memory: Memory | None = None) -> list[RunView]:
+    """Every readable run under `root`, newest first (an unreadable one is skipped)."""
+    views = []
+    for rundir in reversed(list_runs(root)):
+        try:
+            views.append(RunView(rundir, memory))
+        except RunDirError:
+            continue
+    return views

@@ -1,0 +1,60 @@
+"""Serving the app: which address it may listen on, and uvicorn on a socket bound here.
+
+Loopback (127.0.0.1, ::1, localhost) by default. The page has no login and can edit
+memory, so a non-loopback address is served only when it was given explicitly as
+`--host`; one that came from a setting (ARCMEMO_SERVE_HOST, config.yaml) is refused.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_host(host: str, *, explicit: bool) -> None:
+    """ValueError unless `host` is loopback or was given explicitly with --host."""
+    if not is_loopback(host) and not explicit:
+        raise ValueError(f"serve_host {host!r} is not a loopback address: the page has no login and can edit "
+                         "memory, so listening there needs --host given explicitly")
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """The Host header values to answer (requests naming any other host get 400: DNS rebinding)."""
+    return sorted({"127.0.0.1", "localhost", "[::1]", "::1", host if ":" not in host else f"[{host.strip('[]')}]"})
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: any free port; read it back with getsockname)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(64)
+    return sock
+
+
+def run(app, sock: socket.socket, *, on_start: Callable[[], None] | None = None) -> None:
+    """Serve `app` on `sock` until Ctrl-C (uvicorn; one process, the memory stays single-writer)."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    if on_start is not None:
+        on_start()
+    server.run(sockets=[sock])

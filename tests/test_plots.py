@@ -1,0 +1,74 @@
+"""The charts: the numbers taken from runs, and the SVG/PNG drawn from them."""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+
+from PIL import Image
+from web_support import LEARNED
+
+from arcmemo.memory.store import Memory
+from arcmemo.pictures import plots
+from arcmemo.web.charts import concept_usage, depth_scores, efficiency_points, memory_series
+from arcmemo.web.render import MemoryFacts, overview_charts
+from arcmemo.web.rundata import RunView
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _texts(svg: str) -> list[str]:
+    return ["".join(t.itertext()) for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+def test_depth_chart_has_one_panel_per_k_and_a_line_per_setting():
+    svg = plots.chart_svg(plots.depth_chart({"ps": {0: {1: 20.0, 2: 30.0}, 1: {1: 25.0, 2: 40.0}},
+                                             "none": {0: {1: 10.0, 2: 15.0}}}))
+    texts = _texts(svg)
+    assert "oracle@1" in texts and "oracle@2" in texts and "retry depth" in texts and "ps" in texts
+    assert not svg.startswith("<?xml") and "<metadata>" not in svg and "*{" not in svg
+    ids = re.findall(r'\bid="([^"]+)"', svg)
+    prefix = ids[0].split("-")[0]
+    assert all(i.startswith(prefix + "-") for i in ids)          # unique to this chart on a shared page
+
+
+def test_every_chart_draws_to_png_and_escapes_names():
+    hostile = "<script>alert(1)</script>"
+    figures = [plots.efficiency_chart({"a": [(1000, 0.5, 40.0)]}),
+               plots.memory_chart({"a": [(0, 3, 0), (1, 4, 1), (2, 4, 2)]}),
+               plots.usage_chart([(hostile, 3, 1), ("other", 1, 0)])]
+    for fig in figures:
+        assert Image.open(io.BytesIO(plots.chart_png(fig))).format == "PNG"
+    svg = plots.chart_svg(figures[2])
+    assert "<script" not in svg and "&lt;script&gt;" in svg
+    ET.fromstring(svg)
+
+
+def test_numbers_from_a_continual_run(web_fixture):
+    fx = web_fixture
+    view = RunView.find(fx.continual, fx.runs)
+    assert depth_scores(view) == {0: {1: 66.67, 2: 66.67}}                 # --retries 0, 2 of 3 solved
+    ((tokens, cost, score),) = efficiency_points(view)
+    assert tokens == view.progress()["tokens"] > 0 and score == 66.67
+    # one concept at the start (the hostile one); the learned one added after the second task
+    assert memory_series(view, 1) == [(0, 1, 0), (1, 1, 1), (2, 1, 1), (2, 2, 1), (3, 2, 2), (3, 2, 2)]
+    with Memory(str(fx.memory)) as memory:
+        learned = memory.get(LEARNED).id
+        usage = concept_usage([view])
+        assert usage[1] == (3, 2)             # offered to every task, two of them solved
+        assert usage[learned] == (1, 1)
+        charts, note = overview_charts([view], MemoryFacts(memory))
+    assert note is None and [c.title for c in charts] == ["Score by retry depth", "Score against tokens and cost",
+                                                          "Memory over the run", "Concept usage"]
+    assert LEARNED in charts[3].svg
+
+
+def test_a_run_summary_with_a_depth_table_gives_the_whole_line(web_fixture):
+    from arcmemo.scoring import PuzzleThreads, depth_table
+
+    # two threads, one retry: thread 0 solves at depth 1, thread 1 never
+    table = depth_table([PuzzleThreads("t", 1, (((False,), (True,)), ((False,), (False,))))], threads=2, retries=1)
+    view = RunView.find(web_fixture.baseline, web_fixture.runs)
+    view.summary = dict(view.summary, depth_table=table.to_dict())
+    assert depth_scores(view) == {0: {1: 0.0, 2: 0.0}, 1: {1: 50.0, 2: 100.0}}
