@@ -151,10 +151,11 @@ def _docstring(fn: ast.FunctionDef) -> tuple[str, str]:
     return lines[0], doc
 
 
-def check_helper(source: str, name: str, parameters: Sequence[str] = (), *,
+def check_helper(source: str, name: str, parameters: Sequence[str] | None = (), *,
                  helpers: Iterable[str] = ()) -> HelperInfo:
     """Check one helper's source against its concept (see the module docstring); `helpers` are
-    the function names of the other helpers it may call. Raises HelperError."""
+    the function names of the other helpers it may call; `parameters` None skips the check of
+    the parameters (a partial concept about to merge into a stored one). Raises HelperError."""
     tree = _parse(source)
     functions = []
     for node in tree.body:
@@ -176,7 +177,8 @@ def check_helper(source: str, name: str, parameters: Sequence[str] = (), *,
         raise HelperError(f"defines {fn.name}(...), but this concept's helper must be named {name}")
     if fn.decorator_list:
         raise HelperError(f"{_signature(fn)}: decorators are not allowed")
-    _check_parameters(fn, parameters)
+    if parameters is not None:
+        _check_parameters(fn, parameters)
     summary, doc = _docstring(fn)
     imported, imported_helpers = _imports(tree)
     known = set(helpers) - {name}

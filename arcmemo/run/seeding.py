@@ -48,6 +48,7 @@ from arcmemo.core.helpercode import MODULE, HelperError
 from arcmemo.core.settings import setting
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm.client import Usage
+from arcmemo.run.helpercheck import verification
 from arcmemo.run.session import shared_sandbox
 from arcmemo.solverkit.programs import run_on_pairs
 
@@ -253,15 +254,18 @@ def configured_model(flag: str | None) -> str | None:
 class _Writer:
     """Writes one verified seed: from its annotation (no model), or through the model pipeline."""
 
-    def __init__(self, memory, llm, model, run_id, summary: SeedSummary, problem, *, examples):
-        self.memory, self.llm, self.model, self.run_id = memory, llm, model, run_id
+    def __init__(self, memory, llm, model, run_id, summary: SeedSummary, problem, *, examples, tasks: str):
+        self.memory, self.llm, self.model, self.run_id, self.tasks = memory, llm, model, run_id, tasks
         self.summary, self.problem, self.examples = summary, problem, examples
         self.own_llm = False
 
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
+        verified = verification(item.seed.task_id, self.tasks, item.seed.code, self.run_id)
+        helpers = {concept: {"name": h.name, "source": h.source, "depends": list(h.depends), "verified": verified}
+                   for concept, h in item.helpers.items()}
         try:
             result = ingest_annotation(self.memory, item.annotation, item.seed.code, formats=tuple(formats),
-                                       run_id=self.run_id, task_id=item.seed.task_id)
+                                       run_id=self.run_id, task_id=item.seed.task_id, helpers=helpers)
         except AnnotationError as exc:
             self.summary.write_failures += 1
             self.problem(str(exc))
@@ -377,7 +381,7 @@ def run_seed(options: SeedOptions, *, report: Callable[[str], None] = lambda m: 
         "directory": str(options.directory), "format": options.format, "model": model,
         "lib": str(options.lib) if options.lib else None, "transpose": options.transpose,
     })
-    writer = _Writer(memory, llm, model, run_id, summary, problem,
+    writer = _Writer(memory, llm, model, run_id, summary, problem, tasks=options.tasks,
                      examples=load_examples(options.directory) or load_examples())  # else default seeds/
     try:
         done = _done(memory)
