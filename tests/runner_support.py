@@ -76,4 +76,5 @@ def script_run(fake, *, task_ids=TASK_IDS, unsolved=(), delay_s: float = 0.0, ma
     fake.on("pseudocode", lambda messages: "<pseudocode>\nfor each cell: recolour by table\n</pseudocode>\n"
                                            "<summary>recolour with a fixed table</summary>")
     fake.on("ps_abstract", lambda messages: PS_CONCEPT)
+    fake.on("ps_helpers", lambda messages: "NONE")
     return fake

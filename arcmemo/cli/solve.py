@@ -80,6 +80,14 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--budget-usd", type=float, default=None, help="Stop cleanly before spending more than this.")
 @click.option("--max-tokens", type=int, default=None, help="Completion token limit per solver call.")
 @click.option("--temperature", type=float, default=None, help="Sampling temperature for the solver model.")
+@click.option("--model-seed", type=int, default=None,
+              help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
+@click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
+                   "memory_helpers); off: the concepts' text only.")
+@click.option("--max-helpers", type=int, default=None,
+              help="At most N helpers per task (default 3 for a small-context model such as the embedded "
+                   "one, else 8).")
 @click.option("--run-dir", default=DEFAULT_RUNS_DIR, show_default=True, help="Where run directories go.")
 @click.option("--resume", default=None, metavar="RUN", help="Continue a killed run (id or path).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -91,7 +99,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @user_errors
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, run_dir, resume, quiet, require_isolation, db, **models) -> None:
+          max_tokens, temperature, model_seed, helpers, max_helpers, run_dir, resume, quiet, require_isolation, db,
+          **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -110,7 +119,7 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
-            budget_usd=budget_usd,
+            budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on", max_helpers=max_helpers,
         )
         if selection == "cheatsheet" and not continual:
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "

@@ -40,12 +40,12 @@ def imported_helpers(program: str) -> list[str]:
     return sorted(names)
 
 
-def run_with_helpers(sandbox, task: Task, program: str, helpers: Mapping[str, dict], wanted: Iterable[str]) -> str | None:
+def check_program(sandbox, task: Task, program: str, helpers: Mapping[str, dict],
+                  wanted: Iterable[str] = ()) -> tuple[str | None, set[str]]:
     """Run `program` on the task's train pairs with the module of `wanted` and the helpers it
-    imports (`helpers`: function name -> helper record, dependencies included): None when it
-    passes every pair and calls every wanted helper, else why not."""
-    wanted = list(wanted)
-
+    imports (`helpers`: function name -> helper record, dependencies included): (None, the
+    helpers it reached: called, or called by a helper it called) when it passes every pair,
+    else (why not, set())."""
     def depends(name: str) -> list[str]:
         return helpers[name]["depends"] if name in helpers else []
 
@@ -56,14 +56,37 @@ def run_with_helpers(sandbox, task: Task, program: str, helpers: Mapping[str, di
     for i, (ok, outcome) in enumerate(zip(check.correct, check.outcomes)):
         if not ok:
             if outcome.ok:
-                return f"its program gives a wrong output on train pair {i} of task {task.id}{using}"
+                return f"its program gives a wrong output on train pair {i} of task {task.id}{using}", set()
             detail = (outcome.message or "").strip().splitlines()[-1:] or [""]
-            return f"its program fails on train pair {i} of task {task.id}{using}: {outcome.error}: {detail[0][:300]}"
-    reached = set(closure([n for o in check.outcomes for n in o.called], depends))
+            return (f"its program fails on train pair {i} of task {task.id}{using}: {outcome.error}: "
+                    f"{detail[0][:300]}", set())
+    return None, set(closure([n for o in check.outcomes for n in o.called], depends))
+
+
+def run_with_helpers(sandbox, task: Task, program: str, helpers: Mapping[str, dict], wanted: Iterable[str]) -> str | None:
+    """None when `program` passes every train pair with `helpers` and calls every `wanted` one, else why not."""
+    wanted = list(wanted)
+    failure, reached = check_program(sandbox, task, program, helpers, wanted)
+    if failure is not None:
+        return failure
     missing = [name for name in wanted if name not in reached]
-    if missing:
-        return f"its program (task {task.id}) never calls {', '.join(missing)}"
-    return None
+    return f"its program (task {task.id}) never calls {', '.join(missing)}" if missing else None
+
+
+def write_verifier(sandbox, memory, task: Task, tasks: str, run_id: str | None):
+    """The `verify(program, helpers)` the PS write's helper step takes (abstraction/helpers.py): the
+    rewritten program must pass the task's train pairs with the proposed helpers and the
+    memory's; returns its verification record and the helpers it reached, or raises
+    HelperVerificationError saying why not."""
+    library = {name: c.helper for name, c in memory.helpers().items()}
+
+    def verify(program: str, helpers: Mapping[str, dict]) -> tuple[dict, set[str]]:
+        failure, reached = check_program(sandbox, task, program, {**library, **helpers}, wanted=helpers)
+        if failure is not None:
+            raise HelperVerificationError(failure)
+        return verification(task.id, tasks, program, run_id), reached
+
+    return verify
 
 
 def verification(task_id: str, tasks: str, program: str, run_id: str | None = None) -> dict:
@@ -139,5 +162,5 @@ def _same_helper(new: Mapping, old: Mapping | None) -> bool:
             and {k: (new.get("verified") or {}).get(k) for k in fields} == {k: old["verified"][k] for k in fields})
 
 
-__all__ = ["HelperVerificationError", "HelperVerifier", "imported_helpers", "run_with_helpers", "verification",
-           "verify_edit"]
+__all__ = ["HelperVerificationError", "HelperVerifier", "imported_helpers", "check_program", "run_with_helpers",
+           "verification", "verify_edit", "write_verifier"]

@@ -33,7 +33,10 @@ from arcmemo.core.settings import SELECTION_MODES
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm.catalog import ROLES
 from arcmemo.memory.store import Memory
+from arcmemo.memory.usage import COUNTERS
 from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.run.helpercheck import write_verifier
+from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.rundir import RunDir, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
@@ -77,6 +80,9 @@ class RunConfig:
     order: str = "as-given"  # as-given | shuffled
     seed: int = 0
     budget_usd: float | None = None
+    model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
+    helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
+    max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
 
     def __post_init__(self) -> None:
         if self.selection not in SELECTION_MODES:
@@ -92,6 +98,8 @@ class RunConfig:
                 raise ValueError(f"--{name} must be at least 1")
         if self.retries < 0:
             raise ValueError("--retries must be 0 or more")
+        if self.max_helpers is not None and self.max_helpers < 0:
+            raise ValueError("--max-helpers must be 0 or more")
         if self.token_budget is not None and self.token_budget < MIN_TOKEN_BUDGET:
             raise ValueError(f"--token-budget must be at least {MIN_TOKEN_BUDGET} (estimated tokens), "
                              f"got {self.token_budget}")
@@ -120,6 +128,8 @@ class TaskOutcome:
     selection_fallback: bool
     error: str | None = None
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
+    helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
+    concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its Usage counters
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -172,6 +182,7 @@ class Runner:
         self.solver_settings = SolverSettings(
             attempts=config.attempts, retries=config.retries,
             max_tokens=config.max_tokens, temperature=config.temperature,
+            extra={} if config.model_seed is None else {"seed": config.model_seed},
         )
 
     # ------------------------------------------------------------------ config
@@ -260,8 +271,15 @@ class Runner:
             token_budget=self.config.token_budget, hint_budget=self.config.hint_budget,
             run_id=self.rundir.run_id, pass_index=p, record=True,
             memory_format=self.config.memory_format,
+            select_params={} if self.config.model_seed is None else {"seed": self.config.model_seed},
         ), self.llm)
-        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+        concepts = self.memory.list("ps") if selection.concept_ids else []
+        helpers = None
+        if self.config.helpers and concepts:
+            helpers = offer_helpers(concepts, selection.concept_ids, helper_limit(self.llm, self.config.max_helpers),
+                                    self.memory.usage(concept_ids=selection.concept_ids))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
         settings = dataclasses.replace(self.solver_settings, sample_offset=(p - 1) * self.config.attempts)
         ctx = SolveContext(llm=self.llm, sandbox=self.sandbox, settings=settings, run_id=self.rundir.run_id)
         try:
@@ -283,6 +301,11 @@ class Runner:
                    "solver": self.config.solver}))
         usage = usage_since(self.llm, before)
         errors = [a.error for a in result.attempts if a.error]
+        used = helper_use(result.attempts, selection.concept_ids, concepts,
+                          solved=bool(score is not None and score.oracle2 == 1))
+        if used:
+            self.memory.record_usage(run_id=self.rundir.run_id, pass_index=p, task_id=task.id, used=used)
+        names = {c.id: c.name for c in concepts}
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
             code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
@@ -290,6 +313,8 @@ class Runner:
             usage=usage, selected=list(selection.concept_ids), selection_fallback=bool(selection.fallback),
             error=solver_error or (errors[-1] if errors and not result.passed_train else None),
             notes=list(getattr(result.trace, "notes", []) or []) + ([result.error] if result.error else []),
+            helpers_offered=helpers.names() if helpers else [],
+            concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
         )
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
@@ -332,10 +357,15 @@ class Runner:
                     "extended": ["cheatsheet"] if update.updated else [], "failed": update.error is not None,
                     "error": update.error, "usage": usage_since(self.llm, before)}
         solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
-        writer = write_oe if self.config.memory_format == "oe" else write_ps
-        result = writer(self.memory, self.llm, solution, run_id=run_id)
+        if self.config.memory_format == "oe":
+            result = write_oe(self.memory, self.llm, solution, run_id=run_id)
+        else:
+            verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
+                      if self.config.helpers else None)
+            result = write_ps(self.memory, self.llm, solution, run_id=run_id, verify_helpers=verify)
         return {"type": "write", "pass_index": p, "task_id": task.id, "added": list(result.added),
                 "extended": list(result.extended), "failed": bool(result.failed), "error": result.error,
+                "helpers": list(result.helpers), "helper_problems": list(result.helper_problems),
                 "usage": usage_since(self.llm, before)}
 
     def _over_budget(self) -> bool:
@@ -372,6 +402,7 @@ class Runner:
             "per_task": {t: {**o.scores, "passed_train": o.passed_train, "pass": o.pass_index,
                              "selected": len(o.selected)} for t, o in sorted(latest.items())},
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
+            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
             "concepts_added": added,
             "concepts_extended": extended,
@@ -428,9 +459,11 @@ def load_run_tasks(config: RunConfig) -> TaskSet:
 
 
 def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
-    """The config with the budgets left open filled in for the run's models (budgets_for)."""
+    """The config with the budgets left open filled in for the run's models (budgets_for, and
+    how many helpers a task is offered: offer.helper_limit)."""
     token_budget, hint_budget = budgets_for(llm, config.token_budget, config.hint_budget)
-    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget)
+    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget,
+                               max_helpers=helper_limit(llm, config.max_helpers))
 
 
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,

@@ -68,7 +68,10 @@ def _overflowed(exc: LLMError) -> bool:
 
 async def _ask(conv: Conversation, ctx: Any, *, step: str, task: Task, params: dict):
     """One model turn. If a long conversation overflows the model's context, continue from its
-    opening (instructions and puzzle) and the latest exchange only, and ask once more."""
+    opening (instructions and puzzle) and the latest exchange only, and ask once more. A
+    sampling `seed` is offset by the sample index, so samples differ and each repeats."""
+    if params.get("seed") is not None:
+        params = {**params, "seed": int(params["seed"]) + conv.index}
     try:
         return await ctx.llm.achat(list(conv.messages), role="solver", step=step, sample=conv.index,
                                    task_id=task.id, **params)
