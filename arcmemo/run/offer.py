@@ -16,7 +16,7 @@ from arcmemo.memory.usage import Usage
 from arcmemo.solverkit import MemoryHelpers, OfferedHelper
 
 SMALL_CONTEXT = 16_000     # a model whose context is at most this many tokens gets few helpers
-FEW_HELPERS = 3
+FEW_HELPERS = 2
 MANY_HELPERS = 8
 
 
@@ -30,9 +30,10 @@ def helper_limit(llm, given: int | None = None) -> int:
 
 def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
                   usage: Mapping[int, Usage] | None = None) -> MemoryHelpers | None:
-    """The helpers of the chosen concepts (ids, in the selection's order), at most `limit`: those
-    whose helpers passing programs called most often first (the memory's own measure), then in
-    the selection's order. `concepts` are all PS concepts (for the helpers they call)."""
+    """The helpers of the chosen concepts (ids, most wanted first: the select model's order),
+    at most `limit`: those whose helpers passing programs called most often first (the
+    memory's own measure), then in the given order. `concepts` are all PS concepts (for the
+    helpers they call)."""
     by_id = {c.id: c for c in concepts}
     sources = {c.helper["name"]: c.helper for c in concepts if c.helper}
     usage = usage or {}

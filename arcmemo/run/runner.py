@@ -276,7 +276,8 @@ class Runner:
         concepts = self.memory.list("ps") if selection.concept_ids else []
         helpers = None
         if self.config.helpers and concepts:
-            helpers = offer_helpers(concepts, selection.concept_ids, helper_limit(self.llm, self.config.max_helpers),
+            wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
+            helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
                                     self.memory.usage(concept_ids=selection.concept_ids))
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)

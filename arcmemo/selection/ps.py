@@ -213,9 +213,11 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     if settings.expand and chosen:
         added = expand_neighbours(concepts, chosen, settings.expand_limit)
     final = fit_hint(chosen + added, concepts, custom_types, settings.hint_budget)
+    kept = {c.id for c in final}
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
-             "names_ignored": max(0, len(outcome.value) - MAX_NAMES)}
+             "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
+             "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/offer.py)
     return Selection(
         mode="ps", concept_ids=[c.id for c in final], hint=render_hint(final, custom_types),
         reasoning=reasoning, unmatched=match.unmatched, usage=sum_usage(completions),
