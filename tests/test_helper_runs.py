@@ -87,6 +87,13 @@ def test_how_many_helpers_and_which(memory):
     offered = offer_helpers(concepts, [c.id for c in concepts], 3)
     assert offered.names() == ["rotate_grid"] and offered.offered[0].concept == "rotate grid"
     assert offered.module.count("def rotate_grid") == 1 and ROTATE.splitlines()[3] in offered.module
+    memory.merge({**rotate_concept(), "name": "turn grid", "helper": {
+        **rotate_concept()["helper"], "name": "turn_grid", "source": ROTATE.replace("def rotate_grid", "def turn_grid")}},
+        actor="test")
+    concepts = memory.list("ps")
+    turn = memory.get("turn grid")
+    assert offer_helpers(concepts, [turn.id, rotate.id], 1).names() == ["turn_grid"]    # the order given
+    assert offer_helpers(concepts, [turn.id, rotate.id], 1, {rotate.id: Usage(3, 3, 2, 1)}).names() == ["rotate_grid"]
     used = helper_use([Attempt(0, 0, "x", "", train_correct=[True], helpers_called=["rotate_grid"])], [], concepts,
                       solved=False)
     assert used == {rotate.id: Usage(offered=0, called=1, called_passing=1, solved=0)}   # reached, not offered

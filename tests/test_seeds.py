@@ -198,3 +198,17 @@ def test_custom_types_agree():
             defs.setdefault(name, set()).add(definition)
     clashes = {n: sorted(d) for n, d in defs.items() if len(d) > 1}
     assert not clashes, f"custom types defined differently in different annotations: {clashes}"
+
+
+def test_a_seed_made_standalone_runs_without_the_helpers_module():
+    from arcmemo.abstraction.seedhelpers import standalone
+    from arcmemo.core.tasks import Pair
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import run_on_pairs
+
+    code = standalone((SEEDS_DIR / "00d62c1b.py").read_text(), read_library(SEEDS_DIR))
+    assert "from memory_helpers" not in code and "def extract_objects" in code
+    training = load_tasks("training", ids=["00d62c1b"])
+    task, answers = training.by_id("00d62c1b"), training.answers["00d62c1b"].test_outputs
+    pairs = list(task.train) + [Pair(g, o) for g, o in zip(task.test_inputs, answers)]
+    assert run_on_pairs(get_sandbox(), code, pairs).passed_all

@@ -116,5 +116,18 @@ def uncalled(wanted: Sequence[SeedHelper], called: Iterable[str], library: Mappi
     return [h.name for h in wanted if h.name not in reached]
 
 
+def standalone(code: str, library: Mapping[str, SeedHelper]) -> str:
+    """A seed's program that imports helpers, made self-contained: the helpers it imports (and
+    those they call) written out above it, its `from memory_helpers import` lines dropped."""
+    tree = ast.parse(code)
+    imports = [node for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == MODULE]
+    if not imports:
+        return code
+    wanted = [library[alias.name] for node in imports for alias in node.names]
+    drop = {line for node in imports for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+    kept = "".join(line for i, line in enumerate(code.splitlines(keepends=True), 1) if i not in drop)
+    return module_for(wanted, library) + "\n\n" + kept
+
+
 __all__ = ["LIBRARY", "HelperLibraryError", "SeedHelper", "library_path", "read_library", "concept_helpers",
-           "check_against_concept", "module_for", "uncalled"]
+           "check_against_concept", "module_for", "uncalled", "standalone"]
