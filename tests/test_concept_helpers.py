@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from arcmemo.cli import cli
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.store import Memory
-from arcmemo.memory.usage import Usage
+from arcmemo.memory.usage import ConceptUse
 
 ROTATE = '''import numpy as np
 
@@ -154,11 +154,11 @@ def test_opening_an_older_memory_adds_the_helper_column_and_usage_table(tmp_path
 
 
 def test_usage_counts_each_task_once(memory):
-    memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={1: Usage(1, 1, 1, 0), 2: Usage(1, 0, 0, 0)})
-    memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={1: Usage(1, 1, 1, 1)})   # solved again
-    memory.record_usage(run_id="r2", pass_index=1, task_id="t1", used={1: Usage(1, 1, 0, 0)})
-    assert memory.usage() == {1: Usage(2, 2, 1, 1)}
-    assert memory.usage(run_id="r1") == {1: Usage(1, 1, 1, 1)}
+    memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={1: ConceptUse(1, 1, 1, 0), 2: ConceptUse(1, 0, 0, 0)})
+    memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={1: ConceptUse(1, 1, 1, 1)})   # solved again
+    memory.record_usage(run_id="r2", pass_index=1, task_id="t1", used={1: ConceptUse(1, 1, 0, 0)})
+    assert memory.usage() == {1: ConceptUse(2, 2, 1, 1)}
+    assert memory.usage(run_id="r1") == {1: ConceptUse(1, 1, 1, 1)}
     assert memory.usage(concept_ids=[2]) == {}
 
 
@@ -189,7 +189,7 @@ def test_show_list_with_code_and_stats(db):
     with Memory(db) as memory:
         ids = {c.name: c.id for c in memory.list()}
         memory.record_usage(run_id="r", pass_index=1, task_id="t",
-                            used={ids["rotate grid"]: Usage(1, 1, 1, 1), ids["half turn"]: Usage(1, 0, 0, 0)})
+                            used={ids["rotate grid"]: ConceptUse(1, 1, 1, 1), ids["half turn"]: ConceptUse(1, 0, 0, 0)})
     table = run("concepts", "stats", "--db", db).output.splitlines()
     assert table[0].split() == ["id", "name", "helper", "offered", "called", "called", "passing", "solved"]
     assert "rotate grid" in table[1] and "half turn" in table[2] and len(table) == 3

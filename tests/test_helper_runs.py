@@ -8,7 +8,7 @@ import pytest
 from test_concept_helpers import ROTATE, rotate_concept
 
 from arcmemo.memory.store import Memory
-from arcmemo.memory.usage import Usage
+from arcmemo.memory.usage import ConceptUse
 from arcmemo.run.offer import FEW_HELPERS, MANY_HELPERS, helper_limit, helper_use, offer_helpers
 from arcmemo.run.report import summary_rows
 from arcmemo.run.runner import RunConfig, new_runner
@@ -52,8 +52,8 @@ def test_selected_helpers_are_offered_called_and_counted(tmp_path, fake_model, f
         "rotate grid": (1, 1, 1, 1), "plain structure": (1, 0, 0, 0)}
     assert {r["name"]: r["called"] for r in second["concept_use"]} == {"rotate grid": 0, "plain structure": 0}
     assert summary["concept_use"] == {"offered": 4, "called": 1, "called_passing": 1, "solved": 1}
-    assert memory.usage()[rotate] == Usage(offered=2, called=1, called_passing=1, solved=1)
-    assert memory.usage(run_id=runner.rundir.run_id)[rotate] == Usage(2, 1, 1, 1)
+    assert memory.usage()[rotate] == ConceptUse(offered=2, called=1, called_passing=1, solved=1)
+    assert memory.usage(run_id=runner.rundir.run_id)[rotate] == ConceptUse(2, 1, 1, 1)
     assert ("concepts offered / helper called / by a passing program / in a solved task", "4 / 1 / 1 / 1") in \
         summary_rows(summary)
     assert runner.rundir.config()["settings"]["max_helpers"] == MANY_HELPERS    # the fake declares no context
@@ -68,7 +68,7 @@ def test_helpers_off_offers_none_and_the_program_cannot_import_them(tmp_path, fa
     assert summary["oracle2"] == 0.0 and summary["concept_use"]["called"] == 0
     event = next(e for e in runner.rundir.events() if e["type"] == "task")
     assert event["helpers_offered"] == [] and event["error"] == "exception"   # nothing to import: the program fails
-    assert memory.usage()[memory.get("rotate grid").id] == Usage(offered=2)
+    assert memory.usage()[memory.get("rotate grid").id] == ConceptUse(offered=2)
 
 
 def test_how_many_helpers_and_which(memory):
@@ -93,7 +93,7 @@ def test_how_many_helpers_and_which(memory):
     concepts = memory.list("ps")
     turn = memory.get("turn grid")
     assert offer_helpers(concepts, [turn.id, rotate.id], 1).names() == ["turn_grid"]    # the order given
-    assert offer_helpers(concepts, [turn.id, rotate.id], 1, {rotate.id: Usage(3, 3, 2, 1)}).names() == ["rotate_grid"]
+    assert offer_helpers(concepts, [turn.id, rotate.id], 1, {rotate.id: ConceptUse(3, 3, 2, 1)}).names() == ["rotate_grid"]
     used = helper_use([Attempt(0, 0, "x", "", train_correct=[True], helpers_called=["rotate_grid"])], [], concepts,
                       solved=False)
-    assert used == {rotate.id: Usage(offered=0, called=1, called_passing=1, solved=0)}   # reached, not offered
+    assert used == {rotate.id: ConceptUse(offered=0, called=1, called_passing=1, solved=0)}   # reached, not offered

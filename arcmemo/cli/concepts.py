@@ -339,12 +339,12 @@ def stats(db, run_id, sort_by, show_all, as_json) -> None:
     offered: tasks it was offered to; called: its helper was called by a program there;
     called passing: by a program that passed every train pair; solved: called in a task the
     run finally solved."""
-    from arcmemo.memory.usage import COUNTERS, Usage
+    from arcmemo.memory.usage import COUNTERS, ConceptUse
 
     memory = _open(db)
     counts = memory.usage(run_id=run_id)
     rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
-             **(counts.get(c.id) or Usage()).as_dict()}
+             **(counts.get(c.id) or ConceptUse()).as_dict()}
             for c in memory.list("ps") if show_all or c.id in counts]
     if sort_by in COUNTERS:
         rows.sort(key=lambda r: (-r[sort_by], -r["called"], -r["offered"], r["name"]))

@@ -32,7 +32,7 @@ import json
 import re
 import reprlib
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -170,17 +170,25 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=False)
 
 
-class Parameter(_Shape):
-    name: Name = None
-    typing: Item = None
-    description: Item = None
+class _Mapping(_Shape):
+    """A shape given as a mapping; anything else is refused naming its FIELDS."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="before")
     @classmethod
     def _a_mapping(cls, value: Any) -> Any:
         if not isinstance(value, dict):
-            raise ConceptDataError(f"expected a mapping with name, typing, description; got {type(value).__name__}")
+            raise ConceptDataError(f"expected a mapping with {', '.join(cls.FIELDS)}; got {type(value).__name__}")
         return value
+
+
+class Parameter(_Mapping):
+    FIELDS: ClassVar[tuple[str, ...]] = PARAMETER_FIELDS
+
+    name: Name = None
+    typing: Item = None
+    description: Item = None
 
     @model_validator(mode="after")
     def _complete(self, info: ValidationInfo) -> Parameter:
@@ -255,22 +263,17 @@ class Verified(_Shape):
         return self
 
 
-class Helper(_Shape):
+class Helper(_Mapping):
     """A PS concept's helper: the source of one function implementing it, the other helpers it
     calls, and where it was verified (core/helpercode.py says what the source may be)."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = HELPER_FIELDS
 
     name: Name = None
     source: Annotated[str | None, BeforeValidator(_code)] = None
     depends: Annotated[list[Annotated[str, BeforeValidator(_sized(MAX_NAME, line=True, numbers=False))]],
                        BeforeValidator(_a_list(MAX_ITEMS))] = []
     verified: Verified | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _a_mapping(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            raise ConceptDataError(f"expected a mapping with {', '.join(HELPER_FIELDS)}; got {type(value).__name__}")
-        return value
 
     @model_validator(mode="after")
     def _complete(self) -> Helper:

@@ -12,7 +12,7 @@ revision or other record changes.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 
@@ -23,25 +23,22 @@ COUNTERS = ("offered", "called", "called_passing", "solved")
 
 
 @dataclass
-class Usage:
-    """One concept's use in one task (a row), or counts summed over tasks."""
+class ConceptUse:
+    """One concept's use in one task (a row: 0 or 1 each), or counts summed over tasks."""
 
     offered: int = 0
     called: int = 0
     called_passing: int = 0
     solved: int = 0
 
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
     def as_dict(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in COUNTERS}
 
 
 class UsageRecords:
-    """Usage rows; mixed into `Memory` (uses its `_read`/`_write`)."""
+    """The usage rows; mixed into `Memory` (uses its `_read`/`_write`)."""
 
-    def record_usage(self, *, run_id: str, pass_index: int, task_id: str, used: dict[int, Usage]) -> None:
+    def record_usage(self, *, run_id: str, pass_index: int, task_id: str, used: dict[int, ConceptUse]) -> None:
         """The usage of the concepts offered to one task (concept id -> its row), replacing what an
         earlier attempt at the same task of the same run and pass recorded."""
         u = USAGE.c
@@ -53,7 +50,7 @@ class UsageRecords:
             if rows:
                 session.execute(USAGE.insert(), rows)
 
-    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None) -> dict[int, Usage]:
+    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None) -> dict[int, ConceptUse]:
         """Counts per concept id, over every run or one run's tasks."""
         u = USAGE.c
         query = sa.select(u.concept_id, *(sa.func.sum(sa.cast(u[name], sa.Integer)) for name in COUNTERS))
@@ -63,7 +60,7 @@ class UsageRecords:
             query = query.where(u.concept_id.in_(list(concept_ids)))
         with self._read() as session:
             rows = session.execute(query.group_by(u.concept_id)).all()
-        return {concept_id: Usage(*(int(v or 0) for v in counts)) for concept_id, *counts in rows}
+        return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in rows}
 
 
-__all__ = ["COUNTERS", "Usage", "UsageRecords"]
+__all__ = ["COUNTERS", "ConceptUse", "UsageRecords"]

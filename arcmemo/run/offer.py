@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from arcmemo.core.helpercode import build_module, closure, describe
-from arcmemo.memory.usage import Usage
+from arcmemo.memory.usage import ConceptUse
 from arcmemo.solverkit import MemoryHelpers, OfferedHelper
 
 SMALL_CONTEXT = 16_000     # a model whose context is at most this many tokens gets few helpers
@@ -29,7 +29,7 @@ def helper_limit(llm, given: int | None = None) -> int:
 
 
 def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
-                  usage: Mapping[int, Usage] | None = None) -> MemoryHelpers | None:
+                  usage: Mapping[int, ConceptUse] | None = None) -> MemoryHelpers | None:
     """The helpers of the chosen concepts (ids, most wanted first: the select model's order),
     at most `limit`: those whose helpers passing programs called most often first (the
     memory's own measure), then in the given order. `concepts` are all PS concepts (for the
@@ -51,14 +51,14 @@ def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
     return MemoryHelpers(module=module, offered=offered)
 
 
-def helper_use(attempts: Sequence, offered_ids: Iterable[int], concepts: Sequence, *, solved: bool) -> dict[int, Usage]:
+def helper_use(attempts: Sequence, offered_ids: Iterable[int], concepts: Sequence, *, solved: bool) -> dict[int, ConceptUse]:
     """Per concept id, how this task used it: every concept offered to it, and any other whose
     helper its programs called (a helper the offered ones call, imported by name)."""
     owner = {c.helper["name"]: c.id for c in concepts if c.helper}
     called = {owner[n] for a in attempts for n in a.helpers_called if n in owner}
     passing = {owner[n] for a in attempts if a.passed_train for n in a.helpers_called if n in owner}
     offered = set(offered_ids)
-    return {cid: Usage(offered=int(cid in offered), called=int(cid in called), called_passing=int(cid in passing),
+    return {cid: ConceptUse(offered=int(cid in offered), called=int(cid in called), called_passing=int(cid in passing),
                        solved=int(cid in called and solved))
             for cid in sorted(offered | called)}
 
