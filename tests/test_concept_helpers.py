@@ -217,7 +217,8 @@ def test_edit_verifies_a_changed_helper_again(db, tmp_path):
     wrong_name.write_text(ROTATE.replace("def rotate_grid", "def turn_grid"))
     result = run("concepts", "edit", "rotate grid", "--helper-source", wrong_name, "--db", db)
     assert result.exit_code == 1
-    assert "defines turn_grid(...), but this concept's helper must be named rotate_grid" in result.output
+    assert ("concept 'rotate grid': helper: defines turn_grid(...), but this concept's helper must be named "
+            "rotate_grid; nothing changed") in result.output
     with Memory(db) as memory:
         assert memory.revision() == revision
 

@@ -11,7 +11,7 @@ import click
 from arcmemo.cli.common import USER_ERRORS, UserError, db_option, echo_json, user_errors
 from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
-from arcmemo.memory.errors import StoreError, UnknownConcept
+from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 from arcmemo.memory.io import read_edit, to_yaml
 from arcmemo.memory.models import FORMATS, LIST_FIELDS, Concept
 from arcmemo.memory.names import Entry, resolve
@@ -222,10 +222,12 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
         changes = read_edit(text)
     try:
         changes = verify_edit(memory, shared_sandbox(), concept, changes)
+        before = concept.to_data()
+        updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
     except HelperVerificationError as exc:
         raise UserError(f"concept {concept.name!r}: the edited helper does not verify: {exc}; nothing changed") from None
-    before = concept.to_data()
-    updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
+    except ConceptDataError as exc:
+        raise UserError(f"concept {concept.name!r}: {exc}; nothing changed") from None
     if as_json:
         echo_json(_summary(updated))
     elif updated.to_data() == before:
