@@ -1,13 +1,18 @@
-"""arcmemo's own overhead per task in a full solve run, against the sandbox time (the floor).
+"""arcmemo's own overhead per task in a full solve run, against the sandbox time (the floor),
+with 0, 1,000 and 5,000 concepts already in memory.
 
 A scripted model answers instantly: tasks with a seed solution get it (so they pass and
 are written back), the rest get a program that fails. The run covers selection (ps),
 solving with the real sandbox, scoring, submissions, events and continual write-back
-every 10 tasks over the 400 ARC-AGI-1 training tasks. The sandbox is wrapped to time
-every call; overhead = wall time - sandbox time. Target: overhead per task < 2x the
-sandbox time per task.
+every 10 tasks over the 400 ARC-AGI-1 training tasks, into a memory preloaded with
+synthetic concepts (benchmarks/synthetic.py), so selection works on a memory of that size
+and every write changes it. The sandbox is wrapped to time every call; overhead = wall
+time - sandbox time, both measured in the same run. Target: overhead per task at most 2x
+the sandbox time per task (issue 17 sets it at 1,000 concepts; the same bound is held at
+0 and 5,000). Exit code 1 if a target is missed. The machine's load average is printed:
+other processes slow both sides, but not equally.
 
-    python benchmarks/solve_overhead.py [--limit N]
+    python benchmarks/solve_overhead.py [--limit N] [--sizes 0,1000,5000]
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TARGET = 2.0                 # overhead per task / sandbox time per task
 LEARNED = "recolour cells by a fixed table"
 CONCEPT = f"""```yaml
 - name: {LEARNED}
@@ -75,57 +82,64 @@ def script(fake, tasks):
     fake.on("ps_helpers", lambda m: "NONE")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--limit", type=int, default=400)
-    args = parser.parse_args()
-
-    home = tempfile.mkdtemp(prefix="arcmemo-bench-")
-    os.environ["ARCMEMO_HOME"] = home
-    from arcmemo.llm.backend import register_model
+def run_once(preloaded: int, limit: int, home: Path) -> dict:
+    """One solve run over a memory preloaded with `preloaded` synthetic concepts."""
     from arcmemo.llm.client import LLM, LLMSettings
-    from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import RunConfig, load_run_tasks, new_runner
+    from arcmemo.run.runner import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
+    from benchmarks.synthetic import synthetic_concepts
 
-    config = RunConfig(source="training", limit=args.limit, continual=True, k=10, retries=0, attempts=1)
-    tasks = load_run_tasks(config).tasks[: args.limit]
-    fake = FakeModel("fake")
-    register_model("fake", fake)
-    script(fake, tasks)
-    llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", concurrency=8))
+    config = RunConfig(source="training", limit=limit, continual=True, k=10, retries=0, attempts=1)
+    llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", concurrency=8,
+                          log_path=str(home / f"calls-{preloaded}.db")))    # a call log (and cache) per run
     sandbox = TimedSandbox(get_sandbox())
     sandbox.run("def transform(grid):\n    return grid\n", [[[0]]])  # warm the pool outside the timing
     sandbox.seconds = 0.0
-    memory = Memory(str(Path(home) / "memory.db"))
+    memory = Memory(str(home / f"memory-{preloaded}.db"))
+    memory.merge_many([(d, None) for d in synthetic_concepts(preloaded)], actor="benchmark")
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: llm, sandbox=sandbox,
-                        solver=load_solver("program-synthesis"), runs_root=str(Path(home) / "runs"))
+                        solver=load_solver("program-synthesis"), runs_root=str(home / f"runs-{preloaded}"))
     start = time.perf_counter()
     summary = runner.run()
     wall = time.perf_counter() - start
     llm.close()
-
+    memory.close()
     n = summary["tasks"]
-    floor = sandbox.seconds / n
-    overhead = (wall - sandbox.seconds) / n
-    rows = [
-        ("tasks", n),
-        ("tasks passing train (written back)", len(summary["passed_train"])),
-        ("concepts written", len(summary["concepts_added"]) + len(summary["concepts_extended"])),
-        ("model calls", summary["usage"]["calls"]),
-        ("wall time total (s)", f"{wall:.2f}"),
-        ("sandbox time per task (floor, ms)", f"{1000 * floor:.1f}"),
-        ("arcmemo overhead per task (ms)", f"{1000 * overhead:.1f}"),
-        ("overhead / floor", f"{overhead / floor:.2f}x  (target < 2x)"),
-    ]
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure'.ljust(width)}  value")
-    print(f"{'-' * width}  -----")
-    for name, value in rows:
-        print(f"{name.ljust(width)}  {value}")
-    sys.exit(0)
+    floor, overhead = sandbox.seconds / n, (wall - sandbox.seconds) / n
+    return {"preloaded": preloaded, "tasks": n, "written": len(summary["concepts_added"]) + len(summary["concepts_extended"]),
+            "wall": wall, "floor": floor, "overhead": overhead, "ratio": overhead / floor}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--limit", type=int, default=400)
+    parser.add_argument("--sizes", default="0,1000,5000", help="concepts preloaded, one run each")
+    args = parser.parse_args()
+
+    home = Path(tempfile.mkdtemp(prefix="arcmemo-bench-"))
+    os.environ["ARCMEMO_HOME"] = str(home)
+    from arcmemo.llm.backend import register_model
+    from arcmemo.llm.fake import FakeModel
+    from arcmemo.run.runner import RunConfig, load_run_tasks
+
+    fake = FakeModel("fake")
+    register_model("fake", fake)
+    script(fake, load_run_tasks(RunConfig(source="training", limit=args.limit)).tasks[: args.limit])
+    results = [run_once(int(size), args.limit, home) for size in args.sizes.split(",")]
+
+    header = ("preloaded", "tasks", "written", "wall s", "sandbox ms/task", "overhead ms/task", "overhead/sandbox",
+              "target", "result")
+    rows = [(r["preloaded"], r["tasks"], r["written"], f"{r['wall']:.1f}", f"{1000 * r['floor']:.1f}",
+             f"{1000 * r['overhead']:.1f}", f"{r['ratio']:.2f}x", f"<= {TARGET:g}x",
+             "PASS" if r["ratio"] <= TARGET else "FAIL") for r in results]
+    widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(len(header))]
+    print("arcmemo's overhead per task (wall - sandbox) against the sandbox time, same run; model scripted; "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+    for row in [header] + rows:
+        print("  ".join(str(v).rjust(w) for v, w in zip(row, widths)))
+    sys.exit(0 if all(r["ratio"] <= TARGET for r in results) else 1)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,15 @@ from arcmemo.abstraction.ps import (
     memory_tokens,
     repository_section,
 )
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.settings import ConfigError
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory import data as cdata
+from arcmemo.memory.lexical import rank_lexical
+from arcmemo.memory.library import Library
 from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_ps
 from arcmemo.memory.store import Memory
-from arcmemo.selection import budget
 from benchmarks.synthetic import synthetic_concepts
 
 NEEDLE = {"format": "ps", "name": "upscale grid by blocks", "kind": "routine",
@@ -50,20 +52,20 @@ def listed_names(part: str) -> set[str]:
 
 def test_a_memory_that_fits_is_shown_whole_with_no_note():
     concepts = detached(synthetic_concepts(20) + [NEEDLE])
-    prompt = abstraction_prompt(concepts, TYPES, SUMMARY, PSEUDOCODE, [], "t", code=CODE, limit=3000)
+    prompt = abstraction_prompt(Library(concepts, TYPES), SUMMARY, PSEUDOCODE, [], "t", code=CODE, limit=3000)
     # exactly the whole compressed memory right under the intro line, as before the budget
     assert repository_part(prompt) == render_ps(concepts, TYPES, compressed=True).strip()
     assert "too many to show" not in prompt
-    empty = abstraction_prompt([], {}, SUMMARY, PSEUDOCODE, [], "t", limit=3000)
+    empty = abstraction_prompt(Library([]), SUMMARY, PSEUDOCODE, [], "t", limit=3000)
     assert repository_part(empty) == "(empty: no concepts recorded yet)"
 
 
 def test_2000_concepts_show_the_related_ones_within_the_budget():
     concepts = detached(synthetic_concepts(1999) + [NEEDLE])
-    prompt = abstraction_prompt(concepts, TYPES, SUMMARY, PSEUDOCODE, [], "t", code=CODE, limit=3000)
+    prompt = abstraction_prompt(Library(concepts, TYPES), SUMMARY, PSEUDOCODE, [], "t", code=CODE, limit=3000)
     part = repository_part(prompt)
-    assert budget.estimate_tokens(part) <= 3000
-    assert budget.estimate_tokens(part) > 3000 - 60          # filled: one more line would not fit
+    assert estimate_tokens(part) <= 3000
+    assert estimate_tokens(part) > 3000 - 60          # filled: one more line would not fit
     assert part.startswith("(The repository holds 2000 concepts, too many to show here.")
     assert "create a new concept with a new name" in part
     assert "- upscale grid by blocks(factor: int) -> block scaler" in part
@@ -76,7 +78,7 @@ def test_2000_concepts_show_the_related_ones_within_the_budget():
 
 def test_the_partial_list_is_rendered_like_the_whole_one():
     concepts = detached(synthetic_concepts(999) + [NEEDLE])
-    note, listed = repository_section(concepts, TYPES, SUMMARY, 1000)
+    note, listed = repository_section(Library(concepts, TYPES), SUMMARY, 1000)
     assert note.endswith("new name.)\n") and "holds 1000 concepts" in note
     shown = [c for c in concepts if c.name in listed_names(listed)]
     assert 0 < len(shown) < len(concepts)
@@ -85,7 +87,7 @@ def test_the_partial_list_is_rendered_like_the_whole_one():
 
 def test_nothing_fitting_says_so_instead_of_claiming_an_empty_memory():
     concepts = detached(synthetic_concepts(200))
-    note, listed = repository_section(concepts, {}, SUMMARY, 10)
+    note, listed = repository_section(Library(concepts), SUMMARY, 10)
     assert listed == NONE_SHOWN and "only the 0 most related" in note
 
 
@@ -114,7 +116,7 @@ def test_write_ps_on_a_large_memory(tmp_path, monkeypatch, fake_model, fake_llm)
     task = Task("scale002", (Pair(grid, tuple(tuple(v for v in r for _ in (0, 1)) for r in grid for _ in (0, 1))),),
                 (grid,))
     # a concept the prompt will not show: the one ranked last for this solution
-    unshown = budget.rank_lexical("\n".join((SUMMARY, PSEUDOCODE, CODE)), memory.list("ps"))[-1].name
+    unshown = rank_lexical("\n".join((SUMMARY, PSEUDOCODE, CODE)), memory.list("ps"))[-1].name
     fake_model.queue("ps_abstract", "```yaml\n- name: upscale grid by blocks\n"
                                     "  cues: [each pixel becomes a square block]\n"
                                     f"- name: {unshown}\n```")
@@ -123,7 +125,7 @@ def test_write_ps_on_a_large_memory(tmp_path, monkeypatch, fake_model, fake_llm)
     assert not result.failed, result.error
     [call] = fake_model.calls_for("ps_abstract")
     part = repository_part(call.prompt)
-    assert budget.estimate_tokens(part) <= 1500 and "holds 2000 concepts" in part
+    assert estimate_tokens(part) <= 1500 and "holds 2000 concepts" in part
     assert "upscale grid by blocks" in listed_names(part) and unshown not in listed_names(part)
     assert sorted(result.extended) == sorted(["upscale grid by blocks", unshown])
     assert result.added == [] and len(memory.list("ps")) == 2000

@@ -308,7 +308,7 @@ def test_solve_rejects_a_budget_too_small_before_opening_anything(tmp_path, flag
 
 
 def test_token_budget_reaches_the_selection_prompt(tmp_path, fake_model, fake_llm):
-    from arcmemo.selection.budget import messages_tokens
+    from arcmemo.llm.counting import ESTIMATE
     from benchmarks.synthetic import synthetic_concepts
 
     memory = Memory(str(tmp_path / "memory.db"))
@@ -318,7 +318,7 @@ def test_token_budget_reaches_the_selection_prompt(tmp_path, fake_model, fake_ll
     script_run(fake_model)
     run(tmp_path, fake_llm, memory=memory, task_ids=TASK_IDS[:1], retries=0, token_budget=1500)
     (call,) = fake_model.calls_for("select_ps")
-    assert 1000 < messages_tokens(call.messages) <= 1500     # 300 concepts would need ~30k
+    assert 1000 < ESTIMATE.messages(call.messages) <= 1500     # 300 concepts would need ~30k
 
 
 def test_a_run_records_the_budgets_it_used(tmp_path, fake_model, fake_llm, monkeypatch):

@@ -8,7 +8,11 @@ import time
 import pytest
 
 from arcmemo.core.tasks import Pair, Task
+from arcmemo.llm.counting import ESTIMATE, estimate_tokens
 from arcmemo.memory import data as cdata
+from arcmemo.memory.fitting import fit_prefix
+from arcmemo.memory.lexical import rank_lexical
+from arcmemo.memory.library import Library
 from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_oe, render_ps
 from arcmemo.memory.store import Memory
@@ -37,9 +41,9 @@ NEEDLE = {"format": "ps", "name": "upscale grid by blocks", "kind": "routine",
 
 
 def test_estimate_tokens():
-    assert budget.estimate_tokens("") == 0
-    assert budget.estimate_tokens("abcdefg") == 2
-    assert budget.messages_tokens([{"role": "user", "content": "a" * 35}]) == 10 + 4
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcdefg") == 1
+    assert ESTIMATE.messages([{"role": "user", "content": "a" * 35}]) == 4 + 4
 
 
 def test_describe_grids_mentions_size_relation_colours_and_dims():
@@ -61,27 +65,27 @@ def test_describe_grids_sees_dividers_and_smaller_outputs():
 
 def test_rank_lexical_puts_matching_cues_first():
     concepts = detached(synthetic_concepts(300, seed=3) + [NEEDLE])
-    ranked = budget.rank_lexical(budget.describe_grids(scaling_task()), concepts)
+    ranked = rank_lexical(budget.describe_grids(scaling_task()), concepts)
     assert ranked[0].name == "upscale grid by blocks"
     assert len(ranked) == len(concepts)
 
 
 def test_fit_prefix_finds_the_largest_fitting_prefix():
     items = list(range(100))
-    assert budget.fit_prefix(items, lambda s: sum(s) <= 45) == 10
-    assert budget.fit_prefix(items, lambda s: True) == 100
-    assert budget.fit_prefix(items, lambda s: len(s) == 0) == 0
+    assert fit_prefix(items, lambda s: sum(s) <= 45) == 10
+    assert fit_prefix(items, lambda s: True) == 100
+    assert fit_prefix(items, lambda s: len(s) == 0) == 0
 
 
-@pytest.mark.parametrize("size, form", [(10, "full"), (40, "collapsed"), (150, "compressed"),
+@pytest.mark.parametrize("size, form", [(10, "full"), (55, "collapsed"), (150, "compressed"),
                                         (5000, "prefiltered")])
 def test_ps_prompt_stays_under_budget(size, form):
     concepts = detached(synthetic_concepts(size - 1) + [NEEDLE])
     settings = SelectionSettings(token_budget=6000)
-    plan = plan_prompt(scaling_task(), concepts, {"color mapping": "dict[color, color]"}, settings)
+    plan = plan_prompt(scaling_task(), Library(concepts, {"color mapping": "dict[color, color]"}), settings)
     assert plan.stats["form"] == form
-    assert budget.messages_tokens(plan.messages) <= 6000
-    assert plan.stats["prompt_tokens_est"] == budget.messages_tokens(plan.messages)
+    assert ESTIMATE.messages(plan.messages) <= 6000
+    assert plan.stats["prompt_tokens_est"] == ESTIMATE.messages(plan.messages)
     assert any(c.name == "upscale grid by blocks" for c in plan.shown)
     if form == "prefiltered":
         assert 50 < len(plan.shown) < size
@@ -107,7 +111,7 @@ def test_ps_select_end_to_end_on_5000_concepts(tmp_path, fake_model, fake_llm):
     sel = select(scaling_task(), mem, SelectionSettings(mode="ps", token_budget=6000), fake_llm)
     elapsed = time.perf_counter() - start
     (call,) = fake_model.calls_for("select_ps")
-    assert budget.messages_tokens(call.messages) <= 6000
+    assert ESTIMATE.messages(call.messages) <= 6000
     assert sel.stats["form"] == "prefiltered" and sel.stats["memory_size"] == 5000
     needle = mem.get("upscale grid by blocks")
     assert sel.concept_ids == [needle.id] and sel.hint == render_ps([needle], {})
@@ -146,15 +150,15 @@ def test_oe_lessons_over_budget_are_prefiltered_by_the_caption(tmp_path, fake_mo
     fake_model.on("select_oe", pick_zzqx)
     sel = select(scaling_task(), mem, SelectionSettings(mode="oe", token_budget=3000), fake_llm)
     assert sel.stats["form"] == "prefiltered" and 0 < sel.stats["shown"] < 601
-    assert budget.messages_tokens(fake_model.calls_for("select_oe")[0].messages) <= 3000
+    assert ESTIMATE.messages(fake_model.calls_for("select_oe")[0].messages) <= 3000
     needle = [c for c in mem.list(format="oe") if "zzqx" in c.situation][0]
     assert sel.concept_ids == [needle.id]
     assert sel.hint == render_oe([needle])
 
 
 def test_collapsed_form_keeps_often_used_concepts_in_full():
-    concepts = detached(synthetic_concepts(39) + [NEEDLE])
-    plan = plan_prompt(scaling_task(), concepts, {}, SelectionSettings(token_budget=6000))
+    concepts = detached(synthetic_concepts(54) + [NEEDLE])
+    plan = plan_prompt(scaling_task(), Library(concepts), SelectionSettings(token_budget=6000))
     assert plan.stats["form"] == "collapsed"
     text = plan.messages[0]["content"]
     once = [c for c in concepts if len(c.used_in) < 2]
@@ -171,7 +175,7 @@ def test_ps_hint_keeps_the_concepts_listed_first_within_hint_budget(tmp_path, fa
     picked = [c["name"] for c in concepts[::-1]]          # all 40, most wanted = last in memory
     fake_model.queue("select_ps", "```yaml\n" + "".join(f"- {n}\n" for n in picked) + "```")
     sel = select(scaling_task(), mem, SelectionSettings(mode="ps", hint_budget=800), fake_llm)
-    assert budget.estimate_tokens(sel.hint) <= 800
+    assert estimate_tokens(sel.hint) <= 800
     kept = {mem.get(n).id for n in picked[:len(sel.concept_ids)]}
     assert 0 < len(sel.concept_ids) < 40 and set(sel.concept_ids) == kept    # a prefix of the model's list
     assert sel.concept_ids == sorted(sel.concept_ids)                        # shown in memory order
@@ -180,7 +184,7 @@ def test_ps_hint_keeps_the_concepts_listed_first_within_hint_budget(tmp_path, fa
     one_more = [mem.get(n) for n in picked[:len(sel.concept_ids) + 1]]
     from arcmemo.selection.ps import render_hint
 
-    assert budget.estimate_tokens(render_hint(one_more, mem.custom_types())) > 800
+    assert estimate_tokens(render_hint(one_more, mem.custom_types())) > 800
 
 
 def test_ps_hint_within_budget_is_untouched(tmp_path, fake_model, fake_llm):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arcmemo.core.tasks import Pair, Task
+from arcmemo.memory.lexical import rank_lexical
 from arcmemo.memory.store import Memory
 from arcmemo.selection import budget
 from arcmemo.selection.relations import SYMMETRIES, whole_grid_relation
@@ -56,5 +57,5 @@ def test_a_flip_puzzle_brings_the_reflect_concept_into_the_prefiltered_few(tmp_p
                "cues": ["output is a mirrored version of the input"]}
     mem.merge_many([(d, None) for d in synthetic_concepts(300) + [reflect]], actor="t")
     task = Task("flip", pairs(lambda g: g[::-1], A, B, ((3, 3, 0), (0, 1, 1), (2, 0, 0))), (A,))
-    ranked = [c.name for c in budget.rank_lexical(budget.describe_grids(task), mem.list("ps"))]
+    ranked = [c.name for c in rank_lexical(budget.describe_grids(task), mem.list("ps"))]
     assert ranked.index("reflect grid") < 5

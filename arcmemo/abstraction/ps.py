@@ -6,8 +6,9 @@ as worked examples. Concepts merge into the store by exact name (a name differin
 in case or spacing from an existing one is taken as that one), all of a task's writes
 in one transaction; `name := definition` typings become custom types.
 
-The memory shown is held to the `abstraction_memory_tokens` setting (estimated tokens,
-default 3,000; ARCMEMO_ABSTRACTION_MEMORY_TOKENS or config `abstraction_memory_tokens`).
+The memory shown is held to the `abstraction_memory_tokens` setting (tokens of the aux
+model, arcmemo.llm.counting; default 3,000; ARCMEMO_ABSTRACTION_MEMORY_TOKENS or config
+`abstraction_memory_tokens`).
 A memory that fits is shown whole. A larger one (a long continual run, an imported
 memory) is narrowed to the concepts whose words best match the solution's summary,
 pseudocode and code, with the custom types they use, as many as fit; the prompt then
@@ -26,11 +27,11 @@ from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.core.settings import as_number, setting
+from arcmemo.llm.counting import ESTIMATE, OVERESTIMATE, TokenCounter, counter_for
 from arcmemo.memory.data import ConceptDataError, normalize
-from arcmemo.memory.render import render_ps
+from arcmemo.memory.fitting import largest_fit
+from arcmemo.memory.library import ALL_TYPES, COMPRESSED, Library, library
 from arcmemo.prompts import render_prompt
-from arcmemo.selection import budget
-from arcmemo.selection.ps import needed_types
 
 STEP = "ps_abstract"
 STORE_STEP = "ps_store"
@@ -58,38 +59,45 @@ def parse_concepts(text: str, existing_names: list[str]) -> tuple[list[dict], di
 
 
 def memory_tokens() -> int:
-    """The `abstraction_memory_tokens` setting: estimated tokens for the memory in the prompt."""
+    """The `abstraction_memory_tokens` setting: tokens for the memory in the prompt."""
     return as_number(setting(MEMORY_TOKENS, None, DEFAULT_MEMORY_TOKENS), MEMORY_TOKENS, int, MIN_MEMORY_TOKENS)
 
 
-def repository_section(concepts: list, custom_types: dict[str, str], query: str, limit: int) -> tuple[str, str]:
-    """(note, concept list) for the prompt, together within `limit` estimated tokens.
+def repository_section(lib: Library, query: str, limit: int, count: TokenCounter = ESTIMATE) -> tuple[str, str]:
+    """(note, concept list) for the prompt, together within `limit` tokens of `count`.
 
     The whole memory compressed, with no note, when it fits; otherwise the concepts that
-    rank_lexical puts first for `query`, as many as fit, rendered in the same form with
-    the custom types they need, and a note saying only they are shown.
+    rank first for `query` (Library.rank), as many as fit, rendered in the same form with
+    the custom types they need, and a note saying only they are shown. Planned in the
+    estimate from the library's kept parts, counted with `count` when it is not the estimate.
     """
-    whole = render_ps(concepts, custom_types, compressed=True).strip()
-    if budget.estimate_tokens(whole) <= limit:
-        return "", whole or EMPTY_REPOSITORY
+    newline = lib.tokens("\n")                                      # strip() drops the listing's last one
+    whole_size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) + newline, COMPRESSED, ALL_TYPES)
+    if whole_size is not None:
+        whole = lib.text(None, COMPRESSED, ALL_TYPES).strip()
+        if (whole_size - newline if count.estimate else count(whole)) <= limit:
+            return "", whole or EMPTY_REPOSITORY
+    ranked = lib.rank(query)
+    sizes = lib.sizes(ranked, COMPRESSED)
 
-    def section(subset) -> tuple[str, str]:
-        shown = budget.keep_order(subset, concepts)
-        note = render_prompt("ps_abstract_partial", total=len(concepts), shown=len(shown))
-        listed = render_ps(shown, needed_types(shown, custom_types), compressed=True).strip()
-        return note, listed or NONE_SHOWN
+    def note(n: int) -> str:
+        return render_prompt("ps_abstract_partial", total=len(lib), shown=n)
 
-    ranked = budget.rank_lexical(query, concepts)
-    n = budget.fit_prefix(ranked, lambda subset: budget.estimate_tokens("".join(section(subset))) <= limit)
-    return section(ranked[:n])
+    def section(n: int) -> tuple[str, str]:
+        return note(n), lib.text(ranked[:n], COMPRESSED).strip() or NONE_SHOWN
+
+    def planned(n: int) -> int:
+        return lib.tokens(note(n)) + (sizes(n) - newline if n else lib.tokens(NONE_SHOWN))
+
+    n, _ = largest_fit(len(ranked), planned, limit, None if count.estimate else lambda n: count("".join(section(n))))
+    return section(n)
 
 
-def abstraction_prompt(concepts: list, custom_types: dict[str, str], summary: str, pseudocode: str,
-                       examples: list[fewshot.Example], task_id: str, n: int = 2, *, code: str = "",
-                       limit: int | None = None) -> str:
+def abstraction_prompt(lib: Library, summary: str, pseudocode: str, examples: list[fewshot.Example], task_id: str,
+                       n: int = 2, *, code: str = "", limit: int | None = None, count: TokenCounter = ESTIMATE) -> str:
     """The ps_abstract prompt; the memory part held to `limit` (default: the setting), see the module docstring."""
-    note, repository = repository_section(concepts, custom_types, "\n".join((summary, pseudocode, code)),
-                                          memory_tokens() if limit is None else limit)
+    note, repository = repository_section(lib, "\n".join((summary, pseudocode, code)),
+                                          memory_tokens() if limit is None else limit, count)
     return render_prompt(
         "ps_abstract",
         examples=fewshot.concept_examples(examples, exclude=task_id, n=n),
@@ -116,14 +124,14 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
             pseudocode, summary = solution.pseudocode, solution.summary
         else:
             pseudocode, summary = job.took(write_pseudocode(llm, solution, job.examples, sample=job.sample))
-        stored = memory.list("ps")
-        existing = [c.name for c in stored]
-        prompt = abstraction_prompt(stored, memory.custom_types(), summary, pseudocode, job.examples, job.task_id,
-                                    fewshot.example_count(llm), code=solution.code)
+        stored = library(memory, "ps")
+        existing = [c.name for c in stored.concepts]
+        prompt = abstraction_prompt(stored, summary, pseudocode, job.examples, job.task_id, fewshot.example_count(llm),
+                                    code=solution.code, count=counter_for(llm, "aux"))
         concepts, types = job.ask(prompt, lambda text: parse_concepts(text, existing), step=STEP)
     except StepFailed as exc:
         return job.failed(exc)
-    outcome = _with_helpers(job, concepts, stored, verify_helpers) if verify_helpers is not None else None
+    outcome = _with_helpers(job, concepts, list(stored.concepts), verify_helpers) if verify_helpers is not None else None
     store = dict(step=STORE_STEP, types=types, pseudocode=pseudocode, summary=summary)
     result = job.store(outcome.concepts if outcome else concepts, **store)
     if result.failed and outcome and outcome.kept:     # the store refused a helper: the concepts go in without

@@ -45,10 +45,10 @@ def _load_task(task_ref: str, source: str):
 @click.option("--top-k", type=int, default=5, show_default=True, help="Lessons kept by --mode oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
 @click.option("--token-budget", type=int, default=None,
-              help="Estimated tokens allowed for the selection prompt. Default 6000, or 30% of an "
+              help="Tokens (the reading model's) allowed for the selection prompt. Default 6000, or 30% of an "
                    "embedded model's context.")
 @click.option("--hint-budget", type=int, default=None,
-              help="Estimated tokens allowed for the concepts handed to the solver (ps). Default 3000, "
+              help="Tokens (the reading model's) allowed for the concepts handed to the solver (ps). Default 3000, "
                    "or 18% of an embedded model's context.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")

@@ -64,10 +64,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--top-k", type=int, default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
 @click.option("--token-budget", type=int, default=None,
-              help="Estimated tokens allowed for a selection prompt (ps, oe). Default 6000, or 30% "
+              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default 6000, or 30% "
                    "of an embedded model's context.")
 @click.option("--hint-budget", type=int, default=None,
-              help="Estimated tokens allowed for the concepts ps selection hands the solver. "
+              help="Tokens (the reading model's) allowed for the concepts ps selection hands the solver. "
                    "Default 3000, or 18% of an embedded model's context.")
 @click.option("--attempts", "-n", type=int, default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=int, default=2, show_default=True, help="Feedback rounds per sample.")

@@ -9,19 +9,17 @@ The tokenizer comes from the model's `tokenizer` trait (models.yaml):
   (`TIKTOKEN_CACHE_DIR`); offline the download fails, or hangs, so it is tried once per
   process in a background thread for at most `LOAD_TIMEOUT_S`, then the estimate is used
   and `tokenizer_for` says why.
-- otherwise (`null`, or any tokenizer that cannot be had): `estimate_tokens`, which splits
-  text the way these tokenizers pre-tokenize it and counts digit runs by the tokenizer's
-  digit grouping: one token per digit for Qwen and for unknown models (so an ARC grid
-  costs about one token per cell), up to three digits per token for OpenAI's encodings.
-  Measured on ARC prompts by benchmarks/token_counts.py.
+- otherwise (`null`, or any tokenizer that cannot be had): `estimate_tokens`
+  (arcmemo.core.estimate), which splits text the way these tokenizers pre-tokenize it and
+  counts digit runs by the tokenizer's digit grouping: one token per digit for Qwen and for
+  unknown models (so an ARC grid costs about one token per cell), up to three digits per
+  token for OpenAI's encodings. Measured on ARC prompts by benchmarks/token_counts.py.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
-import re
 import threading
 import urllib.error
 import urllib.request
@@ -29,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.settings import user_dir
 from arcmemo.llm.catalog import ModelTraits, load_catalog
 
@@ -41,34 +40,6 @@ LOCAL_TOKENIZER = "qwen2"
 
 # digits per token when the tokenizer itself is not at hand
 DIGIT_GROUP = {"o200k_base": 3, "cl100k_base": 3}
-
-# How the estimate splits text, after the pre-tokenizers of GPT-4o and Qwen2: words with
-# an optional leading space or mark, digit runs, runs of other marks, line breaks, spaces.
-_PIECES = re.compile(r"""'(?:[sdmt]|ll|ve|re)|(?:[^\r\n\w]|_)?[^\W\d_]+|\d+| ?(?:[^\s\w]|_)+[\r\n]*"""
-                     r"""|\s*[\r\n]+|\s+""")
-# Measured on arcmemo's prompts (benchmarks/token_counts.py): a word of up to a dozen
-# letters is one token in o200k and Qwen2 alike, longer or rarer ones a little more; a run of
-# marks such as `)):` is one token, a longer run a little more.
-WORD_EXTRA = 0.02       # tokens per letter beyond the first token
-MARK_EXTRA = 0.125      # tokens per mark beyond the second
-
-
-def estimate_tokens(text: str, digit_group: int = 1) -> int:
-    """A tokenizer-free count: words, marks and white space by the rules above, digit runs
-    as `ceil(len / digit_group)` tokens."""
-    total = 0.0
-    for piece in _PIECES.findall(text):
-        first = piece[0]
-        if first.isdigit():
-            total += math.ceil(len(piece) / digit_group)
-        elif piece.isspace():
-            total += 1
-        elif piece[-1].isalpha():
-            total += 1 + WORD_EXTRA * len(piece)
-        else:
-            total += 1 + MARK_EXTRA * max(0, len(piece.strip()) - 2)
-    return math.ceil(total)
-
 
 @dataclass(frozen=True)
 class Tokenizer:

@@ -22,7 +22,7 @@ from arcmemo.memory.models import Concept
 GRID = "grid manipulation"
 
 
-def _section_of(concept: Concept) -> tuple[int, str]:
+def section_of(concept: Concept) -> tuple[int, str]:
     """(order, heading) of the section a PS concept belongs to."""
     if concept.kind == "structure":
         return (0, "structure concepts")
@@ -32,6 +32,15 @@ def _section_of(concept: Concept) -> tuple[int, str]:
     if not subtype:
         return (4, "other routines")
     return (3, subtype if subtype.lower().endswith("routines") else f"{subtype} routines")
+
+
+def _section_key(section: tuple[int, str]) -> tuple:
+    return (section[0], section[1].lower(), section[1])
+
+
+def order_key(concept: Concept) -> tuple:
+    """Where a PS concept stands in a listing: its section, then its name."""
+    return (*_section_key(section_of(concept)), concept.name.lower(), concept.name)
 
 
 def _lines(text: str, indent: str) -> str:
@@ -66,29 +75,45 @@ def _one_line(c: Concept) -> str:
     return line + (f" -> {c.output_typing}" if c.output_typing else "")
 
 
+def name_entry(c: Concept) -> str:
+    """A PS concept collapsed to its name in a listing."""
+    return f"- concept: {c.name}"
+
+
+def entry(c: Concept, *, compressed: bool = False, collapse_below: int = 0) -> str:
+    """One PS concept's lines in a listing (see the module docstring for the forms)."""
+    if compressed:
+        return _one_line(c)
+    if len(c.used_in or []) < collapse_below:
+        return name_entry(c)
+    return "\n".join(_full(c))
+
+
+def type_entry(name: str, definition: str) -> str:
+    """One custom type's line in a listing."""
+    return f"- {name} := {_lines(definition, '  ')}"
+
+
+TYPES_SECTION = (1, "types")
+
+
+def listing(entries: Iterable[tuple[tuple[int, str], str]], custom_types: Mapping[str, str] | None = None) -> str:
+    """The sectioned text of (section, entry) pairs given in `order_key` order, with a
+    section for `custom_types` (sorted by name) when there are any."""
+    sections: dict[tuple[int, str], list[str]] = {}
+    for section, text in entries:
+        sections.setdefault(section, []).append(text)
+    if custom_types:
+        sections[TYPES_SECTION] = [type_entry(name, d) for name, d in sorted(custom_types.items())]
+    blocks = ["\n".join([f"## {key[1]}", *sections[key]]) for key in sorted(sections, key=_section_key)]
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
 def render_ps(concepts: Iterable[Concept], custom_types: Mapping[str, str] | None = None, *,
               compressed: bool = False, collapse_below: int = 0) -> str:
     """PS concepts (and custom types) as sectioned prompt text; see the module docstring."""
-    sections: dict[tuple[int, str], list[Concept]] = {}
-    for c in concepts:
-        sections.setdefault(_section_of(c), []).append(c)
-    if custom_types:
-        sections[(1, "types")] = []
-    blocks = []
-    for key in sorted(sections, key=lambda k: (k[0], k[1].lower(), k[1])):
-        lines = [f"## {key[1]}"]
-        if key == (1, "types"):
-            lines += [f"- {name} := {_lines(d, '  ')}" for name, d in sorted(custom_types.items())]
-        else:
-            for c in sorted(sections[key], key=lambda c: (c.name.lower(), c.name)):
-                if compressed:
-                    lines.append(_one_line(c))
-                elif len(c.used_in or []) < collapse_below:
-                    lines.append(f"- concept: {c.name}")
-                else:
-                    lines += _full(c)
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + ("\n" if blocks else "")
+    return listing(((section_of(c), entry(c, compressed=compressed, collapse_below=collapse_below))
+                    for c in sorted(concepts, key=order_key)), custom_types)
 
 
 def render_oe(concepts: Iterable[Concept]) -> str:
@@ -127,4 +152,5 @@ def render(concepts: Iterable[Concept], fmt: str, **kw) -> str:
     raise ValueError(f"render: unknown format {fmt!r} (expected ps, oe or sheet)")
 
 
-__all__ = ["render", "render_ps", "render_oe", "render_sheet", "referenced_types"]
+__all__ = ["render", "render_ps", "render_oe", "render_sheet", "referenced_types", "section_of", "order_key",
+           "entry", "name_entry", "type_entry", "listing"]

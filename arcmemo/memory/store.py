@@ -193,6 +193,10 @@ class Memory(RunRecords, UsageRecords):
         with self._write():
             yield self
 
+    def in_transaction(self) -> bool:
+        """True inside `transaction()` on this thread: reads see its writes, which may still roll back."""
+        return getattr(self._local, "session", None) is not None
+
     def session(self) -> Session:
         """Legacy: a plain SQLModel Session, kept only for `selection/record.py` until selection
         records move to the run directory; then it goes. Do not add callers: every other read
@@ -536,6 +540,14 @@ class Memory(RunRecords, UsageRecords):
         """The latest revision number (0 for an empty store)."""
         with self._read() as session:
             return session.exec(select(func.max(ConceptRevision.id))).one() or 0
+
+    def written_since(self, revision: int) -> list[tuple[str, int | None]]:
+        """(format, concept id) of each concept written after `revision`, once each; a custom
+        type written appears as ("type", None). What a copy taken at `revision` must re-read."""
+        with self._read() as session:
+            query = (select(ConceptRevision.format, ConceptRevision.concept_id)
+                     .where(ConceptRevision.id > revision).distinct())
+            return [tuple(row) for row in session.exec(query)]
 
     def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[ConceptRevision]:
         """Revisions oldest first: all of them, or those of one concept (by id, or by any name it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arcmemo.memory.render import render_oe, render_ps
+from arcmemo.memory.library import ALL_TYPES, FULL, library
 from arcmemo.selection.types import Selection, SelectionSettings
 
 
@@ -15,13 +15,12 @@ def select_all(task, memory, settings: SelectionSettings, llm=None) -> Selection
     format settings.memory_format names, else PS when there is any. No budget applies: this
     is the selection-ablated baseline."""
     fmt = settings.memory_format
-    concepts = memory.list(format="ps") if fmt in (None, "ps") else []
-    if concepts or fmt == "ps":
-        hint = render_ps(concepts, memory.custom_types())
-        fmt = "ps"
+    lib = library(memory, "ps") if fmt in (None, "ps") else None
+    if (lib is not None and lib.concepts) or fmt == "ps":
+        hint, fmt = lib.text(None, FULL, ALL_TYPES), "ps"
     else:
-        concepts = memory.list(format="oe")
-        hint = render_oe(concepts) if concepts else ""
-        fmt = "oe"
+        lib = library(memory, "oe")
+        hint, fmt = lib.lessons_text(), "oe"
+    concepts = lib.concepts
     return Selection(mode="all", concept_ids=[c.id for c in concepts], hint=hint,
                      stats={"memory_size": len(concepts), "shown": len(concepts), "format": fmt})

@@ -1,26 +1,19 @@
 """Keeping a selection prompt under a token budget when memory outgrows the context.
 
 The budgets themselves come from `budgets_for`: fixed defaults, or shares of the model's
-context window when it is known (the embedded models). Three tools: a cheap token
-estimate (no tokenizer dependency), a short text description of a puzzle derived from
-its grids alone (dimensions, colours, size relation, a few visible regularities) to
-match against when there is no caption, and a lexical ranking of concepts by how many
-of the puzzle description's words appear in their names, cues and descriptions
-(idf-weighted, so "grid" and "color" count for little).
+context window when it is known (the embedded models); they are counted in the model's
+tokens (arcmemo.llm.counting). When the memory does not fit, the concepts shown are those
+whose words best match a short text description of the puzzle derived from its grids
+alone (`describe_grids`: dimensions, colours, size relation, a few visible regularities),
+or a caption (arcmemo.memory.lexical ranks them).
 """
 
 from __future__ import annotations
-
-import math
-import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
 
 from arcmemo.core.tasks import Task
 from arcmemo.selection.relations import whole_grid_relation
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET, MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 
-CHARS_PER_TOKEN = 3.5
 TOKEN_SHARE = 0.30              # of a known context window, for the selection prompt
 HINT_SHARE = 0.18               # of a known context window, for the hint
 
@@ -37,18 +30,6 @@ def budgets_for(llm, token_budget: int | None = None, hint_budget: int | None = 
 
     return (sized(token_budget, DEFAULT_TOKEN_BUDGET, "select", TOKEN_SHARE, MIN_TOKEN_BUDGET),
             sized(hint_budget, DEFAULT_HINT_BUDGET, "solver", HINT_SHARE, MIN_HINT_BUDGET))
-
-
-def estimate_tokens(text: str) -> int:
-    """Rough token count: ~3.5 characters per token (English prose and digit grids alike).
-
-    Deliberately on the high side for prose so a prompt estimated under budget is under it.
-    """
-    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
-
-
-def messages_tokens(messages: Sequence[dict]) -> int:
-    return sum(estimate_tokens(m.get("content") or "") + 4 for m in messages)
 
 
 COLOR_NAMES = {
@@ -168,73 +149,3 @@ def describe_grids(task: Task) -> str:
     if 0 in cin:
         notes.append("black background")
     return "; ".join(notes)
-
-
-_WORD = re.compile(r"[a-z]+")
-STOPWORDS = frozenset(
-    "a an the of to in on at by for with and or is are be it its this that these those as from into "
-    "if then than when where which each every all any some no not only same other one two there their "
-    "may might can could should would will was were has have had do does use used using like e g eg "
-    "such via per more most less".split()
-)
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "es", "ed", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def terms(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
-
-
-def concept_text(concept) -> str:
-    """The words of a concept a lexical match looks at."""
-    data = concept.to_data() if hasattr(concept, "to_data") else dict(concept)
-    parts = [data.get("name") or "", data.get("description") or "", data.get("situation") or "",
-             data.get("suggestion") or "", data.get("routine_subtype") or ""]
-    parts.extend(data.get("cues") or [])
-    return " ".join(str(p) for p in parts)
-
-
-def rank_lexical(query: str, concepts: Sequence, text_of: Callable = concept_text) -> list:
-    """Concepts ordered by idf-weighted overlap with the query; ties by usage, then id."""
-    query_terms = set(terms(query))
-    docs = [set(terms(text_of(c))) for c in concepts]
-    df: Counter = Counter()
-    for d in docs:
-        df.update(d & query_terms)
-    n = max(len(docs), 1)
-    idf = {t: math.log((n + 1) / (df[t] + 0.5)) for t in query_terms}
-
-    def usage(c) -> int:
-        return len(getattr(c, "used_in", None) or [])
-
-    scored = [
-        (-sum(idf[t] for t in d & query_terms), -usage(c), getattr(c, "id", i), c)
-        for i, (c, d) in enumerate(zip(concepts, docs))
-    ]
-    scored.sort(key=lambda s: s[:3])
-    return [s[3] for s in scored]
-
-
-def fit_prefix(ranked: Sequence, fits: Callable[[Sequence], bool]) -> int:
-    """The largest n such that fits(ranked[:n]) (fits must be monotone); 0 if none fit."""
-    lo, hi = 0, len(ranked)
-    if fits(ranked):
-        return hi
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(ranked[:mid]):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def keep_order(subset: Iterable, universe: Sequence) -> list:
-    """subset re-ordered as in universe (memory order), so renders stay stable."""
-    wanted = {id(c) for c in subset}
-    return [c for c in universe if id(c) in wanted]

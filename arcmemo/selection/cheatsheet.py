@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.memory.render import render_sheet
 from arcmemo.prompts import render_prompt
-from arcmemo.selection.budget import estimate_tokens
 from arcmemo.selection.conversation import ask, sum_usage
 from arcmemo.selection.types import Selection, SelectionSettings
 

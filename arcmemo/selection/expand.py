@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from arcmemo.memory.graph import build_graph, neighbours
 
 
-def expand_neighbours(concepts: Sequence, chosen: Sequence, limit: int) -> list:
-    """Up to `limit` concepts (from `concepts`, not in `chosen`) ranked as in the module docstring."""
+def expand_neighbours(concepts: Sequence, chosen: Sequence, limit: int, graph=None) -> list:
+    """Up to `limit` concepts (from `concepts`, not in `chosen`) ranked as in the module docstring;
+    `graph`: build_graph(concepts) when already built."""
     if not chosen or limit <= 0:
         return []
-    graph = build_graph(concepts)
+    graph = build_graph(concepts) if graph is None else graph
     producers: Counter = Counter()
     seen = set()
     for source, _, attrs in graph.edges(data=True):

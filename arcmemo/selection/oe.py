@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arcmemo.core.answers import MAX_CARRIED_CHARS, MAX_NAMES
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.core.text import cap
+from arcmemo.llm.counting import ESTIMATE, MESSAGE_TOKENS, OVERESTIMATE, TokenCounter, counter_for
+from arcmemo.memory.fitting import largest_fit
+from arcmemo.memory.library import Library, library
 from arcmemo.memory.render import render_oe
 from arcmemo.prompts import render_prompt
-from arcmemo.selection import budget
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, yaml_list_answer
 from arcmemo.selection.types import Selection, SelectionSettings
 
@@ -62,39 +65,56 @@ def render_hint(lessons: Sequence) -> str:
     return render_oe(list(lessons)) if lessons else ""
 
 
-def _messages(caption: str, lessons: Sequence, top_k: int) -> list[dict]:
-    return [{"role": "user", "content": render_prompt("select_oe", caption=caption,
-                                                      lessons=render_oe(list(lessons)), top_k=top_k)}]
+def _messages(caption: str, lessons_text: str, top_k: int) -> list[dict]:
+    return [{"role": "user", "content": render_prompt("select_oe", caption=caption, lessons=lessons_text,
+                                                      top_k=top_k)}]
 
 
-def plan_prompt(caption: str, lessons: Sequence, settings: SelectionSettings) -> tuple[list[dict], list, dict]:
-    """All lessons if they fit the token budget, else the ones that best match the caption."""
-    stats = {"memory_size": len(lessons), "budget": settings.token_budget}
-    messages = _messages(caption, lessons, settings.top_k)
-    tokens = budget.messages_tokens(messages)
-    if tokens <= settings.token_budget:
-        return messages, list(lessons), {**stats, "shown": len(lessons), "form": "full", "prompt_tokens_est": tokens}
-    ranked = budget.rank_lexical(caption, list(lessons))
-    fits = lambda subset: budget.messages_tokens(  # noqa: E731
-        _messages(caption, budget.keep_order(subset, lessons), settings.top_k)) <= settings.token_budget
-    n = budget.fit_prefix(ranked, fits)
-    shown = budget.keep_order(ranked[:n], lessons)
-    messages = _messages(caption, shown, settings.top_k)
-    return messages, shown, {**stats, "shown": len(shown), "form": "prefiltered", "full_tokens_est": tokens,
-                             "prompt_tokens_est": budget.messages_tokens(messages)}
+def _longer_numbers(n: int) -> int:
+    """Digits beyond the first in the numbers 1..n (lesson 10 has one more digit than lesson 1)."""
+    return sum(max(0, n - 10 ** d + 1) for d in range(1, len(str(n))))
+
+
+def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
+                count: TokenCounter = ESTIMATE) -> tuple[list[dict], list, dict]:
+    """All lessons if they fit the token budget, else the ones that best match the caption
+    (planned in the estimate, then counted as in ps.plan_prompt)."""
+    limit = settings.token_budget
+    stats = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
+    frame = estimate_tokens(_messages(caption, "", settings.top_k)[0]["content"]) + MESSAGE_TOKENS
+    messages = _messages(caption, lib.lessons_text(), settings.top_k)
+    planned = frame + lib.tokens(lib.lessons_text())
+    tokens = planned if count.estimate or planned > OVERESTIMATE * limit else count.messages(messages)
+    if tokens <= limit:
+        return messages, list(lib.concepts), {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
+    ranked = lib.rank(caption)
+    sums = [0]
+
+    def planned_for(n: int) -> int:
+        """Lessons estimated alone (as lesson 1), the blank lines between them, longer numbers."""
+        while len(sums) <= n:
+            sums.append(sums[-1] + lib.lesson_tokens(ranked[len(sums) - 1]))
+        return frame + sums[n] + max(n - 1, 0) * lib.tokens("\n") + _longer_numbers(n) * lib.tokens("0")
+
+    def build(n: int) -> list[dict]:
+        return _messages(caption, lib.lessons_text(sorted(ranked[:n])), settings.top_k)
+
+    n, size = largest_fit(len(ranked), planned_for, limit, None if count.estimate else lambda n: count.messages(build(n)))
+    return build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered", "full_tokens_est": tokens,
+                                            "prompt_tokens_est": size}
 
 
 def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
-    lessons = memory.list(format="oe")
-    if not lessons:
+    lib = library(memory, "oe")
+    if not lib.concepts:
         return Selection(mode="oe", stats={"memory_size": 0, "shown": 0})
     cap = caption_task(task, llm, settings)
     completions = list(cap.completions)
     if not cap.ok:
         return Selection(mode="oe", fallback=True, error=cap.error, reasoning=cap.raw,
-                         usage=sum_usage(completions), stats={"memory_size": len(lessons)})
+                         usage=sum_usage(completions), stats={"memory_size": len(lib)})
     caption = cap.value
-    messages, shown, stats = plan_prompt(caption, lessons, settings)
+    messages, shown, stats = plan_prompt(caption, lib, settings, counter_for(llm, "select"))
     if not shown:
         return Selection(mode="oe", fallback=True, caption=caption, reasoning=caption,
                          usage=sum_usage(completions), stats=stats,

@@ -13,18 +13,27 @@ The hint handed to the solver is held to `hint_budget`: a weak select model may 
 dozens of concepts, and their full text would crowd the puzzle out of a small model's
 context. Past the budget, the concepts the model listed last are left out (neighbours
 added by --expand go first); `stats["hint_dropped"]` counts them.
+
+Budgets are counted in the tokens of the model that reads the text (the select model for
+the prompt, the solver for the hint; arcmemo.llm.counting). A prompt is planned in the
+digit-aware estimate, summed from the library's parts, prepared and estimated once per
+memory revision (arcmemo.memory.library); with a model's own tokenizer the planned prompt
+is then counted, and re-planned by the ratio the count shows until it fits (a few counts).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from arcmemo.core.answers import MAX_NAME_CHARS, MAX_NAMES
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.text import cap, clean_line
+from arcmemo.llm.counting import ESTIMATE, MESSAGE_TOKENS, OVERESTIMATE, TokenCounter, counter_for
+from arcmemo.memory.fitting import largest_fit
+from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, Form, Library, library, needed_types
 from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
@@ -46,30 +55,8 @@ NOTE_PREFILTERED = (
     "a quick description of this puzzle, in short form (names, parameters and typing only). "
     "Select only from these.\n"
 )
-
-
-def _typing_text(data: dict) -> str:
-    parts = [data.get("output_typing") or "", data.get("routine_subtype") or ""]
-    parts += [p.get("typing") or "" for p in data.get("parameters") or []]
-    return "\n".join(parts)
-
-
-def needed_types(concepts: Sequence, custom_types: dict[str, str]) -> dict[str, str]:
-    """The custom types the concepts' typing fields refer to, closed over type definitions."""
-    if not custom_types:
-        return {}
-    patterns = {
-        name: re.compile(r"(?<![\w])" + re.escape(name) + r"(?![\w])", re.IGNORECASE)
-        for name in custom_types
-    }
-    text = "\n".join(_typing_text(c.to_data()) for c in concepts)
-    wanted: set[str] = set()
-    frontier = text
-    while frontier:
-        new = {n for n, p in patterns.items() if n not in wanted and p.search(frontier)}
-        wanted |= new
-        frontier = "\n".join(custom_types[n] for n in new)
-    return {n: custom_types[n] for n in custom_types if n in wanted}
+WHOLE_FORMS = (("full", FULL, NOTE_FULL), ("collapsed", Form(collapse_below=COLLAPSE_BELOW), NOTE_COLLAPSED),
+               ("compressed", COMPRESSED, NOTE_COMPRESSED))
 
 
 def render_hint(concepts: Sequence, custom_types: dict[str, str]) -> str:
@@ -79,13 +66,13 @@ def render_hint(concepts: Sequence, custom_types: dict[str, str]) -> str:
     return render_ps(list(concepts), needed_types(concepts, custom_types))
 
 
-def fit_hint(ranked: Sequence, concepts: Sequence, custom_types: dict[str, str], limit: int) -> list:
+def fit_hint(ranked: Sequence, lib: Library, limit: int, count: TokenCounter = ESTIMATE) -> list:
     """The longest prefix of `ranked` (most wanted first) whose hint fits in `limit`
-    estimated tokens, in memory order."""
-    def fits(subset: Sequence) -> bool:
-        return budget.estimate_tokens(render_hint(subset, custom_types)) <= limit
-
-    return budget.keep_order(ranked[:budget.fit_prefix(ranked, fits)], concepts)
+    tokens, in memory order."""
+    positions = lib.positions(ranked)
+    actual = None if count.estimate else lambda n: count(lib.text(positions[:n]))
+    n, _ = largest_fit(len(positions), lib.sizes(positions), limit, actual)
+    return lib.pick(positions[:n])
 
 
 def parse_names(text: str) -> list[str]:
@@ -130,32 +117,29 @@ def _messages(memory_text: str, note: str, puzzle: str) -> list[dict]:
                                                       puzzle=puzzle)}]
 
 
-def plan_prompt(task, concepts: Sequence, custom_types: dict[str, str], settings: SelectionSettings,
-                llm=None) -> PromptPlan:
+def _frame(lib: Library, puzzle: str) -> int:
+    """The estimate of the prompt around the library: the template (kept for the revision) and the puzzle."""
+    return lib.tokens(_messages("", "", "")[0]["content"]) + MESSAGE_TOKENS + estimate_tokens(puzzle)
+
+
+def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> PromptPlan:
     """Build the select_ps prompt within settings.token_budget (see module docstring)."""
+    count = counter_for(llm, "select")
     puzzle = format_task(task)
     limit = settings.token_budget
-    stats: dict[str, Any] = {"memory_size": len(concepts), "budget": limit}
-
-    messages = _messages(render_ps(list(concepts), custom_types), NOTE_FULL, puzzle)
-    tokens = budget.messages_tokens(messages)
-    if tokens <= limit:
-        return PromptPlan(messages, list(concepts), {**stats, "shown": len(concepts), "form": "full",
+    stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
+    frame = _frame(lib, puzzle)
+    everything = list(lib.concepts)
+    for name, form, note in WHOLE_FORMS:
+        around = frame + lib.tokens(note)
+        size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) - around, form, ALL_TYPES)
+        if size is None:
+            continue
+        messages = _messages(lib.text(None, form, ALL_TYPES), note, puzzle)
+        tokens = around + size if count.estimate else count.messages(messages)
+        if tokens <= limit:
+            return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": name,
                                                      "prompt_tokens_est": tokens})
-    stats["full_tokens_est"] = tokens
-    messages = _messages(render_ps(list(concepts), custom_types, collapse_below=COLLAPSE_BELOW), NOTE_COLLAPSED,
-                         puzzle)
-    tokens = budget.messages_tokens(messages)
-    if tokens <= limit:
-        return PromptPlan(messages, list(concepts), {**stats, "shown": len(concepts), "form": "collapsed",
-                                                     "prompt_tokens_est": tokens})
-    stats["collapsed_tokens_est"] = tokens
-    messages = _messages(render_ps(list(concepts), custom_types, compressed=True), NOTE_COMPRESSED, puzzle)
-    tokens = budget.messages_tokens(messages)
-    if tokens <= limit:
-        return PromptPlan(messages, list(concepts), {**stats, "shown": len(concepts), "form": "compressed",
-                                                     "prompt_tokens_est": tokens})
-    stats["compressed_tokens_est"] = tokens
 
     caption, caption_completions = None, []
     query = budget.describe_grids(task)
@@ -169,28 +153,27 @@ def plan_prompt(task, concepts: Sequence, custom_types: dict[str, str], settings
             query = caption + "\n" + query
         else:
             stats["caption_error"] = outcome.error
-    ranked = budget.rank_lexical(query, list(concepts))
+    ranked = lib.rank(query)
+    sizes = lib.sizes(ranked, COMPRESSED)
 
-    def build(subset: Sequence) -> list[dict]:
-        ordered = budget.keep_order(subset, concepts)
-        note = NOTE_PREFILTERED.format(total=len(concepts), shown=len(ordered))
-        return _messages(render_ps(ordered, needed_types(ordered, custom_types), compressed=True), note, puzzle)
+    def note(n: int) -> str:
+        return NOTE_PREFILTERED.format(total=len(lib), shown=n)
 
-    n = budget.fit_prefix(ranked, lambda subset: budget.messages_tokens(build(subset)) <= limit)
-    shown = budget.keep_order(ranked[:n], concepts)
-    messages = build(shown)
-    return PromptPlan(messages, shown, {**stats, "shown": len(shown), "form": "prefiltered",
-                                        "prefilter_query": query,
-                                        "prompt_tokens_est": budget.messages_tokens(messages)},
+    def build(n: int) -> list[dict]:
+        return _messages(lib.text(ranked[:n], COMPRESSED), note(n), puzzle)
+
+    n, tokens = largest_fit(len(ranked), lambda n: frame + lib.tokens(note(n)) + sizes(n), limit,
+                            None if count.estimate else lambda n: count.messages(build(n)))
+    return PromptPlan(build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered",
+                                                       "prefilter_query": query, "prompt_tokens_est": tokens},
                       caption=caption, caption_usage=caption_completions)
 
 
 def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
-    concepts = memory.list(format="ps")
-    if not concepts:
+    lib = library(memory, "ps")
+    if not lib.concepts:
         return Selection(mode="ps", stats={"memory_size": 0, "shown": 0})
-    custom_types = memory.custom_types()
-    plan = plan_prompt(task, concepts, custom_types, settings, llm)
+    plan = plan_prompt(task, lib, settings, llm)
     completions = list(plan.caption_completions)
     if not plan.shown:
         return Selection(mode="ps", fallback=True, caption=plan.caption, stats=plan.stats,
@@ -207,19 +190,18 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
                          caption=plan.caption, usage=sum_usage(completions), stats=plan.stats)
 
     match = match_names(outcome.value[:MAX_NAMES], plan.shown)    # a longer list is not a selection
-    by_id = {c.id: c for c in concepts}
-    chosen = [by_id[i] for i in match.ids]
+    chosen = [lib.by_id[i] for i in match.ids]
     added: list = []
     if settings.expand and chosen:
-        added = expand_neighbours(concepts, chosen, settings.expand_limit)
-    final = fit_hint(chosen + added, concepts, custom_types, settings.hint_budget)
+        added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
+    final = fit_hint(chosen + added, lib, settings.hint_budget, counter_for(llm, "solver"))
     kept = {c.id for c in final}
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
              "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
              "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/offer.py)
     return Selection(
-        mode="ps", concept_ids=[c.id for c in final], hint=render_hint(final, custom_types),
+        mode="ps", concept_ids=[c.id for c in final], hint=lib.text(lib.positions(final)),
         reasoning=reasoning, unmatched=match.unmatched, usage=sum_usage(completions),
         caption=plan.caption, expanded_ids=[c.id for c in added], stats=stats,
     )

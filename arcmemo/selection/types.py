@@ -18,8 +18,8 @@ class SelectionSettings:
     mode: str = "ps"
     top_k: int = 5                  # oe: how many lessons to keep
     expand: bool = False            # ps: add graph neighbours of the chosen concepts
-    token_budget: int = DEFAULT_TOKEN_BUDGET  # ps/oe: estimated tokens of the whole selection prompt
-    hint_budget: int = DEFAULT_HINT_BUDGET    # ps: estimated tokens of the hint handed to the solver
+    token_budget: int = DEFAULT_TOKEN_BUDGET  # ps/oe: select model's tokens of the whole prompt
+    hint_budget: int = DEFAULT_HINT_BUDGET    # ps: solver's tokens of the hint it is handed
     run_id: str | None = None
     pass_index: int = 0
     record: bool = True             # store a SelectionRecord through memory.session()
