@@ -9,6 +9,7 @@ import re
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
+from test_store import memory_url  # noqa: F401  (the store tests' SQLite/PostgreSQL fixture)
 
 from arcmemo.cli import cli
 from arcmemo.memory.errors import ConceptDataError
@@ -56,8 +57,8 @@ def half_turn_concept() -> dict:
 
 
 @pytest.fixture
-def memory(tmp_path):
-    with Memory(tmp_path / "m.db") as m:
+def memory(memory_url):  # noqa: F811  (SQLite, and PostgreSQL when ARCMEMO_TEST_POSTGRES_URL names one)
+    with Memory(memory_url) as m:
         yield m
 
 
