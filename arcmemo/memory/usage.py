@@ -6,7 +6,9 @@ the run finally solved (see `ConceptUsage`). A task solved again (a resumed run)
 its rows, so nothing is counted twice. `Memory` inherits these methods (`UsageRecords`).
 
 These rows are the only thing a read-only solve writes to the memory file: no concept,
-revision or other record changes.
+revision or other record changes. `solved` comes from the run's score (test outputs): it is
+reported, never used to choose anything; what orders helpers (run/offer.py) is
+`called_passing`, which only train pairs decide.
 """
 
 from __future__ import annotations
