@@ -43,6 +43,15 @@ from benchmarks.table import print_table  # noqa: E402
 
 TASKS = ("3c9b0459 6150a2bd ed36ccf7 7fe24cdd 67a3c6ac 68b16354 74dd1130 9dfd6313 b1948b0a 9172f3a0 "
          "c59eb873 a5313dff 99b1bc43 6430c8c4 dc1df850 1f85a75f cce03e0d 6d0aefbc 8be77c9e dbc1a6ce").split()
+# The helper each default task's rule calls for (the seed concept that covers it), to tell for a
+# task the helpers did not solve whether selection missed it, the program did not call it, or
+# called it and still failed (--explain).
+NEEDED = {"3c9b0459": "rotate_grid", "6150a2bd": "rotate_grid", "ed36ccf7": "rotate_grid",
+          "7fe24cdd": "rotate_grid", "67a3c6ac": "flip_grid", "68b16354": "flip_grid", "74dd1130": "flip_grid",
+          "9dfd6313": "flip_grid", "b1948b0a": "color_mapping", "9172f3a0": "scale_grid", "c59eb873": "scale_grid",
+          "a5313dff": "fill_enclosed_regions", "99b1bc43": "overlay_panels", "6430c8c4": "overlay_panels",
+          "dc1df850": "surround_pixels", "1f85a75f": "crop_to_bounding_box", "cce03e0d": "tile_by_placement_mask",
+          "6d0aefbc": "flip_grid", "8be77c9e": "flip_grid", "dbc1a6ce": "connect_points_with_line"}
 SETTINGS = {                                # name -> (selection, helpers), in the order they run
     "none": ("none", False),
     "ps+helpers": ("ps", True),
@@ -80,6 +89,25 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
         return run_with_progress(runner, quiet=not args.progress)
 
 
+def explain(name: str, work: str) -> None:
+    """Per task of a setting with helpers: solved, or why not (selection missed the needed helper,
+    the program did not call it, or called it and still failed)."""
+    from arcmemo.core.helpercode import helper_name
+    from arcmemo.run.rundir import list_runs
+
+    run = list_runs(Path(work) / name / "runs")[-1]
+    print(f"\n{name}: per task, the helper its rule needs, those offered and called, and why it failed")
+    for event in (e for e in run.events() if e["type"] == "task"):
+        needed = NEEDED.get(event["task_id"])
+        offered = event.get("helpers_offered") or []
+        called = sorted(helper_name(r["name"]) for r in event.get("concept_use", []) if r["called"] and r["name"])
+        why = ("solved" if event["scores"].get("oracle2") == 1 else "selection missed it" if needed not in offered
+               else "not called" if needed not in called else "called, still wrong")
+        print(f"  {event['task_id']}  needs {needed or '-'}; offered {', '.join(offered) or '-'}; "
+              f"called {', '.join(called) or '-'} -> {why}" + (f" (last error: {event['error']})"
+                                                               if event.get("error") else ""))
+
+
 def row(name: str, summary: dict, n: int) -> list:
     usage, use = summary.get("usage", {}), summary.get("concept_use") or {}
     return [name, f"{len(summary.get('solved', []))}/{n}", summary.get("oracle2"), len(summary.get("passed_train", [])),
@@ -101,6 +129,8 @@ def main() -> int:
                         help="Completion limit of a solver call (the embedded model writes ~1-2 tokens/s on 2 cores).")
     parser.add_argument("--max-helpers", type=int, default=None, help="Helpers per task (default: by model).")
     parser.add_argument("--progress", action="store_true", help="Show each run's progress bar.")
+    parser.add_argument("--explain", action="store_true",
+                        help="Also, per task of the settings with helpers: solved, or why not.")
     args = parser.parse_args()
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
@@ -123,6 +153,9 @@ def main() -> int:
               f"as many as ps ({solved['ps']}): {'PASS' if ok else 'FAIL'}")
     for name in settings:
         print(f"{name}: solved {' '.join(summaries[name].get('solved', [])) or '-'}")
+    if args.explain:
+        for name in (s for s in settings if SETTINGS[s][1]):
+            explain(name, args.work)
     return 0
 
 
