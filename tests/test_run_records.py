@@ -114,7 +114,7 @@ def test_a_seed_run_gets_a_run_directory(tmp_path):
     run = only_run(tmp_path)
     config, summary = run.config(), run.summary()
     assert config["kind"] == "seed" and config["memory_revision_start"] == 0 and run.status()["status"] == "finished"
-    assert summary["verified"] == 44 and summary["annotated"] == 12 and summary["run_id"] == run.run_id
+    assert summary["verified"] == 44 and summary["annotated"] == 17 and summary["run_id"] == run.run_id
     assert sum(e["type"] == "verify" for e in run.events()) == 44
     assert {e["task_id"] for e in run.events() if e["type"] == "ingest"} == {p.stem for p in (ROOT / "seeds").glob("*.yaml")}
     listed = CliRunner().invoke(cli, ["runs", "list", "--run-dir", str(tmp_path / "runs")])

@@ -279,6 +279,18 @@ def test_writing_to_the_result_channel_cannot_forge_other_grids(sb):
     still_works(sb)
 
 
+def test_a_forged_result_line_cannot_report_helpers_it_did_not_name_properly(sb):
+    # a line claiming called "helpers" that are not identifiers is refused like any forged line
+    body = ("import os, json\n"
+            "os.write(3, (json.dumps({'i': 0, 'ok': True, 'output': [[1]], 'message': '', 'stdout': '', "
+            "'called': ['x; rm -rf /']}) + '\\n').encode())\n"
+            "os._exit(0)")
+    out = sb.run("import memory_helpers\ndef transform(grid):\n" + "".join(f"    {line}\n" for line in body.split("\n")),
+                 [[[1]]], modules={"memory_helpers": "def f(g):\n    return g\n"}, helpers="memory_helpers")
+    assert out[0].error == "crash" and out[0].called == ()
+    still_works(sb)
+
+
 @pytest.mark.parametrize("ret", [
     "(row for row in grid)",
     "Evil()",
