@@ -62,9 +62,11 @@ SETTINGS = {                                # name -> (selection, helpers), in t
 
 def run_setting(name: str, args, tasks: list[str]) -> dict:
     """The summary of one setting's run: resumed if its directory holds one, else started."""
-    from arcmemo.run.rundir import RunDir, list_runs
+    from arcmemo.core.settings import Settings
+    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.rundir import list_runs
     from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import open_session, run_with_progress
+    from arcmemo.run.session import open_session, resolve_models
 
     selection, helpers = SETTINGS[name]
     root = Path(args.work) / name
@@ -72,21 +74,21 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
     memory = root / "memory.db"
     if not memory.exists():
         shutil.copy(args.memory, memory)
-    existing = list_runs(root / "runs")
+    settings = Settings.load(db=str(memory), runs_dir=str(root / "runs"))
     models = {f"{role}_model": args.model for role in ("solver", "select", "aux")}
-    with open_session(db=str(memory), **models) as session:
+    existing = [run for run in list_runs(root / "runs") if run.config().get("task_ids") == tasks]
+    with open_session(settings, reporter=make_reporter(quiet=not args.progress)) as session:
+        if existing and existing[-1].summary() is not None:
+            return existing[-1].summary()
         if existing:
-            run = existing[-1]
-            if run.summary() is not None and run.config().get("task_ids") == tasks:
-                return run.summary()
-            runner = session.resume(RunDir(run.path))
+            runner = session.resume_solve(str(existing[-1].path), models)
         else:
             config = RunConfig(source="training", task_ids=tasks, selection=selection, helpers=helpers,
                                attempts=2, retries=1, temperature=args.temperature, model_seed=args.seed,
                                max_helpers=args.max_helpers, max_tokens=args.max_tokens)
-            runner = session.new(config, runs_root=str(root / "runs"))
+            runner = session.new_solve(config, resolve_models(models))
         print(f"[{time.strftime('%H:%M:%S')}] {name}: run {runner.rundir.run_id}", file=sys.stderr, flush=True)
-        return run_with_progress(runner, quiet=not args.progress)
+        return session.run(runner, resumed=bool(existing))
 
 
 def explain(name: str, work: str) -> None:
