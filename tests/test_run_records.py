@@ -55,10 +55,7 @@ def test_a_continual_solve_records_itself_in_memory_and_its_selections_with_the_
     assert first["concepts"] == [] and second["concepts"] == [LEARNED]     # written after task 1 (k=1)
     with Memory(db) as memory:
         assert {r.run_id for r in memory.history()} == {run.run_id}
-        from arcmemo.memory.models import Run
-
-        with memory.session() as session:
-            recorded = session.get(Run, run.run_id)
+        (recorded,) = [r for r in memory.runs() if r.id == run.run_id]
         assert (recorded.kind, recorded.status) == ("solve", "done")
 
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel
 
 from arcmemo.memory import StoreError
 from arcmemo.memory.data import ConceptDataError
@@ -362,7 +362,7 @@ def test_seed_ledger(memory):
 
 
 def test_selection_records_of_older_memories_stay_readable(memory):
-    with memory.session() as s:
+    with Session(memory.engine) as s:       # as an older arcmemo wrote them
         s.add(SelectionRecord(run_id="run-1", task_id="t", mode="ps", concept_ids=[1, 2], unmatched=["x"],
                               usage={"calls": 1}))
         s.commit()

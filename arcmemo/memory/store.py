@@ -197,12 +197,6 @@ class Memory(RunRecords, UsageRecords):
         """True inside `transaction()` on this thread: reads see its writes, which may still roll back."""
         return getattr(self._local, "session", None) is not None
 
-    def session(self) -> Session:
-        """Legacy: a plain SQLModel Session, kept only for `selection/record.py` until selection
-        records move to the run directory; then it goes. Do not add callers: every other read
-        and write is a method of this class."""
-        return Session(self.engine, expire_on_commit=False)
-
     # -- writes ----------------------------------------------------------------------
 
     def _log(self, session: Session, concept: Concept, op: str, *, actor: str, reason: str = "",
