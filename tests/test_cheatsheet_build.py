@@ -27,6 +27,7 @@ def seeds_dir(tmp_path):
     for task_id in BUILD_SEEDS:
         for path in SEEDS.glob(f"{task_id}.*"):
             shutil.copy(path, folder / path.name)
+    shutil.copy(SEEDS / "memory_helpers.py", folder)       # the helpers the annotated seeds import
     return folder
 
 
@@ -50,6 +51,7 @@ def test_build_curates_one_sheet_cumulatively_from_the_verified_seeds(tmp_path, 
     calls = fake_model.calls_for("cheatsheet")
     assert len(calls) == 3 and all(c.role == "aux" for c in calls)
     assert "def transform" in calls[0].prompt                             # the seed's program
+    assert "The helper functions it imports from memory_helpers:" in calls[0].prompt
     assert "- tip from 0d3d703e" in calls[1].prompt                       # the sheet so far, cumulative
     with Memory(str(tmp_path / "memory.db")) as memory:
         sheet = memory.get("cheatsheet", format="sheet")

@@ -111,6 +111,14 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="Sampling temperature for the solver model (0 to 2).")
 @click.option("--reasoning-effort", type=LazyChoice(reasoning_efforts), default=None,
               help="Reasoning effort of the solver model (a reasoning model only; the paper: medium).")
+@click.option("--model-seed", type=AtLeast(0), default=None,
+              help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
+@click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
+                   "memory_helpers); off: the concepts' text only.")
+@click.option("--max-helpers", type=AtLeast(0), default=None,
+              help="At most N helpers per task (default 3 for a small-context model such as the embedded "
+                   "one, else 8).")
 @run_dir_option
 @click.option("--resume", default=None, metavar="RUN",
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
@@ -121,9 +129,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @model_options
 @db_option
-def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
-          expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, reasoning_effort, run_dir, resume, quiet, require_isolation, db, **models) -> None:
+def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
+          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          max_tokens, temperature, reasoning_effort, model_seed, helpers, max_helpers, run_dir, resume, quiet,
+          require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
@@ -160,7 +169,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
-            k=k, order=order, seed=seed, budget_usd=budget_usd, config_file=config_file,
+            k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
+            max_helpers=max_helpers, config_file=config_file,
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:

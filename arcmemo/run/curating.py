@@ -85,9 +85,13 @@ class CheatsheetSummary:
         return {**asdict(self), "usage": self.usage.to_dict()}
 
 
-def seed_trace(seed, annotation) -> str:
-    """What the curator reads about a seed: the program whole, the annotation's summary and pseudocode."""
+def seed_trace(seed, annotation, helpers=()) -> str:
+    """What the curator reads about a seed: the program whole, the helpers it imports, the
+    annotation's summary and pseudocode."""
     parts = [f"Task {seed.task_id} is solved by this program (a verified, human-written solution):\n{seed.code}"]
+    if helpers:
+        parts.append("The helper functions it imports from memory_helpers:\n"
+                     + "\n\n".join(helper.source.strip() for helper in helpers))
     if annotation is not None and annotation.summary:
         parts.append(f"Summary:\n{annotation.summary}")
     if annotation is not None and annotation.pseudocode:
@@ -160,7 +164,7 @@ def _curate(memory, llm, verified, taskset, options: CheatsheetOptions, summary:
         reporter.step("the curator rewrites the sheet")
         meter = MeteredLLM(llm)
         task = taskset.by_id(item.seed.task_id)
-        update = update_cheatsheet(memory, meter, task, seed_trace(item.seed, item.annotation),
+        update = update_cheatsheet(memory, meter, task, seed_trace(item.seed, item.annotation, list(item.helpers.values())),
                                    run_id=rundir.run_id, max_words=options.max_words, source="human")
         summary.usage = summary.usage + meter.usage
         rundir.append({"type": "curate", "task_id": task.id, "rewritten": update.updated, "error": update.error,
