@@ -121,3 +121,39 @@ def test_a_task_file_flag_wins_over_the_files_split(tmp_path):
                                       "--run-dir", str(tmp_path / "runs"), "--db", str(tmp_path / "m.db")])
     assert "leave out --split" not in result.output
     assert f"{folder}" in result.output and not (tmp_path / "runs").exists()   # the empty folder is the problem
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_SETTINGS))
+def test_each_paper_setting_runs_a_puzzle_with_the_papers_parameters(tmp_path, monkeypatch, name):
+    """The shipped file as it is (only the memory, endpoint and puzzle overridden) passes solve's
+    start-up checks and sends each role's parameters in its model's form."""
+    from arcmemo.memory.store import Memory
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db = tmp_path / "paper.db"
+    with Memory(str(db)) as memory:
+        memory.merge({"format": "ps", "name": "recolour", "kind": "routine", "description": "map colours"},
+                     source="import", actor="test")
+        memory.add({"format": "oe", "situation": "Colours change.", "suggestion": "Find the colour table."},
+                   source="import", actor="test")
+        memory.merge({"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table"},
+                     source="human", actor="test")
+    with StubServer() as stub:
+        result = CliRunner().invoke(cli, ["solve", "--config", name, "--tasks", "97239e3d", "--retries", "0",
+                                          "-k", "1", "-q", "--base-url", stub.base_url, "--db", str(db),
+                                          "--run-dir", str(tmp_path / "runs")])
+        assert result.exit_code == 0, result.output
+        requests = list(stub.requests)
+    solver = [r for r in requests if r["model"] == "o4-mini" and "transform" in json.dumps(r["messages"])]
+    assert solver and all((r["reasoning_effort"], r["max_completion_tokens"]) == ("medium", 32000)
+                          and "max_tokens" not in r for r in solver)
+    gpt = [r for r in requests if r["model"] == "gpt-4.1"]
+    assert all((r["temperature"], r["max_tokens"]) == (0.3, 1000) and "reasoning_effort" not in r for r in gpt)
+    if name.startswith("arcmemo-oe"):
+        caption = gpt[0]["messages"][0]["content"]
+        assert sum(part["type"] == "image_url" for part in caption) == 4          # 3 train pairs, 1 test input
+    if name == "arcmemo-ps":
+        (select,) = [r for r in requests if r["model"] == "o4-mini" and r not in solver][:1]
+        assert select["reasoning_effort"] == "medium" and "recolour" in select["messages"][0]["content"]
+    if name in ("baseline", "cheatsheet"):
+        assert gpt == [] and len(requests) == 1
