@@ -45,18 +45,9 @@ from pydantic import (
 )
 
 from arcmemo.core.text import clean_line, clean_text
+from arcmemo.memory.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key
 from arcmemo.memory.errors import ConceptDataError
 
-FORMATS = ("ps", "oe", "sheet")
-KINDS = ("structure", "routine")
-SOURCES = ("human", "self", "import")
-
-# The concept data shape, in the order used for YAML/JSON output.
-DATA_FIELDS = (
-    "format", "name", "kind", "routine_subtype", "output_typing", "description",
-    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "source",
-)
-LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
 PARAMETER_FIELDS = ("name", "typing", "description")
 ANSWER_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "description",
                  "parameters", "cues", "implementation")
@@ -357,11 +348,6 @@ def content_hash(data: dict[str, Any]) -> str:
     body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def name_key(name: str) -> str:
-    """Names that differ only in case, spaces, '_' or '-' are the same concept name."""
-    return re.sub(r"[\s_-]+", " ", name).strip().lower()
 
 
 # -- the answer forms ------------------------------------------------------------------------------
