@@ -90,6 +90,12 @@ def _contains(word: str) -> str:
     return f"%{word.translate(_LIKE_ESCAPE)}%"
 
 
+def _where(*conditions: str) -> str:
+    """A WHERE clause of the conditions given (empty ones left out)."""
+    kept = [c for c in conditions if c]
+    return f" WHERE {' AND '.join(kept)}" if kept else ""
+
+
 class ConceptReads:
     """The read-only queries on concepts. A subclass supplies `_reading()`: a context giving a
     `Rows` function whose statements all see one state of the database."""
@@ -102,18 +108,18 @@ class ConceptReads:
         if format is not None and format not in FORMATS:
             raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
         params: dict[str, Any] = {"format": format, "as_of": as_of, "delete": "delete"}
-        of_format = ' AND "format" = :format' if format is not None else ""
+        of_format = '"format" = :format' if format is not None else ""
         with self._reading() as rows:
             if as_of is None:
-                return concepts_of(rows(f"{_SELECT} WHERE 1 = 1{of_format} ORDER BY id", params))
+                return concepts_of(rows(f"{_SELECT}{_where(of_format)} ORDER BY id", params))
             # A concept no revision after `as_of` touched is as its row is now (a revision's
             # snapshot is the row it wrote); only the others are rebuilt from their snapshots.
             touched = "SELECT concept_id FROM conceptrevision WHERE id > :as_of AND concept_id IS NOT NULL"
-            unchanged = concepts_of(rows(f"{_SELECT} WHERE id NOT IN ({touched}){of_format} ORDER BY id", params))
+            unchanged = concepts_of(rows(f"{_SELECT}{_where(f'id NOT IN ({touched})', of_format)} ORDER BY id", params))
             latest = (f"SELECT max(id) FROM conceptrevision WHERE id <= :as_of AND concept_id IN ({touched}) "
                       "GROUP BY concept_id")
-            rebuilt = from_snapshots(row[0] for row in rows(
-                f"SELECT snapshot FROM conceptrevision WHERE id IN ({latest}) AND op != :delete{of_format}", params))
+            where = _where(f"id IN ({latest})", "op != :delete", of_format)
+            rebuilt = from_snapshots(row[0] for row in rows(f"SELECT snapshot FROM conceptrevision{where}", params))
         return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
 
     def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
@@ -129,13 +135,12 @@ class ConceptReads:
         def text(field: str) -> str:
             return f'lower(CAST("{field}" AS TEXT))' if field in ("cues", "implementation") else f'lower("{field}")'
 
-        where = [" OR ".join(f"{text(f)} LIKE :w{i} ESCAPE '/'" for f in _SEARCH_FIELDS) for i in range(len(words))]
-        if format is not None:
-            where.append('"format" = :format')
+        each_word = [" OR ".join(f"{text(f)} LIKE :w{i} ESCAPE '/'" for f in _SEARCH_FIELDS) for i in range(len(words))]
+        of_format = '"format" = :format' if format is not None else ""
         any_word = " OR ".join(f"lower(\"name\") LIKE :w{i} ESCAPE '/'" for i in range(len(words)))
         rank = ("CASE WHEN lower(\"name\") = :phrase THEN 0 WHEN lower(\"name\") LIKE :phrase_in ESCAPE '/' THEN 1 "
                 f"WHEN ({any_word}) THEN 2 ELSE 3 END")
-        sql = f"{_SELECT} WHERE {' AND '.join(f'({w})' for w in where)} ORDER BY {rank}, id LIMIT :limit"
+        sql = f"{_SELECT}{_where(*(f'({w})' for w in each_word), of_format)} ORDER BY {rank}, id LIMIT :limit"
         with self._reading() as rows:
             return concepts_of(rows(sql, params))
 
@@ -146,8 +151,8 @@ class ConceptReads:
         name = str(ref).strip()
         with self._reading() as rows:
             if not name.isdigit():
-                of_format = ' AND "format" = :format' if format is not None else ""
-                exact = concepts_of(rows(f"{_SELECT} WHERE name = :name{of_format} ORDER BY id LIMIT 2",
+                of_format = '"format" = :format' if format is not None else ""
+                exact = concepts_of(rows(f"{_SELECT}{_where('name = :name', of_format)} ORDER BY id LIMIT 2",
                                          {"name": name, "format": format}))
                 if len(exact) == 1:
                     return exact[0]
