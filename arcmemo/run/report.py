@@ -38,6 +38,9 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
         ("oracle@2 per pass", _passes(summary)),
         ("passed train pairs", len(summary.get("passed_train", []))),
         ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
+        ("concepts offered / helper called / by a passing program / in a solved task",
+         " / ".join(str((summary.get("concept_use") or {}).get(k, 0))
+                    for k in ("offered", "called", "called_passing", "solved"))),
         ("selection fallbacks", summary.get("selection_fallbacks", 0)),
         ("concepts written", f"{len(summary.get('concepts_added', []))} added, "
                              f"{len(summary.get('concepts_extended', []))} extended, "

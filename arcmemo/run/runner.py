@@ -37,8 +37,11 @@ from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, as_grid, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
+from arcmemo.memory.usage import COUNTERS
 from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.progress import Reporter
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -85,6 +88,9 @@ class RunConfig:
     order: str = "as-given"  # as-given | shuffled
     seed: int = 0
     budget_usd: float | None = None
+    model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
+    helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
+    max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
@@ -96,18 +102,24 @@ class RunConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.retries < 0 or (self.limit is not None and self.limit < 1):
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
+        if self.max_helpers is not None and self.max_helpers < 0:
+            raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
     def selection_settings(self, pass_index: int) -> SelectionSettings:
         return SelectionSettings(
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
-            pass_index=pass_index)
+            pass_index=pass_index, select_params=self._seed_params())
 
     def solver_settings(self, pass_index: int) -> SolverSettings:
         # later passes start past the earlier passes' samples: the model is asked afresh
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
-                              temperature=self.temperature, sample_offset=(pass_index - 1) * self.attempts)
+                              temperature=self.temperature, sample_offset=(pass_index - 1) * self.attempts,
+                              extra=self._seed_params())
+
+    def _seed_params(self) -> dict[str, Any]:
+        return {} if self.model_seed is None else {"seed": self.model_seed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -130,6 +142,8 @@ class TaskOutcome:
     selection_fallback: bool
     error: str | None = None
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
+    helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
+    concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its use counters
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -310,7 +324,14 @@ class Runner:
             return self._lost(p, task.id, meter)
         self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory)))
         self._say_if_nothing_matched(task.id, selection)
-        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+        concepts = self.memory.list("ps") if selection.concept_ids else []
+        helpers = None
+        if self.config.helpers and concepts:
+            wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
+            helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
+                                    self.memory.usage(concept_ids=selection.concept_ids))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
         ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p),
                            run_id=self.rundir.run_id, progress=self.progress.step)
         try:
@@ -335,6 +356,11 @@ class Runner:
             extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
                    "solver": self.config.solver}))
         errors = [a.error for a in result.attempts if a.error]
+        used = helper_use(result.attempts, selection.concept_ids, concepts,
+                          solved=bool(score is not None and score.oracle2 == 1))
+        if used and self.config.continual:   # a read-only run leaves memory as it was: its use stays in its events
+            self.memory.record_usage(run_id=self.rundir.run_id, pass_index=p, task_id=task.id, used=used)
+        names = {c.id: c.name for c in concepts}
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
             code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
@@ -343,6 +369,8 @@ class Runner:
             selection_fallback=bool(selection.fallback),
             error=solver_error or (errors[-1] if errors and not result.passed_train else None),
             notes=list(getattr(result.trace, "notes", []) or []) + ([result.error] if result.error else []),
+            helpers_offered=helpers.names() if helpers else [],
+            concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
         )
 
     def _say_if_nothing_matched(self, task_id: str, selection) -> None:
@@ -401,10 +429,14 @@ class Runner:
             if self.config.memory_format == "oe":
                 result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
             else:
+                verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
+                          if self.config.helpers else None)
                 result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
-                                  memory_tokens=self.settings.abstraction_memory_tokens)
+                                  memory_tokens=self.settings.abstraction_memory_tokens, verify_helpers=verify)
             written = {"added": list(result.added), "extended": list(result.extended),
-                       "failed": bool(result.failed), "error": result.error}
+                       "failed": bool(result.failed), "error": result.error,
+                       "helpers": list(result.helpers),
+                       "helper_problems": list(result.helper_problems)}
         if meter.fault is not None and written["failed"]:
             return self._lost(p, task.id, meter, kind="write_lost")
         return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
@@ -448,6 +480,7 @@ class Runner:
             "tasks_lost": sorted({t for _, t in self.lost}),
             "writes_lost": sorted({t for (q, t) in self.writes_lost if (q, t) not in self._writes_done()}),
             "usage": usage.to_dict(),
+            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
             "memory_revision_end": self.memory.revision(),
             "stopped": stopped,
             "wall_time_s": round(wall, 2),
@@ -507,9 +540,11 @@ def load_run_tasks(config: RunConfig) -> TaskSet:
 
 
 def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
-    """The config with the budgets left open filled in for the run's models (budgets_for)."""
+    """The config with the budgets left open filled in for the run's models (budgets_for, and
+    how many helpers a task is offered: offer.helper_limit)."""
     token_budget, hint_budget = budgets_for(llm, config.token_budget, config.hint_budget)
-    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget)
+    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget,
+                               max_helpers=helper_limit(llm, config.max_helpers))
 
 
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,

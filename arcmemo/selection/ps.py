@@ -217,9 +217,11 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     if settings.expand and chosen:
         added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
     final = fit_hint(chosen + added, lib, settings.hint_budget, counter_for(llm, "solver"))
+    kept = {c.id for c in final}
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
-             "names_ignored": max(0, len(outcome.value) - MAX_NAMES)}
+             "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
+             "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/offer.py)
     if asked_again is not None:
         stats["asked_again"] = asked_again
     return Selection(
