@@ -25,7 +25,7 @@ MIGRATIONS = ("m001_initial", "m002_concept_helper", "m003_concept_usage")
 
 
 class SQLiteReader(ConceptReads):
-    """An up-to-date SQLite memory read with sqlite3; writes nothing. Use `open_reader`."""
+    """An up-to-date SQLite memory read with sqlite3, from one thread; writes nothing. Use `open_reader`."""
 
     def __init__(self, conn: sqlite3.Connection, url: str):
         self._conn, self.url = conn, url
