@@ -112,7 +112,8 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
     (keep or mutate them freely; writes go through the methods only).
 
     Every read and write of the memory file is a method here (the record methods are in
-    `records.py`, the usage counters in `usage.py`); nothing outside this package writes SQL."""
+    `records.py`, the usage counters in `usage.py`, the concept reads, shared with the lean
+    `reader.py`, in `reads.py`); nothing outside this package writes SQL."""
 
     def __init__(self, url: str | Path = "memory.db"):
         """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used."""
