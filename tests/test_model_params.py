@@ -131,3 +131,17 @@ def test_models_list_shows_each_roles_call_defaults(monkeypatch):
     assert result.exit_code == 0, result.output
     assert "; temperature 0.3; max tokens 1000" in result.output
     assert "; reasoning effort medium" in result.output
+
+
+def test_a_resumed_run_keeps_the_call_defaults_it_recorded(monkeypatch):
+    from arcmemo.run.session import resolve_models
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    recorded = {"models_requested": {"solver": "o4-mini", "aux": "gpt-4.1", "select": "o4-mini"},
+                "call_defaults": {"solver": {}, "aux": {"temperature": 0.3, "max_tokens": 1000},
+                                  "select": {"reasoning_effort": "medium"}}}
+    settings = resolve_models({}, recorded)
+    assert settings.call_defaults("aux") == {"temperature": 0.3, "max_tokens": 1000}
+    assert settings.call_defaults("select") == {"reasoning_effort": "medium"}
+    again = resolve_models({"aux_max_tokens": 500}, recorded)          # a flag given on resume wins
+    assert again.call_defaults("aux") == {"temperature": 0.3, "max_tokens": 500}
