@@ -196,3 +196,61 @@ def test_degraded_selection_is_said_once_per_run_and_recorded_per_task(tmp_path,
     events = [e for e in runner.rundir.events() if e["type"] == "task"]
     assert [e["selection_level"] for e in events] == ["prefiltered"] * 3
     assert {r["level"] for r in runner.rundir.selections()} == {"prefiltered"}
+
+
+# ---------------------------------------------------------------------- the paper's hint, re-selection
+def test_the_papers_hint_names_the_other_concepts_within_the_hint_budget(tmp_path, fake_model, fake_llm):
+    from arcmemo.core.estimate import estimate_tokens
+    from arcmemo.memory.library import library
+    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.selection.ps import NOTE_OTHERS
+    from benchmarks.synthetic import synthetic_concepts
+
+    memory = Memory(str(tmp_path / "m.db"))
+    memory.merge_many([(c, None) for c in synthetic_concepts(40)], actor="t")
+    lib = library(memory, "ps")
+    picked = lib.concepts[5]
+    task = load_tasks("training", ids=[P1]).by_id(P1)
+    fake_model.on("select_ps", lambda messages: f"```yaml\n- {picked.name}\n```")
+    alone = select(task, memory, SelectionSettings(mode="ps"), fake_llm)
+    paper = select(task, memory, SelectionSettings(mode="ps", other_names=True), fake_llm)
+    assert paper.concept_ids == alone.concept_ids == [picked.id]
+    head, names = paper.hint.split(NOTE_OTHERS)
+    assert head == alone.hint                               # the selected concept in full, with its types
+    assert names.splitlines() == [f"- {c.name}" for c in lib.concepts if c.id != picked.id]   # every other one
+    small = select(task, memory, SelectionSettings(mode="ps", other_names=True,
+                                                   hint_budget=estimate_tokens(alone.hint) + 100), fake_llm)
+    assert small.hint.startswith(alone.hint + NOTE_OTHERS)
+    assert 0 < len(small.hint.split(NOTE_OTHERS)[1].splitlines()) < 39
+    assert estimate_tokens(small.hint) <= estimate_tokens(alone.hint) + 100
+
+
+def test_reselect_on_retry_selects_again_with_the_feedback_and_the_retry_shows_it(tmp_path, fake_model, fake_llm):
+    from benchmarks.synthetic import synthetic_concepts
+
+    memory = Memory(str(tmp_path / "memory.db"))
+    concepts = synthetic_concepts(12)
+    memory.merge_many([(c, None) for c in concepts], actor="t")
+    first, second = concepts[2]["name"], concepts[9]["name"]
+
+    def choose(messages):
+        again = "A first try failed" in messages[0]["content"]
+        return f"```yaml\n- {second if again else first}\n```"
+
+    fake_model.on("select_ps", choose)
+    fake_model.on("solve", lambda messages: WRONG)
+    runner, summary = solve_run(tmp_path, fake_llm, task_ids=[P1], threads=2, retries=1, reselect_on_retry=True)
+    selects = fake_model.calls_for("select_ps")
+    assert len(selects) == 4                                 # per thread: the first selection, one before the retry
+    again = [c for c in selects if "A first try failed" in c.prompt]
+    assert len(again) == 2 and all("wrong" in c.prompt.lower() for c in again)    # the failed try's feedback
+    retries = [c for c in fake_model.calls_for("solve") if sum(m["role"] == "assistant" for m in c.messages) == 1]
+    assert len(retries) == 2
+    for call in retries:
+        last = call.messages[-1]["content"]
+        assert last.startswith("Concepts from memory chosen again") and f"concept: {second}" in last
+    records = runner.rundir.selections()
+    assert sorted((r["thread"], r["retry"], tuple(r["concepts"])) for r in records) == [
+        (0, 0, (first,)), (0, 1, (second,)), (1, 0, (first,)), (1, 1, (second,))]
+    (event,) = [e for e in runner.rundir.events() if e["type"] == "task"]
+    assert [t["reselections"][0]["retry"] for t in event["threads"]] == [1, 1]

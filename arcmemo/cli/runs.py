@@ -176,13 +176,17 @@ def selections(run, task_id, run_dir, reasoning, as_json) -> None:
     rows = [{"task": r.get("task_id"), "pass": r.get("pass_index"), "mode": r.get("mode"),
              "concepts": r.get("concepts", []), "unmatched": r.get("unmatched", []),
              "asked_again": r.get("asked_again"), "fallback": r.get("fallback"), "error": r.get("error"),
-             "reasoning": r.get("reasoning")}
+             "reasoning": r.get("reasoning"), "thread": r.get("thread", 0), "retry": r.get("retry", 0),
+             "level": r.get("level")}
             for r in records if task_id is None or r.get("task_id") == task_id]
     if as_json:
         echo_json(rows)
         return
     for row in rows:
-        click.echo(f"{row['task']} (pass {row['pass']}, {row['mode']}): {', '.join(row['concepts']) or '-'}")
+        where = "".join([f", thread {row['thread']}" if row["thread"] else "",
+                         f", re-selected before retry {row['retry']}" if row["retry"] else "",
+                         f", memory shown {row['level']}" if row["level"] not in (None, "full") else ""])
+        click.echo(f"{row['task']} (pass {row['pass']}, {row['mode']}{where}): {', '.join(row['concepts']) or '-'}")
         if row["asked_again"]:
             click.echo(f"  named nothing in memory at first ({', '.join(row['asked_again']['unmatched'])}); "
                        f"asked again with the names listed: {row['asked_again']['matched']} matched")

@@ -102,6 +102,12 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--threads", type=AtLeast(1), default=1, show_default=True,
               help="Independent threads per task (the paper ran 3): each its own selection, sample and retry "
                    "chain. `runs show` prints oracle@k for k = 1..threads at every retry depth (Table 4).")
+@click.option("--other-names/--no-other-names", default=True, show_default=True,
+              help="ps: the hint also lists the names of the concepts not selected, within --hint-budget (the "
+                   "paper's hint).")
+@click.option("--reselect-on-retry", is_flag=True,
+              help="ps, oe: before each retry, select concepts again with the failed try's feedback; the retry "
+                   "shows them with the feedback.")
 @run_dir_option
 @click.option("--resume", default=None, metavar="RUN",
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
@@ -114,7 +120,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, threads, run_dir, resume, quiet, require_isolation, db,
+          max_tokens, temperature, threads, other_names, reselect_on_retry, run_dir, resume, quiet, require_isolation, db,
           **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -146,7 +152,7 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
             budget_usd=budget_usd,
-            threads=threads,
+            threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
         )
         models_settings = resolve_models(flags)
         if selection == "cheatsheet" and not continual:

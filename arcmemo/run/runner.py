@@ -98,8 +98,10 @@ class RunConfig:
     order: str = "as-given"  # as-given | shuffled
     seed: int = 0
     budget_usd: float | None = None
-    # The paper's protocol (issue 13): independent threads per task.
+    # The paper's protocol (issue 13): independent threads per task, its hint, re-selection.
     threads: int = 1                  # each a selection plus a sample and its retry chain
+    other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
+    reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
@@ -122,7 +124,7 @@ class RunConfig:
         return SelectionSettings(
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
-            pass_index=self._stream(pass_index, thread) + 1)
+            pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names)
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
@@ -370,8 +372,11 @@ class Runner:
         self._say_if_nothing_matched(task.id, selection)
         self._say_if_degraded(selection)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+        reselections: list[dict[str, Any]] = []
         ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
-                           run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text))
+                           run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
+                           reselect=self._reselector(task, p, t, meter, reselections)
+                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None)
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -383,7 +388,28 @@ class Runner:
             solver_error = None
         if meter.fault is not None:
             return None
-        return ThreadRun(thread=t, selection=selection, result=result, error=solver_error)
+        return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections)
+
+    def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]]):
+        """--reselect-on-retry: selection run again with a failed try's feedback, recorded like the
+        first (selections.jsonl, with its retry) and listed in `made`; the solver shows its hint
+        with the feedback."""
+        lock = threading.Lock()
+
+        def reselect(feedback: str, retry: int, sample: int) -> Hint | None:
+            settings = dataclasses.replace(self.config.selection_settings(p, t), retry_feedback=feedback)
+            selection = select(task, self.memory, settings, meter)
+            with lock:
+                self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
+                                                              thread=t, retry=retry))
+                made.append({"retry": retry, "sample": sample, "selected": list(selection.concept_ids),
+                             "level": selection_level(selection), "fallback": bool(selection.fallback)})
+            self._say_if_degraded(selection)
+            if selection.fallback:
+                return None
+            return Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+
+        return reselect
 
     def _say_if_degraded(self, selection) -> None:
         """Once per run and level: the select model did not see the whole memory in full."""

@@ -16,7 +16,7 @@ thread (`submitted_predictions`). With one thread this is the solver's own top t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arcmemo.core.choice import SUBMITTED, rank
@@ -34,6 +34,7 @@ class ThreadRun:
     selection: Selection
     result: SolveResult
     error: str | None = None          # the solver broke its contract (raised)
+    reselections: list[dict[str, Any]] = field(default_factory=list)   # --reselect-on-retry: before which retry, what
 
 
 def selection_level(selection: Selection) -> str | None:
@@ -98,7 +99,7 @@ def thread_record(run: ThreadRun, n_tests: int, answers: Any | None) -> dict[str
     selection = run.selection
     return {"thread": run.thread, "selected": list(selection.concept_ids), "level": selection_level(selection),
             "fallback": bool(selection.fallback), "passed_train": bool(run.result.passed_train),
-            "error": run.error, "steps": steps}
+            "error": run.error, "steps": steps, "reselections": list(run.reselections)}
 
 
 def run_depth_table(outcomes: Sequence[Any], threads: int, retries: int) -> DepthTable | None:
