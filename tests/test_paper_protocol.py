@@ -96,6 +96,9 @@ def test_three_threads_two_retries_give_the_hand_computed_table(tmp_path, fake_m
     compared = CliRunner().invoke(cli, ["runs", "compare", runner.rundir.run_id, str(copy), "--mean", *runs])
     assert compared.exit_code == 0, compared.output
     assert "mean (std) over 2 runs" in compared.output and "91.67 (0.00)" in compared.output
+    as_json = CliRunner().invoke(cli, ["runs", "compare", runner.rundir.run_id, str(copy), "--mean", "--json", *runs])
+    means = json.loads(as_json.output)
+    assert means["oracle"][1][1] == {"mean": pytest.approx(275 / 3), "std": 0.0} and means["threads"] == 3
 
 
 def test_mean_over_runs_is_each_cells_mean_and_sample_std():
@@ -254,3 +257,21 @@ def test_reselect_on_retry_selects_again_with_the_feedback_and_the_retry_shows_i
         (0, 0, (first,)), (0, 1, (second,)), (1, 0, (first,)), (1, 1, (second,))]
     (event,) = [e for e in runner.rundir.events() if e["type"] == "task"]
     assert [t["reselections"][0]["retry"] for t in event["threads"]] == [1, 1]
+
+
+def test_oe_reselection_shows_the_feedback_with_the_caption(tmp_path, fake_model, fake_llm):
+    from arcmemo.selection import SelectionSettings, select
+
+    memory = Memory(str(tmp_path / "m.db"))
+    memory.merge_many([({"format": "oe", "situation": f"situation {i}", "suggestion": f"do {i}"}, None)
+                       for i in range(3)], actor="t")
+    fake_model.on("caption", lambda messages: "<observations>\n- a\n</observations>\n<speculation>\n- b\n"
+                                              "</speculation>")
+    fake_model.on("select_oe", lambda messages: "```yaml\n- 2\n```")
+    task = load_tasks("training", ids=[P1]).by_id(P1)
+    first = select(task, memory, SelectionSettings(mode="oe"), fake_llm)
+    again = select(task, memory, SelectionSettings(mode="oe", retry_feedback="Example 1: wrong output"), fake_llm)
+    assert first.concept_ids == again.concept_ids and len(first.concept_ids) == 1
+    before, after = (c.prompt for c in fake_model.calls_for("select_oe"))
+    assert "A first try failed" not in before
+    assert "A first try failed" in after and "Example 1: wrong output" in after

@@ -144,13 +144,24 @@ def compare(run_refs, run_dir, as_json, as_mean) -> None:
     """Runs side by side: scores, per-pass scores, tokens, cost, and what each solves alone;
     then each run's oracle@k by retry depth (the paper's Table 4). With --mean: the mean and
     standard deviation of those over the runs."""
-    from arcmemo.run.report import MismatchedRuns, compare_records, compare_table, depth_text, mean_text
+    from arcmemo.run.report import (
+        MismatchedRuns,
+        compare_records,
+        compare_table,
+        depth_text,
+        mean_records,
+        mean_text,
+    )
 
     settings = _settings(run_dir)
     entries = [(rundir.config(), _summary(rundir, settings)) for rundir in _find_all(run_refs, settings)]
     if as_mean:
+        summaries = [summary for _, summary in entries]
         try:
-            click.echo(mean_text([summary for _, summary in entries]))
+            if as_json:
+                echo_json(mean_records(summaries))
+            else:
+                click.echo(mean_text(summaries))
         except MismatchedRuns as exc:
             raise click.ClickException(str(exc)) from None
     elif as_json:

@@ -108,6 +108,14 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--reselect-on-retry", is_flag=True,
               help="ps, oe: before each retry, select concepts again with the failed try's feedback; the retry "
                    "shows them with the feedback.")
+@click.option("--model-seed", type=AtLeast(0), default=None,
+              help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
+@click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
+                   "memory_helpers); off: the concepts' text only.")
+@click.option("--max-helpers", type=AtLeast(0), default=None,
+              help="At most N helpers per task (default 3 for a small-context model such as the embedded "
+                   "one, else 8).")
 @run_dir_option
 @click.option("--resume", default=None, metavar="RUN",
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
@@ -120,7 +128,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, threads, other_names, reselect_on_retry, run_dir, resume, quiet, require_isolation, db,
+          max_tokens, temperature, threads, other_names, reselect_on_retry, model_seed, helpers, max_helpers, run_dir,
+          resume, quiet, require_isolation, db,
           **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -151,7 +160,7 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
-            budget_usd=budget_usd,
+            budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on", max_helpers=max_helpers,
             threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
         )
         models_settings = resolve_models(flags)

@@ -45,6 +45,7 @@ class ConceptRow(SQLModel, table=True):
     used_in: list = Field(default_factory=list, sa_type=JSON)
     situation: str | None = Field(default=None, sa_type=Text)
     suggestion: str | None = Field(default=None, sa_type=Text)
+    helper: dict | None = Field(default=None, sa_type=JSON)
     source: str = "human"
     created_by_model: str | None = None
     content_hash: str = Field(index=True)
@@ -74,6 +75,7 @@ class Concept:
     used_in: list = field(default_factory=list)
     situation: str | None = None
     suggestion: str | None = None
+    helper: dict | None = None        # {name, source, depends, verified: {task_id, tasks, program, at, run_id}}
     source: str = "human"
     created_by_model: str | None = None
     content_hash: str = ""
@@ -85,6 +87,10 @@ class Concept:
         data = {f: getattr(self, f) for f in DATA_FIELDS}
         for key in LIST_FIELDS:
             data[key] = [dict(p) for p in data[key]] if key == "parameters" else list(data[key])
+        if data["helper"] is not None:
+            helper = data["helper"]
+            data["helper"] = {**helper, "depends": list(helper.get("depends") or []),
+                              "verified": dict(helper.get("verified") or {})}
         return data
 
     def snapshot(self) -> dict[str, Any]:
@@ -97,7 +103,7 @@ class Concept:
 
     @classmethod
     def from_snapshot(cls, row: dict[str, Any]) -> Concept:
-        row = dict(row)
+        row = {key: value for key, value in row.items() if key in CONCEPT_COLUMNS}  # not `offered_helper`
         for key in ("created_at", "updated_at"):
             if isinstance(row.get(key), str):
                 row[key] = datetime.fromisoformat(row[key])
@@ -179,6 +185,29 @@ class SelectionRecord(SQLModel, table=True):
     fallback: bool = False
     error: str | None = Field(default=None, sa_type=Text)
     usage: dict = Field(default_factory=dict, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ConceptUsage(SQLModel, table=True):
+    """How one task of one run used one concept: the memory's own measure of its usefulness.
+
+    One row per (run, pass, task, concept offered to the task), replaced if the task is
+    solved again (a resumed run counts each task once). A funnel: `called` (a program called
+    the concept's helper) needs `offered`, `called_passing` (by a program passing every train
+    pair) needs `called`, `solved` (called in a task the run finally solved) needs `called`.
+    """
+
+    __table_args__ = (UniqueConstraint("run_id", "pass_index", "task_id", "concept_id", name="uq_usage_task"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(index=True)
+    pass_index: int = 1
+    task_id: str
+    concept_id: int = Field(index=True)
+    offered: bool = True
+    called: bool = False
+    called_passing: bool = False
+    solved: bool = False
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -23,11 +23,14 @@ CONCEPTS: sa.Table = ConceptRow.__table__
 REVISIONS: sa.Table = ConceptRevision.__table__
 _JSON = ("parameters", "cues", "implementation", "used_in")
 _TIMES = ("created_at", "updated_at")
-_AS_TEXT = set(_JSON + _TIMES)
+_AS_TEXT = set(_JSON + _TIMES + ("helper",))
 _COLUMNS = [sa.type_coerce(CONCEPTS.c[n], sa.Text).label(n) if n in _AS_TEXT else CONCEPTS.c[n]
             for n in CONCEPT_COLUMNS]
-assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[-2:] == _TIMES  # concept_of relies on the order
+# concept_of relies on the order
+assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13] == "helper" and CONCEPT_COLUMNS[-2:] == _TIMES
+
 _decode = json.JSONDecoder().decode
+_FIELDS = frozenset(CONCEPT_COLUMNS)
 
 
 def select_concepts(*where: Any) -> sa.Select:
@@ -51,8 +54,11 @@ def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _
     else:
         parameters, cues, implementation, used_in = (_decode(v) if isinstance(v, str) else v
                                                      for v in (parameters, cues, implementation, used_in))
-    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:-2], time_of(row[-2]),
-                   time_of(row[-1]))
+    helper = row[13]
+    if helper is not None and type(helper) is str:
+        helper = _decode(helper)      # "null" (or SQL NULL, for rows older than the column): no helper
+    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, *row[14:-2],
+                   time_of(row[-2]), time_of(row[-1]))
 
 
 def _all(rows: Any) -> list:
@@ -83,7 +89,7 @@ def from_snapshot(snapshot: Any) -> Concept:
     row = _decode(snapshot) if isinstance(snapshot, str) else dict(snapshot)
     for key in _TIMES:
         row[key] = _time(row.get(key))
-    return Concept(**row)
+    return Concept(**{key: value for key, value in row.items() if key in _FIELDS})  # not `offered_helper`
 
 
 def snapshot_column() -> sa.ColumnElement:

@@ -11,7 +11,7 @@ from arcmemo.core.table import table
 
 __all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
            "compare_table", "solved_alone", "UNKNOWN",
-           "depth_text", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
+           "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
 
 UNKNOWN = "unknown (no test outputs)"
 
@@ -40,6 +40,9 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
         ("oracle@2 per pass", _passes(summary)),
         ("passed train pairs", len(summary.get("passed_train", []))),
         ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
+        ("concepts offered / helper called / by a passing program / in a solved task",
+         " / ".join(str((summary.get("concept_use") or {}).get(k, 0))
+                    for k in ("offered", "called", "called_passing", "solved"))),
         ("selection fallbacks", summary.get("selection_fallbacks", 0)),
         ("selection levels (tasks)", ", ".join(f"{level} {n}" for level, n in
                                                (summary.get("selection_levels") or {}).items()) or "-"),
@@ -144,9 +147,9 @@ def depth_text(summary: dict[str, Any]) -> str | None:
         table(strict, ["retry", *_k_header(n)])])
 
 
-def mean_text(summaries: Sequence[dict[str, Any]]) -> str:
-    """Mean (std over the runs, sample std) of every Table 4 and Table 5 cell and of the
-    official scores, over repeated runs of one setting (`runs compare --mean`)."""
+def mean_records(summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Mean and std (over the runs, sample std; None for one run) of every Table 4 and Table 5
+    cell and of the submitted attempts' scores, over repeated runs of one setting."""
     tables = [s.get("table4") for s in summaries]
     missing = [s["run_id"] for s, t in zip(summaries, tables) if not t]
     if missing:
@@ -159,16 +162,31 @@ def mean_text(summaries: Sequence[dict[str, Any]]) -> str:
         raise MismatchedRuns(f"--mean needs runs of one shape (threads and retries); got {listed}")
     (n, retries), = shapes
 
-    def agg(values: list[float]) -> str:
-        return _with_std(mean(values), stdev(values) if len(values) > 1 else None)
+    def agg(values: list[float]) -> dict[str, float | None]:
+        return {"mean": mean(values), "std": stdev(values) if len(values) > 1 else None}
+
+    record: dict[str, Any] = {"runs": [s["run_id"] for s in summaries], "threads": n, "retries": retries}
+    for name in ("oracle", "strict"):
+        record[name] = [[agg([t[name][d][k] for t in tables]) for k in range(n)] for d in range(retries + 1)]
+    for key in ("oracle1", "oracle2", "strict_submitted"):
+        values = [s.get("strict" if key == "strict_submitted" else key) for s in summaries]
+        record[key] = agg(values) if all(v is not None for v in values) else None
+    return record
+
+
+def mean_text(summaries: Sequence[dict[str, Any]]) -> str:
+    """`mean_records` as tables (`runs compare --mean`)."""
+    record = mean_records(summaries)
+    n, runs = record["threads"], len(record["runs"])
+
+    def cell(value: dict[str, float | None] | None) -> str:
+        return UNKNOWN if value is None else _with_std(value["mean"], value["std"])
 
     blocks = []
     for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", "strict@k (Table 5)")):
-        rows = [[d, *(agg([t[name][d][k] for t in tables]) for k in range(n))] for d in range(retries + 1)]
-        blocks += [f"{title}, mean (std) over {len(tables)} runs", table(rows, ["retry", *_k_header(n)]), ""]
-    scores = [(label, key) for label, key in (("oracle@1", "oracle1"), ("oracle@2 (official)", "oracle2"),
-                                               ("strict", "strict"))]
-    rows = [(label, agg([s[key] for s in summaries]) if all(s.get(key) is not None for s in summaries) else UNKNOWN)
-            for label, key in scores]
-    blocks.append(table(rows, ("submitted attempts", f"mean (std) over {len(summaries)} runs")))
+        rows = [[d, *(cell(c) for c in row)] for d, row in enumerate(record[name])]
+        blocks += [f"{title}, mean (std) over {runs} runs", table(rows, ["retry", *_k_header(n)]), ""]
+    rows = [(label, cell(record[key])) for label, key in (("oracle@1", "oracle1"), ("oracle@2 (official)", "oracle2"),
+                                                          ("strict", "strict_submitted"))]
+    blocks.append(table(rows, ("submitted attempts", f"mean (std) over {runs} runs")))
     return "\n".join(blocks)

@@ -38,8 +38,11 @@ from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
+from arcmemo.memory.usage import COUNTERS
 from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.progress import Reporter
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -98,6 +101,9 @@ class RunConfig:
     order: str = "as-given"  # as-given | shuffled
     seed: int = 0
     budget_usd: float | None = None
+    model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
+    helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
+    max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
     # The paper's protocol (issue 13): independent threads per task, its hint, re-selection.
     threads: int = 1                  # each a selection plus a sample and its retry chain
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
@@ -113,6 +119,8 @@ class RunConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.retries < 0 or (self.limit is not None and self.limit < 1):
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
+        if self.max_helpers is not None and self.max_helpers < 0:
+            raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
     def _stream(self, pass_index: int, thread: int) -> int:
@@ -124,12 +132,17 @@ class RunConfig:
         return SelectionSettings(
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
-            pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names)
+            pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
+            select_params=self._seed_params())
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
-                              temperature=self.temperature, sample_offset=self._stream(pass_index, thread) * self.attempts)
+                              temperature=self.temperature, sample_offset=self._stream(pass_index, thread) * self.attempts,
+                              extra=self._seed_params())
+
+    def _seed_params(self) -> dict[str, Any]:
+        return {} if self.model_seed is None else {"seed": self.model_seed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -152,6 +165,8 @@ class TaskOutcome:
     selection_fallback: bool
     error: str | None = None
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
+    helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
+    concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its use counters
     # Threads (run/threads.py): every thread's selection and steps, and the task's selection
     # level (the most degraded of its threads'). Runs from before threads have neither.
     threads: list[dict[str, Any]] = field(default_factory=list)
@@ -346,6 +361,11 @@ class Runner:
         passed = any(r.result.passed_train for r in runs)
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
+        concepts = self.memory.list("ps") if selected else []
+        used = helper_use(attempts, selected, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        if used and self.config.continual:   # a read-only run leaves memory as it was: its use stays in its events
+            self.memory.record_usage(run_id=self.rundir.run_id, pass_index=p, task_id=task.id, used=used)
+        names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=passed,
@@ -356,6 +376,8 @@ class Runner:
             error=next((r.error for r in runs if r.error), None) or (errors[-1] if errors and not passed else None),
             notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])
                    + ([r.result.error] if r.result.error else [])],
+            helpers_offered=list(dict.fromkeys(n for r in runs if r.helpers for n in r.helpers.names())),
+            concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
             threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
         )
@@ -371,7 +393,14 @@ class Runner:
         self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
         self._say_if_nothing_matched(task.id, selection)
         self._say_if_degraded(selection)
-        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+        concepts = self.memory.list("ps") if selection.concept_ids else []
+        helpers = None
+        if self.config.helpers and concepts:
+            wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
+            helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
+                                    self.memory.usage(concept_ids=selection.concept_ids))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
         reselections: list[dict[str, Any]] = []
         ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
@@ -388,7 +417,8 @@ class Runner:
             solver_error = None
         if meter.fault is not None:
             return None
-        return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections)
+        return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
+                         helpers=helpers)
 
     def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]]):
         """--reselect-on-retry: selection run again with a failed try's feedback, recorded like the
@@ -482,10 +512,14 @@ class Runner:
             if self.config.memory_format == "oe":
                 result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
             else:
+                verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
+                          if self.config.helpers else None)
                 result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
-                                  memory_tokens=self.settings.abstraction_memory_tokens)
+                                  memory_tokens=self.settings.abstraction_memory_tokens, verify_helpers=verify)
             written = {"added": list(result.added), "extended": list(result.extended),
-                       "failed": bool(result.failed), "error": result.error}
+                       "failed": bool(result.failed), "error": result.error,
+                       "helpers": list(result.helpers),
+                       "helper_problems": list(result.helper_problems)}
         if meter.fault is not None and written["failed"]:
             return self._lost(p, task.id, meter, kind="write_lost")
         return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
@@ -522,6 +556,7 @@ class Runner:
                              "selected": len(o.selected)} for t, o in sorted(latest.items())},
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
+            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
             "retries": self.config.retries,
@@ -607,9 +642,11 @@ def load_run_tasks(config: RunConfig) -> TaskSet:
 
 
 def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
-    """The config with the budgets left open filled in for the run's models (budgets_for)."""
+    """The config with the budgets left open filled in for the run's models (budgets_for, and
+    how many helpers a task is offered: offer.helper_limit)."""
     token_budget, hint_budget = budgets_for(llm, config.token_budget, config.hint_budget)
-    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget)
+    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget,
+                               max_helpers=helper_limit(llm, config.max_helpers))
 
 
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,

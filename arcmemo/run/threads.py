@@ -35,6 +35,7 @@ class ThreadRun:
     result: SolveResult
     error: str | None = None          # the solver broke its contract (raised)
     reselections: list[dict[str, Any]] = field(default_factory=list)   # --reselect-on-retry: before which retry, what
+    helpers: Any = None               # the helpers offered with its hint (solverkit MemoryHelpers), if any
 
 
 def selection_level(selection: Selection) -> str | None:
@@ -91,6 +92,7 @@ def thread_record(run: ThreadRun, n_tests: int, answers: Any | None) -> dict[str
         outputs += [None] * (n_tests - len(outputs))
         steps.append({
             "sample": a.sample, "round": a.round, "label": a.label, "code": a.code, "error": a.error,
+            "helpers_called": list(getattr(a, "helpers_called", []) or []),
             "passed_train": a.passed_train, "train_correct": list(a.train_correct),
             "train_cell_accuracy": a.train_cell_accuracy,
             "test_outputs": [None if g is None else to_lists(g) for g in outputs],

@@ -245,12 +245,14 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
         added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
     solver_count = counter_for(llm, "solver")
     final = fit_hint(chosen + added, lib, settings.hint_budget, solver_count)
+    kept = {c.id for c in final}
     hint = lib.text(lib.positions(final))
     if settings.other_names:
         hint = with_other_names(hint, lib, final, settings.hint_budget, solver_count)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
-             "names_ignored": max(0, len(outcome.value) - MAX_NAMES)}
+             "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
+             "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/offer.py)
     if asked_again is not None:
         stats["asked_again"] = asked_again
     return Selection(

@@ -15,15 +15,18 @@ from typing import Any, Protocol, runtime_checkable
 
 from arcmemo.core.tasks import Grid, Task, to_lists
 from arcmemo.llm.client import Usage
+from arcmemo.solverkit.helpers import MemoryHelpers
 
 
 @dataclass
 class Hint:
-    """What memory selection hands the solver. `text == ""` means no memory."""
+    """What memory selection hands the solver. `text == ""` means no memory; `helpers` are the
+    offered concepts' verified helpers, importable by the solver's programs (None: none)."""
 
     text: str = ""
     concept_ids: list[int] = field(default_factory=list)
     mode: str = "none"
+    helpers: MemoryHelpers | None = None
 
     @classmethod
     def none(cls) -> Hint:
@@ -95,6 +98,8 @@ class Attempt:
     reasoning: str | None = None          # the model's reasoning text, if it gave any
     label: str = ""                       # which agent/variant produced it (multi-agent solvers)
     modules: dict[str, str] = field(default_factory=dict)  # sandbox modules the code imports
+    helpers_called: list[str] = field(default_factory=list)   # memory helpers the program called
+    helpers_rebound: list[str] = field(default_factory=list)  # ones it redefined (memory's were used)
 
     @property
     def passed_train(self) -> bool:
