@@ -141,7 +141,8 @@ def depth_text(summary: dict[str, Any]) -> str | None:
               for d in range(t["retries"] + 1)]
     return "\n".join([
         f"oracle@k by retry depth (the paper's Table 4), % of {t['puzzles']} puzzles; {n} thread(s); "
-        "bracketed: std over the k-subsets of threads",
+        "bracketed: std over the k-subsets of threads\n(k counts threads; the oracle@1/@2 above score the two "
+        "attempts submitted per test input)",
         table(rows, ["retry", *(f"thread {i}" for i in range(n)), *_k_header(n)]), "",
         "strict@k (Table 5: one program solves every test input of a puzzle)",
         table(strict, ["retry", *_k_header(n)])])

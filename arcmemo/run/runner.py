@@ -210,7 +210,6 @@ class Runner:
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
-        self._said_lock = threading.Lock()
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
@@ -446,10 +445,9 @@ class Runner:
         level = selection_level(selection)
         if level in (None, "full"):
             return
-        with self._said_lock:
-            if level in self._said_levels:
-                return
-            self._said_levels.add(level)
+        if level in self._said_levels:          # a race between tasks in flight at worst says it twice
+            return
+        self._said_levels.add(level)
         stats = selection.stats
         self.progress.note(f"selection degraded: the memory ({stats.get('memory_size')} concepts) does not fit the "
                            f"select prompt's budget of {stats.get('budget')} tokens in full; shown {level} "
