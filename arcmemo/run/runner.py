@@ -28,6 +28,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -339,12 +340,13 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
-        runs: list[ThreadRun] = []
-        for t in range(self.config.threads):
-            run = self._solve_thread(task, p, t, meter)
-            if run is None:
-                return self._lost(p, task.id, meter)
-            runs.append(run)
+        if self.config.threads == 1:
+            runs = [self._solve_thread(task, p, 0, meter)]
+        else:       # threads share nothing but the task: they run at once, each on its own samples
+            with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
+                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter), range(self.config.threads)))
+        if any(run is None for run in runs):
+            return self._lost(p, task.id, meter)
         predictions = submitted_predictions(runs, task)
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
         answers = self.answers.get(task.id)     # none: the run solves without scoring

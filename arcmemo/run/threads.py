@@ -1,7 +1,8 @@
 """One task solved in N independent threads (the paper's runs), as the run records and scores it.
 
 A thread is one selection and one solver call (a sample and its retry chain); threads do
-not share anything but the task. Every answer of every thread is a step, recorded with
+not share anything but the task, so a task's threads run at once (Runner._solve), each on
+samples of its own. Every answer of every thread is a step, recorded with
 its retry depth and, when the run scores, its verdict on each test input
 (`thread_record`); the run's Table 4 is computed from those records alone
 (`run_depth_table`, arcmemo.scoring.threads), so `runs show` rebuilds it from the event log.
