@@ -12,7 +12,6 @@ import click
 from arcmemo.cli.common import (
     USER_ERRORS,
     AtLeast,
-    LazyChoice,
     UserError,
     db_option,
     echo_json,
@@ -21,22 +20,16 @@ from arcmemo.cli.common import (
 )
 from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
+from arcmemo.memory.concept import FORMATS, LIST_FIELDS
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 
 if TYPE_CHECKING:
-    from arcmemo.memory.models import Concept
+    from arcmemo.memory.concept import Concept
 
 USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 
 
-def schema():
-    """The concept schema's names (loaded on use: it brings pydantic, which `--help` does not need)."""
-    from arcmemo.memory import schema as module
-
-    return module
-
-
-FORMAT = LazyChoice(lambda: schema().FORMATS)
+FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
                "suggestion", "source")
 
@@ -50,16 +43,33 @@ def _actor(actor: str | None) -> str:
         return "user"
 
 
-def _open(db: str | None, *, create: bool = False):
-    """The Memory for --db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
-    from arcmemo.memory.store import Memory
-
+def _url(db: str | None, *, create: bool = False) -> str:
+    """--db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
     url = db_url(db)
     if not create and "://" not in url and url != ":memory:" and not Path(url).expanduser().exists():
         raise UserError(f"no memory database at {url} (pass --db, set ARCMEMO_DB, or create one with "
                         f"`arcmemo seed` or `arcmemo concepts import`)")
+    return url
+
+
+def _open(db: str | None, *, create: bool = False):
+    """The Memory for --db/ARCMEMO_DB."""
+    from arcmemo.memory.store import Memory
+
+    url = _url(db, create=create)
     try:
         return Memory(url)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _open_for_reading(db: str | None):
+    """The memory for a command that only reads concepts: lean for an up-to-date SQLite file
+    (no database libraries loaded; see memory/reader.py), else the full Memory."""
+    from arcmemo.memory.reader import open_reader
+
+    try:
+        return open_reader(_url(db))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -116,7 +126,7 @@ def concepts() -> None:
 @user_errors
 def list_command(db, fmt, as_of, with_code, as_json) -> None:
     """List concepts, one line each (id, format, name, uses, kind, detail)."""
-    concepts = _open(db).list(fmt, as_of=as_of)
+    concepts = _open_for_reading(db).list(fmt, as_of=as_of)
     if not with_code:
         _print_concepts(concepts, as_json)
         return
@@ -141,7 +151,7 @@ def list_command(db, fmt, as_of, with_code, as_json) -> None:
 @user_errors
 def show(ref, db, fmt, as_of, as_json) -> None:
     """One concept in full. REF is an id or a name; case, spaces, '_' and '-' in a name do not matter."""
-    memory = _open(db)
+    memory = _open_for_reading(db)
     if as_of is None:
         concept = memory.find(ref, fmt)
     else:
@@ -177,7 +187,7 @@ def search(query, db, fmt, limit, as_json) -> None:
 
     Case-insensitive, over name, description, cues, implementation notes, situation and
     suggestion; name matches first."""
-    _print_concepts(_open(db).search(query, fmt, limit=limit), as_json)
+    _print_concepts(_open_for_reading(db).search(query, fmt, limit=limit), as_json)
 
 
 def _parse_set(assignments: tuple[str, ...]) -> dict:
@@ -187,7 +197,7 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         field = field.strip()
         if not sep or not field:
             raise UserError(f"--set {item!r}: expected FIELD=VALUE")
-        if field in schema().LIST_FIELDS:
+        if field in LIST_FIELDS:
             try:
                 parsed = safeyaml.load(value) if value.strip() else []
             except (safeyaml.YAMLError, RecursionError) as exc:
@@ -198,7 +208,7 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         elif field in TEXT_FIELDS:
             changes[field] = value if value.strip() else None
         else:
-            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + schema().LIST_FIELDS)})")
+            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
     return changes
 
 
@@ -369,9 +379,9 @@ def stats(db, run_ref, run_dir, sort_by, show_all, as_json) -> None:
     called passing: by a program that passed every train pair; solved: called in a task the
     run finally solved. Without --run: every run that wrote this memory (seeding, solve
     --continual); a read-only solve keeps its counts in its run directory (--run)."""
-    from arcmemo.memory.usage import COUNTERS, ConceptUse
+    from arcmemo.memory.reads import COUNTERS, ConceptUse
 
-    memory = _open(db)
+    memory = _open_for_reading(db)
     counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir)
     rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
@@ -393,7 +403,7 @@ def stats(db, run_ref, run_dir, sort_by, show_all, as_json) -> None:
 def _run_usage(ref: str, run_dir: str | None) -> dict:
     """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass)."""
     from arcmemo.core.settings import Settings
-    from arcmemo.memory.usage import COUNTERS, ConceptUse
+    from arcmemo.memory.reads import COUNTERS, ConceptUse
     from arcmemo.run.rundir import RunDir
 
     run = RunDir.find(ref, Settings.load(runs_dir=run_dir).runs_dir)
@@ -417,7 +427,7 @@ def export(path, db, fmt, as_of) -> None:
     """Write the memory as canonical YAML to PATH (default: stdout)."""
     from arcmemo.memory.io import export_yaml
 
-    text = export_yaml(_open(db), as_of=as_of, format=fmt)
+    text = export_yaml(_open_for_reading(db), as_of=as_of, format=fmt)
     if path in (None, "-"):
         sys.stdout.write(text)
     else:

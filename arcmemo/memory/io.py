@@ -27,11 +27,10 @@ from typing import Any
 import yaml
 
 from arcmemo.core import safeyaml
-from arcmemo.memory import schema
+from arcmemo.memory.concept import DATA_FIELDS, Concept
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.files import Document, MemoryFileError, gc_paused, read_document
 from arcmemo.memory.files import path_parts as _path_parts
-from arcmemo.memory.models import DATA_FIELDS, Concept
 
 EXPORT_VERSION = 1
 MemoryImportError = MemoryFileError  # the name importers know: a file could not be imported; nothing was written
@@ -120,9 +119,6 @@ def read_edit(text: str) -> dict[str, Any]:
     """The changes a concept edited as text (`to_yaml` of its data) asks for: `concepts edit` in
     $EDITOR and the web page's form. The text is the whole concept, so a field removed from it
     becomes empty. ConceptDataError (a ValueError, naming the line) when it is not a YAML mapping."""
-    from arcmemo.core import safeyaml
-    from arcmemo.memory.models import DATA_FIELDS
-
     try:
         changes = safeyaml.load(text)
     except (safeyaml.YAMLError, RecursionError) as exc:
@@ -143,6 +139,8 @@ def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) 
 
 def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict | None = None) -> tuple[dict, str | None]:
     """Validate one concept entry; errors point at the entry's field."""
+    from arcmemo.memory import schema  # pydantic: loaded by imports, not by exports
+
     if not isinstance(raw, dict):
         raise src.error(f"expected a mapping of concept fields, got {type(raw).__name__}", parts)
     raw = dict(raw)
@@ -159,6 +157,8 @@ def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict |
 
 
 def _types(src: Document, raw: Any, parts: list) -> dict[str, str]:
+    from arcmemo.memory import schema
+
     if raw is None:
         return {}
     if not isinstance(raw, dict):

@@ -7,21 +7,14 @@ The schema is created by the numbered migrations in `migrations.py`, never by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import JSON, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arcmemo.memory.schema import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES
+from arcmemo.memory.concept import CONCEPT_COLUMNS, DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, Concept, utcnow
 
 OPS = ("add", "extend", "edit", "delete", "import")
-
-
-def utcnow() -> datetime:
-    """Aware UTC (SQLModel's datetime columns require a timezone)."""
-    return datetime.now(timezone.utc)
 
 
 class ConceptRow(SQLModel, table=True):
@@ -53,65 +46,7 @@ class ConceptRow(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
-# The concept table's columns, in order: a Concept's fields and a revision snapshot's keys.
-CONCEPT_COLUMNS = tuple(ConceptRow.model_fields)
-
-
-@dataclass(slots=True)
-class Concept:
-    """One concept as the store hands it out: a plain value, a copy of the row (keep or
-    mutate it freely; writes go through `Memory` methods only)."""
-
-    id: int | None = None
-    format: str = "ps"
-    name: str = ""
-    kind: str | None = None
-    routine_subtype: str | None = None
-    output_typing: str | None = None
-    description: str | None = None
-    parameters: list = field(default_factory=list)
-    cues: list = field(default_factory=list)
-    implementation: list = field(default_factory=list)
-    used_in: list = field(default_factory=list)
-    situation: str | None = None
-    suggestion: str | None = None
-    helper: dict | None = None        # {name, source, depends, verified: {task_id, tasks, program, at, run_id}}
-    source: str = "human"
-    created_by_model: str | None = None
-    content_hash: str = ""
-    created_at: datetime = field(default_factory=utcnow)
-    updated_at: datetime = field(default_factory=utcnow)
-
-    def to_data(self) -> dict[str, Any]:
-        """The concept data shape of docs/architecture.md (plain lists/dicts, copies)."""
-        data = {f: getattr(self, f) for f in DATA_FIELDS}
-        for key in LIST_FIELDS:
-            data[key] = [dict(p) for p in data[key]] if key == "parameters" else list(data[key])
-        if data["helper"] is not None:
-            helper = data["helper"]
-            data["helper"] = {**helper, "depends": list(helper.get("depends") or []),
-                              "verified": dict(helper.get("verified") or {})}
-        return data
-
-    def snapshot(self) -> dict[str, Any]:
-        """Every column as JSON-able values: what a ConceptRevision stores."""
-        row = {c: getattr(self, c) for c in CONCEPT_COLUMNS}
-        row.update(self.to_data())
-        for key in ("created_at", "updated_at"):
-            row[key] = row[key].isoformat() if row[key] is not None else None
-        return row
-
-    @classmethod
-    def from_snapshot(cls, row: dict[str, Any]) -> Concept:
-        row = {key: value for key, value in row.items() if key in CONCEPT_COLUMNS}  # not `offered_helper`
-        for key in ("created_at", "updated_at"):
-            if isinstance(row.get(key), str):
-                row[key] = datetime.fromisoformat(row[key])
-        return cls(**row)
-
-    @property
-    def uses(self) -> int:
-        return len(self.used_in or [])
+assert tuple(ConceptRow.model_fields) == CONCEPT_COLUMNS  # the table and the value agree, column by column
 
 
 class ConceptRevision(SQLModel, table=True):

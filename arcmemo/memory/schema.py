@@ -47,20 +47,11 @@ from pydantic import (
 from arcmemo.core.helpercode import MAX_SOURCE as MAX_HELPER_SOURCE
 from arcmemo.core.helpercode import HelperError, check_helper, helper_name
 from arcmemo.core.text import clean_line, clean_text
+from arcmemo.memory.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key
 from arcmemo.memory.errors import ConceptDataError
 
-FORMATS = ("ps", "oe", "sheet")
-KINDS = ("structure", "routine")
-SOURCES = ("human", "self", "import")
-
-# The concept data shape, in the order used for YAML/JSON output.
-DATA_FIELDS = (
-    "format", "name", "kind", "routine_subtype", "output_typing", "description",
-    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "helper", "source",
-)
 HELPER_FIELDS = ("name", "source", "depends", "verified")
 VERIFIED_FIELDS = ("task_id", "tasks", "program", "at", "run_id")
-LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
 PARAMETER_FIELDS = ("name", "typing", "description")
 ANSWER_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "description",
                  "parameters", "cues", "implementation")
@@ -454,11 +445,6 @@ def content_hash(data: dict[str, Any]) -> str:
     body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def name_key(name: str) -> str:
-    """Names that differ only in case, spaces, '_' or '-' are the same concept name."""
-    return re.sub(r"[\s_-]+", " ", name).strip().lower()
 
 
 # -- the answer forms ------------------------------------------------------------------------------

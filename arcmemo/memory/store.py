@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, col, func, or_, select
+from sqlmodel import Session, col, select
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory import schema
@@ -34,20 +34,18 @@ from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, U
 from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
     DATA_FIELDS,
-    FORMATS,
     Concept,
     ConceptRevision,
     CustomType,
     Solution,
     utcnow,
 )
-from arcmemo.memory.names import Entry, resolve
+from arcmemo.memory.reads import ConceptReads, Rows, concept_of
 from arcmemo.memory.records import RunRecords
-from arcmemo.memory.rows import CONCEPTS, REVISIONS, concept_of, concepts_of, from_snapshots, select_concepts, snapshot_column
+from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
 from arcmemo.memory.usage import UsageRecords
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
-_SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 
 
 class MergeResult(NamedTuple):
@@ -109,12 +107,13 @@ def make_engine(url: str) -> sa.Engine:
     return engine
 
 
-class Memory(RunRecords, UsageRecords):
+class Memory(RunRecords, UsageRecords, ConceptReads):
     """A concept memory in one database. Thread-safe; returned Concepts are plain values
     (keep or mutate them freely; writes go through the methods only).
 
     Every read and write of the memory file is a method here (the record methods are in
-    `records.py`, the usage counters in `usage.py`); nothing outside this package writes SQL."""
+    `records.py`, the usage counters in `usage.py`, the concept reads, shared with the lean
+    `reader.py`, in `reads.py`); nothing outside this package writes SQL."""
 
     def __init__(self, url: str | Path = "memory.db"):
         """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used."""
@@ -183,6 +182,12 @@ class Memory(RunRecords, UsageRecords):
             return
         with Session(self.engine) as session:
             yield session
+
+    @contextmanager
+    def _reading(self) -> Iterator[Rows]:
+        """The shared reads (`reads.py`) run through SQLAlchemy, inside this thread's transaction if any."""
+        with self._read() as session:
+            yield lambda sql, params: session.execute(sa.text(sql), params).all()
 
     def _in_transaction(self, session: Session) -> bool:
         return session is getattr(self._local, "session", None)
@@ -467,73 +472,10 @@ class Memory(RunRecords, UsageRecords):
             return self._one(session, CONCEPTS.c.id == ref)
         return self._one(session, CONCEPTS.c.format == format, CONCEPTS.c.name == ref)
 
-    def find(self, ref: int | str, format: str | None = None) -> Concept:
-        """The concept a person means by `ref`: an id, an exact name, or a name typed loosely
-        (case, spaces, `_`, `-` ignored), in any format unless one is given (see names.py).
-        UnknownConcept, with the close names, when it is not there or not unique."""
-        c = CONCEPTS.c
-        with self._read() as session:
-            name = str(ref).strip()
-            if not name.isdigit():
-                where = [c.name == name] + ([c.format == format] if format is not None else [])
-                exact = concepts_of(session.execute(select_concepts(*where).limit(2)))
-                if len(exact) == 1:
-                    return exact[0]
-            entries = [Entry(*row) for row in session.execute(sa.select(c.id, c.format, c.name).order_by(c.id))]
-            return self._one(session, c.id == resolve(ref, entries, format))
-
     def get(self, ref: int | str, format: str = "ps") -> Concept | None:
         """A concept by id (any format) or by name within `format`; None if absent."""
         with self._read() as session:
             return self._get(session, ref, format)
-
-    def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
-        """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
-        if format is not None and format not in FORMATS:
-            raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
-        where = [CONCEPTS.c.format == format] if format is not None else []
-        with self._read() as session:
-            if as_of is None:
-                return concepts_of(session.execute(select_concepts(*where)))
-            # A concept no revision after `as_of` touched is as its row is now (a revision's
-            # snapshot is the row it wrote); only the others are rebuilt from their snapshots.
-            r = REVISIONS.c
-            touched = sa.select(r.concept_id).where(r.id > as_of, r.concept_id.is_not(None))
-            unchanged = concepts_of(session.execute(select_concepts(*where, CONCEPTS.c.id.not_in(touched))))
-            latest = (sa.select(func.max(r.id)).where(r.id <= as_of, r.concept_id.in_(touched))
-                      .group_by(r.concept_id))
-            query = sa.select(snapshot_column()).where(r.id.in_(latest), r.op != "delete")
-            if format is not None:
-                query = query.where(r.format == format)
-            rebuilt = from_snapshots(session.execute(query))
-        return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
-
-    def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
-        """Case-insensitive match of every word of `query` in name, description, cues,
-        implementation notes, situation or suggestion. Name hits rank first, then by id."""
-        words = query.lower().split()
-        if not words:
-            return []
-
-        def text(field):
-            column = CONCEPTS.c[field]
-            return func.lower(sa.cast(column, sa.Text) if field in ("cues", "implementation") else column)
-
-        where = [or_(*[text(f).contains(word, autoescape=True) for f in _SEARCH_FIELDS]) for word in words]
-        if format is not None:
-            where.append(CONCEPTS.c.format == format)
-        phrase = " ".join(words)
-        name = func.lower(CONCEPTS.c.name)
-        rank = sa.case((name == phrase, 0), (name.contains(phrase, autoescape=True), 1),
-                       (or_(*[name.contains(w, autoescape=True) for w in words]), 2), else_=3)
-        stmt = select_concepts(*where).order_by(None).order_by(rank, CONCEPTS.c.id).limit(limit)
-        with self._read() as session:
-            return concepts_of(session.execute(stmt))
-
-    def revision(self) -> int:
-        """The latest revision number (0 for an empty store)."""
-        with self._read() as session:
-            return session.exec(select(func.max(ConceptRevision.id))).one() or 0
 
     def written_since(self, revision: int) -> list[tuple[str, int | None]]:
         """(format, concept id) of each concept written after `revision`, once each; a custom
@@ -588,17 +530,6 @@ class Memory(RunRecords, UsageRecords):
         """Record custom types defined inline in typing fields (first definition wins)."""
         for name, definition in schema.custom_types_in(data).items():
             self._set_type(session, name, definition, overwrite=False, **log)
-
-    def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
-        """name -> definition, sorted by name."""
-        with self._read() as session:
-            if as_of is None:
-                rows = session.exec(select(CustomType.name, CustomType.definition)).all()
-                return dict(sorted(rows))
-            query = (select(ConceptRevision).where(ConceptRevision.format == "type", ConceptRevision.id <= as_of)
-                     .order_by(ConceptRevision.id))
-            found = {r.name: r.snapshot["definition"] for r in session.exec(query)}
-            return dict(sorted(found.items()))
 
     # -- solutions -----------------------------------------------------------------------
 
