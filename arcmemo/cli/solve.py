@@ -89,11 +89,11 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
 @click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default 6000, or 30% "
-                   "of an embedded model's context.")
+              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default: 30% of the "
+                   "select model's context (models.yaml), at most 6000 for a context of 32k or less.")
 @click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the concepts ps selection hands the solver. "
-                   "Default 3000, or 18% of an embedded model's context.")
+              help="Tokens (the reading model's) allowed for the hint ps selection hands the solver. Default: "
+                   "18% of the solver model's context (models.yaml), at most 3000 for a context of 32k or less.")
 @click.option("--attempts", "-n", type=AtLeast(1), default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=AtLeast(0), default=2, show_default=True, help="Feedback rounds per sample.")
 @click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,
@@ -111,6 +111,16 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="Sampling temperature for the solver model (0 to 2).")
 @click.option("--reasoning-effort", type=LazyChoice(reasoning_efforts), default=None,
               help="Reasoning effort of the solver model (a reasoning model only; the paper: medium).")
+# The paper's protocol (issue 13).
+@click.option("--threads", type=AtLeast(1), default=1, show_default=True,
+              help="Independent threads per task (the paper ran 3): each its own selection, sample and retry "
+                   "chain. `runs show` prints oracle@k for k = 1..threads at every retry depth (Table 4).")
+@click.option("--other-names/--no-other-names", default=True, show_default=True,
+              help="ps: the hint also lists the names of the concepts not selected, within --hint-budget (the "
+                   "paper's hint).")
+@click.option("--reselect-on-retry", is_flag=True,
+              help="ps, oe: before each retry, select concepts again with the failed try's feedback; the retry "
+                   "shows them with the feedback.")
 @click.option("--model-seed", type=AtLeast(0), default=None,
               help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
 @click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
@@ -131,8 +141,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
           top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, reasoning_effort, model_seed, helpers, max_helpers, run_dir, resume, quiet,
-          require_isolation, db, **models) -> None:
+          max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
+          max_helpers, run_dir, resume, quiet, require_isolation, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
@@ -170,7 +180,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
-            max_helpers=max_helpers, config_file=config_file,
+            max_helpers=max_helpers, threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
+            config_file=config_file,
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:

@@ -102,11 +102,12 @@ class RunDir:
         _append_line(self.path / "selections.jsonl", {"time": round(time.time(), 3), **record})
 
     def selections(self) -> list[dict[str, Any]]:
-        """The selection records, the latest per (pass, task) (a task re-solved after a kill
-        was selected for again), in the order the tasks were first selected for."""
+        """The selection records, the latest per (pass, task, thread, retry) (a task re-solved
+        after a kill was selected for again), in the order they were first made."""
         latest: dict[tuple, dict] = {}
         for record in _read_lines(self.path / "selections.jsonl"):
-            latest[(record.get("pass_index"), record.get("task_id"))] = record
+            key = (record.get("pass_index"), record.get("task_id"), record.get("thread", 0), record.get("retry", 0))
+            latest[key] = record
         return list(latest.values())
 
     # summary -----------------------------------------------------------------

@@ -73,6 +73,10 @@ class SolveContext:
     # What the solver is doing now, in a few words ("attempt 2 of 3, retry 1"): the run layer
     # shows it on its progress line. A solver never prints; `converse` calls this itself.
     progress: Callable[[str], None] = _silent
+    # Re-selection before a retry (--reselect-on-retry): `reselect(feedback, retry, sample)` is
+    # called (off the event loop) with the failed try's feedback and returns the hint to show
+    # with it, or None. `converse` does this itself; None: no re-selection.
+    reselect: Callable[[str, int, int], Hint | None] | None = None
 
 
 @dataclass

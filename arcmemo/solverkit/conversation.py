@@ -20,6 +20,7 @@ from arcmemo.core.parsing import ParseError
 from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text
 from arcmemo.llm.client import LLMError
+from arcmemo.prompts import render_prompt
 from arcmemo.solverkit.helpers import MemoryHelpers, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 
@@ -141,7 +142,19 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
                 solved.set()
             return
         if rnd < retries:
-            conv.say("user", execution_feedback(task, run), rnd + 1)
+            conv.say("user", await _with_reselection(ctx, conv, execution_feedback(task, run), rnd + 1), rnd + 1)
+
+
+async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: int) -> str:
+    """The retry's message: the feedback, after the concepts selected again with it when the
+    run re-selects before a retry (SolveContext.reselect)."""
+    reselect = getattr(ctx, "reselect", None)
+    if reselect is None:
+        return feedback
+    hint = await asyncio.to_thread(reselect, feedback, rnd, conv.index)
+    if hint is None or not (hint.text or "").strip():
+        return feedback
+    return render_prompt("reselected_hint", hint=hint.text.strip()) + "\n\n" + feedback
 
 
 def _report(ctx: Any, conv: Conversation, rnd: int) -> None:
