@@ -66,6 +66,7 @@ def test_any_solve_option_is_a_key(tmp_path):
     ("retries: '2'\n", ":1: key 'retries': expected a whole number, got '2'"),
     ("split: val100\ncontinual: 'yes'\n", ":2: key 'continual': expected true or false, got 'yes'"),
     ("top_k: 0\n", ":1: key 'top_k': --top-k must be at least 1, got 0"),
+    ("threads: 0\n", ":1: key 'threads': --threads must be at least 1, got 0"),
     ("\n\nbudget_usd: -1\n", ":3: key 'budget_usd': --budget-usd must be above 0"),
     ("token_budget: -5\n", ":1: key 'token_budget': --token-budget must be at least 500 \\(tokens\\), got -5"),
     ("selection: fancy\n", ":1: key 'selection': 'fancy' is not one of"),
