@@ -62,6 +62,28 @@ def check_models(llm: LLM, roles: set[str]) -> None:
             raise local.LocalModelError(f"model {name!r} cannot start: {problem}")
 
 
+def check_cheatsheet(memory: Memory, config: RunConfig) -> None:
+    """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
+    grows one from the run's own solves) a memory with no sheet would make it the no-memory
+    baseline in disguise, so it is refused before a run directory exists."""
+    from arcmemo.selection.cheatsheet import current_sheet
+
+    if config.selection == "cheatsheet" and not config.continual and current_sheet(memory) is None:
+        raise RunDirError(f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one "
+                          "with `arcmemo cheatsheet build seeds/` (or add --continual to grow one from this "
+                          "run's solves)")
+
+
+def check_call_params(llm: LLM, config: RunConfig, roles: set[str]) -> None:
+    """UnsupportedParameter now, before a run directory exists, if a model the run calls does not
+    take a parameter it would be sent (reasoning_effort to a model that is not a reasoning model):
+    the solver's from the run config, each role's own defaults (LLMSettings.call_defaults)."""
+    solver = {"max_tokens": config.max_tokens, "temperature": config.temperature,
+              "reasoning_effort": config.reasoning_effort}
+    for role in sorted(roles):
+        llm.check_params(role, **(solver if role == "solver" else {}))
+
+
 def start_models(llm: LLM, roles: set[str], reporter: Reporter) -> None:
     """Start the embedded model(s) the run needs now, saying so (its one-time assembly as bytes)."""
     from arcmemo.llm import local
@@ -83,6 +105,10 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
     recorded = recorded or {}
     for role, model in (recorded.get("models_requested") or {}).items():
         flags[f"{role}_model"] = flags.get(f"{role}_model") or model
+    for role, params in (recorded.get("call_defaults") or {}).items():
+        for name, value in params.items():
+            if flags.get(f"{role}_{name}") is None:
+                flags[f"{role}_{name}"] = value
     settings = LLMSettings.resolve(**flags)
     if settings.base_url is None and recorded.get("base_url"):
         settings = LLMSettings.resolve(**{**flags, "base_url": recorded["base_url"]})
@@ -153,9 +179,11 @@ class RunSession:
         solver = load_solver(config.solver)
         sandbox = self.sandbox
         memory = self.memory()
+        check_cheatsheet(memory, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
+        check_call_params(llm, config, roles_used(config))
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset)
@@ -174,6 +202,7 @@ class RunSession:
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         check_models(runner.llm, roles_used(runner.config))
+        check_call_params(runner.llm, runner.config, roles_used(runner.config))
         return runner
 
     def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:
