@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from runner_support import script_run
+from runner_support import empty_memory, script_run
 
 from arcmemo.cli import cli
 from arcmemo.memory.store import Memory
@@ -103,7 +103,7 @@ def test_solve_shows_the_built_sheet_frozen(tmp_path, seeds_dir, fake_model):
 def test_solve_refuses_a_frozen_cheatsheet_that_was_never_built(tmp_path, fake_model):
     runs = tmp_path / "runs"
     args = ["solve", "--tasks", "3428a4f5", "--selection", "cheatsheet", "--solver-model", "fake",
-            "--db", str(tmp_path / "memory.db"), "--run-dir", str(runs)]
+            "--db", empty_memory(tmp_path / "memory.db"), "--run-dir", str(runs)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
     assert "holds no cheatsheet for --selection cheatsheet to show; build one with `arcmemo cheatsheet build" \

@@ -10,7 +10,7 @@ import json
 import pytest
 from click.testing import CliRunner
 from llm_stub import StubServer
-from runner_support import TASK_IDS
+from runner_support import TASK_IDS, empty_memory
 
 from arcmemo.cli import cli
 from arcmemo.core.settings import ConfigError
@@ -27,7 +27,7 @@ def stub():
 
 def solve(tmp_path, base_url, *args):
     return CliRunner().invoke(cli, ["solve", "--tasks", TASK_IDS[0], "--retries", "0", "-q",
-                                    "--base-url", base_url, "--db", str(tmp_path / "memory.db"),
+                                    "--base-url", base_url, "--db", empty_memory(tmp_path / "memory.db"),
                                     "--run-dir", str(tmp_path / "runs"), *args])
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from arcmemo.core.settings import Settings
 from arcmemo.llm import LLM, LLMSettings
+from arcmemo.memory.errors import StoreError
 from arcmemo.memory.store import Memory
 from arcmemo.run.progress import Reporter
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -115,6 +116,17 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
     return settings
 
 
+def check_memory_exists(url: str, config: RunConfig) -> None:
+    """A solve that reads memory without writing it needs one that exists: a mistyped --db (or a
+    config file's relative path run from another directory) would otherwise read an empty memory
+    made on the spot. --continual may start from nothing; --selection none reads nothing."""
+    if config.continual or config.selection == "none" or "://" in url or url == ":memory:":
+        return
+    if not Path(url).expanduser().exists():
+        raise StoreError(f"no memory database at {url}: a solve without --continual only reads memory (build one "
+                         "with `arcmemo seed seeds/` or `arcmemo concepts import FILE --db PATH`, or pass --db)")
+
+
 def shared_sandbox(settings: Settings | None = None):
     """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb
     (also for commands that run programs outside a run: concepts edit and import)."""
@@ -178,6 +190,7 @@ class RunSession:
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
         sandbox = self.sandbox
+        check_memory_exists(self.settings.db, config)
         memory = self.memory()
         check_cheatsheet(memory, config)
         run_id = new_run_id()
