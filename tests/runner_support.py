@@ -6,6 +6,7 @@ subprocess (the kill/resume test), so both exercise the same script.
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
@@ -33,6 +34,12 @@ PS_CONCEPT = f"""```yaml
   implementation:
     - build the table from the train pairs, then apply it cell by cell
 ```"""
+
+
+def sigint_as_in_a_terminal() -> None:
+    """preexec_fn for a child that must feel Ctrl-C: a shell's background job (CI started with
+    `&`, nohup) ignores SIGINT, and Python keeps an ignored SIGINT ignored in its children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def empty_memory(path: Path) -> str:

@@ -17,6 +17,7 @@ import urllib.request
 from dataclasses import replace
 
 import pytest
+from runner_support import sigint_as_in_a_terminal
 
 from arcmemo.llm import local
 from arcmemo.llm.client import LLM, LLMError, LLMSettings
@@ -161,7 +162,7 @@ print("finished", flush=True)
 def test_ctrl_c_during_a_local_generation_exits_promptly():
     _skip_without_local()
     proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         time.sleep(1.0)                                   # the long generation is under way

@@ -11,7 +11,16 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run, seed_code, task_of
+from runner_support import (
+    LEARNED,
+    PS_CONCEPT,
+    TASK_IDS,
+    empty_memory,
+    script_run,
+    seed_code,
+    sigint_as_in_a_terminal,
+    task_of,
+)
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
@@ -346,7 +355,8 @@ def test_a_bad_write_setting_fails_the_run_at_its_start(tmp_path, fake_model, fa
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_names_the_resume_command_and_resume_finishes(tmp_path):
     env = {**os.environ, "FAKE_DELAY": "0.5", "ARCMEMO_HOME": str(tmp_path / "home")}
-    proc = _cli(_solve_args(tmp_path / "m.db", tmp_path / "runs"), env, start_new_session=True, cwd=tmp_path)
+    proc = _cli(_solve_args(tmp_path / "m.db", tmp_path / "runs"), env, start_new_session=True, cwd=tmp_path,
+                preexec_fn=sigint_as_in_a_terminal)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         dirs = list((tmp_path / "runs").glob("*"))
@@ -380,6 +390,7 @@ def test_two_solves_at_once_on_one_sqlite_memory_both_finish(tmp_path):
     """Two processes start together on one memory file, both writing it (--continual), and a third
     only reading it: none dies of a locked database, and nothing is lost."""
     db = tmp_path / "memory.db"
+    empty_memory(db)                               # the reader needs one to exist (a read-only solve)
     env = {**os.environ, "FAKE_DELAY": "0.05", "ARCMEMO_HOME": str(tmp_path / "home")}
     read_only = [a for a in _solve_args(db, tmp_path / "runs") if a not in ("--continual",)]
     procs = [_cli(_solve_args(db, tmp_path / "runs"), env), _cli(_solve_args(db, tmp_path / "runs"), env),
