@@ -98,6 +98,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--max-tokens", type=AtLeast(1), default=None, help="Completion token limit per solver call.")
 @click.option("--temperature", type=FloatAtLeast(0, maximum=2), default=None,
               help="Sampling temperature for the solver model (0 to 2).")
+@click.option("--tasks-in-flight", type=AtLeast(1), default=None,
+              help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
+                   "--continual block every task reads the memory as the block found it, so results do not "
+                   "depend on it.")
 @run_dir_option
 @click.option("--resume", default=None, metavar="RUN",
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
@@ -110,7 +114,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, run_dir, resume, quiet, require_isolation, db, **models) -> None:
+          max_tokens, temperature, tasks_in_flight, run_dir, resume, quiet, require_isolation, db,
+          **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -147,7 +152,8 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
                  "nothing rewrites it during this run")
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
-        runner = session.resume_solve(resume, flags) if resume else session.new_solve(config, models_settings)
+        runner = (session.resume_solve(resume, flags, tasks_in_flight=tasks_in_flight) if resume else
+                  session.new_solve(config, models_settings, tasks_in_flight=tasks_in_flight))
         summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.report import summary_table
 

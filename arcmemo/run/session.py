@@ -23,6 +23,7 @@ from typing import Any
 from arcmemo.core.settings import Settings
 from arcmemo.llm import LLM, LLMSettings
 from arcmemo.memory.store import Memory
+from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.progress import Reporter
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.runner import (
@@ -34,6 +35,8 @@ from arcmemo.run.runner import (
     new_runner,
     resume_runner,
 )
+
+DEFAULT_TASKS_IN_FLIGHT = 8     # an endpoint's tasks are latency-bound: several at once cost nothing extra
 
 
 def roles_used(config: RunConfig) -> set[str]:
@@ -138,7 +141,15 @@ class RunSession:
             self._memory.close()
 
     # -- solve ---------------------------------------------------------------------------
-    def new_solve(self, config: RunConfig, models: LLMSettings) -> Runner:
+    def executor(self, llm: LLM, config: RunConfig, tasks_in_flight: int | None) -> Executor:
+        """Where the run's tasks are solved: up to `tasks_in_flight` at once in this process
+        (default: DEFAULT_TASKS_IN_FLIGHT for endpoints, 1 for the embedded model, whose server
+        has few slots)."""
+        if tasks_in_flight is None:
+            tasks_in_flight = 1 if local_models(llm, roles_used(config)) else DEFAULT_TASKS_IN_FLIGHT
+        return InProcess(tasks_in_flight)
+
+    def new_solve(self, config: RunConfig, models: LLMSettings, *, tasks_in_flight: int | None = None) -> Runner:
         """A fresh solve run, each part opened in the order of the module docstring."""
         from arcmemo.solverkit import load_solver
 
@@ -149,11 +160,12 @@ class RunSession:
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
+        executor = self.executor(llm, config, tasks_in_flight)
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
-                          run_id=run_id, taskset=taskset)
+                          run_id=run_id, taskset=taskset, executor=executor)
 
-    def resume_solve(self, ref: str, model_flags: dict[str, Any]) -> Runner:
+    def resume_solve(self, ref: str, model_flags: dict[str, Any], *, tasks_in_flight: int | None = None) -> Runner:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
         from arcmemo.solverkit import load_solver
 
@@ -167,6 +179,7 @@ class RunSession:
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         check_models(runner.llm, roles_used(runner.config))
+        runner.executor = self.executor(runner.llm, runner.config, tasks_in_flight)
         return runner
 
     def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:
