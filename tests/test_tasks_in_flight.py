@@ -53,16 +53,17 @@ def memory_contents(memory: Memory) -> list[tuple]:
              json.dumps(_drop_volatile(r.snapshot), sort_keys=True)) for r in memory.history(format=None)]
 
 
-def solve(root: Path, slots: int, *, budget_usd=None, **settings):
-    """One run with its own memory, call log and run directory (same run id, so files compare)."""
-    root.mkdir(parents=True)
+def solve(root: Path, slots, *, budget_usd=None, **settings):
+    """One run with its own memory, call log and run directory (same run id, so files compare);
+    `slots`: tasks in flight in this process, or an executor."""
+    root.mkdir(parents=True, exist_ok=True)
     llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", concurrency=8,
                           backoff_base_s=0.001, backoff_max_s=0.01, max_attempts=3, log_path=str(root / "calls.db")))
     memory = Memory(str(root / "memory.db"))
     config = RunConfig(source="training", task_ids=TASK_IDS, budget_usd=budget_usd, **settings)
     runner = new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=get_sandbox(),
                         solver=load_solver("program-synthesis"), runs_root=str(root / "runs"), run_id="same-run",
-                        executor=InProcess(slots))
+                        executor=InProcess(slots) if isinstance(slots, int) else slots)
     try:
         return runner, runner.run(), memory
     finally:

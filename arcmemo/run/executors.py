@@ -29,6 +29,9 @@ class Executor:
 
     slots: int = 1
 
+    def prepare(self, runner: Any) -> None:
+        """Get ready to solve `runner`'s tasks (start workers); called once before the first submit."""
+
     def submit(self, runner: Any, task: Any, pass_index: int) -> Future:
         """Start `runner.solve_task(task, pass_index)`; a future of its TaskResult."""
         raise NotImplementedError

@@ -244,6 +244,7 @@ class Runner:
         per_pass: list[dict[str, Any]] = []
         stopped = None
         try:
+            self.executor.prepare(self)
             for p in range(1, self.config.passes + 1):
                 todo = self.tasks if p == 1 else [t for t in self.tasks
                                                   if t.id in latest and not latest[t.id].passed_train]
@@ -292,7 +293,7 @@ class Runner:
                     committed += 1
                 if committed == len(tasks) or (stopped and committed == submitted):
                     break
-                if submitted < len(tasks) and stopped is None and _at_work(running) < self._slots_open(running):
+                if submitted < len(tasks) and stopped is None and _at_work(running) < self._slots_open():
                     task = tasks[submitted]
                     if (p, task.id) not in self.done:
                         if self._over_budget(running.values()):
@@ -310,12 +311,13 @@ class Runner:
                 future.cancel()
         return outcomes, stopped
 
-    def _slots_open(self, running: dict[int, Future]) -> int:
+    def _slots_open(self) -> int:
         """The executor's slots, once the endpoint has answered a call in this session (or a task
-        finished); before, one: a bad key or model stops the run after one request, not one per slot."""
+        finished: its calls may have been made elsewhere, on a Ray worker); before, one: a bad key
+        or model stops the run after one request, not one per slot."""
         if not self._answered:
             usage = self.llm.usage() if callable(getattr(self.llm, "usage", None)) else None
-            self._answered = bool(usage and usage.calls > usage.errors) or any(f.done() for f in running.values())
+            self._answered = bool(usage and usage.calls > usage.errors)
         return self.executor.slots if self._answered else 1
 
     def solve_task(self, task: Task, p: int) -> TaskResult:
@@ -348,6 +350,7 @@ class Runner:
             self.progress.item_done(None, item=task.id)
             return outcome
         result: TaskResult = future.result()
+        self._answered = True
         key = (p, task.id)
         self.rundir.commit(result.records)
         self.lost_usage.extend(result.lost_usage)

@@ -72,6 +72,7 @@ class TaskResult:
     lost_usage: list[dict[str, Any]] = field(default_factory=list)  # what lost calls cost
     error: BaseException | None = None          # what ended the task (an EndpointFatal): the driver raises it
     elapsed: float = 0.0           # seconds at work
+    calls: list[dict[str, Any]] = field(default_factory=list)   # call-log rows a remote worker ships back
 
 
 __all__ = ["TaskRecords", "TaskResult"]
