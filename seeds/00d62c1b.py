@@ -2,15 +2,9 @@
 # description: The input has green outlines drawn on black, some of which close off pockets
 #   of black cells. Black cells that cannot be reached from the grid border by moving up,
 #   down, left or right through black cells are enclosed; colour them yellow.
-import numpy as np
-from scipy import ndimage
+from memory_helpers import fill_enclosed_regions
 
 
 def transform(grid):
-    out = grid.copy()
-    labels, n = ndimage.label(grid == 0)  # 4-connected black regions
-    border = set(labels[0, :]) | set(labels[-1, :]) | set(labels[:, 0]) | set(labels[:, -1])
-    for k in range(1, n + 1):
-        if k not in border:
-            out[labels == k] = 4
-    return out
+    # 4-connected black pockets that cannot reach the border turn yellow
+    return fill_enclosed_regions(grid, background=0, fill_color=4, connectivity=4)

@@ -3,16 +3,12 @@
 # bottom edge. Rank the bars by height and recolour them: the tallest becomes blue, the next
 # red, then green, and the shortest yellow.
 import numpy as np
-from scipy import ndimage
+from memory_helpers import extract_objects, recolor_objects_by_property, sort_objects
 
 RANK_COLOURS = [1, 2, 3, 4]  # tallest first
 
 
 def transform(grid):
-    labels, n = ndimage.label(grid != 0)
-    objects = [labels == i for i in range(1, n + 1)]
-    objects.sort(key=lambda mask: int(mask.sum()), reverse=True)
-    out = np.zeros_like(grid)
-    for rank, mask in enumerate(objects):
-        out[mask] = RANK_COLOURS[rank]
-    return out
+    bars = sort_objects(extract_objects(grid, background=0), key="size", descending=True)
+    rank = {id(bar): i for i, bar in enumerate(bars)}
+    return recolor_objects_by_property(np.zeros_like(grid), bars, lambda bar: RANK_COLOURS[rank[id(bar)]])

@@ -3,25 +3,20 @@
 #   or the same column. Connect each pair with a straight line in its colour. Draw the
 #   horizontal lines first and the vertical lines afterwards, so vertical lines pass over
 #   horizontal ones where they cross.
-import numpy as np
+from memory_helpers import connect_points_with_line, group_pixels_by_color
 
 
 def transform(grid):
-    out = grid.copy()
     horizontal, vertical = [], []
-    for color in np.unique(grid):
-        if color == 0:
+    for color, cells in group_pixels_by_color(grid, background=0).items():
+        if len(cells) != 2:
             continue
-        rows, cols = np.nonzero(grid == color)
-        if len(rows) != 2:
-            continue
-        (r1, r2), (c1, c2) = sorted(rows), sorted(cols)
+        (r1, c1), (r2, c2) = cells
         if r1 == r2:
-            horizontal.append((color, r1, c1, c2))
+            horizontal.append((color, cells))
         elif c1 == c2:
-            vertical.append((color, c1, r1, r2))
-    for color, r, c1, c2 in horizontal:
-        out[r, c1:c2 + 1] = color
-    for color, c, r1, r2 in vertical:
-        out[r1:r2 + 1, c] = color
+            vertical.append((color, cells))
+    out = grid
+    for color, (start, end) in horizontal + vertical:  # verticals last: they cross over
+        out = connect_points_with_line(out, start, end, color)
     return out

@@ -3,10 +3,9 @@
 #   is made of four copies arranged around the centre with four-fold rotational symmetry:
 #   top-left is the input, top-right is it rotated a quarter turn clockwise, bottom-right a
 #   half turn, bottom-left a quarter turn counter-clockwise.
-import numpy as np
+from memory_helpers import assemble_grid_from_blocks, rotate_grid
 
 
 def transform(grid):
-    top = np.concatenate([grid, np.rot90(grid, -1)], axis=1)
-    bottom = np.concatenate([np.rot90(grid, 1), np.rot90(grid, 2)], axis=1)
-    return np.concatenate([top, bottom], axis=0)
+    return assemble_grid_from_blocks([[grid, rotate_grid(grid, 1)],
+                                      [rotate_grid(grid, 3), rotate_grid(grid, 2)]])

@@ -3,16 +3,15 @@
 # mirroring, but a few patches have been overwritten with yellow. Restore each yellow cell with
 # the colour of a mirrored partner cell (horizontal, vertical or both) that is not yellow.
 import numpy as np
+from memory_helpers import flip_grid
 
 MASK = 4
 
 
 def transform(grid):
-    out = grid.copy()
-    h, w = out.shape
-    for r, c in zip(*np.nonzero(grid == MASK)):
-        for pr, pc in ((r, w - 1 - c), (h - 1 - r, c), (h - 1 - r, w - 1 - c)):
-            if grid[pr, pc] != MASK:
-                out[r, c] = grid[pr, pc]
-                break
+    out = grid
+    # each yellow cell takes its mirror partner's colour: left-right, then top-bottom, then both
+    for mirrored in (flip_grid(grid, "horizontal"), flip_grid(grid, "vertical"),
+                     flip_grid(flip_grid(grid, "horizontal"), "vertical")):
+        out = np.where((out == MASK) & (mirrored != MASK), mirrored, out)
     return out

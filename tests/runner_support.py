@@ -13,6 +13,7 @@ from arcmemo.core.gridtext import format_grid
 from arcmemo.core.tasks import load_tasks
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+SOLUTIONS = Path(__file__).resolve().parent / "data" / "solutions"
 # Training tasks with hand-written seed solutions: the fake "solver" answers with them.
 TASK_IDS = ["0d3d703e", "1e0a9b12", "25d8a9c8", "3428a4f5", "6e82a1ae", "a699fb00"]
 LEARNED = "recolour cells by a fixed table"
@@ -35,7 +36,11 @@ PS_CONCEPT = f"""```yaml
 
 
 def seed_code(task_id: str) -> str:
-    return (SEEDS / f"{task_id}.py").read_text()
+    """A standalone solution of the task: the seed's, or, for a seed whose program imports memory
+    helpers (which a run without helpers from memory cannot import), the self-contained program
+    in tests/data/solutions/ (the seed as it was before it had helpers)."""
+    standalone = SOLUTIONS / f"{task_id}.py"
+    return (standalone if standalone.exists() else SEEDS / f"{task_id}.py").read_text()
 
 
 def task_of(messages, task_ids=TASK_IDS) -> str | None:
@@ -71,6 +76,7 @@ def script_run(fake, *, task_ids=TASK_IDS, unsolved=(), delay_s: float = 0.0, ma
     fake.on("pseudocode", lambda messages: "<pseudocode>\nfor each cell: recolour by table\n</pseudocode>\n"
                                            "<summary>recolour with a fixed table</summary>")
     fake.on("ps_abstract", lambda messages: PS_CONCEPT)
+    fake.on("ps_helpers", lambda messages: "NONE")
     return fake
 
 

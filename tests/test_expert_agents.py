@@ -217,6 +217,22 @@ def test_hint_goes_into_every_agent_prompt(tasks, ctx, fake_model):
         assert "- rotation: turn the grid by a multiple of 90 degrees" in call.messages[1]["content"]
 
 
+def test_helpers_from_memory_sit_beside_arc_helpers(tasks, ctx, fake_model):
+    from test_program_synthesis import memory_helpers
+
+    task = tasks.by_id("6150a2bd")
+    program = ("from arc_helpers import *\nfrom memory_helpers import rotate_grid\n\n"
+               "def transform(grid):\n    return rotate_grid(vertical_flip(grid), 2)[::-1]\n")
+    fake_model.on("expert", lambda messages: answer(program))
+    hint = Hint(text="- concept: rotate grid", concept_ids=[7], mode="ps", helpers=memory_helpers())
+    result = ExpertAgentsSolver().solve(task, hint, ctx(attempts=1, retries=0))
+    (attempt,) = result.attempts
+    assert attempt.passed_train and attempt.helpers_called == ["rotate_grid"]
+    assert set(attempt.modules) == {MODULE_NAME, "memory_helpers"}
+    prompt = fake_model.calls_for("expert")[0].messages[1]["content"]
+    assert "from memory_helpers import rotate_grid" in prompt and "- rotate_grid(grid, quarter_turns)" in prompt
+
+
 def test_parallel_batch_stops_once_an_agent_passes(tasks, ctx, fake_model):
     task = tasks.by_id("6150a2bd")
 

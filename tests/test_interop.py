@@ -245,7 +245,8 @@ def test_select_and_seed_take_the_dataset(tmp_path):
     # 3428a4f5 is in both datasets (with other test pairs in ARC-AGI-2): its seed passes both
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    (seeds / "3428a4f5.py").write_text((TASK_SEEDS / "3428a4f5.py").read_text())
+    for name in ("3428a4f5.py", "3428a4f5.yaml", "memory_helpers.py"):   # the seed, its concepts, their helpers
+        (seeds / name).write_text((TASK_SEEDS / name).read_text())
     one = invoke("seed", seeds, "--check", "--dataset", "arc-agi-2", "--no-progress", "--db", db)
     two = invoke("seed", seeds, "--check", "--no-progress", "--db", db)
     assert one.exit_code == two.exit_code == 0, one.output + two.output

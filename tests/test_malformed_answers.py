@@ -19,7 +19,6 @@ from types import SimpleNamespace
 import pytest
 from malformed_corpus import BIG_INT, SURROGATE, alias_bomb, corpus, json_answer, yaml_answer
 from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run, seed_code, task_of
-from sqlmodel import select as sql_select
 
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.core import safeyaml
@@ -136,8 +135,7 @@ def record_of(memory, selection, task_id: str = "t") -> SimpleNamespace:
 
 
 def failures(memory, task_id: str) -> list[WriteFailure]:
-    with memory.session() as session:
-        return list(session.exec(sql_select(WriteFailure).where(WriteFailure.task_id == task_id)))
+    return memory.write_failures(task_id=task_id)
 
 
 def run_corpus(fake, step: str, answers: list[str], invoke) -> None:
@@ -499,8 +497,7 @@ def test_a_solve_run_with_poisoned_answers_finishes_and_records_them(tmp_path, f
 
     assert summary["tasks"] == 3 and sorted(summary["passed_train"]) == sorted(ids)
     assert summary["selection_fallbacks"] == 1 and summary["write_failures"] == 1 and summary["writes"] == 3
-    with memory.session() as session:
-        (failure,) = session.exec(sql_select(WriteFailure)).all()
+    (failure,) = memory.write_failures()
     (fallback,) = [SimpleNamespace(**r) for r in runner.rundir.selections() if r["fallback"]]
     assert fallback.task_id == ids[0] and "I pick made up\ufffd" in fallback.reasoning
     assert failure.task_id == ids[1] and failure.step == "pseudocode" and "----- answer 2 -----" in failure.raw

@@ -13,7 +13,7 @@ from arcmemo.core.gridtext import format_grid, format_task
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm.client import LLMError
 from arcmemo.sandbox import get_sandbox
-from arcmemo.solverkit import Hint, SolveContext, SolverSettings, load_solver
+from arcmemo.solverkit import Hint, MemoryHelpers, OfferedHelper, SolveContext, SolverSettings, load_solver
 from arcmemo_program_synthesis import ProgramSynthesisSolver
 
 ROT180 = "import numpy as np\n\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
@@ -208,6 +208,48 @@ def test_hint_is_presented_as_memory_concepts(tasks, ctx, fake_model):
     assert "# Concepts from memory" in prompt and hint.text in prompt
     assert prompt.index("# Puzzle") < prompt.index("# Concepts from memory") < prompt.index("# Your task")
     assert call.params == {"max_tokens": 900, "temperature": 0.2, "reasoning_effort": "low"}
+
+
+ROTATE_HELPER = (
+    "import numpy as np\n\n\n"
+    "def rotate_grid(grid, quarter_turns):\n"
+    "    \"\"\"Rotate the grid clockwise by quarter turns.\n\n"
+    "    Example: rotate_grid(np.array([[1, 2]]), 1) -> [[1], [2]]\n    \"\"\"\n"
+    "    return np.rot90(grid, -quarter_turns)\n"
+)
+
+
+def memory_helpers():
+    return MemoryHelpers(module=ROTATE_HELPER, offered=[OfferedHelper(
+        "rotate_grid", "rotate_grid(grid, quarter_turns)",
+        "Rotate the grid clockwise by quarter turns.\n\nExample: rotate_grid(np.array([[1, 2]]), 1) -> [[1], [2]]",
+        "rotate grid")])
+
+
+def test_helpers_from_memory_are_listed_importable_and_their_calls_recorded(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    hint = Hint(text="- concept: rotate grid", concept_ids=[7], mode="ps", helpers=memory_helpers())
+    # first answer rewrites the helper wrongly: the memory's version runs, and the model is told
+    wrong = ("from memory_helpers import rotate_grid\n\n"
+             "def rotate_grid(grid, quarter_turns):\n    return grid[::-1]\n\n"
+             "def transform(grid):\n    return rotate_grid(grid, 1)\n")
+    right = "from memory_helpers import rotate_grid\n\n\ndef transform(grid):\n    return rotate_grid(grid, 2)\n"
+    fake_model.queue("solve", answer(wrong), answer(right))
+    result = ProgramSynthesisSolver().solve(task, hint, ctx(retries=1))
+
+    first, second = result.attempts
+    assert not first.passed_train and first.helpers_called == ["rotate_grid"] and first.helpers_rebound == ["rotate_grid"]
+    assert second.passed_train and second.helpers_called == ["rotate_grid"] and second.helpers_rebound == []
+    assert result.predictions[0][0] == expected(tasks, "6150a2bd")[0]
+    assert result.to_dict()["attempts"][1]["helpers_called"] == ["rotate_grid"]
+    opening, retry = fake_model.calls_for("solve")
+    prompt = opening.messages[1]["content"]
+    assert "# Helper functions from memory" in prompt and "from memory_helpers import rotate_grid" in prompt
+    assert "- rotate_grid(grid, quarter_turns): Rotate the grid clockwise" in prompt
+    assert "np.rot90" not in prompt                              # the body is not shown
+    assert prompt.index("# Concepts from memory") < prompt.index("# Helper functions") < prompt.index("# Your task")
+    feedback = retry.messages[-1]["content"]
+    assert "your program defines its own rotate_grid" in feedback and "Import rotate_grid from memory_helpers" in feedback
 
 
 def test_program_failing_only_on_a_test_input_is_retried(tasks, ctx, fake_model):

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run, task_of
+from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run, seed_code, task_of
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
@@ -205,7 +205,7 @@ def test_a_later_pass_asks_the_model_afresh(tmp_path, fake_model, fake_llm):
     script_run(fake_model)
     ids = TASK_IDS[:1]
     bad = "```python\ndef transform(grid):\n    return [[0]]\n```"
-    good = f"```python\n{(Path(__file__).parent.parent / 'seeds' / (ids[0] + '.py')).read_text()}```"
+    good = f"```python\n{seed_code(ids[0])}```"
     fake_model.queue("solve", bad, good)    # pass 1 gets the bad program, pass 2 (a new sample) the good one
     runner, summary, _ = run(tmp_path, fake_llm, task_ids=ids, selection="none", retries=0, passes=2)
     assert [p["oracle2"] for p in summary["passes"]] == [0.0, 100.0]

@@ -68,6 +68,64 @@ def test_entry_name_and_modules(sb):
     assert sb.run(src, [[[1, 0, 1]]])[0].output == [[2]]
 
 
+HELPERS = (
+    "import numpy as np\n\n"
+    "def flip_rows(grid):\n    return grid[::-1]\n\n"
+    "def flip_and_append(grid):\n    return np.concatenate([flip_rows(grid), grid], axis=1)\n\n"
+    "def _private(grid):\n    return grid\n"
+)
+
+
+def run_helpers(sb, src, grids):
+    return sb.run(src, grids, modules={"memory_helpers": HELPERS}, helpers="memory_helpers")
+
+
+def test_a_run_reports_the_helpers_its_program_called_per_grid(sb):
+    src = ("from memory_helpers import *\n"
+           "def transform(g):\n    return flip_and_append(g) if g[0, 0] == 1 else flip_rows(g) if g[0, 0] == 2 else g\n")
+    out = run_helpers(sb, src, [[[1]], [[2]], [[3]]])
+    # a helper calling another reports only the outer one: that is what the program used
+    assert [o.called for o in out] == [("flip_and_append",), ("flip_rows",), ()]
+    assert [o.output for o in out] == [[[1, 1]], [[2]], [[3]]] and all(o.rebound == () for o in out)
+    failed = run_helpers(sb, "import memory_helpers\ndef transform(g):\n    return memory_helpers.flip_rows(g)[9]\n",
+                         [[[1]]])[0]
+    assert failed.error == "exception" and failed.called == ("flip_rows",)
+    # without `helpers`, the same module is an ordinary module and nothing is traced
+    plain = sb.run(src, [[[2], [5]]], modules={"memory_helpers": HELPERS})[0]
+    assert plain.output == [[5], [2]] and plain.called == () and plain.to_dict()["called"] == []
+
+
+def test_a_program_cannot_shadow_a_memory_helper(sb):
+    # the program imports the helper, then writes its own (wrong) version of it: the memory's runs
+    redefined = ("from memory_helpers import flip_rows\n"
+                 "def flip_rows(grid):\n    return grid\n"
+                 "def transform(g):\n    return flip_rows(g)\n")
+    out = run_helpers(sb, redefined, [[[1], [2]]])[0]
+    assert out.output == [[2], [1]] and out.called == ("flip_rows",) and out.rebound == ("flip_rows",)
+    # a name assigned, or the module's attribute replaced, is bound back too
+    for src in ("from memory_helpers import flip_rows\nflip_rows = lambda g: g\n"
+                "def transform(g):\n    return flip_rows(g)\n",
+                "import memory_helpers as mh\nmh.flip_rows = lambda g: g\n"
+                "def transform(g):\n    return mh.flip_and_append(g)\n"):
+        out = run_helpers(sb, src, [[[1], [2]]])[0]
+        assert out.rebound == ("flip_rows",), src
+        assert out.output in ([[2], [1]], [[2, 1], [1, 2]]), src
+    # a name the program imports from another module of the run stays the program's choice
+    other = {"memory_helpers": HELPERS, "arc_helpers": "def flip_rows(g):\n    return g\n"}
+    src = "from memory_helpers import *\nfrom arc_helpers import *\ndef transform(g):\n    return flip_rows(g)\n"
+    out = sb.run(src, [[[1], [2]]], modules=other, helpers="memory_helpers")[0]
+    assert out.output == [[1], [2]] and out.rebound == () and out.called == ()
+    # private functions and imported names are not helpers
+    own = "def _private(g):\n    return g[::-1]\ndef np(g):\n    return g\ndef transform(g):\n    return _private(g)\n"
+    out = run_helpers(sb, own, [[[1], [2]]])[0]
+    assert out.output == [[2], [1]] and out.rebound == () and out.called == ()
+
+
+def test_helpers_must_name_one_of_the_modules(sb):
+    with pytest.raises(ValueError, match="helpers names the module 'memory_helpers'"):
+        sb.run(FLIP, [[[1]]], helpers="memory_helpers")
+
+
 def test_syntax_error(sb):
     out = sb.run("def transform(grid)\n    return grid\n", [[[1]], [[2]]])
     assert [o.error for o in out] == ["syntax", "syntax"]

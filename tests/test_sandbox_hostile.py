@@ -100,7 +100,7 @@ def test_recursion_bomb(sb):
 @pytest.mark.slow
 def test_recursion_bomb_with_raised_limit_runs_out_of_memory(sb):
     body = "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nreturn f(0)"
-    out = run1(sb, body, timeout_s=5)[0]
+    out = run1(sb, body, timeout_s=30)[0]   # filling the memory limit with frames takes seconds, more under load
     assert out.error in ("memory", "crash"), out
     still_works(sb)
 
@@ -276,6 +276,18 @@ def test_writing_to_the_result_channel_cannot_forge_other_grids(sb):
     body = "import os\nos.write(3, b'garbage without a newline' * 100000)\nreturn grid"
     out = run1(sb, body, grids=([[1]], [[2]]))
     assert [o.error for o in out] == ["crash", "crash"]
+    still_works(sb)
+
+
+def test_a_forged_result_line_cannot_report_helpers_it_did_not_name_properly(sb):
+    # a line claiming called "helpers" that are not identifiers is refused like any forged line
+    body = ("import os, json\n"
+            "os.write(3, (json.dumps({'i': 0, 'ok': True, 'output': [[1]], 'message': '', 'stdout': '', "
+            "'called': ['x; rm -rf /']}) + '\\n').encode())\n"
+            "os._exit(0)")
+    out = sb.run("import memory_helpers\ndef transform(grid):\n" + "".join(f"    {line}\n" for line in body.split("\n")),
+                 [[[1]]], modules={"memory_helpers": "def f(g):\n    return g\n"}, helpers="memory_helpers")
+    assert out[0].error == "crash" and out[0].called == ()
     still_works(sb)
 
 

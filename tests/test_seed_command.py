@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from arcmemo.abstraction.seedhelpers import LIBRARY
 from arcmemo.cli import cli
 from arcmemo.memory.io import export_yaml
 from arcmemo.memory.store import Memory
@@ -47,6 +48,7 @@ def seed_dir(tmp_path, ids, *, annotations=True, name="seeds"):
         shutil.copy(SEEDS / f"{task_id}.py", directory)
         if annotations and (SEEDS / f"{task_id}.yaml").exists():
             shutil.copy(SEEDS / f"{task_id}.yaml", directory)
+            shutil.copy(SEEDS / LIBRARY, directory)     # the annotated seeds' helpers
     return directory
 
 
@@ -76,6 +78,7 @@ def test_check_reports_failing_pairs_and_writes_nothing(tmp_path):
     broken = (SEEDS / "0d3d703e.py").read_text().replace("(8, 9)", "(8, 8)")
     assert broken != (SEEDS / "0d3d703e.py").read_text()
     (directory / "0d3d703e.py").write_text(broken)
+    shutil.copy(SEEDS / "0d3d703e.yaml", directory)
     (directory / "3c9b0459.py").write_text("def transform(grid):\n    raise ValueError('boom')\n")
     (directory / "ffffffff.py").write_text("def transform(grid):\n    return grid\n")
     (directory / "helpers.py").write_text("X = 1\n")
@@ -96,6 +99,33 @@ def test_check_reports_failing_pairs_and_writes_nothing(tmp_path):
     assert not db.exists() and not (tmp_path / "runs").exists()
     ok = invoke(seed_dir(tmp_path, ["05f2a901"], name="good"), "--check")
     assert ok.exit_code == 0, ok.output
+
+
+def test_check_verifies_seeds_with_their_concepts_helpers(tmp_path):
+    directory = seed_dir(tmp_path, ["0d3d703e", "3428a4f5"])
+    # a helper the program stops calling is named with its concept
+    code = (directory / "3428a4f5.py").read_text()
+    (directory / "3428a4f5.py").write_text(code.replace(
+        'top, bottom = split_grid(grid, scheme="dividers")   # at the yellow row',
+        "top, bottom = grid[:6], grid[7:]").replace("import overlay_panels, split_grid", "import overlay_panels"))
+    # a helper the library lacks
+    library = (directory / LIBRARY).read_text()
+    start = library.index("def color_mapping")
+    (directory / LIBRARY).write_text(library[:start] + library[library.index("def rotate_grid"):])
+    result = invoke(directory, "--check")
+    assert result.exit_code == 1, result.output                # failing seeds fail the check
+    assert table(result.stdout)["failed"] == "2"
+    assert ("3428a4f5.py: the program never calls split_grid, the helper of its concept 'split grid'"
+            in result.stderr), result.stderr
+    assert ("0d3d703e.py: imports memory_helpers, but its annotation names no concept whose helper is in "
+            "memory_helpers.py") in result.stderr, result.stderr
+    # a library function that is not a helper (it imports what a helper may not) stops everything
+    (directory / LIBRARY).write_text(library.replace("import numpy as np\n", "import numpy as np\nimport os\n", 1)
+                                     .replace("    lookup = np.arange(10)", "    lookup = np.arange(10 + 0 * len(os.sep))"))
+    result = invoke(directory, "--check")
+    assert result.exit_code != 0
+    assert re.search(rf"{LIBRARY}:\d+: color_mapping: imports 'os'; a helper may import only numpy, scipy",
+                     result.output), result.output
 
 
 def test_annotated_seeds_ingest_without_model_and_twice_adds_nothing(tmp_path):

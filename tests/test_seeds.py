@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arcmemo.core.tasks import Pair, load_tasks
+from arcmemo.abstraction.seedfile import find_seed_files, read_seed
+from arcmemo.abstraction.seedhelpers import read_library
+from arcmemo.core.tasks import load_tasks
 
 SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
-SEED_FILES = sorted(SEEDS_DIR.glob("*.py"))
+SEED_FILES = find_seed_files(SEEDS_DIR)          # memory_helpers.py, the seeds' helper library, is not one
 ANNOTATION_FILES = sorted(SEEDS_DIR.glob("*.yaml"))
 
 CONCEPT_KEYS = {"name", "kind", "routine_subtype", "output_typing", "description",
@@ -57,29 +59,56 @@ def test_seed_header(path):
 
 @pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)
 def test_seed_solves_its_task(path, training):
+    """Run as `arcmemo seed` runs it: an annotated seed imports its concepts' helpers from
+    memory_helpers, built from seeds/memory_helpers.py, and must call each of them."""
+    from arcmemo.abstraction.annotations import annotation_path, load_annotation
+    from arcmemo.run.seeding import seed_helpers, task_pairs, verify
     from arcmemo.sandbox import get_sandbox
-    from arcmemo.solverkit import run_on_pairs
 
     task_id = path.stem
-    task = training.by_id(task_id)  # raises if the file is not named after a training task
-    answers = training.answers[task_id]
-    source = path.read_text()
-    entry = entry_point(source, str(path))
+    training.by_id(task_id)  # raises if the file is not named after a training task
+    entry_point(path.read_text(), str(path))
+    annotation = load_annotation(annotation_path(path)) if annotation_path(path).exists() else None
+    library = read_library(SEEDS_DIR)
+    helpers = seed_helpers(annotation, library)
+    pairs = task_pairs(training, task_id)
+    assert len(pairs) == len(training.by_id(task_id).train) + len(training.answers[task_id].test_outputs)
+    failure = verify(get_sandbox(), read_seed(path), pairs, helpers, library)
+    assert failure is None, f"seed {path.name} fails: {failure}"
 
-    labels = [f"train[{i}]" for i in range(len(task.train))]
-    labels += [f"test[{i}]" for i in range(len(task.test_inputs))]
-    pairs = list(task.train) + [Pair(g, o) for g, o in zip(task.test_inputs, answers.test_outputs)]
 
-    check = run_on_pairs(get_sandbox(), source, pairs, entry=entry)
-    assert len(check.correct) == len(pairs), f"{path.name}: sandbox returned {len(check.correct)} results for {len(pairs)} pairs"
-    failures = []
-    for label, ok, outcome in zip(labels, check.correct, check.outcomes):
-        if not ok:
-            last = (outcome.message or "").strip().splitlines()[-1:] or [""]
-            why = f"{outcome.error}: {last[0]}" if not outcome.ok else "wrong output"
-            failures.append(f"{label} ({why})")
-    assert not failures, f"seed {path.name} fails on " + "; ".join(failures)
-    assert check.passed_all
+def test_the_seed_helpers_keep_their_docstring_examples():
+    """Each helper's `Example: call -> result` holds, run in the sandbox with the helper library."""
+    from arcmemo.core.helpercode import MODULE, build_module, describe
+    from arcmemo.sandbox import get_sandbox
+
+    library = read_library(SEEDS_DIR)
+    assert len(library) >= 20
+    module = build_module({name: h.source for name, h in library.items()})
+    checks = []
+    for name, helper in library.items():
+        example = next(line for line in describe(helper.source).doc.splitlines() if line.startswith("Example:"))
+        call, expected = example[len("Example:"):].rsplit(" -> ", 1)
+        checks.append(f"    assert _plain({call.strip()}) == {expected.strip()}, {name!r}")
+    program = (f"import numpy as np\nfrom {MODULE} import *\n\n"
+               "def _plain(x):\n"
+               "    if isinstance(x, np.ndarray) or isinstance(x, np.integer):\n        return x.tolist()\n"
+               "    if isinstance(x, (list, tuple)):\n        return type(x)(_plain(v) for v in x)\n"
+               "    if isinstance(x, dict):\n        return {k: _plain(v) for k, v in x.items()}\n"
+               "    return x\n\n"
+               "def transform(grid):\n" + "\n".join(checks) + "\n    return grid\n")
+    (outcome,) = get_sandbox().run(program, [[[0]]], modules={MODULE: module}, helpers=MODULE, timeout_s=20)
+    assert outcome.ok, outcome.message
+    assert set(outcome.called) == set(library)
+
+
+def test_every_seed_helper_belongs_to_an_annotated_concept():
+    from arcmemo.abstraction.annotations import load_annotation
+    from arcmemo.abstraction.seedhelpers import concept_helpers
+
+    library = read_library(SEEDS_DIR)
+    used = {h.name for path in ANNOTATION_FILES for h in concept_helpers(load_annotation(path).concepts, library).values()}
+    assert sorted(set(library) - used) == [], "helpers in seeds/memory_helpers.py that no annotated concept is named after"
 
 
 # ---- hand annotations ------------------------------------------------------------
@@ -169,3 +198,17 @@ def test_custom_types_agree():
             defs.setdefault(name, set()).add(definition)
     clashes = {n: sorted(d) for n, d in defs.items() if len(d) > 1}
     assert not clashes, f"custom types defined differently in different annotations: {clashes}"
+
+
+def test_a_seed_made_standalone_runs_without_the_helpers_module():
+    from arcmemo.abstraction.seedhelpers import standalone
+    from arcmemo.core.tasks import Pair
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import run_on_pairs
+
+    code = standalone((SEEDS_DIR / "00d62c1b.py").read_text(), read_library(SEEDS_DIR))
+    assert "from memory_helpers" not in code and "def extract_objects" in code
+    training = load_tasks("training", ids=["00d62c1b"])
+    task, answers = training.by_id("00d62c1b"), training.answers["00d62c1b"].test_outputs
+    pairs = list(task.train) + [Pair(g, o) for g, o in zip(task.test_inputs, answers)]
+    assert run_on_pairs(get_sandbox(), code, pairs).passed_all

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -107,15 +106,12 @@ def test_ps_select_end_to_end_on_5000_concepts(tmp_path, fake_model, fake_llm):
     mem = Memory(tmp_path / "big.db")
     mem.merge_many([(d, None) for d in synthetic_concepts(4999) + [NEEDLE]], actor="t")
     fake_model.queue("select_ps", "```yaml\n- upscale grid by blocks\n```")
-    start = time.perf_counter()
     sel = select(scaling_task(), mem, SelectionSettings(mode="ps", token_budget=6000), fake_llm)
-    elapsed = time.perf_counter() - start
     (call,) = fake_model.calls_for("select_ps")
     assert ESTIMATE.messages(call.messages) <= 6000
     assert sel.stats["form"] == "prefiltered" and sel.stats["memory_size"] == 5000
     needle = mem.get("upscale grid by blocks")
-    assert sel.concept_ids == [needle.id] and sel.hint == render_ps([needle], {})
-    assert elapsed < 10
+    assert sel.concept_ids == [needle.id] and sel.hint == render_ps([needle], {})   # speed: benchmarks/selection.py
 
 
 def test_ps_caption_feeds_the_prefilter(tmp_path, fake_model, fake_llm):

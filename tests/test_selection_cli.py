@@ -95,3 +95,15 @@ def test_select_unknown_task_is_a_user_error(setup):
     result = CliRunner().invoke(cli, ["select", "nosuchtask", "--db", db, "--mode", "none"])
     assert result.exit_code == 1
     assert "nosuchtask" in result.output and "Traceback" not in result.output
+
+
+def test_select_other_names_shows_the_hint_as_solve_hands_it_on(setup, fake_model):
+    from arcmemo.selection.ps import NOTE_OTHERS
+
+    task_file, db = setup
+    fake_model.queue("select_ps", "```yaml\n- recolor object\n```")
+    result = CliRunner().invoke(cli, ["select", task_file, "--db", db, "--other-names"])
+    assert result.exit_code == 0, result.output
+    hint = result.output.split("--- hint ---")[1]
+    assert "- concept: recolor object" in hint
+    assert NOTE_OTHERS.strip() in hint and hint.split(NOTE_OTHERS.strip())[1].split() == ["-", "draw", "line"]

@@ -111,7 +111,8 @@ class Client:
 def test_the_counter_is_the_clients_when_it_is_the_models_tokenizer(fake_llm, monkeypatch):
     assert counter_for(fake_llm, "select") is ESTIMATE and counter_for(None, "select") is ESTIMATE
     assert counter_for(Client(None), "select") is ESTIMATE                  # no tokenizer known: the estimate
-    grouped = counter_for(Client("o200k_base"), "select")                   # tiktoken not at hand here
+    monkeypatch.setattr(counting, "tokenizer_for", lambda model, traits: Tokenizer("estimate", False, "not at hand"))
+    grouped = counter_for(Client("o200k_base"), "select")                   # its encoding not at hand
     assert not grouped.estimate and grouped("0123456789") == estimate_tokens("0123456789", 3) == 4
     monkeypatch.setattr(counting, "tokenizer_for", lambda model, traits: Tokenizer("its own", True))
     client = Client("o200k_base")

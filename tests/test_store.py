@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel
 
 from arcmemo.memory import StoreError
 from arcmemo.memory.data import ConceptDataError
@@ -362,7 +362,7 @@ def test_seed_ledger(memory):
 
 
 def test_selection_records_of_older_memories_stay_readable(memory):
-    with memory.session() as s:
+    with Session(memory.engine) as s:       # as an older arcmemo wrote them
         s.add(SelectionRecord(run_id="run-1", task_id="t", mode="ps", concept_ids=[1, 2], unmatched=["x"],
                               usage={"calls": 1}))
         s.commit()
@@ -382,11 +382,14 @@ def test_records_written_in_a_transaction_roll_back_with_it(memory):
 
 # -- schema -------------------------------------------------------------------------------------
 
+MIGRATED = ["m001_initial", "m002_concept_helper", "m003_concept_usage"]
 PINNED_SCHEMA = {
     "_migrations": ["applied_at", "name"],
-    "concept": ["content_hash", "created_at", "created_by_model", "cues", "description", "format", "id",
+    "concept": ["content_hash", "created_at", "created_by_model", "cues", "description", "format", "helper", "id",
                 "implementation", "kind", "name", "output_typing", "parameters", "routine_subtype", "situation",
                 "source", "suggestion", "updated_at", "used_in"],
+    "conceptusage": ["called", "called_passing", "concept_id", "created_at", "id", "offered", "pass_index", "run_id",
+                     "solved", "task_id"],
     "conceptrevision": ["actor", "concept_id", "created_at", "format", "id", "model", "name", "op", "reason",
                         "run_id", "snapshot", "task_id"],
     "customtype": ["created_at", "definition", "id", "name"],
@@ -412,9 +415,9 @@ def test_migrations_give_the_pinned_schema_matching_the_models(memory):
     uniques = {tuple(u["column_names"]) for u in inspector.get_unique_constraints("concept")}
     indexes = {tuple(i["column_names"]) for i in inspector.get_indexes("concept") if i.get("unique")}
     assert ("format", "name") in uniques | indexes
-    assert memory.migrations() == ["m001_initial"]
+    assert memory.migrations() == MIGRATED
     again = Memory(memory.url)  # reopening applies nothing twice
-    assert again.migrations() == ["m001_initial"]
+    assert again.migrations() == MIGRATED
     again.close()
 
 
@@ -443,7 +446,7 @@ def test_opening_and_reading_an_up_to_date_memory_writes_nothing(tmp_path):
         memory.add(RECOLOR, actor="a")
     before = path.read_bytes()
     with Memory(path) as memory:
-        assert [c.name for c in memory.list()] == ["recolor object"] and memory.migrations() == ["m001_initial"]
+        assert [c.name for c in memory.list()] == ["recolor object"] and memory.migrations() == MIGRATED
         memory.search("recolor")
         memory.history()
     assert path.read_bytes() == before

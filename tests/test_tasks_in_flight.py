@@ -94,9 +94,10 @@ def most_at_once(monkeypatch):
 
 
 def test_eight_in_flight_write_what_one_at_a_time_writes(tmp_path, fake_model, most_at_once):
-    # blocks of 3; one task never passes its train pairs, so pass 2 re-solves it with a memory grown since
+    # blocks of 3; one task never passes its train pairs, so pass 2 re-solves it with a memory grown since;
+    # each task in two threads of its own (the paper's protocol), at once inside the task
     script_run(fake_model, unsolved={TASK_IDS[4]})
-    settings = dict(continual=True, k=3, passes=2, attempts=2, retries=1)
+    settings = dict(continual=True, k=3, passes=2, attempts=2, retries=1, threads=2)
     one, one_summary, one_memory = solve(tmp_path / "one", 1, **settings)
     assert most_at_once["most"] == 1
     most_at_once["most"] = 0

@@ -117,11 +117,14 @@ def _custom_types(value: Any) -> dict[str, str]:
 
 
 def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tuple[str, ...],
-                      run_id: str | None = None, task_id: str | None = None) -> WriteResult:
+                      run_id: str | None = None, task_id: str | None = None,
+                      helpers: dict[str, dict] | None = None) -> WriteResult:
     """Write an annotation's concepts (ps) and/or lessons (oe) and the solution, all or nothing.
 
-    Raises AnnotationError (nothing written) if a concept is a bare name for a concept
-    the store does not have.
+    `helpers` (concept name -> verified helper record) go in with their concepts (the seed's
+    program, calling them, passed its task in the sandbox). Raises AnnotationError (nothing
+    written) if a concept is a bare name for a concept the store does not have, or a helper
+    cannot be stored (ConceptDataError's reason).
     """
     task_id = task_id or annotation.task_id
     result = WriteResult(task_id=task_id)
@@ -132,13 +135,19 @@ def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tup
             for name, definition in annotation.custom_types.items():
                 if name not in known:
                     memory.add_custom_type(name, definition, actor=HUMAN, run_id=run_id, task_id=task_id)
-            for concept in annotation.concepts:
+            for concept in _callees_first(annotation.concepts, helpers or {}):
                 if concept["kind"] is None and memory.get(concept["name"], format="ps") is None:
                     raise AnnotationError(
                         f"{annotation.path}: concept {concept['name']!r} has no kind and no concept of "
                         "that name exists yet (define it here, or in a seed that sorts earlier)"
                     )
-                _count(result, concept["name"], memory.merge(concept, **log))
+                if concept["name"] in (helpers or {}):
+                    concept = {**concept, "helper": helpers[concept["name"]]}
+                try:
+                    merged = memory.merge(concept, **log)
+                except ConceptDataError as exc:
+                    raise AnnotationError(f"{annotation.path}: concept {concept['name']!r}: {exc}") from None
+                _count(result, concept["name"], merged)
         if "oe" in formats:
             for lesson in annotation.lessons:
                 merged = memory.merge(lesson, **log)
@@ -146,6 +155,27 @@ def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tup
         memory.add_solution(task_id, code, pseudocode=annotation.pseudocode, summary=annotation.summary,
                             origin=HUMAN, verified=True, actor=HUMAN, run_id=run_id)
     return result
+
+
+def _callees_first(concepts: list[dict], helpers: dict[str, dict]) -> list[dict]:
+    """The concepts in file order, except that a concept whose helper calls the helper of another
+    of them comes after that one (a helper enters memory after the helpers it calls)."""
+    owner = {h["name"]: concept for concept, h in helpers.items()}
+    ordered: list[dict] = []
+    placed: set[str] = set()
+
+    def place(concept: dict, seen: frozenset = frozenset()) -> None:
+        if concept["name"] in placed or concept["name"] in seen:
+            return
+        for callee in (helpers.get(concept["name"]) or {}).get("depends", []):
+            if callee in owner:
+                place(next(c for c in concepts if c["name"] == owner[callee]), seen | {concept["name"]})
+        placed.add(concept["name"])
+        ordered.append(concept)
+
+    for concept in concepts:
+        place(concept)
+    return ordered
 
 
 def _count(result: WriteResult, name: str, merged) -> None:

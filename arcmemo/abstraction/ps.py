@@ -17,7 +17,7 @@ stored concept even when it was not shown.
 
 from __future__ import annotations
 
-from arcmemo.abstraction import fewshot
+from arcmemo.abstraction import fewshot, helpers
 from arcmemo.abstraction.job import WriteJob
 from arcmemo.abstraction.pseudocode import STEP as PSEUDOCODE_STEP
 from arcmemo.abstraction.pseudocode import write_pseudocode
@@ -101,10 +101,15 @@ def abstraction_prompt(lib: Library, summary: str, pseudocode: str, examples: li
 
 def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
              examples: list[fewshot.Example] | None = None,
-             memory_tokens: int = DEFAULT_MEMORY_TOKENS) -> WriteResult:
+             memory_tokens: int = DEFAULT_MEMORY_TOKENS, verify_helpers: helpers.Verify | None = None) -> WriteResult:
     """Abstract one verified solution into PS concepts, showing at most `memory_tokens` of the
     memory. Never raises for model trouble: a failure is recorded (WriteFailure with the raw
-    answer) and returned as failed."""
+    answer) and returned as failed.
+
+    With `verify_helpers` (the run layer's sandbox check, see helpers.py) the written
+    routines without a helper get one when the model's helper and its rewrite of the
+    solution verify; a helper that does not is dropped and recorded as a failure of the
+    ps_helpers step, and the concepts are written without it."""
     job = WriteJob.start(memory, llm, solution, run_id=run_id, examples=examples,
                          steps=(PSEUDOCODE_STEP, STEP, STORE_STEP))
     try:
@@ -119,4 +124,30 @@ def write_ps(memory, llm, solution: SolutionInput, *, run_id: str | None = None,
         concepts, types = job.ask(prompt, lambda text: parse_concepts(text, existing), step=STEP)
     except StepFailed as exc:
         return job.failed(exc)
-    return job.store(concepts, step=STORE_STEP, types=types, pseudocode=pseudocode, summary=summary)
+    outcome = _with_helpers(job, concepts, list(stored.concepts), verify_helpers) if verify_helpers is not None else None
+    store = dict(step=STORE_STEP, types=types, pseudocode=pseudocode, summary=summary)
+    result = job.store(outcome.concepts if outcome else concepts, **store)
+    if result.failed and outcome and outcome.kept:     # the store refused a helper: the concepts go in without
+        problems = [f"helpers {', '.join(outcome.kept)}: the store refused them: {result.error}"]
+        result, outcome = job.store(concepts, **store), helpers.HelperOutcome(concepts, [], problems)
+    if outcome is not None:
+        result.helpers, result.helper_problems = outcome.kept, outcome.dropped
+        for problem in outcome.dropped:
+            memory.record_write_failure(run_id=run_id, task_id=job.task_id, step=helpers.STEP, model=job.model,
+                                        error=problem, raw=job.raw)
+    return result
+
+
+def _with_helpers(job: WriteJob, concepts: list[dict], stored: list, verify: helpers.Verify) -> helpers.HelperOutcome:
+    """The helper step (helpers.py) for the concepts just written; a model failure only drops the helpers."""
+    todo = helpers.wanted(concepts, stored)
+    if not todo:
+        return helpers.HelperOutcome(concepts)
+    library = {c.helper["name"]: c.helper for c in stored if c.helper}
+    names = [name for _, name, _ in todo]
+    try:
+        proposal = job.ask(helpers.helpers_prompt(job.solution.code, todo, library),
+                           lambda text: helpers.parse_helpers(text, names), step=helpers.STEP)
+    except StepFailed as exc:
+        return helpers.HelperOutcome(concepts, [], [f"helpers {', '.join(names)}: {exc.error}"])
+    return helpers.attach_helpers(proposal, concepts, todo, library, verify)

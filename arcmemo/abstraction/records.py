@@ -42,3 +42,5 @@ class WriteResult:
     usage: Any = None              # arcmemo.llm.client.Usage of the calls this write made
     step: str | None = None        # the step that failed, when failed
     unchanged: list[str] = field(default_factory=list)
+    helpers: list[str] = field(default_factory=list)          # helpers written with their concepts
+    helper_problems: list[str] = field(default_factory=list)  # helpers proposed but dropped, and why

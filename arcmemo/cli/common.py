@@ -36,6 +36,9 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.run.sweep", "SweepError"),
     ("arcmemo.abstraction.seedfile", "SeedError"),
     ("arcmemo.abstraction.annotations", "AnnotationError"),
+    ("arcmemo.abstraction.seedhelpers", "HelperLibraryError"),   # a seed directory's helper library
+    ("arcmemo.core.helpercode", "HelperError"),
+    ("arcmemo.run.helpercheck", "HelperVerificationError"),
     ("arcmemo.solverkit.discovery", "PluginError"),
     ("arcmemo.llm.backend", "LLMError"),            # includes the endpoint's refusals (EndpointFatal)
     ("arcmemo.llm.local", "LocalModelError"),

@@ -1,4 +1,4 @@
-"""`arcmemo concepts list|show|search|edit|delete|history|graph|export|import`: look at and move memory."""
+"""`arcmemo concepts list|show|search|edit|delete|history|graph|stats|export|import`: look at and move memory."""
 
 from __future__ import annotations
 
@@ -9,25 +9,27 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, AtLeast, LazyChoice, UserError, db_option, echo_json, user_errors
+from arcmemo.cli.common import (
+    USER_ERRORS,
+    AtLeast,
+    UserError,
+    db_option,
+    echo_json,
+    run_dir_option,
+    user_errors,
+)
 from arcmemo.core import safeyaml
 from arcmemo.core.settings import db_url
-from arcmemo.memory.errors import StoreError, UnknownConcept
+from arcmemo.memory.concept import FORMATS, LIST_FIELDS
+from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 
 if TYPE_CHECKING:
-    from arcmemo.memory.models import Concept
+    from arcmemo.memory.concept import Concept
 
 USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 
 
-def schema():
-    """The concept schema's names (loaded on use: it brings pydantic, which `--help` does not need)."""
-    from arcmemo.memory import schema as module
-
-    return module
-
-
-FORMAT = LazyChoice(lambda: schema().FORMATS)
+FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
                "suggestion", "source")
 
@@ -41,16 +43,33 @@ def _actor(actor: str | None) -> str:
         return "user"
 
 
-def _open(db: str | None, *, create: bool = False):
-    """The Memory for --db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
-    from arcmemo.memory.store import Memory
-
+def _url(db: str | None, *, create: bool = False) -> str:
+    """--db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
     url = db_url(db)
     if not create and "://" not in url and url != ":memory:" and not Path(url).expanduser().exists():
         raise UserError(f"no memory database at {url} (pass --db, set ARCMEMO_DB, or create one with "
                         f"`arcmemo seed` or `arcmemo concepts import`)")
+    return url
+
+
+def _open(db: str | None, *, create: bool = False):
+    """The Memory for --db/ARCMEMO_DB."""
+    from arcmemo.memory.store import Memory
+
+    url = _url(db, create=create)
     try:
         return Memory(url)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _open_for_reading(db: str | None):
+    """The memory for a command that only reads concepts: lean for an up-to-date SQLite file
+    (no database libraries loaded; see memory/reader.py), else the full Memory."""
+    from arcmemo.memory.reader import open_reader
+
+    try:
+        return open_reader(_url(db))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -101,11 +120,26 @@ def concepts() -> None:
 @db_option
 @click.option("--format", "fmt", type=FORMAT, help="Only this format.")
 @click.option("--as-of", type=AtLeast(0), metavar="REV", help="The memory as it was after revision REV.")
+@click.option("--with-code", is_flag=True,
+              help="Only the concepts that have a helper, each with its helper's source and where it was verified.")
 @click.option("--json", "as_json", is_flag=True, help="Full concept data as JSON.")
 @user_errors
-def list_command(db, fmt, as_of, as_json) -> None:
+def list_command(db, fmt, as_of, with_code, as_json) -> None:
     """List concepts, one line each (id, format, name, uses, kind, detail)."""
-    _print_concepts(_open(db).list(fmt, as_of=as_of), as_json)
+    concepts = _open_for_reading(db).list(fmt, as_of=as_of)
+    if not with_code:
+        _print_concepts(concepts, as_json)
+        return
+    concepts = [c for c in concepts if c.helper]
+    if as_json or not concepts:
+        _print_concepts(concepts, as_json)
+        return
+    for c in concepts:
+        verified = c.helper["verified"]
+        click.echo(f"# {c.name} (id {c.id}): {c.helper['name']}, verified on task {verified['task_id']} "
+                   f"({verified['tasks']}) at {verified['at']}"
+                   + (f"; calls {', '.join(c.helper['depends'])}" if c.helper["depends"] else ""))
+        click.echo(c.helper["source"].rstrip() + "\n\n")
 
 
 @concepts.command("show")
@@ -117,7 +151,7 @@ def list_command(db, fmt, as_of, as_json) -> None:
 @user_errors
 def show(ref, db, fmt, as_of, as_json) -> None:
     """One concept in full. REF is an id or a name; case, spaces, '_' and '-' in a name do not matter."""
-    memory = _open(db)
+    memory = _open_for_reading(db)
     if as_of is None:
         concept = memory.find(ref, fmt)
     else:
@@ -128,11 +162,14 @@ def show(ref, db, fmt, as_of, as_json) -> None:
             concept = then[resolve(ref, [Entry(c.id, c.format, c.name) for c in then.values()], fmt)]
         except UnknownConcept as exc:
             raise UnknownConcept(f"as of revision {as_of}: {exc}") from None
+    counts = memory.usage(concept_ids=[concept.id]).get(concept.id)
     if as_json:
-        echo_json(_summary(concept))
+        echo_json({**_summary(concept), "usage": counts.as_dict() if counts else None})
     else:
         click.echo(f"# id {concept.id}, {len(concept.used_in or [])} uses, model {concept.created_by_model or '-'}, "
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
+        if counts:
+            click.echo("# in solves: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.as_dict().items()))
         from arcmemo.memory.io import to_yaml
 
         click.echo(to_yaml(concept.to_data()), nl=False)
@@ -150,7 +187,7 @@ def search(query, db, fmt, limit, as_json) -> None:
 
     Case-insensitive, over name, description, cues, implementation notes, situation and
     suggestion; name matches first."""
-    _print_concepts(_open(db).search(query, fmt, limit=limit), as_json)
+    _print_concepts(_open_for_reading(db).search(query, fmt, limit=limit), as_json)
 
 
 def _parse_set(assignments: tuple[str, ...]) -> dict:
@@ -160,7 +197,7 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         field = field.strip()
         if not sep or not field:
             raise UserError(f"--set {item!r}: expected FIELD=VALUE")
-        if field in schema().LIST_FIELDS:
+        if field in LIST_FIELDS:
             try:
                 parsed = safeyaml.load(value) if value.strip() else []
             except (safeyaml.YAMLError, RecursionError) as exc:
@@ -171,7 +208,7 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
         elif field in TEXT_FIELDS:
             changes[field] = value if value.strip() else None
         else:
-            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + schema().LIST_FIELDS)})")
+            raise UserError(f"--set {field}: unknown field (fields: {', '.join(TEXT_FIELDS + LIST_FIELDS)})")
     return changes
 
 
@@ -185,17 +222,31 @@ def _yaml_problem(exc: BaseException) -> str:
 @_lookup_format
 @click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
               help="Set one field (repeatable); list fields take YAML: cues='[a, b]'. Without --set, opens $EDITOR.")
+@click.option("--helper-source", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="A file with new source for the concept's helper (verified again with its recorded program "
+                   "and task before it is stored).")
 @click.option("--reason", default="edited from the command line", show_default=True,
               help="Why, kept with the revision.")
 @click.option("--actor", default=None, help="Who edits (default user:$USER).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @user_errors
-def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
-    """Change a concept (REF = id or name); every edit is a revision (see `history`)."""
+def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> None:
+    """Change a concept (REF = id or name); every edit is a revision (see `history`).
+
+    A changed helper is verified again in the sandbox (its recorded program must still pass
+    every train pair of its task and call it) before anything is stored."""
+    from arcmemo.run.helpercheck import HelperVerificationError, verify_edit
+    from arcmemo.run.session import shared_sandbox
+
     memory = _open(db)
     concept = memory.find(ref, fmt)
-    if assignments:
+    if assignments or helper_source:
         changes = _parse_set(assignments)
+        if helper_source:
+            if not concept.helper:
+                raise UserError(f"concept {concept.name!r} has no helper to change; add one in $EDITOR "
+                                "(helper: name, source, depends, verified: task_id, tasks, program)")
+            changes["helper"] = {**concept.helper, "source": helper_source.read_text(encoding="utf-8")}
     else:
         from arcmemo.memory.io import read_edit, to_yaml
 
@@ -204,8 +255,14 @@ def edit(ref, db, fmt, assignments, reason, actor, as_json) -> None:
             click.echo("no changes", err=True)
             return
         changes = read_edit(text)
-    before = concept.to_data()
-    updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
+    try:
+        changes = verify_edit(memory, shared_sandbox(), concept, changes)
+        before = concept.to_data()
+        updated = memory.edit(concept.id, changes, actor=_actor(actor), reason=reason)
+    except HelperVerificationError as exc:
+        raise UserError(f"concept {concept.name!r}: the edited helper does not verify: {exc}; nothing changed") from None
+    except ConceptDataError as exc:
+        raise UserError(f"concept {concept.name!r}: {exc}; nothing changed") from None
     if as_json:
         echo_json(_summary(updated))
     elif updated.to_data() == before:
@@ -305,6 +362,61 @@ def graph(name, db, graphml, as_json) -> None:
                 click.echo("\n".join([heading, *lines]))
 
 
+@concepts.command("stats")
+@db_option
+@click.option("--run", "run_ref", default=None, metavar="RUN",
+              help="Count only this run's tasks, read from its run directory (any run, read-only ones included).")
+@run_dir_option
+@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved", "name", "id"]),
+              default="called_passing", show_default=True, help="Order of the rows (counts: most first).")
+@click.option("--all", "show_all", is_flag=True, help="Also the concepts never offered.")
+@click.option("--json", "as_json", is_flag=True, help="The rows as JSON.")
+@user_errors
+def stats(db, run_ref, run_dir, sort_by, show_all, as_json) -> None:
+    """How solves used each PS concept, measured by running the programs.
+
+    offered: tasks it was offered to; called: its helper was called by a program there;
+    called passing: by a program that passed every train pair; solved: called in a task the
+    run finally solved. Without --run: every run that wrote this memory (seeding, solve
+    --continual); a read-only solve keeps its counts in its run directory (--run)."""
+    from arcmemo.memory.reads import COUNTERS, ConceptUse
+
+    memory = _open_for_reading(db)
+    counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir)
+    rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
+             **(counts.get(c.id) or ConceptUse()).as_dict()}
+            for c in memory.list("ps") if show_all or c.id in counts]
+    if sort_by in COUNTERS:
+        rows.sort(key=lambda r: (-r[sort_by], -r["called"], -r["offered"], r["name"]))
+    else:
+        rows.sort(key=lambda r: r[sort_by])
+    if as_json:
+        echo_json(rows)
+    elif rows:
+        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in COUNTERS)] for r in rows],
+                          ["id", "name", "helper", "offered", "called", "called passing", "solved"]))
+    else:
+        click.echo("no concept was offered in a recorded solve yet" + (f" (run {run_ref})" if run_ref else ""),
+                   err=True)
+
+
+def _run_usage(ref: str, run_dir: str | None) -> dict:
+    """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass)."""
+    from arcmemo.core.settings import Settings
+    from arcmemo.memory.reads import COUNTERS, ConceptUse
+    from arcmemo.run.rundir import RunDir
+
+    run = RunDir.find(ref, Settings.load(runs_dir=run_dir).runs_dir)
+    latest = {(e.get("pass_index"), e.get("task_id")): e for e in run.events() if e.get("type") == "task"}
+    counts: dict[int, ConceptUse] = {}
+    for event in latest.values():
+        for row in event.get("concept_use") or []:
+            total = counts.setdefault(row["id"], ConceptUse())
+            for name in COUNTERS:
+                setattr(total, name, getattr(total, name) + int(row.get(name, 0)))
+    return counts
+
+
 @concepts.command("export")
 @click.argument("path", required=False, type=click.Path(dir_okay=False, allow_dash=True))
 @db_option
@@ -315,7 +427,7 @@ def export(path, db, fmt, as_of) -> None:
     """Write the memory as canonical YAML to PATH (default: stdout)."""
     from arcmemo.memory.io import export_yaml
 
-    text = export_yaml(_open(db), as_of=as_of, format=fmt)
+    text = export_yaml(_open_for_reading(db), as_of=as_of, format=fmt)
     if path in (None, "-"):
         sys.stdout.write(text)
     else:
@@ -333,13 +445,18 @@ def import_command(paths, db, actor, as_json) -> None:
     """Merge memory files (arcmemo YAML, ArcMemo JSON) into the memory.
 
     Accepts arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) and parsed_lessons.json
-    (OE). Each file is checked completely first and written in one transaction."""
+    (OE). Each file is checked completely first and written in one transaction; its helpers
+    are verified in the sandbox (their programs run on their tasks), and one that fails
+    rejects the whole file."""
     from arcmemo.memory.io import import_file
+    from arcmemo.run.helpercheck import HelperVerifier
+    from arcmemo.run.session import shared_sandbox
 
     memory = _open(db, create=True)
     results = []
     for path in paths:
-        r = import_file(memory, path, actor=_actor(actor))
+        verifier = HelperVerifier(shared_sandbox(), {name: c.helper for name, c in memory.helpers().items()})
+        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check)
         results.append({"path": r.path, "kind": r.kind, "added": r.added, "extended": r.extended,
                         "unchanged": r.unchanged, "custom_types": r.custom_types})
         if not as_json:

@@ -81,7 +81,7 @@ def list_command(run_dir, as_json) -> None:
 def show(run, run_dir, as_json, per_task, task_id) -> None:
     """A run's summary table (and per-task scores with --tasks, one task's attempts with --task)."""
     from arcmemo.core.table import table
-    from arcmemo.run.report import summary_table
+    from arcmemo.run.report import depth_text, summary_table
 
     settings = _settings(run_dir)
     rundir = _find(run, settings)
@@ -97,6 +97,10 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
                          (f"{rundir.kind} run {rundir.run_id}", "")))
         return
     click.echo(summary_table(summary))
+    depth = depth_text(summary)
+    if depth:
+        click.echo()
+        click.echo(depth)
     if per_task:
         rows = [(t, s.get("oracle1"), s.get("oracle2"), s.get("strict"), s["passed_train"], s["pass"], s["selected"])
                 for t, s in summary["per_task"].items()]
@@ -133,16 +137,41 @@ def show_task(rundir, task_id: str, as_json: bool) -> None:
 @click.argument("run_refs", nargs=-1, required=True)
 @run_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print each run's settings, scores and lone solves as JSON.")
-def compare(run_refs, run_dir, as_json) -> None:
-    """Runs side by side: scores, per-pass scores, tokens, cost, and what each solves alone."""
-    from arcmemo.run.report import compare_records, compare_table
+@click.option("--mean", "as_mean", is_flag=True,
+              help="Repeated runs of one setting: the mean (std) of every cell of their Table 4 and 5 and of the "
+                   "official scores, as the paper reports them.")
+def compare(run_refs, run_dir, as_json, as_mean) -> None:
+    """Runs side by side: scores, per-pass scores, tokens, cost, and what each solves alone;
+    then each run's oracle@k by retry depth (the paper's Table 4). With --mean: the mean and
+    standard deviation of those over the runs."""
+    from arcmemo.run.report import (
+        MismatchedRuns,
+        compare_records,
+        compare_table,
+        depth_text,
+        mean_records,
+        mean_text,
+    )
 
     settings = _settings(run_dir)
     entries = [(rundir.config(), _summary(rundir, settings)) for rundir in _find_all(run_refs, settings)]
-    if as_json:
+    if as_mean:
+        summaries = [summary for _, summary in entries]
+        try:
+            if as_json:
+                echo_json(mean_records(summaries))
+            else:
+                click.echo(mean_text(summaries))
+        except MismatchedRuns as exc:
+            raise click.ClickException(str(exc)) from None
+    elif as_json:
         echo_json(compare_records(entries))
     else:
         click.echo(compare_table(entries))
+        for _, summary in entries:
+            depth = depth_text(summary)
+            if depth:
+                click.echo(f"\nrun {summary['run_id']}:\n{depth}")
 
 
 @runs.command("selections")
@@ -158,13 +187,17 @@ def selections(run, task_id, run_dir, reasoning, as_json) -> None:
     rows = [{"task": r.get("task_id"), "pass": r.get("pass_index"), "mode": r.get("mode"),
              "concepts": r.get("concepts", []), "unmatched": r.get("unmatched", []),
              "asked_again": r.get("asked_again"), "fallback": r.get("fallback"), "error": r.get("error"),
-             "reasoning": r.get("reasoning")}
+             "reasoning": r.get("reasoning"), "thread": r.get("thread", 0), "retry": r.get("retry", 0),
+             "level": r.get("level")}
             for r in records if task_id is None or r.get("task_id") == task_id]
     if as_json:
         echo_json(rows)
         return
     for row in rows:
-        click.echo(f"{row['task']} (pass {row['pass']}, {row['mode']}): {', '.join(row['concepts']) or '-'}")
+        where = "".join([f", thread {row['thread']}" if row["thread"] else "",
+                         f", re-selected before retry {row['retry']}" if row["retry"] else "",
+                         f", memory shown {row['level']}" if row["level"] not in (None, "full") else ""])
+        click.echo(f"{row['task']} (pass {row['pass']}, {row['mode']}{where}): {', '.join(row['concepts']) or '-'}")
         if row["asked_again"]:
             click.echo(f"  named nothing in memory at first ({', '.join(row['asked_again']['unmatched'])}); "
                        f"asked again with the names listed: {row['asked_again']['matched']} matched")

@@ -33,11 +33,14 @@ def _load_task(task_ref: str, source: str):
 @click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons kept by --mode oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
 @click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the selection prompt. Default 6000, or 30% of an "
-                   "embedded model's context.")
+              help="Tokens (the reading model's) allowed for the selection prompt. Default: 30% of the select "
+                   "model's context (models.yaml), at most 6000 for a context of 32k or less.")
 @click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the concepts handed to the solver (ps). Default 3000, "
-                   "or 18% of an embedded model's context.")
+              help="Tokens (the reading model's) allowed for the hint handed to the solver (ps). Default: 18% of "
+                   "the solver model's context (models.yaml), at most 3000 for a context of 32k or less.")
+@click.option("--other-names", is_flag=True,
+              help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
+                   "paper's hint); without it only the selected concepts are shown.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
 @task_source_options
@@ -53,7 +56,7 @@ def _load_task(task_ref: str, source: str):
 @click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_caption, dataset, split, tasks_from,
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, other_names, ps_caption, dataset, split, tasks_from,
                    solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
                    no_cache, db) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
@@ -77,7 +80,8 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, ps_
             llm = session.llm(run_id, models)
         token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
         sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
-                                                     hint_budget=hint_budget, ps_caption=ps_caption), llm)
+                                                     hint_budget=hint_budget, ps_caption=ps_caption,
+                                                     other_names=other_names), llm)
         names = {c.id: _label(c) for c in memory.list()}
         if record:
             rundir = _record_run_dir(settings, run_id, memory)

@@ -79,11 +79,11 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons picked by --selection oe.")
 @click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
 @click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default 6000, or 30% "
-                   "of an embedded model's context.")
+              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default: 30% of the "
+                   "select model's context (models.yaml), at most 6000 for a context of 32k or less.")
 @click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the concepts ps selection hands the solver. "
-                   "Default 3000, or 18% of an embedded model's context.")
+              help="Tokens (the reading model's) allowed for the hint ps selection hands the solver. Default: "
+                   "18% of the solver model's context (models.yaml), at most 3000 for a context of 32k or less.")
 @click.option("--attempts", "-n", type=AtLeast(1), default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=AtLeast(0), default=2, show_default=True, help="Feedback rounds per sample.")
 @click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,
@@ -98,6 +98,24 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--max-tokens", type=AtLeast(1), default=None, help="Completion token limit per solver call.")
 @click.option("--temperature", type=FloatAtLeast(0, maximum=2), default=None,
               help="Sampling temperature for the solver model (0 to 2).")
+# The paper's protocol (issue 13).
+@click.option("--threads", type=AtLeast(1), default=1, show_default=True,
+              help="Independent threads per task (the paper ran 3): each its own selection, sample and retry "
+                   "chain. `runs show` prints oracle@k for k = 1..threads at every retry depth (Table 4).")
+@click.option("--other-names/--no-other-names", default=True, show_default=True,
+              help="ps: the hint also lists the names of the concepts not selected, within --hint-budget (the "
+                   "paper's hint).")
+@click.option("--reselect-on-retry", is_flag=True,
+              help="ps, oe: before each retry, select concepts again with the failed try's feedback; the retry "
+                   "shows them with the feedback.")
+@click.option("--model-seed", type=AtLeast(0), default=None,
+              help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
+@click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
+                   "memory_helpers); off: the concepts' text only.")
+@click.option("--max-helpers", type=AtLeast(0), default=None,
+              help="At most N helpers per task (default 3 for a small-context model such as the embedded "
+                   "one, else 8).")
 @click.option("--tasks-in-flight", type=AtLeast(1), default=None,
               help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
                    "--continual block every task reads the memory as the block found it, so results do not "
@@ -119,8 +137,9 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
           expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
-          require_isolation, db, **models) -> None:
+          max_tokens, temperature, threads, other_names, reselect_on_retry, model_seed, helpers, max_helpers,
+          tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
+          **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
@@ -153,7 +172,8 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
-            budget_usd=budget_usd,
+            budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on", max_helpers=max_helpers,
+            threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
         )
         models_settings = resolve_models(flags)
         if selection == "cheatsheet" and not continual:

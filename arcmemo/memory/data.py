@@ -44,8 +44,9 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
     used_in is a union; description, typing, kind and subtype keep the first non-empty
     value; parameters merge by name; cues and implementation notes are appended with
-    order-preserving de-duplication. A cheatsheet (format "sheet") is one evolving text:
-    its newest non-empty description replaces the old one.
+    order-preserving de-duplication; the first verified helper stays (`second_helper`). A
+    cheatsheet (format "sheet") is one evolving text: its newest non-empty description
+    replaces the old one.
     """
     out = dict(old)
     for field in ("kind", "routine_subtype", "output_typing", "description", "situation", "suggestion"):
@@ -56,7 +57,17 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     out["parameters"] = merge_parameters(old["parameters"], new["parameters"])
     for field in ("cues", "implementation", "used_in"):
         out[field] = _union(old[field], new[field])
+    out["helper"] = old.get("helper") or new.get("helper")   # the first verified helper stays
     return out
 
 
-__all__ = ["merge", "merge_parameters", "normalize", "content_hash", "custom_types_in", "ConceptDataError"]
+def second_helper(old: dict[str, Any], new: dict[str, Any]) -> dict | None:
+    """A different verified helper `new` offers for a concept that already has one (the store keeps
+    it in the concept's history, not in the concept)."""
+    kept, offered = old.get("helper"), new.get("helper")
+    if kept and offered and (kept["source"], kept["depends"]) != (offered["source"], offered["depends"]):
+        return offered
+    return None
+
+
+__all__ = ["merge", "merge_parameters", "second_helper", "normalize", "content_hash", "custom_types_in", "ConceptDataError"]

@@ -19,7 +19,7 @@ Recognised inputs (by content, not only extension):
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,10 @@ from typing import Any
 import yaml
 
 from arcmemo.core import safeyaml
-from arcmemo.memory import schema
+from arcmemo.memory.concept import DATA_FIELDS, Concept
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.files import Document, MemoryFileError, gc_paused, read_document
 from arcmemo.memory.files import path_parts as _path_parts
-from arcmemo.memory.models import DATA_FIELDS, Concept
 
 EXPORT_VERSION = 1
 MemoryImportError = MemoryFileError  # the name importers know: a file could not be imported; nothing was written
@@ -101,6 +100,8 @@ def concept_entry(concept: Concept) -> dict[str, Any]:
         value = getattr(concept, key)
         if key == "parameters":
             value = [{k: v for k, v in p.items() if v is not None} for p in value or []]
+        elif key == "helper" and value:
+            value = {**value, "verified": {k: v for k, v in value["verified"].items() if v is not None}}
         if value not in (None, []) or key in ("format", "name"):
             entry[key] = value
     if concept.created_by_model:
@@ -118,9 +119,6 @@ def read_edit(text: str) -> dict[str, Any]:
     """The changes a concept edited as text (`to_yaml` of its data) asks for: `concepts edit` in
     $EDITOR and the web page's form. The text is the whole concept, so a field removed from it
     becomes empty. ConceptDataError (a ValueError, naming the line) when it is not a YAML mapping."""
-    from arcmemo.core import safeyaml
-    from arcmemo.memory.models import DATA_FIELDS
-
     try:
         changes = safeyaml.load(text)
     except (safeyaml.YAMLError, RecursionError) as exc:
@@ -141,6 +139,8 @@ def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) 
 
 def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict | None = None) -> tuple[dict, str | None]:
     """Validate one concept entry; errors point at the entry's field."""
+    from arcmemo.memory import schema  # pydantic: loaded by imports, not by exports
+
     if not isinstance(raw, dict):
         raise src.error(f"expected a mapping of concept fields, got {type(raw).__name__}", parts)
     raw = dict(raw)
@@ -157,6 +157,8 @@ def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict |
 
 
 def _types(src: Document, raw: Any, parts: list) -> dict[str, str]:
+    from arcmemo.memory import schema
+
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -173,6 +175,11 @@ def _types(src: Document, raw: Any, parts: list) -> dict[str, str]:
 
 def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str | None]]]:
     """(kind, custom types, [(concept data, model)]) from any supported file; raises MemoryImportError."""
+    kind, types, items, _ = _parse(path)
+    return kind, types, items
+
+
+def _parse(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str | None]], Document]:
     src = read_document(path)
     doc = src.data
     if isinstance(doc, dict) and "arcmemo_memory" in doc:
@@ -190,7 +197,7 @@ def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, 
         for i, entry in enumerate(entries):
             items.append(_concept(src, entry, ["concepts", i], source="human"))
             entries[i] = None  # the checked copy replaces it: a 100k-concept file is held once, not twice
-        return "arcmemo-yaml", types, items
+        return "arcmemo-yaml", types, items, src
     if isinstance(doc, dict) and isinstance(doc.get("concepts"), dict):
         types = _types(src, doc.get("custom_types"), ["custom_types"])
         items = []
@@ -200,7 +207,7 @@ def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, 
                 raise src.error(f"name {entry.get('name')!r} differs from its key", ["concepts", name, "name"])
             items.append(_concept(src, entry, ["concepts", name], source="import",
                                   extra={"name": name, "format": "ps"}))
-        return "arcmemo-ps-json", types, items
+        return "arcmemo-ps-json", types, items, src
     if isinstance(doc, dict) and doc and all(isinstance(v, list) for v in doc.values()):
         items = []
         for task_id, lessons in doc.items():
@@ -209,14 +216,25 @@ def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, 
                     raise src.error("a lessons file holds OE lessons only", [task_id, i, "format"])
                 extra = {"format": "oe", "used_in": [str(task_id)]} if isinstance(lesson, dict) else None
                 items.append(_concept(src, lesson, [task_id, i], source="import", extra=extra))
-        return "arcmemo-oe-json", {}, items
+        return "arcmemo-oe-json", {}, items, src
     raise src.error("not a recognised memory file (expected an arcmemo YAML export, ArcMemo's "
                     "compressed_v1.json or parsed_lessons.json)", [])
 
 
-def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> ImportResult:
-    """Validate the whole file, then merge it into `memory` in one transaction."""
-    kind, types, items = parse_file(path)
+HelperCheck = Callable[[dict, Mapping[str, dict]], None]
+
+
+def import_file(memory, path: str | Path, *, actor: str, reason: str = "",
+                check_helpers: HelperCheck | None = None) -> ImportResult:
+    """Validate the whole file, then merge it into `memory` in one transaction.
+
+    Helpers are code: the file's are verified by `check_helpers(concept data, the file's helpers
+    by name)` (the run layer's, which runs each helper's program in the sandbox and raises
+    ValueError saying why one fails) before anything is written; one that fails rejects the
+    whole file, naming the line and the concept. A file with helpers and no checker is refused.
+    """
+    kind, types, items, src = _parse(path)
+    _check_helpers(src, items, check_helpers)
     result = ImportResult(path=str(path), kind=kind)
     reason = reason or f"import {Path(path).name}"
     try:
@@ -234,6 +252,22 @@ def import_file(memory, path: str | Path, *, actor: str, reason: str = "") -> Im
     result.added, result.extended, result.unchanged = counts["added"], counts["extended"], counts["unchanged"]
     result.names = counts["names"]
     return result
+
+
+def _check_helpers(src: Document, items: list[tuple[dict, str | None]], check: HelperCheck | None) -> None:
+    with_helpers = [(i, data) for i, (data, _) in enumerate(items) if data.get("helper")]
+    if not with_helpers:
+        return
+    if check is None:
+        raise src.error("holds helpers (code), which can only be imported verified: import it with "
+                        "`arcmemo concepts import`, which runs each helper's program in the sandbox", [])
+    batch = {data["helper"]["name"]: data for _, data in with_helpers}
+    for i, data in with_helpers:
+        try:
+            check(data, batch)
+        except ValueError as exc:
+            raise src.error(f"concept {data['name']!r}: its helper does not verify: {exc}",
+                            ["concepts", i, "helper"]) from None
 
 
 __all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "to_yaml", "concept_entry",

@@ -133,3 +133,27 @@ def m001_initial(conn: Connection) -> None:
         sa.Column("error", T, nullable=False), sa.Column("raw", T), _created(),
     )
     meta.create_all(conn)
+
+
+@migration
+def m002_concept_helper(conn: Connection) -> None:
+    """A PS concept's helper (executable concepts): its source, dependencies and verification."""
+    conn.execute(sa.text(f"ALTER TABLE concept ADD COLUMN helper {sa.JSON().compile(dialect=conn.dialect)}"))
+
+
+@migration
+def m003_concept_usage(conn: Connection) -> None:
+    """Per-task counters of how concepts were used: offered, called, called by a passing program, solved."""
+    meta = sa.MetaData()
+    B = sa.Boolean
+    sa.Table(
+        "conceptusage", meta, _id(),
+        sa.Column("run_id", sa.String, nullable=False, index=True),
+        sa.Column("pass_index", sa.Integer, nullable=False), sa.Column("task_id", sa.String, nullable=False),
+        sa.Column("concept_id", sa.Integer, nullable=False, index=True),
+        sa.Column("offered", B, nullable=False), sa.Column("called", B, nullable=False),
+        sa.Column("called_passing", B, nullable=False), sa.Column("solved", B, nullable=False),
+        _created(),
+        sa.UniqueConstraint("run_id", "pass_index", "task_id", "concept_id", name="uq_usage_task"),
+    )
+    meta.create_all(conn)

@@ -7,21 +7,14 @@ The schema is created by the numbered migrations in `migrations.py`, never by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import JSON, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arcmemo.memory.schema import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES
+from arcmemo.memory.concept import CONCEPT_COLUMNS, DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, Concept, utcnow
 
 OPS = ("add", "extend", "edit", "delete", "import")
-
-
-def utcnow() -> datetime:
-    """Aware UTC (SQLModel's datetime columns require a timezone)."""
-    return datetime.now(timezone.utc)
 
 
 class ConceptRow(SQLModel, table=True):
@@ -45,6 +38,7 @@ class ConceptRow(SQLModel, table=True):
     used_in: list = Field(default_factory=list, sa_type=JSON)
     situation: str | None = Field(default=None, sa_type=Text)
     suggestion: str | None = Field(default=None, sa_type=Text)
+    helper: dict | None = Field(default=None, sa_type=JSON)
     source: str = "human"
     created_by_model: str | None = None
     content_hash: str = Field(index=True)
@@ -52,60 +46,7 @@ class ConceptRow(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
-# The concept table's columns, in order: a Concept's fields and a revision snapshot's keys.
-CONCEPT_COLUMNS = tuple(ConceptRow.model_fields)
-
-
-@dataclass(slots=True)
-class Concept:
-    """One concept as the store hands it out: a plain value, a copy of the row (keep or
-    mutate it freely; writes go through `Memory` methods only)."""
-
-    id: int | None = None
-    format: str = "ps"
-    name: str = ""
-    kind: str | None = None
-    routine_subtype: str | None = None
-    output_typing: str | None = None
-    description: str | None = None
-    parameters: list = field(default_factory=list)
-    cues: list = field(default_factory=list)
-    implementation: list = field(default_factory=list)
-    used_in: list = field(default_factory=list)
-    situation: str | None = None
-    suggestion: str | None = None
-    source: str = "human"
-    created_by_model: str | None = None
-    content_hash: str = ""
-    created_at: datetime = field(default_factory=utcnow)
-    updated_at: datetime = field(default_factory=utcnow)
-
-    def to_data(self) -> dict[str, Any]:
-        """The concept data shape of docs/architecture.md (plain lists/dicts, copies)."""
-        data = {f: getattr(self, f) for f in DATA_FIELDS}
-        for key in LIST_FIELDS:
-            data[key] = [dict(p) for p in data[key]] if key == "parameters" else list(data[key])
-        return data
-
-    def snapshot(self) -> dict[str, Any]:
-        """Every column as JSON-able values: what a ConceptRevision stores."""
-        row = {c: getattr(self, c) for c in CONCEPT_COLUMNS}
-        row.update(self.to_data())
-        for key in ("created_at", "updated_at"):
-            row[key] = row[key].isoformat() if row[key] is not None else None
-        return row
-
-    @classmethod
-    def from_snapshot(cls, row: dict[str, Any]) -> Concept:
-        row = dict(row)
-        for key in ("created_at", "updated_at"):
-            if isinstance(row.get(key), str):
-                row[key] = datetime.fromisoformat(row[key])
-        return cls(**row)
-
-    @property
-    def uses(self) -> int:
-        return len(self.used_in or [])
+assert tuple(ConceptRow.model_fields) == CONCEPT_COLUMNS  # the table and the value agree, column by column
 
 
 class ConceptRevision(SQLModel, table=True):
@@ -179,6 +120,29 @@ class SelectionRecord(SQLModel, table=True):
     fallback: bool = False
     error: str | None = Field(default=None, sa_type=Text)
     usage: dict = Field(default_factory=dict, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ConceptUsage(SQLModel, table=True):
+    """How one task of one run used one concept: the memory's own measure of its usefulness.
+
+    One row per (run, pass, task, concept offered to the task), replaced if the task is
+    solved again (a resumed run counts each task once). A funnel: `called` (a program called
+    the concept's helper) needs `offered`, `called_passing` (by a program passing every train
+    pair) needs `called`, `solved` (called in a task the run finally solved) needs `called`.
+    """
+
+    __table_args__ = (UniqueConstraint("run_id", "pass_index", "task_id", "concept_id", name="uq_usage_task"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(index=True)
+    pass_index: int = 1
+    task_id: str
+    concept_id: int = Field(index=True)
+    offered: bool = True
+    called: bool = False
+    called_passing: bool = False
+    solved: bool = False
     created_at: datetime = Field(default_factory=utcnow)
 
 

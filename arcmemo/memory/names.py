@@ -12,8 +12,8 @@ import difflib
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from arcmemo.memory.concept import FORMATS, name_key
 from arcmemo.memory.errors import UnknownConcept
-from arcmemo.memory.schema import FORMATS, name_key
 
 MAX_SUGGESTIONS = 5
 

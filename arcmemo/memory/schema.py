@@ -32,7 +32,7 @@ import json
 import re
 import reprlib
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -44,19 +44,14 @@ from pydantic import (
     model_validator,
 )
 
+from arcmemo.core.helpercode import MAX_SOURCE as MAX_HELPER_SOURCE
+from arcmemo.core.helpercode import HelperError, check_helper, helper_name
 from arcmemo.core.text import clean_line, clean_text
+from arcmemo.memory.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key
 from arcmemo.memory.errors import ConceptDataError
 
-FORMATS = ("ps", "oe", "sheet")
-KINDS = ("structure", "routine")
-SOURCES = ("human", "self", "import")
-
-# The concept data shape, in the order used for YAML/JSON output.
-DATA_FIELDS = (
-    "format", "name", "kind", "routine_subtype", "output_typing", "description",
-    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "source",
-)
-LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
+HELPER_FIELDS = ("name", "source", "depends", "verified")
+VERIFIED_FIELDS = ("task_id", "tasks", "program", "at", "run_id")
 PARAMETER_FIELDS = ("name", "typing", "description")
 ANSWER_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "description",
                  "parameters", "cues", "implementation")
@@ -135,6 +130,18 @@ def _note(value: Any, info: ValidationInfo) -> str | None:
     return checked_text(value, MAX_ITEM)
 
 
+def _code(value: Any) -> str | None:
+    """Program text: kept as written (only junk characters removed), at most MAX_HELPER_SOURCE long."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ConceptDataError(f"expected Python source text, got {type(value).__name__}")
+    text = clean_text(value)
+    if len(text) > MAX_HELPER_SOURCE:
+        raise ConceptDataError(f"{len(text):,} characters is too long (at most {MAX_HELPER_SOURCE:,})")
+    return text if text.strip() else None
+
+
 def _unique(items: list) -> list:
     """Order-preserving de-duplication, empty items dropped."""
     return list(dict.fromkeys(item for item in items if item is not None))
@@ -154,17 +161,25 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=False)
 
 
-class Parameter(_Shape):
-    name: Name = None
-    typing: Item = None
-    description: Item = None
+class _Mapping(_Shape):
+    """A shape given as a mapping; anything else is refused naming its FIELDS."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="before")
     @classmethod
     def _a_mapping(cls, value: Any) -> Any:
         if not isinstance(value, dict):
-            raise ConceptDataError(f"expected a mapping with name, typing, description; got {type(value).__name__}")
+            raise ConceptDataError(f"expected a mapping with {', '.join(cls.FIELDS)}; got {type(value).__name__}")
         return value
+
+
+class Parameter(_Mapping):
+    FIELDS: ClassVar[tuple[str, ...]] = PARAMETER_FIELDS
+
+    name: Name = None
+    typing: Item = None
+    description: Item = None
 
     @model_validator(mode="after")
     def _complete(self, info: ValidationInfo) -> Parameter:
@@ -221,6 +236,47 @@ class _PSFields(_Shape):
     implementation: Notes = []
 
 
+class Verified(_Shape):
+    """Where a helper was verified: a program calling it passed every train pair of `task_id`
+    (looked up in the task source `tasks`) in the sandbox, at time `at`."""
+
+    task_id: Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True, numbers=False))] = None
+    tasks: Name = None
+    program: Annotated[str | None, BeforeValidator(_sized(MAX_HELPER_SOURCE, numbers=False))] = None
+    at: Name = None
+    run_id: Name = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> Verified:
+        for field in ("task_id", "tasks", "program", "at"):
+            if getattr(self, field) is None:
+                raise ConceptDataError(f"missing text field '{field}'", field)
+        return self
+
+
+class Helper(_Mapping):
+    """A PS concept's helper: the source of one function implementing it, the other helpers it
+    calls, and where it was verified (core/helpercode.py says what the source may be)."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = HELPER_FIELDS
+
+    name: Name = None
+    source: Annotated[str | None, BeforeValidator(_code)] = None
+    depends: Annotated[list[Annotated[str, BeforeValidator(_sized(MAX_NAME, line=True, numbers=False))]],
+                       BeforeValidator(_a_list(MAX_ITEMS))] = []
+    verified: Verified | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> Helper:
+        for field in ("name", "source"):
+            if getattr(self, field) is None:
+                raise ConceptDataError(f"missing text field '{field}'", field)
+        if self.verified is None:
+            raise ConceptDataError("a helper enters memory only verified: missing 'verified' (task_id, tasks, "
+                                   "program, at)", "verified")
+        return self
+
+
 class ConceptData(_PSFields):
     """A concept as the store keeps it."""
 
@@ -228,6 +284,7 @@ class ConceptData(_PSFields):
     used_in: TaskIds = []
     situation: LongText = None
     suggestion: LongText = None
+    helper: Helper | None = None
     source: Annotated[str, BeforeValidator(_choice(SOURCES, optional=False))]
 
     @model_validator(mode="before")
@@ -243,6 +300,11 @@ class ConceptData(_PSFields):
                     raise ConceptDataError("an OE lesson needs a situation and a suggestion", field)
         elif self.name is None:
             raise ConceptDataError("a concept needs a name", "name")
+        if self.helper is not None:
+            if self.format != "ps":
+                raise ConceptDataError("only a PS concept can have a helper", "helper")
+            self.helper.depends = check_helper_of(self.name, [p["name"] for p in self.parameters] or None,
+                                                  self.helper.name, self.helper.source, self.helper.depends)
         return self
 
 
@@ -343,9 +405,35 @@ def normalize(data: Any, *, format: str = "ps", source: str = "human") -> dict[s
     except ValidationError as exc:
         raise data_error(exc, DATA_FIELDS) from None
     out = {field: getattr(concept, field) for field in DATA_FIELDS}
+    if out["helper"] is not None:
+        out["helper"] = helper_data(concept.helper)
     if out["format"] == "oe" and out["name"] is None:
         out["name"] = "lesson-" + content_hash(out)[:8]
     return out
+
+
+def check_helper_of(concept: str, parameters: list[str] | None, name: str, source: str, depends: list[str]) -> list[str]:
+    """A helper's source against its concept (core/helpercode.py): its name, its parameters (None:
+    a partial concept gives none; the store checks the concept it merges into), docstring and
+    imports, and the helpers it calls being exactly the `depends` it lists (whether those exist is
+    the store's check). Returns the dependencies sorted; ConceptDataError at field "helper"."""
+    try:
+        expected = helper_name(concept)
+        if name != expected:
+            raise HelperError(f"is named {name!r}; the helper of concept {concept!r} is named {expected}")
+        info = check_helper(source, name, parameters, helpers=depends)
+    except HelperError as exc:
+        raise ConceptDataError(str(exc), "helper") from None
+    if sorted(set(depends)) != list(info.depends):
+        raise ConceptDataError(f"lists {', '.join(depends) or 'no helpers'} under depends, but calls "
+                               f"{', '.join(info.depends) or 'none'}", "helper.depends")
+    return list(info.depends)
+
+
+def helper_data(helper: Helper) -> dict[str, Any]:
+    """A checked helper as the plain mapping the store keeps (every field, in HELPER_FIELDS order)."""
+    return {"name": helper.name, "source": helper.source, "depends": list(helper.depends),
+            "verified": {field: getattr(helper.verified, field) for field in VERIFIED_FIELDS}}
 
 
 def content_hash(data: dict[str, Any]) -> str:
@@ -357,11 +445,6 @@ def content_hash(data: dict[str, Any]) -> str:
     body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def name_key(name: str) -> str:
-    """Names that differ only in case, spaces, '_' or '-' are the same concept name."""
-    return re.sub(r"[\s_-]+", " ", name).strip().lower()
 
 
 # -- the answer forms ------------------------------------------------------------------------------
@@ -472,7 +555,8 @@ def custom_type(name: Any, definition: Any) -> tuple[str, str]:
 
 
 __all__ = [
-    "FORMATS", "KINDS", "SOURCES", "DATA_FIELDS", "LIST_FIELDS", "PARAMETER_FIELDS", "ANSWER_FIELDS",
+    "FORMATS", "KINDS", "SOURCES", "DATA_FIELDS", "LIST_FIELDS", "HELPER_FIELDS", "VERIFIED_FIELDS", "Helper",
+    "helper_data", "check_helper_of", "PARAMETER_FIELDS", "ANSWER_FIELDS",
     "LESSON_FIELDS", "MAX_NAME", "MAX_TEXT", "MAX_ITEM", "MAX_ITEMS", "MAX_TASKS", "ANSWER",
     "ConceptData", "ConceptAnswer", "LessonAnswer", "Parameter", "ConceptDataError",
     "normalize", "content_hash", "checked_text", "name_key", "concept_answers", "lesson_answers", "data_error",

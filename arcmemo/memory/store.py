@@ -19,7 +19,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, col, func, or_, select
+from sqlmodel import Session, col, select
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory import schema
@@ -35,19 +35,18 @@ from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, U
 from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
     DATA_FIELDS,
-    FORMATS,
     Concept,
     ConceptRevision,
     CustomType,
     Solution,
     utcnow,
 )
-from arcmemo.memory.names import Entry, resolve
+from arcmemo.memory.reads import ConceptReads, Rows, concept_of
 from arcmemo.memory.records import RunRecords
-from arcmemo.memory.rows import CONCEPTS, REVISIONS, concept_of, concepts_of, from_snapshots, select_concepts, snapshot_column
+from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
+from arcmemo.memory.usage import UsageRecords
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
-_SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 
 
 class MergeResult(NamedTuple):
@@ -109,12 +108,13 @@ def make_engine(url: str) -> sa.Engine:
     return engine
 
 
-class Memory(RunRecords):
+class Memory(RunRecords, UsageRecords, ConceptReads):
     """A concept memory in one database. Thread-safe; returned Concepts are plain values
     (keep or mutate them freely; writes go through the methods only).
 
     Every read and write of the memory file is a method here (the record methods are in
-    `records.py`); nothing outside this package writes SQL."""
+    `records.py`, the usage counters in `usage.py`, the concept reads, shared with the lean
+    `reader.py`, in `reads.py`); nothing outside this package writes SQL."""
 
     def __init__(self, url: str | Path = "memory.db"):
         """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used."""
@@ -194,6 +194,12 @@ class Memory(RunRecords):
         with Session(self.engine) as session:
             yield session
 
+    @contextmanager
+    def _reading(self) -> Iterator[Rows]:
+        """The shared reads (`reads.py`) run through SQLAlchemy, inside this thread's transaction if any."""
+        with self._read() as session:
+            yield lambda sql, params: session.execute(sa.text(sql), params).all()
+
     def _in_transaction(self, session: Session) -> bool:
         return session is getattr(self._local, "session", None)
 
@@ -207,20 +213,16 @@ class Memory(RunRecords):
         """True inside `transaction()` on this thread: reads see its writes, which may still roll back."""
         return getattr(self._local, "session", None) is not None
 
-    def session(self) -> Session:
-        """Legacy: a plain SQLModel Session, kept only for `selection/record.py` until selection
-        records move to the run directory; then it goes. Do not add callers: every other read
-        and write is a method of this class."""
-        return Session(self.engine, expire_on_commit=False)
-
     # -- writes ----------------------------------------------------------------------
 
     def _log(self, session: Session, concept: Concept, op: str, *, actor: str, reason: str = "",
-             run_id=None, task_id=None, model=None) -> None:
+             run_id=None, task_id=None, model=None, extra: dict | None = None) -> None:
+        """Append a revision; `extra` adds keys to its snapshot that are not the concept's (a second
+        verified helper offered for it, kept in its history as `offered_helper`)."""
         session.execute(REVISIONS.insert().values(
             concept_id=concept.id, format=concept.format, name=concept.name, op=op, actor=actor,
-            reason=reason or "", run_id=run_id, task_id=task_id, model=model, snapshot=concept.snapshot(),
-            created_at=utcnow()))
+            reason=reason or "", run_id=run_id, task_id=task_id, model=model,
+            snapshot={**concept.snapshot(), **(extra or {})}, created_at=utcnow()))
 
     @staticmethod
     def _one(session: Session, *where) -> Concept | None:
@@ -267,6 +269,7 @@ class Memory(RunRecords):
         with self._write() as session:
             if self._find(session, clean) is not None:
                 raise ConceptExists(f"{clean['format']} concept {clean['name']!r} already exists (use merge or edit)")
+            self._check_helper(session, clean)
             return self._insert(session, clean, "add", actor=actor, reason=reason, run_id=run_id,
                                 task_id=task_id, model=model)
 
@@ -276,22 +279,38 @@ class Memory(RunRecords):
         """Add, or merge into the concept with the same key (PS: name; OE: content) by the paper's rule.
 
         `task_id` is added to `used_in`. `op` overrides the revision op ("import" for importers).
+        A concept that has a helper keeps it; a different verified helper offered for it is
+        kept in its history (a revision whose snapshot holds it as `offered_helper`).
         """
         clean = schema.normalize(data, source=source)
         if task_id and task_id not in clean["used_in"]:
             clean["used_in"].append(task_id)
         log = dict(actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
         with self._write() as session:
-            existing = self._find(session, clean)
-            if existing is None:
-                return MergeResult(self._insert(session, clean, op or "add", **log), "added")
-            old = existing.to_data()
-            merged = cdata.merge(old, clean)
-            if merged == old:
-                return MergeResult(existing, "unchanged")
-            changed = self._update(session, existing, merged, op or "extend", **log)
-            self._learn_types(session, merged, actor=actor, run_id=run_id, task_id=task_id, model=model)
-            return MergeResult(changed, "extended")
+            return self._merge(session, clean, op, log)
+
+    def _merge(self, session: Session, clean: dict, op: str | None, log: dict,
+               helpers: Mapping[str, str] | None = None) -> MergeResult:
+        """`merge` of normalised data in an open write transaction; `helpers` (helper -> concept name)
+        are helpers written in the same batch, which `clean`'s helper may call."""
+        existing = self._find(session, clean)
+        if existing is None:
+            self._check_helper(session, clean, helpers)
+            return MergeResult(self._insert(session, clean, op or "add", **log), "added")
+        old = existing.to_data()
+        merged = cdata.merge(old, clean)
+        second = cdata.second_helper(old, clean)
+        if merged == old and second is None:
+            return MergeResult(existing, "unchanged")
+        if merged["helper"] != old["helper"]:
+            self._check_helper(session, merged, helpers)
+        changed = self._update(session, existing, merged, op or "extend", **log) if merged != old else existing
+        if second is not None:
+            self._log(session, changed, op or "extend", **{**log, "reason": (
+                f"{log.get('reason') or ''}; " if log.get("reason") else "") + "a second verified helper was "
+                "offered; the first stays"}, extra={"offered_helper": second})
+        self._learn_types(session, merged, **{k: log[k] for k in ("actor", "run_id", "task_id", "model")})
+        return MergeResult(changed, "extended" if merged != old else "unchanged")
 
     def merge_many(self, items: list[tuple[dict, str | None]], *, actor: str, reason: str = "",
                    source: str = "import", op: str = "import", run_id: str | None = None,
@@ -314,15 +333,18 @@ class Memory(RunRecords):
             else:
                 batch[key] = (clean, model)
         counts = {"added": 0, "extended": 0, "unchanged": 0, "names": []}
+        helpers = {data["helper"]["name"]: data["name"] for data, _ in batch.values() if data.get("helper")}
         with self._write() as session:
             existing = self._existing_keys(session, [data for data, _ in batch.values()])
             fresh = []
             for key, (data, model) in batch.items():
                 counts["names"].append(data["name"])
                 if ("name", data["format"], data["name"]) in existing or (key[0] == "oe" and ("hash", key[1]) in existing):
-                    result = self.merge(data, actor=actor, reason=reason, run_id=run_id, model=model, op=op)
+                    result = self._merge(session, data, op, dict(actor=actor, reason=reason, run_id=run_id,
+                                                                  task_id=None, model=model), helpers)
                     counts[result.action] += 1
                 else:
+                    self._check_helper(session, data, helpers)
                     fresh.append((data, model))
             self._bulk_insert(session, fresh, op=op, actor=actor, reason=reason, run_id=run_id)
             counts["added"] += len(fresh)
@@ -391,6 +413,14 @@ class Memory(RunRecords):
             clash = self._one(session, c.format == clean["format"], c.name == clean["name"], c.id != concept.id)
             if clash is not None:
                 raise ConceptExists(f"name: {clean['format']} concept {clean['name']!r} already exists (id {clash.id})")
+            old, new = concept.helper, clean["helper"]
+            if old and new and new != old and new["verified"] == old["verified"]:
+                raise ConceptDataError("helper: it changed but was not verified again (`concepts edit` verifies "
+                                       "an edited helper in the sandbox before storing it)", "helper")
+            if new and new != old:
+                self._check_helper(session, clean)
+            if old and (not new or new["name"] != old["name"]):
+                self._check_no_callers(session, old["name"], concept.name)
             return self._update(session, concept, clean, "edit", actor=actor, reason=reason)
 
     def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps") -> None:
@@ -398,8 +428,53 @@ class Memory(RunRecords):
             concept = self._get(session, ref, format)
             if concept is None:
                 raise UnknownConcept(_missing(ref, format))
+            if concept.helper:
+                self._check_no_callers(session, concept.helper["name"], concept.name)
             self._log(session, concept, "delete", actor=actor, reason=reason)
             session.execute(CONCEPTS.delete().where(CONCEPTS.c.id == concept.id))
+
+    # -- helpers -----------------------------------------------------------------------
+
+    @staticmethod
+    def _helper_rows(session: Session) -> list[tuple[str, dict]]:
+        """(concept name, helper) of every PS concept that has one."""
+        c = CONCEPTS.c
+        rows = session.execute(sa.select(c.name, sa.type_coerce(c.helper, sa.Text)).where(c.format == "ps"))
+        found = []
+        for name, helper in rows:
+            helper = json.loads(helper) if isinstance(helper, str) else helper
+            if helper:
+                found.append((name, helper))
+        return found
+
+    def _check_helper(self, session: Session, data: dict, batch: Mapping[str, str] | None = None) -> None:
+        """A helper about to be stored with the concept `data` (merged, if it merges): it fits the
+        concept's parameters, its function name is not another concept's helper's, and every helper
+        it calls is in memory (or among `batch`: helper -> concept name, written with it)."""
+        helper = data.get("helper")
+        if not helper:
+            return
+        schema.check_helper_of(data["name"], [p["name"] for p in data["parameters"]], helper["name"],
+                               helper["source"], helper["depends"])
+        owners = {h["name"]: name for name, h in self._helper_rows(session)} | dict(batch or {})
+        owner = owners.get(helper["name"])
+        if owner is not None and owner != data["name"]:
+            raise ConceptDataError(f"helper: concept {owner!r} already has a helper named {helper['name']}", "helper")
+        missing = [name for name in helper["depends"] if name not in owners]
+        if missing:
+            raise ConceptDataError(f"helper: calls {', '.join(missing)}, which no concept's helper in memory "
+                                   "defines", "helper.depends")
+
+    def _check_no_callers(self, session: Session, helper: str, concept: str) -> None:
+        """A helper may only go (its concept deleted, or the helper removed) when no other helper calls it."""
+        callers = sorted(name for name, h in self._helper_rows(session) if helper in h["depends"] and name != concept)
+        if callers:
+            raise ConceptDataError(f"helper: {helper} is called by the helpers of {', '.join(map(repr, callers))}; "
+                                   "change those first", "helper")
+
+    def helpers(self) -> dict[str, Concept]:
+        """The PS concepts that have a helper, by the helper's function name."""
+        return {c.helper["name"]: c for c in self.list("ps") if c.helper}
 
     # -- reads -------------------------------------------------------------------------
 
@@ -408,73 +483,10 @@ class Memory(RunRecords):
             return self._one(session, CONCEPTS.c.id == ref)
         return self._one(session, CONCEPTS.c.format == format, CONCEPTS.c.name == ref)
 
-    def find(self, ref: int | str, format: str | None = None) -> Concept:
-        """The concept a person means by `ref`: an id, an exact name, or a name typed loosely
-        (case, spaces, `_`, `-` ignored), in any format unless one is given (see names.py).
-        UnknownConcept, with the close names, when it is not there or not unique."""
-        c = CONCEPTS.c
-        with self._read() as session:
-            name = str(ref).strip()
-            if not name.isdigit():
-                where = [c.name == name] + ([c.format == format] if format is not None else [])
-                exact = concepts_of(session.execute(select_concepts(*where).limit(2)))
-                if len(exact) == 1:
-                    return exact[0]
-            entries = [Entry(*row) for row in session.execute(sa.select(c.id, c.format, c.name).order_by(c.id))]
-            return self._one(session, c.id == resolve(ref, entries, format))
-
     def get(self, ref: int | str, format: str = "ps") -> Concept | None:
         """A concept by id (any format) or by name within `format`; None if absent."""
         with self._read() as session:
             return self._get(session, ref, format)
-
-    def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
-        """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
-        if format is not None and format not in FORMATS:
-            raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
-        where = [CONCEPTS.c.format == format] if format is not None else []
-        with self._read() as session:
-            if as_of is None:
-                return concepts_of(session.execute(select_concepts(*where)))
-            # A concept no revision after `as_of` touched is as its row is now (a revision's
-            # snapshot is the row it wrote); only the others are rebuilt from their snapshots.
-            r = REVISIONS.c
-            touched = sa.select(r.concept_id).where(r.id > as_of, r.concept_id.is_not(None))
-            unchanged = concepts_of(session.execute(select_concepts(*where, CONCEPTS.c.id.not_in(touched))))
-            latest = (sa.select(func.max(r.id)).where(r.id <= as_of, r.concept_id.in_(touched))
-                      .group_by(r.concept_id))
-            query = sa.select(snapshot_column()).where(r.id.in_(latest), r.op != "delete")
-            if format is not None:
-                query = query.where(r.format == format)
-            rebuilt = from_snapshots(session.execute(query))
-        return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
-
-    def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
-        """Case-insensitive match of every word of `query` in name, description, cues,
-        implementation notes, situation or suggestion. Name hits rank first, then by id."""
-        words = query.lower().split()
-        if not words:
-            return []
-
-        def text(field):
-            column = CONCEPTS.c[field]
-            return func.lower(sa.cast(column, sa.Text) if field in ("cues", "implementation") else column)
-
-        where = [or_(*[text(f).contains(word, autoescape=True) for f in _SEARCH_FIELDS]) for word in words]
-        if format is not None:
-            where.append(CONCEPTS.c.format == format)
-        phrase = " ".join(words)
-        name = func.lower(CONCEPTS.c.name)
-        rank = sa.case((name == phrase, 0), (name.contains(phrase, autoescape=True), 1),
-                       (or_(*[name.contains(w, autoescape=True) for w in words]), 2), else_=3)
-        stmt = select_concepts(*where).order_by(None).order_by(rank, CONCEPTS.c.id).limit(limit)
-        with self._read() as session:
-            return concepts_of(session.execute(stmt))
-
-    def revision(self) -> int:
-        """The latest revision number (0 for an empty store)."""
-        with self._read() as session:
-            return session.exec(select(func.max(ConceptRevision.id))).one() or 0
 
     def written_since(self, revision: int) -> list[tuple[str, int | None]]:
         """(format, concept id) of each concept written after `revision`, once each; a custom
@@ -529,17 +541,6 @@ class Memory(RunRecords):
         """Record custom types defined inline in typing fields (first definition wins)."""
         for name, definition in schema.custom_types_in(data).items():
             self._set_type(session, name, definition, overwrite=False, **log)
-
-    def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
-        """name -> definition, sorted by name."""
-        with self._read() as session:
-            if as_of is None:
-                rows = session.exec(select(CustomType.name, CustomType.definition)).all()
-                return dict(sorted(rows))
-            query = (select(ConceptRevision).where(ConceptRevision.format == "type", ConceptRevision.id <= as_of)
-                     .order_by(ConceptRevision.id))
-            found = {r.name: r.snapshot["definition"] for r in session.exec(query)}
-            return dict(sorted(found.items()))
 
     # -- solutions -----------------------------------------------------------------------
 

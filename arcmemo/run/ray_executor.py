@@ -129,13 +129,12 @@ class TaskWorker:
         from arcmemo.memory.store import Memory
         from arcmemo.run.rundir import RunDir
         from arcmemo.run.runner import Runner
-        from arcmemo.sandbox import get_sandbox
+        from arcmemo.run.session import shared_sandbox
         from arcmemo.solverkit import load_solver
 
         settings = spec.settings
         models = dataclasses.replace(spec.models)      # registers the key as a secret in this process
-        sandbox = get_sandbox(workers=settings.sandbox_workers, timeout_s=settings.sandbox_timeout_s,
-                              memory_mb=settings.sandbox_memory_mb)
+        sandbox = shared_sandbox(settings)
         sandbox.add_secrets([models.api_key])
         rundir = RunDir(spec.run_path)
         self.ship_calls = spec.ship_calls

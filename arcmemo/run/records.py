@@ -13,14 +13,18 @@ from arcmemo.core.text import utf8_safe
 from arcmemo.selection import Selection
 
 
-def selection_record(task_id: str, pass_index: int, selection: Selection, names: dict[int, str]) -> dict[str, Any]:
-    """One line of `selections.jsonl`: what selection offered a task in a pass, and why. Text
-    from a model is kept with lone surrogates replaced (they cannot be written as UTF-8)."""
+def selection_record(task_id: str, pass_index: int, selection: Selection, names: dict[int, str], *,
+                     thread: int = 0, retry: int = 0) -> dict[str, Any]:
+    """One line of `selections.jsonl`: what selection offered a task in a pass (in one thread,
+    before its first answer or, re-selected, before retry `retry`), and why, and how the
+    memory was shown (`level`: full, collapsed, compressed, prefiltered). Text from a model is
+    kept with lone surrogates replaced (they cannot be written as UTF-8)."""
     def text(value: str | None) -> str | None:
         return None if value is None else utf8_safe(value)
 
     return {
-        "task_id": task_id, "pass_index": pass_index, "mode": selection.mode,
+        "task_id": task_id, "pass_index": pass_index, "thread": thread, "retry": retry, "mode": selection.mode,
+        "level": selection.stats.get("form"),
         "concept_ids": list(selection.concept_ids),
         "concepts": [names.get(i, f"#{i}") for i in selection.concept_ids],
         "unmatched": [utf8_safe(str(name)) for name in selection.unmatched], "fallback": selection.fallback,

@@ -103,10 +103,10 @@ class RunDir:
         _append_line(self.path / "selections.jsonl", {"time": round(time.time(), 3), **record})
 
     def commit(self, records: TaskRecords) -> None:
-        """Write what one task recorded on its own (taskrecords.py), as it recorded it: its
-        selection records, then its submission files, then its events (the event log is what
-        `--resume` trusts, so it is written last)."""
-        for record in records.selections:
+        """Write what one task recorded on its own (taskrecords.py): its selection records (by
+        thread: a task's threads run at once and record as they finish), then its submission
+        files, then its events (the event log is what `--resume` trusts, so it is written last)."""
+        for record in sorted(records.selections, key=lambda r: r.get("thread") or 0):
             _append_line(self.path / "selections.jsonl", record)
         for name, text in records.finish().files.items():
             _atomic_write(self.submissions / name, text, newline=False)
@@ -114,11 +114,12 @@ class RunDir:
             _append_line(self.path / "events.jsonl", event)
 
     def selections(self) -> list[dict[str, Any]]:
-        """The selection records, the latest per (pass, task) (a task re-solved after a kill
-        was selected for again), in the order the tasks were first selected for."""
+        """The selection records, the latest per (pass, task, thread, retry) (a task re-solved
+        after a kill was selected for again), in the order they were first made."""
         latest: dict[tuple, dict] = {}
         for record in _read_lines(self.path / "selections.jsonl"):
-            latest[(record.get("pass_index"), record.get("task_id"))] = record
+            key = (record.get("pass_index"), record.get("task_id"), record.get("thread", 0), record.get("retry", 0))
+            latest[key] = record
         return list(latest.values())
 
     # summary -----------------------------------------------------------------

@@ -31,9 +31,10 @@ import copy
 import dataclasses
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Collection
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,17 +42,28 @@ from arcmemo import __version__
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
 from arcmemo.core.settings import Settings
-from arcmemo.core.tasks import Task, TaskSet, as_grid, load_tasks
+from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
+from arcmemo.memory.usage import COUNTERS
 from arcmemo.prompts import keep_tail, template_hashes
 from arcmemo.run.executors import Executor, InProcess
+from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
 from arcmemo.run.taskrecords import TaskRecords, TaskResult
+from arcmemo.run.threads import (
+    ThreadRun,
+    best_thread,
+    run_depth_table,
+    selection_level,
+    submitted_predictions,
+    thread_record,
+)
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
@@ -60,6 +72,10 @@ from arcmemo.solverkit import Hint, SolveContext, SolveResult, SolverSettings, T
 
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
+LEVELS = ("full", "collapsed", "compressed", "prefiltered")     # selection levels, least degraded first
+DEGRADED = {"collapsed": "concepts used in one earlier puzzle listed by name alone",
+            "compressed": "names, parameters and typing only",
+            "prefiltered": "only the concepts whose words best match the puzzle, compressed"}
 
 
 def _own_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -95,29 +111,48 @@ class RunConfig:
     order: str = "as-given"  # as-given | shuffled
     seed: int = 0
     budget_usd: float | None = None
+    model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
+    helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
+    max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
+    # The paper's protocol (issue 13): independent threads per task, its hint, re-selection.
+    threads: int = 1                  # each a selection plus a sample and its retry chain
+    other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
+    reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {self.order!r}")
-        for name in ("k", "passes", "attempts"):
+        for name in ("k", "passes", "attempts", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.retries < 0 or (self.limit is not None and self.limit < 1):
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
+        if self.max_helpers is not None and self.max_helpers < 0:
+            raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
-    def selection_settings(self, pass_index: int) -> SelectionSettings:
+    def _stream(self, pass_index: int, thread: int) -> int:
+        """Which (pass, thread) this is, counted from 0: each gets samples of its own, so the
+        model is asked afresh (the call cache keys on the sample index)."""
+        return (pass_index - 1) * self.threads + thread
+
+    def selection_settings(self, pass_index: int, thread: int = 0) -> SelectionSettings:
         return SelectionSettings(
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
-            pass_index=pass_index)
+            pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
+            select_params=self._seed_params())
 
-    def solver_settings(self, pass_index: int) -> SolverSettings:
-        # later passes start past the earlier passes' samples: the model is asked afresh
+    def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
+        # later passes and other threads start past the earlier ones' samples
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
-                              temperature=self.temperature, sample_offset=(pass_index - 1) * self.attempts)
+                              temperature=self.temperature, sample_offset=self._stream(pass_index, thread) * self.attempts,
+                              extra=self._seed_params())
+
+    def _seed_params(self) -> dict[str, Any]:
+        return {} if self.model_seed is None else {"seed": self.model_seed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -140,6 +175,12 @@ class TaskOutcome:
     selection_fallback: bool
     error: str | None = None
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
+    helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
+    concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its use counters
+    # Threads (run/threads.py): every thread's selection and steps, and the task's selection
+    # level (the most degraded of its threads'). Runs from before threads have neither.
+    threads: list[dict[str, Any]] = field(default_factory=list)
+    selection_level: str | None = None
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -163,14 +204,6 @@ def total_usage(records: list[dict[str, Any]]) -> Usage:
     return sum((Usage.from_dict(r) for r in records), Usage())
 
 
-def predictions_of(result: SolveResult, task: Task) -> list[list[Any]]:
-    """The solver's predictions as Grids (what scoring and the submission take), one list per
-    test input; anything that is not a valid grid is dropped."""
-    per_test = list(result.predictions or [])[: len(task.test_inputs)]
-    per_test += [[] for _ in range(len(task.test_inputs) - len(per_test))]
-    return [[g for g in (as_grid(p) for p in grids or []) if g is not None][:2] for grids in per_test]
-
-
 class Runner:
     """Runs (or resumes) one run. Components are passed in so tests can swap the model."""
 
@@ -188,6 +221,7 @@ class Runner:
         self._answered = False           # has the endpoint answered yet (_slots_open)
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
+        self._said_levels: set[str] = set()      # degraded selection levels already announced
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
@@ -391,18 +425,77 @@ class Runner:
             self.writes_lost.add((p, task_id))
 
     def _solve(self, task: Task, p: int) -> TaskOutcome | None:
-        """Select, solve and score one task; None when the endpoint failed under it (logged as lost)."""
+        """Select, solve and score one task in `threads` independent threads (run/threads.py);
+        None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
-        self.progress.step("selecting")
-        selection = select(task, self.memory, self.config.selection_settings(p), meter)
-        if meter.fault is not None:
+        if self.config.threads == 1:
+            runs = [self._solve_thread(task, p, 0, meter)]
+        else:       # threads share nothing but the task: they run at once, each on its own samples
+            with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
+                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter), range(self.config.threads)))
+        if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
-        self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory)))
+        predictions = submitted_predictions(runs, task)
+        # Scoring is the only reader of test outputs; its result never feeds back into the loop.
+        answers = self.answers.get(task.id)     # none: the run solves without scoring
+        if answers:
+            self.progress.step("scoring")
+        score = score_task(attempts_from_predictions(predictions), answers) if answers else None
+        attempts = [a for r in runs for a in r.result.attempts]
+        write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
+            self.llm, task.id, first_call, attempts, predictions, started=started,
+            extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
+                   "solver": self.config.solver}))
+        best = best_thread(runs, len(task.test_inputs))
+        passed = any(r.result.passed_train for r in runs)
+        errors = [a.error for a in attempts if a.error]
+        selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
+        concepts = self.memory.list("ps") if selected else []
+        used = helper_use(attempts, selected, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        if used and self.config.continual:   # a read-only run leaves memory as it was: its use stays in its events
+            self.memory.record_usage(run_id=self.rundir.run_id, pass_index=p, task_id=task.id, used=used)
+        names = {c.id: c.name for c in concepts}
+        levels = [selection_level(r.selection) for r in runs]
+        return TaskOutcome(
+            task_id=task.id, pass_index=p, predictions=predictions, passed_train=passed,
+            code=best.result.trace.final_code, reasoning=(best.result.trace.reasoning or "")[-4000:],
+            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict} if score else {},
+            usage=meter.usage.to_dict(), selected=selected,
+            selection_fallback=any(r.selection.fallback for r in runs),
+            error=next((r.error for r in runs if r.error), None) or (errors[-1] if errors and not passed else None),
+            notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])
+                   + ([r.result.error] if r.result.error else [])],
+            helpers_offered=list(dict.fromkeys(n for r in runs if r.helpers for n in r.helpers.names())),
+            concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
+            threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
+            selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
+        )
+
+    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM) -> ThreadRun | None:
+        """One thread: its own selection (a sample of its own) and one solver call; None when
+        the endpoint failed under it."""
+        label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
+        self.progress.step(label + "selecting")
+        selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
+        if meter.fault is not None:
+            return None
+        self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
         self._say_if_nothing_matched(task.id, selection)
-        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
-        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p),
-                           run_id=self.rundir.run_id, progress=self.progress.step)
+        self._say_if_degraded(selection)
+        concepts = self.memory.list("ps") if selection.concept_ids else []
+        helpers = None
+        if self.config.helpers and concepts:
+            wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
+            helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
+                                    self.memory.usage(concept_ids=selection.concept_ids))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
+        reselections: list[dict[str, Any]] = []
+        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
+                           run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
+                           reselect=self._reselector(task, p, t, meter, reselections)
+                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None)
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -413,27 +506,44 @@ class Runner:
         else:
             solver_error = None
         if meter.fault is not None:
-            return self._lost(p, task.id, meter)
-        predictions = predictions_of(result, task)
-        # Scoring is the only reader of test outputs; its result never feeds back into the loop.
-        answers = self.answers.get(task.id)     # none: the run solves without scoring
-        if answers:
-            self.progress.step("scoring")
-        score = score_task(attempts_from_predictions(predictions), answers) if answers else None
-        write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
-            self.llm, task.id, first_call, result.attempts, predictions, started=started,
-            extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
-                   "solver": self.config.solver}))
-        errors = [a.error for a in result.attempts if a.error]
-        return TaskOutcome(
-            task_id=task.id, pass_index=p, predictions=predictions, passed_train=bool(result.passed_train),
-            code=result.trace.final_code, reasoning=(result.trace.reasoning or "")[-4000:],
-            scores={"oracle1": score.oracle1, "oracle2": score.oracle2, "strict": score.strict} if score else {},
-            usage=meter.usage.to_dict(), selected=list(selection.concept_ids),
-            selection_fallback=bool(selection.fallback),
-            error=solver_error or (errors[-1] if errors and not result.passed_train else None),
-            notes=list(getattr(result.trace, "notes", []) or []) + ([result.error] if result.error else []),
-        )
+            return None
+        return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
+                         helpers=helpers)
+
+    def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]]):
+        """--reselect-on-retry: selection run again with a failed try's feedback, recorded like the
+        first (selections.jsonl, with its retry) and listed in `made`; the solver shows its hint
+        with the feedback."""
+        lock = threading.Lock()
+
+        def reselect(feedback: str, retry: int, sample: int) -> Hint | None:
+            settings = dataclasses.replace(self.config.selection_settings(p, t), retry_feedback=feedback)
+            selection = select(task, self.memory, settings, meter)
+            with lock:
+                self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
+                                                              thread=t, retry=retry))
+                made.append({"retry": retry, "sample": sample, "selected": list(selection.concept_ids),
+                             "level": selection_level(selection), "fallback": bool(selection.fallback)})
+            self._say_if_degraded(selection)
+            if selection.fallback:
+                return None
+            return Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+
+        return reselect
+
+    def _say_if_degraded(self, selection) -> None:
+        """Once per run and level: the select model did not see the whole memory in full."""
+        level = selection_level(selection)
+        if level in (None, "full"):
+            return
+        if level in self._said_levels:          # a race between tasks in flight at worst says it twice
+            return
+        self._said_levels.add(level)
+        stats = selection.stats
+        self.progress.note(f"selection degraded: the memory ({stats.get('memory_size')} concepts) does not fit the "
+                           f"select prompt's budget of {stats.get('budget')} tokens in full; shown {level} "
+                           f"({DEGRADED[level]}). Each task's level is in `arcmemo runs selections` and the "
+                           "summary; --token-budget raises the budget")
 
     def _say_if_nothing_matched(self, task_id: str, selection) -> None:
         """A selection that named only things not in memory shows memory doing nothing: say so."""
@@ -491,10 +601,14 @@ class Runner:
             if self.config.memory_format == "oe":
                 result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
             else:
+                verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
+                          if self.config.helpers else None)
                 result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
-                                  memory_tokens=self.settings.abstraction_memory_tokens)
+                                  memory_tokens=self.settings.abstraction_memory_tokens, verify_helpers=verify)
             written = {"added": list(result.added), "extended": list(result.extended),
-                       "failed": bool(result.failed), "error": result.error}
+                       "failed": bool(result.failed), "error": result.error,
+                       "helpers": list(result.helpers),
+                       "helper_problems": list(result.helper_problems)}
         if meter.fault is not None and written["failed"]:
             return self._lost(p, task.id, meter, kind="write_lost")
         return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
@@ -533,6 +647,11 @@ class Runner:
                              "selected": len(o.selected)} for t, o in sorted(latest.items())},
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
+            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
+            "selection_levels": _level_counts(latest.values()),
+            "threads": self.config.threads,
+            "retries": self.config.retries,
+            "table4": _table4(latest.values(), self.config),
             "concepts_added": added,
             "concepts_extended": extended,
             "writes": len(self.write_events),
@@ -558,6 +677,21 @@ def _mean_scores(outcomes) -> dict[str, float | None]:
         return {name: None for name in ("oracle1", "oracle2", "strict")}
     n = len(outcomes) or 1
     return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
+
+
+def _level_counts(outcomes) -> dict[str, int]:
+    """How many tasks got each selection level (the tasks whose selection had a model step)."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if o.selection_level is not None:
+            counts[o.selection_level] = counts.get(o.selection_level, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: LEVELS.index(kv[0]) if kv[0] in LEVELS else len(LEVELS)))
+
+
+def _table4(outcomes, config: RunConfig) -> dict[str, Any] | None:
+    """The run's Table 4 block (run/threads.py), None when it cannot be computed (not scored)."""
+    table = run_depth_table(list(outcomes), config.threads, config.retries)
+    return None if table is None else table.to_dict()
 
 
 def _outcome_line(outcome: TaskOutcome) -> str:
@@ -604,9 +738,11 @@ def load_run_tasks(config: RunConfig) -> TaskSet:
 
 
 def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
-    """The config with the budgets left open filled in for the run's models (budgets_for)."""
+    """The config with the budgets left open filled in for the run's models (budgets_for, and
+    how many helpers a task is offered: offer.helper_limit)."""
     token_budget, hint_budget = budgets_for(llm, config.token_budget, config.hint_budget)
-    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget)
+    return dataclasses.replace(config, token_budget=token_budget, hint_budget=hint_budget,
+                               max_helpers=helper_limit(llm, config.max_helpers))
 
 
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,

@@ -21,8 +21,10 @@ reporter. Its memory ledger entry exists only once it wrote something.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,9 +40,20 @@ from arcmemo.abstraction.annotations import (
 from arcmemo.abstraction.fewshot import load_examples
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
+from arcmemo.abstraction.seedhelpers import (
+    LIBRARY,
+    SeedHelper,
+    check_against_concept,
+    concept_helpers,
+    module_for,
+    read_library,
+    uncalled,
+)
+from arcmemo.core.helpercode import MODULE, HelperError
 from arcmemo.core.settings import lookup
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
+from arcmemo.run.helpercheck import verification
 from arcmemo.run.rundir import RunDir
 from arcmemo.run.runner import memory_url_for_record
 from arcmemo.run.session import RunSession, resolve_models
@@ -117,6 +130,7 @@ class _Verified:
     seed: SeedFile
     annotation: Annotation | None
     key: str
+    helpers: dict[str, SeedHelper] = field(default_factory=dict)   # concept name -> its helper
 
 
 # -- verification ------------------------------------------------------------------------
@@ -144,12 +158,30 @@ def one_line(message: str) -> str:
     return lines[-1] + (f" (line {where[-1]})" if where and len(lines) > 1 else "")
 
 
-def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]]) -> str | None:
-    """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure."""
+def verify(sandbox, seed: SeedFile, pairs: list[tuple[str, Pair]], helpers: Mapping[str, SeedHelper] | None = None,
+           library: Mapping[str, SeedHelper] | None = None) -> str | None:
+    """None if the seed reproduces every pair, else '<pair>: <what went wrong>' for the first failure.
+
+    `helpers` (concept name -> helper of the seed directory's library) are served as the
+    module memory_helpers, as memory serves a task's helpers; the program must call each of
+    them, directly or through another helper it calls.
+    """
+    modules = dict(seed.modules)
+    if helpers:
+        modules[MODULE] = module_for(helpers.values(), library or {})
+    elif MODULE in seed.code:
+        return (f"imports {MODULE}, but its annotation names no concept whose helper is in {LIBRARY} "
+                "(a helper is named after its concept: 'crop to bounding box' -> crop_to_bounding_box)")
     check = run_on_pairs(sandbox, seed.program, [p for _, p in pairs], entry=seed.entry,
-                         modules=seed.modules or None)
+                         modules=modules or None, helpers=MODULE if helpers else None)
     failures = [i for i, ok in enumerate(check.correct) if not ok]
     if not failures:
+        called = [name for outcome in check.outcomes for name in outcome.called]
+        missing = uncalled(list((helpers or {}).values()), called, library or {})
+        if missing:
+            owners = {h.name: concept for concept, h in (helpers or {}).items()}
+            return "; ".join(f"the program never calls {name}, the helper of its concept {owners[name]!r}"
+                             for name in missing)
         return None
     first = failures[0]
     label, pair = pairs[first]
@@ -168,6 +200,21 @@ def task_pairs(taskset, task_id: str) -> list[tuple[str, Pair]]:
     pairs = [(f"train[{i}]", p) for i, p in enumerate(task.train)]
     pairs += [(f"test[{i}]", Pair(g, answers[i])) for i, g in enumerate(task.test_inputs) if i < len(answers)]
     return pairs
+
+
+def seed_helpers(annotation: Annotation | None, library: Mapping[str, SeedHelper]) -> dict[str, SeedHelper]:
+    """The library helpers of the annotation's concepts, checked against the concepts' parameters."""
+    if annotation is None:
+        return {}
+    helpers = concept_helpers(annotation.concepts, library)
+    for concept in annotation.concepts:
+        if concept["name"] in helpers:
+            try:
+                check_against_concept(helpers[concept["name"]], concept, library)
+            except HelperError as exc:
+                raise AnnotationError(f"{annotation.path}: concept {concept['name']!r}: helper "
+                                      f"{helpers[concept['name']].name} in {LIBRARY}: {exc}") from None
+    return helpers
 
 
 # -- the ledger of what earlier seed runs wrote --------------------------------------------
@@ -217,15 +264,18 @@ class _Writer:
     """Writes one verified seed: from its annotation (no model), or through the model pipeline."""
 
     def __init__(self, session: RunSession, memory, model, run_id, summary: SeedSummary, problem, *, examples,
-                 llm=None):
-        self.session, self.memory, self.model, self.run_id = session, memory, model, run_id
+                 llm=None, tasks: str):
+        self.session, self.memory, self.model, self.run_id, self.tasks = session, memory, model, run_id, tasks
         self.summary, self.problem, self.examples = summary, problem, examples
         self.llm = llm
 
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
+        verified = verification(item.seed.task_id, self.tasks, item.seed.code, self.run_id)
+        helpers = {concept: {"name": h.name, "source": h.source, "depends": list(h.depends), "verified": verified}
+                   for concept, h in item.helpers.items()}
         try:
             result = ingest_annotation(self.memory, item.annotation, item.seed.code, formats=tuple(formats),
-                                       run_id=self.run_id, task_id=item.seed.task_id)
+                                       run_id=self.run_id, task_id=item.seed.task_id, helpers=helpers)
         except AnnotationError as exc:
             self.summary.write_failures += 1
             self.problem(str(exc))
@@ -280,10 +330,12 @@ def read_lib(options: SeedOptions) -> str | None:
 
 
 def not_task_ids(directory: Path, found: list[Path], lib: Path | None) -> list[str]:
-    """The .py files of `directory` that are not seeds because their name is not a task id."""
-    seeds = {p.name for p in found}
-    lib_name = Path(lib).name if lib is not None and Path(lib).parent.resolve() == directory.resolve() else None
-    return sorted(p.name for p in directory.glob("*.py") if p.name not in seeds and p.name != lib_name)
+    """The .py files of `directory` that are not seeds because their name is not a task id (nor
+    the seeds' helper library, nor the --lib module)."""
+    known = {p.name for p in found} | {LIBRARY}
+    if lib is not None and Path(lib).parent.resolve() == directory.resolve():
+        known.add(Path(lib).name)
+    return sorted(p.name for p in directory.glob("*.py") if p.name not in known)
 
 
 def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=None, llm=None) -> SeedSummary:
@@ -344,6 +396,7 @@ def _verify_all(session, paths, lib, options, taskset, summary, problem, rundir=
     if summary.not_task_ids:
         reporter.note(f"skipped {len(summary.not_task_ids)} .py file(s) whose name is not an ARC task id: "
                       f"{', '.join(summary.not_task_ids)}")
+    library = read_library(options.directory)      # HelperLibraryError: the whole directory's problem
     verified: list[_Verified] = []
     reporter.begin(len(paths), "verifying")
     for path in paths:
@@ -354,13 +407,14 @@ def _verify_all(session, paths, lib, options, taskset, summary, problem, rundir=
             seed = read_seed(path, lib=lib, transpose=options.transpose)
             yaml_path = annotation_path(path)
             annotation = load_annotation(yaml_path) if yaml_path.exists() else None
+            helpers = seed_helpers(annotation, library)
             pairs = task_pairs(taskset, seed.task_id)
         except (SeedError, AnnotationError) as exc:
             failure = str(exc)
         except (KeyError, TaskError):
             failure = f"{path}: no ARC task {path.stem} in {options.tasks!r}"
         else:
-            mismatch = verify(session.sandbox, seed, pairs)
+            mismatch = verify(session.sandbox, seed, pairs, helpers, library)
             if mismatch is not None:
                 failure = f"{path}: {mismatch}"
         if rundir is not None:
@@ -372,7 +426,9 @@ def _verify_all(session, paths, lib, options, taskset, summary, problem, rundir=
             continue
         summary.verified += 1
         key = seed.content_hash + (":" + annotation.content_hash if annotation else "")
-        verified.append(_Verified(seed, annotation, key))
+        if helpers:
+            key += ":" + hashlib.sha256(module_for(helpers.values(), library).encode()).hexdigest()
+        verified.append(_Verified(seed, annotation, key, helpers))
     return verified
 
 
@@ -385,7 +441,7 @@ def _ingest(session, memory, llm, model, verified, formats, options, taskset, su
     ledger = _Ledger(memory, rundir.run_id, config)
     writer = _Writer(session, memory, model, rundir.run_id, summary, problem,
                      examples=load_examples(options.directory) or load_examples(session.settings.seeds_dir),
-                     llm=llm)
+                     llm=llm, tasks=options.tasks)
     try:
         done = memory.seeded()
         skipped: list[str] = []

@@ -104,6 +104,16 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
     return settings
 
 
+def shared_sandbox(settings: Settings | None = None):
+    """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb
+    (also for commands that run programs outside a run: concepts edit and import)."""
+    from arcmemo.sandbox import get_sandbox
+
+    settings = settings or Settings.load()
+    return get_sandbox(workers=settings.sandbox_workers, timeout_s=settings.sandbox_timeout_s,
+                       memory_mb=settings.sandbox_memory_mb)
+
+
 class RunSession:
     """Opens what a run needs, once, and closes it all at the end (`open_session`)."""
 
@@ -129,10 +139,7 @@ class RunSession:
         """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb;
         SandboxIsolationError when `require_isolation` names a level this machine falls short of."""
         if self._sandbox is None:
-            from arcmemo.sandbox import get_sandbox
-
-            sandbox = get_sandbox(workers=self.settings.sandbox_workers, timeout_s=self.settings.sandbox_timeout_s,
-                                  memory_mb=self.settings.sandbox_memory_mb)
+            sandbox = shared_sandbox(self.settings)
             if self.require_isolation:
                 sandbox.check_isolation(self.require_isolation)
             self._sandbox = sandbox
@@ -252,4 +259,5 @@ def open_session(settings: Settings | None = None, *, reporter: Reporter | None 
         session.close()
 
 
-__all__ = ["Scale", "RunSession", "open_session", "resolve_models", "resume_memory_url", "resume_command", "roles_used"]
+__all__ = ["Scale", "RunSession", "open_session", "shared_sandbox", "resolve_models", "resume_memory_url",
+           "resume_command", "roles_used"]

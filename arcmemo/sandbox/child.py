@@ -20,6 +20,7 @@ from arcmemo.sandbox.common import (
     outcome_dict,
 )
 from arcmemo.sandbox.namespaces import drop_capabilities
+from arcmemo.sandbox.tracing import HelperTrace
 
 if TYPE_CHECKING:
     from arcmemo.sandbox.worker import _WorkerState
@@ -126,9 +127,12 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
                          (resource.RLIMIT_NOFILE, (64, 64))):
         resource.setrlimit(which, value)
     out.limit = req["max_stdout"]
+    trace, rebound = None, []  # the memory's helpers, when the request names their module
 
     def emit(i: int, outcome: dict) -> None:
         outcome["i"] = i
+        if trace is not None:
+            outcome["called"], outcome["rebound"] = trace.called(), rebound
         data = memoryview((json.dumps(outcome, separators=(",", ":")) + "\n").encode("utf-8"))
         while data:
             k = os.write(wfd, data)
@@ -157,10 +161,13 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
             mod.__file__ = f"<module {name}>"
             sys.modules[name] = mod
             exec(codes[f"<module {name}>"], mod.__dict__)
+            if name == req.get("helpers"):
+                trace = HelperTrace(mod)
         ns = {"__name__": "__program__", "__builtins__": __builtins__}
         exec(codes["<program>"], ns)
     except BaseException as exc:  # everything the program raises is data
         emit_all(*_classify(exc, source_texts, as_limit))
+    rebound = trace.bind(ns, others=set(req["modules"]) - {req["helpers"]}) if trace is not None else []
     fn = ns.get(req["entry"])
     if not callable(fn):
         defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]

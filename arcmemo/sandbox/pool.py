@@ -55,10 +55,13 @@ class RunOutcome:
     error: str | None  # one of ERROR_KINDS when not ok
     message: str
     stdout: str
+    called: tuple[str, ...] = ()   # helpers of the `helpers` module this grid's run called
+    rebound: tuple[str, ...] = ()  # helpers the program had redefined; the module's own were used
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "output": self.output, "error": self.error,
-                "message": self.message, "stdout": self.stdout}
+                "message": self.message, "stdout": self.stdout, "called": list(self.called),
+                "rebound": list(self.rebound)}
 
 
 class _WorkerGone(Exception):
@@ -343,8 +346,15 @@ class Sandbox:
 
     # -- running -----------------------------------------------------------------------
     def run(self, source: str, grids: Sequence[Any], *, entry: str = "transform",
-            modules: dict[str, str] | None = None, timeout_s: float | None = None) -> list[RunOutcome]:
-        """Run `entry(grid)` of `source` on each grid in one fresh process; one outcome per grid."""
+            modules: dict[str, str] | None = None, helpers: str | None = None,
+            timeout_s: float | None = None) -> list[RunOutcome]:
+        """Run `entry(grid)` of `source` on each grid in one fresh process; one outcome per grid.
+
+        `modules` are importable by the program (name -> source). `helpers` names one of them
+        as the memory's helpers: each outcome says which of its functions the program called,
+        and a program's own definition of one of their names is replaced by the module's
+        (reported as `rebound`); see tracing.py.
+        """
         if not isinstance(source, str):
             raise TypeError(f"Sandbox.run: source must be str, got {type(source).__name__}")
         if not entry.isidentifier():
@@ -356,6 +366,8 @@ class Sandbox:
                                  "(a plain identifier such as 'common')")
             if not isinstance(text, str):
                 raise TypeError(f"Sandbox.run: module {name!r} source must be str")
+        if helpers is not None and helpers not in modules:
+            raise ValueError(f"Sandbox.run: helpers names the module {helpers!r}, which is not among the modules")
         plain = [_plain_grid(g, f"Sandbox.run grid {i}") for i, g in enumerate(grids)]
         if not plain:
             return []
@@ -365,7 +377,7 @@ class Sandbox:
         if len(source) > MAX_SOURCE_CHARS or any(len(t) > MAX_SOURCE_CHARS for t in modules.values()):
             return [RunOutcome(False, None, "syntax", f"program source longer than {MAX_SOURCE_CHARS} characters", "")
                     for _ in plain]
-        req = {"source": source, "grids": plain, "entry": entry, "modules": modules,
+        req = {"source": source, "grids": plain, "entry": entry, "modules": modules, "helpers": helpers,
                "timeout_s": timeout, "memory_mb": self.memory_mb, "max_stdout": self.max_stdout}
         backstop = time.monotonic() + timeout * len(plain) + _BACKSTOP_GRACE_S
         worker = self._acquire()
@@ -382,7 +394,7 @@ class Sandbox:
             self._release(worker, healthy)
         secrets = self._secrets | environment_secrets()
         return [RunOutcome(bool(o["ok"]), o["output"], o["error"], redact(o["message"], secrets),
-                           redact(o["stdout"], secrets))
+                           redact(o["stdout"], secrets), tuple(o.get("called", ())), tuple(o.get("rebound", ())))
                 for o in reply["outcomes"]]
 
 

@@ -23,6 +23,7 @@ from arcmemo.sandbox.common import (
     outcome_dict,
     wait_readable,
 )
+from arcmemo.sandbox.tracing import is_name_list
 
 # Modules programs commonly import: loaded once in the worker, inherited by every run.
 WARM_MODULES = (
@@ -554,15 +555,19 @@ def _parse_child_line(line: bytes, n: int, max_stdout: int = DEFAULT_MAX_STDOUT)
         out_text = obj.get("stdout", "")
         if not isinstance(msg, str) or not isinstance(out_text, str):
             return None
+        helpers = {key: obj[key] for key in ("called", "rebound") if key in obj}
+        if not all(is_name_list(names) for names in helpers.values()):
+            return None
         if ok:
             grid = obj["output"]
             if not _is_grid(grid):
                 return None
-            return idx, outcome_dict(True, output=grid, message="", stdout=out_text[:max_stdout + 200])
+            return idx, {**outcome_dict(True, output=grid, message="", stdout=out_text[:max_stdout + 200]), **helpers}
         error = obj["error"]
         if error not in ERROR_KINDS:
             return None
-        return idx, outcome_dict(False, error=error, message=msg[:MAX_MESSAGE_CHARS], stdout=out_text[:max_stdout + 200])
+        return idx, {**outcome_dict(False, error=error, message=msg[:MAX_MESSAGE_CHARS],
+                                    stdout=out_text[:max_stdout + 200]), **helpers}
     except Exception:
         return None
 

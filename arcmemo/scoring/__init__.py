@@ -26,10 +26,19 @@ from arcmemo.scoring.submissions import (
                                          score_submission_dir,
                                          write_submission,
 )
-from arcmemo.scoring.threads import DepthTable, PuzzleThreads, ThreadFinal, depth_table, submitted_attempts
+from arcmemo.scoring.threads import (
+    DepthTable,
+    PuzzleThreads,
+    ThreadFinal,
+    depth_table,
+    puzzle_from_steps,
+    step_verdicts,
+    submitted_attempts,
+)
 
 __all__ = ["OFFICIAL_K", "TaskScore", "attempts_from_predictions", "oracle_at_k", "score_task", "strict_score",
            "SubmissionError", "SubmissionScore", "read_submission", "read_submission_dir", "score_predictions",
            "score_submission_dir", "write_submission", "CallUse", "Share", "attempt_metadata",
            "KaggleExport", "read_kaggle", "write_kaggle", "Rescored", "rescore",
-           "DepthTable", "PuzzleThreads", "ThreadFinal", "depth_table", "submitted_attempts"]
+           "DepthTable", "PuzzleThreads", "ThreadFinal", "depth_table", "puzzle_from_steps", "step_verdicts",
+           "submitted_attempts"]

@@ -38,7 +38,7 @@ from typing import Any
 
 from arcmemo.core.choice import top_predictions
 from arcmemo.core.tasks import Grid
-from arcmemo.scoring.scores import oracle_at_k
+from arcmemo.scoring.scores import oracle_at_k, score_task
 
 MAX_SUBSETS = 1000
 
@@ -147,6 +147,25 @@ def depth_table(puzzles: Sequence[PuzzleThreads], threads: int, retries: int) ->
     return DepthTable(threads=threads, retries=retries, puzzles=len(puzzles), oracle=tuple(oracle),
                       oracle_std=tuple(oracle_std), strict=tuple(strict), strict_std=tuple(strict_std),
                       per_thread=tuple(per_thread))
+
+
+def step_verdicts(test_outputs: Sequence[Any], answers: Any) -> Verdicts:
+    """Per test input: did this step's output equal the expected one (scores.score_task's test)."""
+    (row,) = score_task([list(test_outputs)], answers).correct
+    return row
+
+
+def puzzle_from_steps(task_id: str, n_tests: int, threads: Sequence[Sequence[tuple[int, Verdicts]]]) -> PuzzleThreads:
+    """A puzzle's threads from their recorded steps, `(retry depth, verdicts)` each: a thread's
+    verdicts at depth d are those of its steps at d (several samples of one thread are ORed)."""
+    built = []
+    for steps in threads:
+        depths = 1 + max((d for d, _ in steps), default=-1)
+        rows = [[False] * n_tests for _ in range(depths)]
+        for d, verdicts in steps:
+            rows[d] = [a or bool(b) for a, b in zip(rows[d], verdicts)]
+        built.append(tuple(tuple(row) for row in rows))
+    return PuzzleThreads(task_id, n_tests, tuple(built))
 
 
 def submitted_attempts(finals: Sequence[ThreadFinal], n_tests: int) -> list[list[Grid]]:

@@ -1,8 +1,14 @@
 """Keeping a selection prompt under a token budget when memory outgrows the context.
 
-The budgets themselves come from `budgets_for`: fixed defaults, or shares of the model's
-context window when it is known (the embedded models); they are counted in the model's
-tokens (arcmemo.llm.counting). When the memory does not fit, the concepts shown are those
+The budgets come from `budgets_for`: shares of the reading model's context window as
+models.yaml (or the embedded server) states it: 30% for the selection prompt (select
+model), 18% for the hint (solver model). A context of 32k or less (the embedded models,
+an endpoint model models.yaml does not list, whose stated default is 32k) is capped at
+the defaults, 6,000 and 3,000 tokens, which leave such a model room for the puzzle, its
+answer and the retries; a model of unknown context (a test double) gets the defaults.
+So o4-mini (200k) gets 60,000 and 36,000: the paper's 270-concept memory (about 45k
+tokens in full) is shown to it whole. They are counted in the model's tokens
+(arcmemo.llm.counting). When the memory does not fit, the concepts shown are those
 whose words best match a short text description of the puzzle derived from its grids
 alone (`describe_grids`: dimensions, colours, size relation, a few visible regularities),
 or a caption (arcmemo.memory.lexical ranks them).
@@ -16,17 +22,20 @@ from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET, M
 
 TOKEN_SHARE = 0.30              # of a known context window, for the selection prompt
 HINT_SHARE = 0.18               # of a known context window, for the hint
+SMALL_CONTEXT = 32768           # up to this context the defaults cap the shares
 
 
 def budgets_for(llm, token_budget: int | None = None, hint_budget: int | None = None) -> tuple[int, int]:
-    """(token_budget, hint_budget): the given ones, else the defaults, capped for a model
-    whose context window is known (the embedded ones, 8k) to shares of it that leave room
-    for the puzzle, the answer and the solver's retries."""
+    """(token_budget, hint_budget): the given ones, else shares of the models' context windows
+    (module docstring), never below the minimums."""
     def sized(given: int | None, default: int, role: str, share: float, minimum: int) -> int:
         if given is not None:
             return given
         window = llm.context_window(role) if llm is not None else None
-        return default if window is None else max(minimum, min(default, int(window * share)))
+        if window is None:
+            return default
+        part = int(window * share)
+        return max(minimum, part if window > SMALL_CONTEXT else min(default, part))
 
     return (sized(token_budget, DEFAULT_TOKEN_BUDGET, "select", TOKEN_SHARE, MIN_TOKEN_BUDGET),
             sized(hint_budget, DEFAULT_HINT_BUDGET, "solver", HINT_SHARE, MIN_HINT_BUDGET))

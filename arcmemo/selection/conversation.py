@@ -1,4 +1,5 @@
-"""One model question with strict parsing and a single retry that shows the parse error.
+"""One model question with strict parsing and a single retry that shows the parse error
+(and `with_retry_feedback`, what a re-selection adds to the question).
 
 Model output is hostile: the answer is read through core.answers (cleaned, size-bounded,
 any parse failure a ParseError); a reply that does not parse is answered, in the same
@@ -15,6 +16,15 @@ from typing import Any
 from arcmemo.core import safeyaml
 from arcmemo.core.answers import MAX_CARRIED_CHARS, ask_parsed, quoted
 from arcmemo.core.parsing import ParseError, clean_strings, extract_fenced, parse_yaml_block
+from arcmemo.prompts import render_prompt
+
+
+def with_retry_feedback(text: str, feedback: str) -> str:
+    """`text` (the puzzle, or its caption) followed, when re-selecting before a retry, by the
+    failed try's feedback (--reselect-on-retry)."""
+    if not feedback.strip():
+        return text
+    return text + "\n\n" + render_prompt("reselect_feedback", feedback=feedback.strip())
 
 
 @dataclass

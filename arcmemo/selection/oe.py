@@ -19,7 +19,7 @@ from arcmemo.memory.fitting import largest_fit
 from arcmemo.memory.library import Library, library
 from arcmemo.memory.render import render_oe
 from arcmemo.prompts import render_prompt
-from arcmemo.selection.conversation import Outcome, ask, sum_usage, yaml_list_answer
+from arcmemo.selection.conversation import Outcome, ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.types import Selection, SelectionSettings
 
 MAX_NUMBER_DIGITS = 9       # a lesson number written as text; longer is not a lesson number
@@ -114,7 +114,8 @@ def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
         return Selection(mode="oe", fallback=True, error=cap.error, reasoning=cap.raw,
                          usage=sum_usage(completions), stats={"memory_size": len(lib)})
     caption = cap.value
-    messages, shown, stats = plan_prompt(caption, lib, settings, counter_for(llm, "select"))
+    messages, shown, stats = plan_prompt(with_retry_feedback(caption, settings.retry_feedback), lib, settings,
+                                         counter_for(llm, "select"))
     if not shown:
         return Selection(mode="oe", fallback=True, caption=caption, reasoning=caption,
                          usage=sum_usage(completions), stats=stats,

@@ -18,7 +18,12 @@ records what it named first and how many names matched after.
 The hint handed to the solver is held to `hint_budget`: a weak select model may pick
 dozens of concepts, and their full text would crowd the puzzle out of a small model's
 context. Past the budget, the concepts the model listed last are left out (neighbours
-added by --expand go first); `stats["hint_dropped"]` counts them.
+added by --expand go first); `stats["hint_dropped"]` counts them. With `other_names`
+(the paper's hint, what solve runs use) the hint goes on with the names of the concepts not
+chosen, as many as the rest of the budget holds.
+
+Re-selection before a retry (`retry_feedback`) shows the failed try's feedback after the
+puzzle.
 
 Budgets are counted in the tokens of the model that reads the text (the select model for
 the prompt, the solver for the hint; arcmemo.llm.counting). A prompt is planned in the
@@ -43,7 +48,7 @@ from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, Form, Library, l
 from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
-from arcmemo.selection.conversation import ask, sum_usage, yaml_list_answer
+from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
 from arcmemo.selection.types import Selection, SelectionSettings
@@ -66,6 +71,7 @@ NOTE_PREFILTERED = (
     "a quick description of this puzzle, in short form (names, parameters and typing only). "
     "Select only from these.\n"
 )
+NOTE_OTHERS = "\n\nOther concepts in memory, by name (not chosen for this puzzle; they may still help):\n"
 WHOLE_FORMS = (("full", FULL, NOTE_FULL), ("collapsed", Form(collapse_below=COLLAPSE_BELOW), NOTE_COLLAPSED),
                ("compressed", COMPRESSED, NOTE_COMPRESSED))
 
@@ -84,6 +90,27 @@ def fit_hint(ranked: Sequence, lib: Library, limit: int, count: TokenCounter = E
     actual = None if count.estimate else lambda n: count(lib.text(positions[:n]))
     n, _ = largest_fit(len(positions), lib.sizes(positions), limit, actual)
     return lib.pick(positions[:n])
+
+
+def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, count: TokenCounter = ESTIMATE) -> str:
+    """The paper's hint: the chosen concepts in full (with their custom types), then the names
+    of the concepts not chosen, in memory order, as many as fit in `limit` tokens."""
+    taken = {c.id for c in chosen}
+    others = [c.name for c in lib.concepts if c.id not in taken]
+    if not hint or not others:
+        return hint
+
+    def text(n: int) -> str:
+        return hint + NOTE_OTHERS + "\n".join(f"- {name}" for name in others[:n]) if n else hint
+
+    n, _ = largest_fit(len(others), lambda n: estimate_tokens(text(n)), limit, None if count.estimate else
+                       lambda n: count(text(n)))
+    return text(n)
+
+
+def puzzle_text(task, settings: SelectionSettings) -> str:
+    """The puzzle as the select prompt shows it; when re-selecting, with the failed try's feedback."""
+    return with_retry_feedback(format_task(task), settings.retry_feedback)
 
 
 def parse_names(text: str) -> list[str]:
@@ -136,7 +163,7 @@ def _frame(lib: Library, puzzle: str) -> int:
 def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> PromptPlan:
     """Build the select_ps prompt within settings.token_budget (see module docstring)."""
     count = counter_for(llm, "select")
-    puzzle = format_task(task)
+    puzzle = puzzle_text(task, settings)
     limit = settings.token_budget
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
     frame = _frame(lib, puzzle)
@@ -216,14 +243,20 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     added: list = []
     if settings.expand and chosen:
         added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
-    final = fit_hint(chosen + added, lib, settings.hint_budget, counter_for(llm, "solver"))
+    solver_count = counter_for(llm, "solver")
+    final = fit_hint(chosen + added, lib, settings.hint_budget, solver_count)
+    kept = {c.id for c in final}
+    hint = lib.text(lib.positions(final))
+    if settings.other_names:
+        hint = with_other_names(hint, lib, final, settings.hint_budget, solver_count)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
-             "names_ignored": max(0, len(outcome.value) - MAX_NAMES)}
+             "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
+             "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/offer.py)
     if asked_again is not None:
         stats["asked_again"] = asked_again
     return Selection(
-        mode="ps", concept_ids=[c.id for c in final], hint=lib.text(lib.positions(final)),
+        mode="ps", concept_ids=[c.id for c in final], hint=hint,
         reasoning=reasoning, unmatched=match.unmatched, usage=sum_usage(completions),
         caption=plan.caption, expanded_ids=[c.id for c in added], stats=stats,
     )
@@ -233,7 +266,7 @@ def ask_with_names(llm, unmatched: list[str], shown: Sequence, task, settings: S
     """Ask once more after an answer that named nothing in the library: the same prompt with the
     library as a plain list of the names shown, as many as fit the token budget."""
     count = counter_for(llm, "select")
-    puzzle = format_task(task)
+    puzzle = puzzle_text(task, settings)
     note = NOTE_NAMES.format(unmatched=", ".join(repr(n) for n in unmatched[:10]),
                              verb="is" if len(unmatched) == 1 else "are")
 

@@ -30,6 +30,9 @@ class SelectionSettings:
     select_params: dict = field(default_factory=dict)   # passed to llm.chat for role select
     caption_params: dict = field(default_factory=dict)  # passed to llm.chat for the caption
     memory_format: str | None = None  # all: which format to show (None: PS if there is any, else OE)
+    # The paper's hint and re-selection (issue 13):
+    other_names: bool = False       # ps: the hint also names the concepts not selected, within hint_budget
+    retry_feedback: str = ""        # ps, oe: a failed try's feedback, shown with the puzzle (--reselect-on-retry)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -11,6 +11,9 @@ import from this module only; what it exports is arcmemo's public plugin API:
   `rank_attempts`, `select_predictions` (two distinct guesses per test input), `usage_of`;
 - the retry-with-feedback loop (`conversation.py`): `Conversation`, `Program`, `converse`,
   `solve_result`, and the execution feedback it sends (`feedback.py`);
+- helpers from memory (`helpers.py`): `Hint.helpers` is a `MemoryHelpers`, the offered
+  concepts' verified functions; `helpers_section` shows them in a prompt and `converse(...,
+  helpers=hint.helpers)` makes them importable and records which a program called;
 - text helpers: grids and puzzles as prompt text, model-answer parsing, prompt templates.
 
 A solver never sees test outputs (`Task` has none) and never touches the store.
@@ -34,6 +37,7 @@ from arcmemo.solverkit.contract import Attempt, Hint, SolveContext, Solver, Solv
 from arcmemo.solverkit.conversation import Conversation, Program, converse, solve_result
 from arcmemo.solverkit.discovery import ENTRY_POINT_GROUP, PluginError, available_solvers, describe_solvers, load_solver
 from arcmemo.solverkit.feedback import program_feedback
+from arcmemo.solverkit.helpers import MemoryHelpers, OfferedHelper, helpers_section
 from arcmemo.solverkit.programs import (
                                   PairsCheck,
                                   ProgramRun,
@@ -55,6 +59,8 @@ __all__ = [
     "select_predictions", "usage_of",
     # the conversation
     "Conversation", "Program", "converse", "solve_result", "program_feedback",
+    # helpers from memory
+    "MemoryHelpers", "OfferedHelper", "helpers_section",
     # models
     "LLMError", "Usage",
     # text

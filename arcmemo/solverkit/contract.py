@@ -15,15 +15,18 @@ from typing import Any, Protocol, runtime_checkable
 
 from arcmemo.core.tasks import Grid, Task, to_lists
 from arcmemo.llm.client import Usage
+from arcmemo.solverkit.helpers import MemoryHelpers
 
 
 @dataclass
 class Hint:
-    """What memory selection hands the solver. `text == ""` means no memory."""
+    """What memory selection hands the solver. `text == ""` means no memory; `helpers` are the
+    offered concepts' verified helpers, importable by the solver's programs (None: none)."""
 
     text: str = ""
     concept_ids: list[int] = field(default_factory=list)
     mode: str = "none"
+    helpers: MemoryHelpers | None = None
 
     @classmethod
     def none(cls) -> Hint:
@@ -69,6 +72,10 @@ class SolveContext:
     # What the solver is doing now, in a few words ("attempt 2 of 3, retry 1"): the run layer
     # shows it on its progress line. A solver never prints; `converse` calls this itself.
     progress: Callable[[str], None] = _silent
+    # Re-selection before a retry (--reselect-on-retry): `reselect(feedback, retry, sample)` is
+    # called (off the event loop) with the failed try's feedback and returns the hint to show
+    # with it, or None. `converse` does this itself; None: no re-selection.
+    reselect: Callable[[str, int, int], Hint | None] | None = None
 
 
 @dataclass
@@ -91,6 +98,8 @@ class Attempt:
     reasoning: str | None = None          # the model's reasoning text, if it gave any
     label: str = ""                       # which agent/variant produced it (multi-agent solvers)
     modules: dict[str, str] = field(default_factory=dict)  # sandbox modules the code imports
+    helpers_called: list[str] = field(default_factory=list)   # memory helpers the program called
+    helpers_rebound: list[str] = field(default_factory=list)  # ones it redefined (memory's were used)
 
     @property
     def passed_train(self) -> bool:

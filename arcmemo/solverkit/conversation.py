@@ -20,6 +20,8 @@ from arcmemo.core.parsing import ParseError
 from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text
 from arcmemo.llm.client import LLMError
+from arcmemo.prompts import render_prompt
+from arcmemo.solverkit.helpers import MemoryHelpers, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 
 
@@ -67,7 +69,10 @@ def _overflowed(exc: LLMError) -> bool:
 
 async def _ask(conv: Conversation, ctx: Any, *, step: str, task: Task, params: dict):
     """One model turn. If a long conversation overflows the model's context, continue from its
-    opening (instructions and puzzle) and the latest exchange only, and ask once more."""
+    opening (instructions and puzzle) and the latest exchange only, and ask once more. A
+    sampling `seed` is offset by the sample index, so samples differ and each repeats."""
+    if params.get("seed") is not None:
+        params = {**params, "seed": int(params["seed"]) + conv.index}
     try:
         return await ctx.llm.achat(list(conv.messages), role="solver", step=step, sample=conv.index,
                                    task_id=task.id, **params)
@@ -84,10 +89,15 @@ async def _ask(conv: Conversation, ctx: Any, *, step: str, task: Task, params: d
 async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retries: int, params: dict,
                    parse: Callable[[str], Program], execution_feedback: Callable[[Task, ProgramRun], str],
                    format_feedback: Callable[[str], str], modules: dict[str, str] | None = None,
-                   solved: asyncio.Event | None = None) -> None:
+                   helpers: MemoryHelpers | None = None, solved: asyncio.Event | None = None) -> None:
     """Run one conversation to a program that passes, or until `retries` feedback rounds are
-    used. `solved`, shared by parallel conversations, stops this one before its next round."""
+    used. `modules` are the solver's own importable modules, `helpers` the memory's (traced:
+    each Attempt says which it called). `solved`, shared by parallel conversations, stops
+    this one before its next round."""
     from arcmemo.solverkit.contract import Attempt
+
+    modules = sandbox_modules(helpers, modules)
+    traced = helpers.name if helpers is not None else None
 
     n_train, n_test = len(task.train), len(task.test_inputs)
 
@@ -117,20 +127,34 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
             if rnd < retries:
                 conv.say("user", format_feedback(str(exc)), rnd + 1)
             continue
-        run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules)
+        run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules,
+                                      helpers=traced)
         error = attempt_error(run)
         thoughts = "\n\n".join(t.strip() for t in (reasoning, program.reasoning) if t and t.strip())
         conv.attempts.append(Attempt(
             sample=conv.index, round=rnd, code=program.code, raw=text,
             train_correct=run.train_correct, train_cell_accuracy=run.mean_accuracy,
             test_outputs=run.test_outputs, error=error, reasoning=thoughts or None,
-            label=conv.label, modules=dict(modules or {})))
+            label=conv.label, modules=dict(modules), helpers_called=run.helpers_called,
+            helpers_rebound=run.helpers_rebound))
         if error is None:
             if solved is not None:
                 solved.set()
             return
         if rnd < retries:
-            conv.say("user", execution_feedback(task, run), rnd + 1)
+            conv.say("user", await _with_reselection(ctx, conv, execution_feedback(task, run), rnd + 1), rnd + 1)
+
+
+async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: int) -> str:
+    """The retry's message: the feedback, after the concepts selected again with it when the
+    run re-selects before a retry (SolveContext.reselect)."""
+    reselect = getattr(ctx, "reselect", None)
+    if reselect is None:
+        return feedback
+    hint = await asyncio.to_thread(reselect, feedback, rnd, conv.index)
+    if hint is None or not (hint.text or "").strip():
+        return feedback
+    return render_prompt("reselected_hint", hint=hint.text.strip()) + "\n\n" + feedback
 
 
 def _report(ctx: Any, conv: Conversation, rnd: int) -> None:

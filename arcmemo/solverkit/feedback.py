@@ -5,7 +5,8 @@ request for the answer format (`closing`).
 
 It names the failing train pairs, the error category and the program's traceback, and
 for a wrong output shows expected | yours | diff side by side with the differing cells
-marked `X` (a wrong shape is said plainly instead). Only train pairs carry expected
+marked `X` (a wrong shape is said plainly instead). A program that redefined memory
+helpers is told that the memory's versions ran instead. Only train pairs carry expected
 outputs; for test inputs the feedback can only report that the program crashed there.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arcmemo.core.gridtext import dims, format_grid
+from arcmemo.core.helpercode import MODULE
 from arcmemo.core.tasks import Grid, Task
 from arcmemo.solverkit.programs import ProgramRun
 
@@ -148,6 +150,16 @@ def program_feedback(task: Task, run: ProgramRun, closing: str = "") -> str:
         for j, outcome in enumerate(run.test_outcomes):
             if not outcome.ok:
                 parts.append(_error_block(f"Test input {j + 1}", outcome))
+    if run.helpers_rebound:
+        parts.append(rebound_note(run.helpers_rebound))
     if closing:
         parts.append(closing.strip())
     return "\n\n".join(parts)
+
+
+def rebound_note(names: Sequence[str]) -> str:
+    """What the model is told when its program redefined memory helpers (the sandbox ran the memory's)."""
+    listed = ", ".join(names)
+    return (f"Note: your program defines its own {listed}, which the memory's helpers already provide; "
+            f"your version was replaced by the memory's when it ran. Import {listed} from {MODULE} "
+            "and call it as documented instead of writing it again.")

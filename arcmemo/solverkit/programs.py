@@ -46,13 +46,16 @@ def _pair_parts(pair: Any) -> tuple[Any, Any]:
 
 
 def run_on_pairs(sb: Any, source: str, pairs: Iterable[Any], *, entry: str = "transform",
-                 modules: dict[str, str] | None = None, timeout_s: float | None = None) -> PairsCheck:
+                 modules: dict[str, str] | None = None, helpers: str | None = None,
+                 timeout_s: float | None = None) -> PairsCheck:
     """Run a program on the inputs of (input, output) pairs and compare with the outputs.
 
-    `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples.
+    `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples; `helpers` names the
+    module of `modules` holding the memory's helpers (Sandbox.run).
     """
     parts = [_pair_parts(p) for p in pairs]
-    outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, timeout_s=timeout_s)
+    outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, helpers=helpers,
+                      timeout_s=timeout_s)
     correct, acc = [], []
     for (_, expected), outcome in zip(parts, outcomes):
         expected = to_lists(validate_grid(expected, "run_on_pairs expected output"))
@@ -87,6 +90,16 @@ class ProgramRun:
     error: str | None = None          # the first error category seen (train pairs first)
 
     @property
+    def helpers_called(self) -> list[str]:
+        """The memory helpers the program called on any grid, in the order first called."""
+        return list(dict.fromkeys(n for o in self.train_outcomes + self.test_outcomes for n in o.called))
+
+    @property
+    def helpers_rebound(self) -> list[str]:
+        """The memory helpers the program had redefined (the memory's versions were used)."""
+        return sorted({n for o in self.train_outcomes + self.test_outcomes for n in o.rebound})
+
+    @property
     def passed_train(self) -> bool:
         return bool(self.train_correct) and all(self.train_correct)
 
@@ -106,7 +119,7 @@ def _grid(output: Any) -> Grid | None:
 
 
 def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | None = None,
-                entry: str = "transform") -> ProgramRun:
+                helpers: str | None = None, entry: str = "transform") -> ProgramRun:
     """Run `code` on every train pair, then on the test inputs (blocking; use a thread).
 
     A sandbox that itself fails (not the program) is recorded as error "sandbox:<type>"
@@ -115,7 +128,7 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
     run = ProgramRun()
     n_train, n_test = len(task.train), len(task.test_inputs)
     try:
-        check = run_on_pairs(sandbox, code, list(task.train), entry=entry, modules=modules)
+        check = run_on_pairs(sandbox, code, list(task.train), entry=entry, modules=modules, helpers=helpers)
     except Exception as exc:  # the sandbox machinery, not the program
         failed = RunOutcome(ok=False, output=None, error="crash",
                             message=f"sandbox failure: {type(exc).__name__}: {exc}", stdout="")
@@ -134,7 +147,7 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
         run.test_outputs = [None] * n_test
         return run
     try:
-        outcomes = sandbox.run(code, list(task.test_inputs), entry=entry, modules=modules)
+        outcomes = sandbox.run(code, list(task.test_inputs), entry=entry, modules=modules, helpers=helpers)
     except Exception as exc:
         outcomes = [RunOutcome(ok=False, output=None, error="crash",
                                message=f"sandbox failure: {type(exc).__name__}: {exc}", stdout="")

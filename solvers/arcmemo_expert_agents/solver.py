@@ -3,7 +3,8 @@
 Each agent is a combination of views (agents.py). Agents run in parallel batches through
 the bounded client; each answers in JSON (reflection, pixel/object changes, helpers,
 overall pattern, plan, program), its `transform(grid)` program runs in the sandbox with
-the helper library importable as `arc_helpers`, and while it fails a train pair (or
+the helper library importable as `arc_helpers` (and the hint's helpers from memory as
+`memory_helpers`), and while it fails a train pair (or
 crashes on a test input) it gets up to settings.retries (at most 3) feedback rounds in
 the same conversation. Batches stop as soon as an agent's program passes every train
 pair; otherwise settings.attempts agents are tried (the default order cycles through
@@ -32,6 +33,7 @@ from arcmemo.solverkit import (
     Usage,
     converse,
     definitions_only,
+    helpers_section,
     program_feedback,
     solve_result,
 )
@@ -63,8 +65,11 @@ def system_prompt() -> str:
 
 
 def _hint_section(hint: Hint | None) -> str:
+    """The memory hint and the helpers from memory it offers (importable beside arc_helpers)."""
     text = (hint.text or "").strip() if hint is not None else ""
-    return "\n" + render("hint", hint=text) + "\n" if text else ""
+    section = "\n" + render("hint", hint=text) + "\n" if text else ""
+    helpers = helpers_section(hint.helpers if hint is not None else None)
+    return section + ("\n" + helpers + "\n" if helpers else "")
 
 
 def user_prompt(task_views: TaskViews, views, hint: Hint | None) -> str:
@@ -179,7 +184,8 @@ class ExpertAgentsSolver:
                 return await asyncio.gather(
                     *(converse(r, task, ctx, step=STEP, retries=retries, params=params, parse=parse_program,
                                execution_feedback=execution_feedback, format_feedback=format_feedback,
-                               modules=helper_modules(), solved=solved) for r in batch),
+                               modules=helper_modules(), helpers=hint.helpers if hint is not None else None,
+                               solved=solved) for r in batch),
                     return_exceptions=True)
 
             outcomes = ctx.llm.run(run_batch())

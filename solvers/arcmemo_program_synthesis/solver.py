@@ -4,7 +4,8 @@ n = settings.attempts independent samples run in parallel through the bounded cl
 each asks for a `transform(grid)` program given the puzzle and the memory hint, runs it
 in the sandbox on every train pair (and on the test inputs), and, while it fails a train
 pair, retries up to settings.retries times in the same conversation with execution
-feedback (feedback.py). Every answer is an Attempt; the ranked attempts give the top-2
+feedback (feedback.py). The hint's helpers from memory, if any, are listed after it and
+importable by the programs as `memory_helpers`. Every answer is an Attempt; the ranked attempts give the top-2
 distinct predictions per test input (arcmemo.solverkit.programs).
 
 A program that passes all train pairs but crashes on a test input is also retried (the
@@ -27,6 +28,7 @@ from arcmemo.solverkit import (
     definitions_only,
     extract_code,
     format_task,
+    helpers_section,
     program_feedback,
     solve_result,
 )
@@ -34,9 +36,12 @@ from arcmemo_program_synthesis.templates import render
 
 
 def build_messages(task: Task, hint: Hint) -> list[dict]:
-    """The opening conversation: system instructions, then the puzzle and the hint."""
+    """The opening conversation: system instructions, then the puzzle, the hint and the helpers
+    from memory it offers."""
     hint_text = (hint.text or "").strip() if hint is not None else ""
     hint_section = render("hint", hint=hint_text) + "\n" if hint_text else ""
+    helpers = helpers_section(hint.helpers if hint is not None else None)
+    hint_section += "\n" + helpers + "\n" if helpers else ""
     user = render("solve", puzzle=format_task(task), hint_section="\n" + hint_section)
     return [{"role": "system", "content": render("system")}, {"role": "user", "content": user}]
 
@@ -74,7 +79,8 @@ class ProgramSynthesisSolver:
         async def run_all():
             return await asyncio.gather(
                 *(converse(s, task, ctx, step="solve", retries=retries, params=params, parse=parse_answer,
-                           execution_feedback=execution_feedback, format_feedback=format_feedback)
+                           execution_feedback=execution_feedback, format_feedback=format_feedback,
+                           helpers=hint.helpers if hint is not None else None)
                   for s in samples),
                 return_exceptions=True)
 

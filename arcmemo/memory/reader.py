@@ -1,0 +1,84 @@
+"""A memory opened for reading only: the lean path of the read-only commands (`concepts list`,
+`show`, `search`, `export`).
+
+An SQLite file that is up to date (every migration this version knows applied, no other)
+is read through the standard library's sqlite3 with the store's own statements
+(`reads.py`), so a listing starts without loading SQLAlchemy, SQLModel or pydantic. Any
+other memory (a URL, a file from an older or newer version, one that cannot be opened) is
+opened as the full `Memory`, which brings an older file up to date or says what is wrong,
+as every other command does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from arcmemo.memory.reads import ConceptReads, Rows
+
+# The migrations (migrations.py) whose schema the statements in reads.py are written for; a
+# test keeps this equal to migrations.MIGRATIONS, so a new migration is a decision made here.
+MIGRATIONS = ("m001_initial", "m002_concept_helper", "m003_concept_usage")
+
+
+class SQLiteReader(ConceptReads):
+    """An up-to-date SQLite memory read with sqlite3, from one thread; writes nothing. Use `open_reader`."""
+
+    def __init__(self, conn: sqlite3.Connection, url: str):
+        self._conn, self.url = conn, url
+
+    @classmethod
+    def open(cls, path: str) -> SQLiteReader | None:
+        """The reader for an up-to-date SQLite file; None when it is anything else."""
+        conn = None
+        try:
+            uri = Path(path).expanduser().resolve().as_uri() + "?mode=rw"  # never creates a missing file
+            conn = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+            applied = {name for (name,) in conn.execute("SELECT name FROM _migrations")}
+        except sqlite3.Error:  # not a file sqlite can open, not a database, no migrations table
+            if conn is not None:
+                conn.close()
+            return None
+        if applied != set(MIGRATIONS):
+            conn.close()
+            return None
+        return cls(conn, path)
+
+    @contextmanager
+    def _reading(self) -> Iterator[Rows]:
+        """One read transaction: the statements of one method see one state of the file."""
+        self._conn.execute("BEGIN")
+        try:
+            yield lambda sql, params: self._conn.execute(sql, params).fetchall()
+        finally:
+            self._conn.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> SQLiteReader:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteReader({self.url!r})"
+
+
+def open_reader(url: str) -> ConceptReads:
+    """The memory at a path or URL, for reading: lean for an up-to-date SQLite file, else the
+    full `Memory` (StoreError if it cannot be used)."""
+    if "://" not in url and url != ":memory:":
+        reader = SQLiteReader.open(url)
+        if reader is not None:
+            return reader
+    from arcmemo.memory.store import Memory
+
+    return Memory(url)
+
+
+__all__ = ["SQLiteReader", "open_reader", "MIGRATIONS"]

@@ -1,0 +1,211 @@
+"""The store's reads of concepts (and of their usage counts), written once as plain SQL that SQLite and PostgreSQL both run,
+and the conversion of their rows to `Concept` values.
+
+`Memory` runs them through SQLAlchemy (inside its transaction when there is one); the lean
+`reader.SQLiteReader` runs them through the standard library's sqlite3, so a read-only
+command answers without loading the database libraries. Either way the same statements
+give the same concepts.
+
+No ORM object is built per concept: reading 10,000 concepts is one query and one cheap
+conversion per row. JSON and time columns arrive as text where the driver leaves them
+text (SQLite) and are decoded here in one step per row; a driver that decodes them itself
+(PostgreSQL) hands over the values, which pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, Concept
+from arcmemo.memory.errors import ConceptDataError
+from arcmemo.memory.files import gc_paused
+from arcmemo.memory.names import Entry, resolve
+
+# Runs one statement with named parameters (`:name`) and returns its rows.
+Rows = Callable[[str, dict[str, Any]], list[Sequence[Any]]]
+
+_JSON = ("parameters", "cues", "implementation", "used_in")
+_TIMES = ("created_at", "updated_at")
+# concept_of relies on the order
+assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13] == "helper" and CONCEPT_COLUMNS[-2:] == _TIMES
+_decode = json.JSONDecoder().decode
+_FIELDS = frozenset(CONCEPT_COLUMNS)
+
+_COLUMNS = ", ".join(f'"{name}"' for name in CONCEPT_COLUMNS)
+_SELECT = f"SELECT {_COLUMNS} FROM concept"
+_SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
+_LIKE_ESCAPE = str.maketrans({"/": "//", "%": "/%", "_": "/_"})
+COUNTERS = ("offered", "called", "called_passing", "solved")
+
+
+@dataclass
+class ConceptUse:
+    """One concept's use in one task (a row: 0 or 1 each), or counts summed over tasks (usage.py)."""
+
+    offered: int = 0
+    called: int = 0
+    called_passing: int = 0
+    solved: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COUNTERS}
+
+
+def _time(value: Any) -> datetime | None:
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value is not None and value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)  # SQLite keeps UTC times without their zone
+    return value
+
+
+def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _time) -> Concept:
+    """A Concept from one row of every concept column in CONCEPT_COLUMNS order."""
+    parameters, cues, implementation, used_in = row[7:11]
+    if type(parameters) is str and type(cues) is str and type(implementation) is str and type(used_in) is str:
+        parameters, cues, implementation, used_in = _decode(f"[{parameters},{cues},{implementation},{used_in}]")
+    else:
+        parameters, cues, implementation, used_in = (_decode(v) if isinstance(v, str) else v
+                                                     for v in (parameters, cues, implementation, used_in))
+    helper = row[13]
+    if helper is not None and type(helper) is str:
+        helper = _decode(helper)      # "null" (or SQL NULL, for rows older than the column): no helper
+    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, *row[14:-2],
+                   time_of(row[-2]), time_of(row[-1]))
+
+
+def concepts_of(rows: Iterable[Sequence[Any]]) -> list[Concept]:
+    """Concepts from rows of every concept column."""
+    parsed: dict[Any, datetime | None] = {}  # concepts written together share their times
+
+    def time_of(value: Any) -> datetime | None:
+        if value not in parsed:
+            parsed[value] = _time(value)
+        return parsed[value]
+
+    with gc_paused():  # thousands of new objects, no cycles: nothing for the collector to find
+        return [concept_of(row, time_of) for row in rows]
+
+
+def from_snapshot(snapshot: Any) -> Concept:
+    """A Concept from a revision's snapshot column (JSON text, or decoded by the driver)."""
+    row = _decode(snapshot) if isinstance(snapshot, str) else dict(snapshot)
+    for key in _TIMES:
+        row[key] = _time(row.get(key))
+    return Concept(**{key: value for key, value in row.items() if key in _FIELDS})  # not `offered_helper`
+
+
+def from_snapshots(snapshots: Iterable[Any]) -> list[Concept]:
+    with gc_paused():
+        return [from_snapshot(snapshot) for snapshot in snapshots]
+
+
+def _contains(word: str) -> str:
+    """A LIKE pattern (escape character '/') matching text that contains `word`."""
+    return f"%{word.translate(_LIKE_ESCAPE)}%"
+
+
+def _where(*conditions: str) -> str:
+    """A WHERE clause of the conditions given (empty ones left out)."""
+    kept = [c for c in conditions if c]
+    return f" WHERE {' AND '.join(kept)}" if kept else ""
+
+
+class ConceptReads:
+    """The read-only queries on concepts. A subclass supplies `_reading()`: a context giving a
+    `Rows` function whose statements all see one state of the database."""
+
+    def _reading(self) -> AbstractContextManager[Rows]:
+        raise NotImplementedError
+
+    def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
+        """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
+        if format is not None and format not in FORMATS:
+            raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
+        params: dict[str, Any] = {"format": format, "as_of": as_of, "delete": "delete"}
+        of_format = '"format" = :format' if format is not None else ""
+        with self._reading() as rows:
+            if as_of is None:
+                return concepts_of(rows(f"{_SELECT}{_where(of_format)} ORDER BY id", params))
+            # A concept no revision after `as_of` touched is as its row is now (a revision's
+            # snapshot is the row it wrote); only the others are rebuilt from their snapshots.
+            touched = "SELECT concept_id FROM conceptrevision WHERE id > :as_of AND concept_id IS NOT NULL"
+            unchanged = concepts_of(rows(f"{_SELECT}{_where(f'id NOT IN ({touched})', of_format)} ORDER BY id", params))
+            latest = (f"SELECT max(id) FROM conceptrevision WHERE id <= :as_of AND concept_id IN ({touched}) "
+                      "GROUP BY concept_id")
+            where = _where(f"id IN ({latest})", "op != :delete", of_format)
+            rebuilt = from_snapshots(row[0] for row in rows(f"SELECT snapshot FROM conceptrevision{where}", params))
+        return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
+
+    def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
+        """Case-insensitive match of every word of `query` in name, description, cues,
+        implementation notes, situation or suggestion. Name hits rank first, then by id."""
+        words = query.lower().split()
+        if not words:
+            return []
+        params: dict[str, Any] = {f"w{i}": _contains(word) for i, word in enumerate(words)}
+        phrase = " ".join(words)
+        params.update(phrase=phrase, phrase_in=_contains(phrase), format=format, limit=limit)
+
+        def text(field: str) -> str:
+            return f'lower(CAST("{field}" AS TEXT))' if field in ("cues", "implementation") else f'lower("{field}")'
+
+        each_word = [" OR ".join(f"{text(f)} LIKE :w{i} ESCAPE '/'" for f in _SEARCH_FIELDS) for i in range(len(words))]
+        of_format = '"format" = :format' if format is not None else ""
+        any_word = " OR ".join(f"lower(\"name\") LIKE :w{i} ESCAPE '/'" for i in range(len(words)))
+        rank = ("CASE WHEN lower(\"name\") = :phrase THEN 0 WHEN lower(\"name\") LIKE :phrase_in ESCAPE '/' THEN 1 "
+                f"WHEN ({any_word}) THEN 2 ELSE 3 END")
+        sql = f"{_SELECT}{_where(*(f'({w})' for w in each_word), of_format)} ORDER BY {rank}, id LIMIT :limit"
+        with self._reading() as rows:
+            return concepts_of(rows(sql, params))
+
+    def find(self, ref: int | str, format: str | None = None) -> Concept:
+        """The concept a person means by `ref`: an id, an exact name, or a name typed loosely
+        (case, spaces, `_`, `-` ignored), in any format unless one is given (see names.py).
+        UnknownConcept, with the close names, when it is not there or not unique."""
+        name = str(ref).strip()
+        with self._reading() as rows:
+            if not name.isdigit():
+                of_format = '"format" = :format' if format is not None else ""
+                exact = concepts_of(rows(f"{_SELECT}{_where('name = :name', of_format)} ORDER BY id LIMIT 2",
+                                         {"name": name, "format": format}))
+                if len(exact) == 1:
+                    return exact[0]
+            entries = [Entry(*row) for row in rows('SELECT id, "format", name FROM concept ORDER BY id', {})]
+            return concepts_of(rows(f"{_SELECT} WHERE id = :id", {"id": resolve(ref, entries, format)}))[0]
+
+    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None) -> dict[int, ConceptUse]:
+        """Counts per concept id, over every run or one run's tasks (usage.py records them)."""
+        ids = None if concept_ids is None else list(concept_ids)
+        if ids == []:
+            return {}
+        params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
+        where = _where("run_id = :run_id" if run_id is not None else "",
+                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "")
+        sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in COUNTERS)
+        with self._reading() as rows:
+            found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
+        return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found}
+
+    def revision(self) -> int:
+        """The latest revision number (0 for an empty store)."""
+        with self._reading() as rows:
+            return rows("SELECT max(id) FROM conceptrevision", {})[0][0] or 0
+
+    def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
+        """name -> definition, sorted by name."""
+        with self._reading() as rows:
+            if as_of is None:
+                return dict(sorted(tuple(row) for row in rows("SELECT name, definition FROM customtype", {})))
+            found = {name: (_decode(snapshot) if isinstance(snapshot, str) else snapshot)["definition"]
+                     for name, snapshot in rows("SELECT name, snapshot FROM conceptrevision WHERE \"format\" = "
+                                                ":type AND id <= :as_of ORDER BY id", {"type": "type", "as_of": as_of})}
+            return dict(sorted(found.items()))
+
+
+__all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "Rows", "concept_of", "concepts_of", "from_snapshot", "from_snapshots"]

@@ -1,0 +1,61 @@
+"""Helpers from memory as a solver sees them: the module its programs may import, and how the
+prompt shows them.
+
+The run layer builds a task's `MemoryHelpers` from the concepts memory selection offered
+(their verified helpers and the helpers those call) and hands it over in `Hint.helpers`;
+the sandbox makes `module` importable as `memory_helpers` and reports which of its
+functions a program called. The prompt shows each offered helper's signature and
+docstring, never its body: the model is to call it, not rewrite it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arcmemo.core.helpercode import MODULE, import_line
+from arcmemo.prompts import render_prompt
+
+
+@dataclass(frozen=True)
+class OfferedHelper:
+    """One helper shown to the model."""
+
+    name: str
+    signature: str      # "rotate_grid(grid, quarter_turns)"
+    doc: str            # its docstring: a summary line, more lines, an `Example:` line
+    concept: str        # the concept it implements
+
+
+@dataclass
+class MemoryHelpers:
+    """The helpers offered for one task: `module` is their source (dependencies included)."""
+
+    module: str
+    offered: list[OfferedHelper] = field(default_factory=list)
+    name: str = MODULE
+
+    def modules(self) -> dict[str, str]:
+        """The `modules=` mapping for the sandbox."""
+        return {self.name: self.module}
+
+    def names(self) -> list[str]:
+        return [h.name for h in self.offered]
+
+
+def helpers_section(helpers: MemoryHelpers | None) -> str:
+    """The prompt section listing the offered helpers and how to import them ("" for none)."""
+    if helpers is None or not helpers.offered:
+        return ""
+    entries = []
+    for h in helpers.offered:
+        lines = [line.strip() for line in h.doc.strip().splitlines() if line.strip()]
+        entries.append(f"- {h.signature}: " + "\n    ".join(lines))
+    return render_prompt("helpers", import_line=import_line(helpers.names()), listing="\n".join(entries)).strip()
+
+
+def sandbox_modules(helpers: MemoryHelpers | None, others: dict[str, str] | None = None) -> dict[str, str]:
+    """The modules a program may import: `others` (a solver's own library) plus the memory's helpers."""
+    return {**(others or {}), **(helpers.modules() if helpers is not None else {})}
+
+
+__all__ = ["MemoryHelpers", "OfferedHelper", "helpers_section", "sandbox_modules"]
