@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from runner_support import TASK_IDS, script_run
-from test_tasks_in_flight import memory_contents, run_directory_contents, solve
+from test_tasks_in_flight import kill_once_a_task_is_committed, memory_contents, run_directory_contents, solve
 
 ray = pytest.importorskip("ray")
 
@@ -72,23 +72,13 @@ def test_a_worker_killed_mid_run_costs_no_task(tmp_path, fake_model, local_ray):
 
 def test_a_ray_run_whose_driver_is_killed_resumes(tmp_path):
     import json
-    import signal
 
-    from test_runner import _cli, _solve_args, _task_lines
+    from test_runner import _cli, _solve_args
 
     env = {**os.environ, "FAKE_DELAY": "0.3", "FAKE_RAY": "1", "ARCMEMO_HOME": str(tmp_path / "home")}
     args = [*_solve_args(tmp_path / "m.db", tmp_path / "runs"), "--executor", "ray", "--tasks-in-flight", "2"]
-    proc = _cli(args, env, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        dirs = list((tmp_path / "runs").glob("*"))
-        if dirs and _task_lines(dirs[0]) >= 1:
-            break
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGKILL)          # the driver and the Ray instance it started
-    proc.wait()
-    (run_dir,) = (tmp_path / "runs").iterdir()
-    assert 1 <= _task_lines(run_dir) < len(TASK_IDS)
+    # the driver and the Ray instance it started, killed together
+    run_dir = kill_once_a_task_is_committed(_cli(args, env, start_new_session=True), tmp_path / "runs")
     resumed = _cli(["solve", "--resume", str(run_dir), "-q", "--executor", "ray"], env, cwd=tmp_path,
                    start_new_session=True)
     _, err = resumed.communicate(timeout=240)

@@ -218,23 +218,13 @@ def test_live_progress_shows_a_row_per_task_in_flight():
 @pytest.mark.slow
 def test_resume_after_kill_with_tasks_in_flight_solves_each_task_once(tmp_path):
     import os
-    import signal
 
-    from test_runner import _cli, _solve_args, _task_lines
+    from test_runner import _cli, _solve_args
 
     env = {**os.environ, "FAKE_DELAY": "0.3", "ARCMEMO_HOME": str(tmp_path / "home")}
     args = [a if a != "2" else "3" for a in _solve_args(tmp_path / "m.db", tmp_path / "runs")]   # -k 3
-    proc = _cli([*args, "--tasks-in-flight", "3"], env, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        dirs = list((tmp_path / "runs").glob("*"))
-        if dirs and _task_lines(dirs[0]) >= 1:
-            break
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    (run_dir,) = (tmp_path / "runs").iterdir()
-    assert 1 <= _task_lines(run_dir) < len(TASK_IDS)
+    run_dir = kill_once_a_task_is_committed(_cli([*args, "--tasks-in-flight", "3"], env, start_new_session=True),
+                                            tmp_path / "runs")
     resumed = _cli(["solve", "--resume", str(run_dir), "-q", "--tasks-in-flight", "3"], env, cwd=tmp_path)
     _, err = resumed.communicate(timeout=180)
     assert resumed.returncode == 0, err
@@ -243,3 +233,24 @@ def test_resume_after_kill_with_tasks_in_flight_solves_each_task_once(tmp_path):
     assert solved == TASK_IDS                                # each once, in task order
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["oracle2"] == 100.0 and summary["writes"] == len(TASK_IDS)
+
+
+def kill_once_a_task_is_committed(proc, runs: Path) -> Path:
+    """SIGKILL the process group of a `solve` once its run has committed a task (with others in
+    flight); the run's directory, checked to hold some but not all tasks."""
+    import os
+    import signal
+
+    from test_runner import _task_lines
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        dirs = list(runs.glob("*"))
+        if dirs and _task_lines(dirs[0]) >= 1:
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    (run_dir,) = runs.iterdir()
+    assert 1 <= _task_lines(run_dir) < len(TASK_IDS)
+    return run_dir
