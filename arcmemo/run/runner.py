@@ -72,6 +72,7 @@ from arcmemo.solverkit import Hint, SolveContext, SolveResult, SolverSettings, T
 
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
+PROBE_MAX_S = 0.5       # how long the first task runs alone at most, while no call of it failed
 LEVELS = ("full", "collapsed", "compressed", "prefiltered")     # selection levels, least degraded first
 DEGRADED = {"collapsed": "concepts used in one earlier puzzle listed by name alone",
             "compressed": "names, parameters and typing only",
@@ -219,6 +220,7 @@ class Runner:
         self.progress = progress or Reporter()
         self.executor = executor or InProcess(1)
         self._answered = False           # has the endpoint answered yet (_slots_open)
+        self._probe_since: float | None = None
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
@@ -346,12 +348,18 @@ class Runner:
         return outcomes, stopped
 
     def _slots_open(self) -> int:
-        """The executor's slots, once the endpoint has answered a call in this session (or a task
-        finished: its calls may have been made elsewhere, on a Ray worker); before, one: a bad key
-        or model stops the run after one request, not one per slot."""
+        """The executor's slots, once the endpoint has answered a call in this session, or the first
+        task has been at work PROBE_MAX_S without a failed call (an endpoint rejects a bad key or
+        model at once; a model's answer takes longer), or a task finished (its calls may have been
+        made elsewhere, on a Ray worker); before, one: a bad key or model stops the run after one
+        request, not one per slot."""
         if not self._answered:
             usage = self.llm.usage() if callable(getattr(self.llm, "usage", None)) else None
-            self._answered = bool(usage and usage.calls > usage.errors)
+            calls, errors = (usage.calls, usage.errors) if usage else (0, 0)
+            waited = self._probe_since is not None and time.monotonic() - self._probe_since > PROBE_MAX_S
+            self._answered = calls > errors or (waited and errors == 0)
+        if self._probe_since is None:
+            self._probe_since = time.monotonic()      # the first task starts now
         return self.executor.slots if self._answered else 1
 
     def solve_task(self, task: Task, p: int) -> TaskResult:
