@@ -254,3 +254,37 @@ def kill_once_a_task_is_committed(proc, runs: Path) -> Path:
     (run_dir,) = runs.iterdir()
     assert 1 <= _task_lines(run_dir) < len(TASK_IDS)
     return run_dir
+
+
+def test_a_remote_workers_calls_land_in_the_drivers_call_log(tmp_path, fake_model):
+    """What a Ray worker on another machine does (ray_executor.TaskWorker with ship_calls), run here:
+    it logs to its own call log and ships the task's rows; the driver appends them to its own."""
+    from arcmemo.run.ray_executor import TaskWorker, WorkerSpec, _log_shipped_calls
+
+    script_run(fake_model)
+    config = RunConfig(source="training", task_ids=TASK_IDS[:1], retries=0)
+    worker_models = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake",
+                                log_path=str(tmp_path / "worker-calls.db"))
+    from arcmemo.core.settings import Settings
+    from arcmemo.core.tasks import load_tasks
+
+    taskset = load_tasks("training", ids=TASK_IDS[:1])
+    worker = TaskWorker(WorkerSpec(config=config, run_path=str(tmp_path / "runs" / "the-run"),
+                                   memory_url=str(tmp_path / "memory.db"), models=worker_models,
+                                   settings=Settings.load(), ship_calls=True))
+    result = worker.solve(taskset.tasks[0], taskset.answers[TASK_IDS[0]], 1)
+    assert result.outcome.passed_train and [c["step"] for c in result.calls] == ["solve"]   # memory is empty
+    driver = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake",
+                             log_path=str(tmp_path / "driver-calls.db")))
+    try:
+        _log_shipped_calls(driver, result.calls)
+        logged = driver.call_log.list(run_id="the-run", limit=None)
+        shipped = worker.runner.llm.call_log.list(run_id="the-run", limit=None)
+        fields = ("task_id", "role", "step", "sample", "model", "cache_key", "response_text", "prompt_tokens")
+        assert sorted(tuple(getattr(c, f) for f in fields) for c in logged) == \
+            sorted(tuple(getattr(c, f) for f in fields) for c in shipped)
+        # the driver's cache now answers the same request
+        assert driver.call_log.lookup(shipped[0].cache_key) is not None
+    finally:
+        driver.close()
+        worker.runner.llm.close()
