@@ -35,6 +35,14 @@ PS_CONCEPT = f"""```yaml
 ```"""
 
 
+def empty_memory(path: Path) -> str:
+    """An empty memory file at `path` (a read-only solve refuses one that does not exist)."""
+    from arcmemo.memory.store import Memory
+
+    Memory(path).close()
+    return str(path)
+
+
 def seed_code(task_id: str) -> str:
     """A standalone solution of the task: the seed's, or, for a seed whose program imports memory
     helpers (which a run without helpers from memory cannot import), the self-contained program

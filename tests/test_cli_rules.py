@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 import pytest
 from click.testing import CliRunner
-from runner_support import TASK_IDS, script_run
+from runner_support import TASK_IDS, empty_memory, script_run
 
 from arcmemo.cli import cli
 
@@ -66,6 +66,19 @@ def test_bad_numbers_fail_before_anything_exists(tmp_path, fake_model, args, mes
     assert not db.exists() and not runs.exists() and fake_model.calls == []
 
 
+def test_a_read_only_solve_needs_a_memory_that_exists(tmp_path, fake_model):
+    """A mistyped --db (or a config's relative path) must not read an empty memory made on the spot."""
+    db, runs = tmp_path / "typo.db", tmp_path / "runs"
+    args = ["solve", "--tasks", TASK_IDS[0], "--db", str(db), "--run-dir", str(runs), *FAKE]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1 and f"no memory database at {db}" in result.output, result.output
+    assert not db.exists() and not runs.exists() and fake_model.calls == []
+    script_run(fake_model)
+    for more in (["--selection", "none"], ["--continual"]):      # reads nothing, or may start from nothing
+        result = CliRunner().invoke(cli, args + more + ["-q"])
+        assert result.exit_code == 0, result.output
+
+
 def test_a_bug_keeps_its_traceback_and_the_run_says_how_to_resume(tmp_path, fake_model, monkeypatch):
     from arcmemo.run.runner import Runner
 
@@ -75,7 +88,7 @@ def test_a_bug_keeps_its_traceback_and_the_run_says_how_to_resume(tmp_path, fake
         raise KeyError("internal bug")
 
     monkeypatch.setattr(Runner, "_solve", broken)
-    result = CliRunner().invoke(cli, ["solve", "--tasks", TASK_IDS[0], "--db", str(tmp_path / "m.db"),
+    result = CliRunner().invoke(cli, ["solve", "--tasks", TASK_IDS[0], "--db", empty_memory(tmp_path / "m.db"),
                                       "--run-dir", str(tmp_path / "runs"), *FAKE])
     assert result.exit_code == 1
     assert "Traceback" in result.output and "KeyError: 'internal bug'" in result.output

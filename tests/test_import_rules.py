@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"core"},
     "scoring": {"core"},
     "pictures": {"core", "scoring"},
-    "selection": {"core", "memory", "llm", "prompts"},
+    "selection": {"core", "memory", "llm", "prompts", "pictures"},
     "abstraction": {"core", "memory", "llm", "prompts"},
     "solverkit": {"core", "llm", "sandbox", "prompts"},
     "run": {"core", "prompts", "sandbox", "memory", "llm", "scoring", "pictures", "selection", "abstraction",

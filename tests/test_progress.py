@@ -8,7 +8,7 @@ import io
 import re
 
 from click.testing import CliRunner
-from runner_support import TASK_IDS, script_run
+from runner_support import TASK_IDS, empty_memory, script_run
 
 from arcmemo.cli import cli
 from arcmemo.run.progress import PlainReporter, QuietReporter, Reporter, make_reporter
@@ -18,7 +18,7 @@ FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake
 
 def solve(tmp_path, *args):
     return CliRunner().invoke(cli, ["solve", "--tasks", ",".join(TASK_IDS[:2]), "--retries", "1", "-n", "2",
-                                    "--db", str(tmp_path / "m.db"), "--run-dir", str(tmp_path / "runs"),
+                                    "--db", empty_memory(tmp_path / "m.db"), "--run-dir", str(tmp_path / "runs"),
                                     *FAKE, *args])
 
 

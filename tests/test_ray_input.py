@@ -14,8 +14,8 @@ FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake
 
 
 def solve(tmp_path, *args):
-    result = CliRunner().invoke(cli, ["solve", "--tasks", "0d3d703e", "--executor", "ray", *args, *FAKE,
-                                      "--run-dir", str(tmp_path / "runs")])
+    result = CliRunner().invoke(cli, ["solve", "--tasks", "0d3d703e", "--selection", "none", "--executor", "ray",
+                                      *args, *FAKE, "--run-dir", str(tmp_path / "runs")])
     assert not (tmp_path / "runs").exists()            # no run directory
     return result
 

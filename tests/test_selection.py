@@ -11,6 +11,7 @@ from arcmemo.memory.render import render_oe, render_ps, render_sheet
 from arcmemo.memory.store import Memory
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
+from arcmemo.selection.oe import render_hint as render_oe_hint
 
 ACTOR = "test"
 
@@ -240,7 +241,9 @@ def test_oe_captions_then_picks_top_k_numbers(memory, fake_model, fake_llm):
     sel = select(make_task(), memory, SelectionSettings(mode="oe", top_k=2), fake_llm)
     lessons = memory.list(format="oe")
     assert sel.concept_ids == [lessons[1].id, lessons[2].id]          # model order, cut at top_k
-    assert sel.hint == render_oe([lessons[1], lessons[2]])
+    # the paper's OE hint: the caption, then exactly the chosen lessons rendered
+    assert sel.hint == render_oe_hint([lessons[1], lessons[2]], sel.caption)
+    assert sel.hint.endswith(render_oe([lessons[1], lessons[2]])) and sel.caption in sel.hint
     assert sel.unmatched == ["#99"]
     assert "Observations:" in sel.caption and "fixed colour mapping" in sel.reasoning
     assert sel.usage.calls == 2

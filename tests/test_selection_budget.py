@@ -16,6 +16,7 @@ from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_oe, render_ps
 from arcmemo.memory.store import Memory
 from arcmemo.selection import SelectionSettings, budget, select
+from arcmemo.selection.oe import render_hint as render_oe_hint
 from arcmemo.selection.ps import plan_prompt
 from benchmarks.synthetic import synthetic_concepts
 
@@ -149,7 +150,7 @@ def test_oe_lessons_over_budget_are_prefiltered_by_the_caption(tmp_path, fake_mo
     assert ESTIMATE.messages(fake_model.calls_for("select_oe")[0].messages) <= 3000
     needle = [c for c in mem.list(format="oe") if "zzqx" in c.situation][0]
     assert sel.concept_ids == [needle.id]
-    assert sel.hint == render_oe([needle])
+    assert sel.hint == render_oe_hint([needle], sel.caption) and sel.hint.endswith(render_oe([needle]))
 
 
 def test_collapsed_form_keeps_often_used_concepts_in_full():

@@ -46,6 +46,7 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.core.jsonfile", "JSONFileError"),
     ("arcmemo.scoring.submissions", "SubmissionError"),
     ("arcmemo.sandbox.pool", "SandboxError"),        # the sandbox cannot start, or isolates less than required
+    ("arcmemo.run.curating", "CheatsheetError"),     # the memory already holds a sheet
 ]
 # Exception types a command module adds (kept for the command modules that extend it).
 USER_ERRORS: list[type[BaseException]] = []
@@ -183,8 +184,34 @@ def role_model_options(fn: Callable) -> Callable:
     return fn
 
 
+def reasoning_efforts() -> tuple[str, ...]:
+    from arcmemo.llm.params import REASONING_EFFORTS
+
+    return REASONING_EFFORTS
+
+
+def role_call_options(fn: Callable, roles: tuple[str, ...] = ("aux", "select")) -> Callable:
+    """`--<role>-temperature`, `--<role>-max-tokens` and `--<role>-reasoning-effort` per role:
+    what each call of that role is sent when it sets none (LLMSettings.call_defaults)."""
+    for role in reversed(roles):
+        env = f"ARCMEMO_{role.upper()}"
+        for option in reversed([
+            click.option(f"--{role}-temperature", type=FloatAtLeast(0, maximum=2), default=None,
+                         help=f"Temperature of the {role} model's calls (env {env}_TEMPERATURE)."),
+            click.option(f"--{role}-max-tokens", type=AtLeast(1), default=None,
+                         help=f"Completion token limit of the {role} model's calls, sent as each model "
+                              f"takes it (env {env}_MAX_TOKENS)."),
+            click.option(f"--{role}-reasoning-effort", type=LazyChoice(reasoning_efforts), default=None,
+                         help=f"Reasoning effort of the {role} model's calls; a reasoning model only "
+                              f"(env {env}_REASONING_EFFORT)."),
+        ]):
+            fn = option(fn)
+    return fn
+
+
 def model_options(fn: Callable) -> Callable:
     """Endpoint, model-per-role and call flags for commands that run a model."""
+    fn = role_call_options(fn)
     fn = click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered.")(fn)
     fn = click.option("--concurrency", type=AtLeast(1), default=None,
                       help="Model calls in flight at once (default 8).")(fn)
@@ -249,4 +276,4 @@ def warn(message: str) -> None:
 
 __all__ = ["UserError", "USER_ERRORS", "USER_ERROR_TYPES", "user_errors", "as_user_error", "ArcmemoGroup",
            "LazyChoice", "AtLeast", "FloatAtLeast", "echo_json", "db_option", "run_dir_option", "role_model_options",
-           "model_options", "model_flags", "task_source_options", "task_source", "warn"]
+           "role_call_options", "reasoning_efforts", "model_options", "model_flags", "task_source_options", "task_source", "warn"]

@@ -32,7 +32,8 @@ def list_models(base_url, solver_model, aux_model, select_model, as_json) -> Non
         click.echo(f"  {role['role']:<7} {role['name']}{via}  {role['price']}"
                    + (f"  @ {role['endpoint']}" if role["endpoint"] else ""))
         click.echo(f"          {_traits(role['traits'])}; tokens counted by {role['tokens']}"
-                   + ("" if role["temperature"] is None else f"; temperature {role['temperature']:g}"))
+                   + "".join(f"; {name.replace('_', ' ')} {value:g}" if isinstance(value, (int, float)) else
+                             f"; {name.replace('_', ' ')} {value}" for name, value in role["call_defaults"].items()))
     click.echo("aliases:")
     for name, target in data["aliases"].items():
         click.echo(f"  {name:<16} -> {target['model']}" + (f" at {target['base_url']}" if target["base_url"] else ""))

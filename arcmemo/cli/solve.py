@@ -18,11 +18,13 @@ from arcmemo.cli.common import (
     db_option,
     model_flags,
     model_options,
+    reasoning_efforts,
     run_dir_option,
     task_source,
     task_source_options,
     warn,
 )
+from arcmemo.cli.runconfig import config_option
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
@@ -33,6 +35,13 @@ def _isolation_levels() -> tuple[str, ...]:
     from arcmemo.sandbox import LEVELS
 
     return LEVELS
+
+
+def _unless_from_config(value, name: str):
+    """`value`, or None when it came from a --config file (click's default map), not from a flag."""
+    from click.core import ParameterSource
+
+    return None if click.get_current_context().get_parameter_source(name) == ParameterSource.DEFAULT_MAP else value
 
 
 def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
@@ -65,6 +74,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 
 
 @click.command()
+@config_option
 @task_source_options
 @click.option("--no-score", is_flag=True,
               help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
@@ -95,9 +105,12 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
 @click.option("--budget-usd", type=FloatAtLeast(0, open=True), default=None,
               help="Stop cleanly before spending more than this.")
-@click.option("--max-tokens", type=AtLeast(1), default=None, help="Completion token limit per solver call.")
+@click.option("--max-tokens", type=AtLeast(1), default=None,
+              help="Completion token limit per solver call (sent as max_completion_tokens to a reasoning model).")
 @click.option("--temperature", type=FloatAtLeast(0, maximum=2), default=None,
               help="Sampling temperature for the solver model (0 to 2).")
+@click.option("--reasoning-effort", type=LazyChoice(reasoning_efforts), default=None,
+              help="Reasoning effort of the solver model (a reasoning model only; the paper: medium).")
 # The paper's protocol (issue 13).
 @click.option("--threads", type=AtLeast(1), default=1, show_default=True,
               help="Independent threads per task (the paper ran 3): each its own selection, sample and retry "
@@ -135,12 +148,15 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @model_options
 @db_option
-def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format, top_k,
-          expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
-          max_tokens, temperature, threads, other_names, reselect_on_retry, model_seed, helpers, max_helpers,
-          tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
+def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
+          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
+          max_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
           **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
+
+    --config takes the options from a run configuration file (the paper's settings ship as
+    baseline, cheatsheet, arcmemo-oe, arcmemo-ps, arcmemo-oe-continual); flags win over it.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
     try --limit 1). Every run gets a directory under --run-dir with its config, events,
@@ -164,21 +180,23 @@ def solve(dataset, split, tasks_from, solutions, no_score, tasks, limit, solver,
     settings = Settings.load(db=db, runs_dir=run_dir)
     flags = model_flags(models)
     config = models_settings = None
+    if resume and config_file:
+        raise click.UsageError("--resume continues a run with its recorded settings: leave out --config")
     if not resume:
+        if tasks_from is not None:    # a task file on the command line wins over a --config's split
+            dataset, split = _unless_from_config(dataset, "dataset"), _unless_from_config(split, "split")
         source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
         config = RunConfig(
             source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
             score=not no_score, limit=limit, solver=solver, selection=selection,
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
-            temperature=temperature, passes=passes, continual=continual, k=k, order=order, seed=seed,
-            budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on", max_helpers=max_helpers,
-            threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
+            temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
+            k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
+            max_helpers=max_helpers, threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
+            config_file=config_file,
         )
         models_settings = resolve_models(flags)
-        if selection == "cheatsheet" and not continual:
-            warn("note: --selection cheatsheet without --continual shows the sheet as it is; "
-                 "nothing rewrites it during this run")
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
         runner = (session.resume_solve(resume, flags, scale) if resume else
                   session.new_solve(config, models_settings, scale))

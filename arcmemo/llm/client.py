@@ -103,7 +103,7 @@ class LLM:
         """The parameters as they would be sent to the model of `role`; UnsupportedParameter
         (before any call) when it does not take one of them. For start-up checks."""
         return model_params(params, self.traits(role), model=self.model_for(role),
-                            temperature=self.settings.temperature(role))
+                            defaults=self.settings.call_defaults(role))
 
     # -- calls -------------------------------------------------------------------------
     async def achat(self, messages: list[dict[str, Any]], *, role: str, step: str, sample: int = 0,
@@ -185,7 +185,7 @@ class LLM:
         route = self.router.route(name)
         traits = self.router.traits(name)
         messages = check_messages(messages, traits, model=route.model)
-        params = model_params(params, traits, model=route.model, temperature=self.settings.temperature(role))
+        params = model_params(params, traits, model=route.model, defaults=self.settings.call_defaults(role))
         if route.model in LOCAL_MODELS and not {"max_tokens", "max_completion_tokens"} & set(params):
             from arcmemo.llm.local import completion_limit
 

@@ -41,6 +41,7 @@ def inventory(**flags: Any) -> dict[str, Any]:
             "traits": traits.to_dict(),
             "tokens": tokenizer_for(target.model, traits).name,
             "temperature": settings.temperature(role),
+            "call_defaults": settings.call_defaults(role),
         })
     runtime = local.runtime_available()
     locals_ = []

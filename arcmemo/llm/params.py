@@ -6,7 +6,8 @@
   asking them for `reasoning_effort` is an `UnsupportedParameter` error, raised before
   any call. Image parts need a model with `vision: true`. A test double that declares
   no traits gets the parameters as the caller wrote them.
-- A call that sets no temperature gets its role's temperature setting, if any.
+- A call that sets no temperature, max_tokens (or max_completion_tokens) or reasoning_effort
+  gets its role's setting of it, if any (`defaults`: LLMSettings.call_defaults).
 - Messages are `{'role', 'content'}` dicts; content is text or a list of parts
   (`{"type": "text", "text": ...}`, `{"type": "image_url", "image_url": {"url": ...}}`).
   Known secrets are redacted from every text part before anything is sent or logged.
@@ -26,14 +27,17 @@ REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 
 def model_params(params: dict[str, Any], traits: ModelTraits, *, model: str,
-                 temperature: float | None = None) -> dict[str, Any]:
-    """`params` without unset values, in the form `model` takes (see the module docstring)."""
+                 defaults: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`params` without unset values, its role's `defaults` added, in the form `model` takes
+    (see the module docstring)."""
     unknown = set(params) - set(PARAMS)
     if unknown:
         raise TypeError(f"achat: unknown parameter(s) {sorted(unknown)}; known: {', '.join(PARAMS)}")
     out = {k: v for k, v in params.items() if v is not None}
-    if "temperature" not in out and temperature is not None:
-        out["temperature"] = temperature
+    for name, value in (defaults or {}).items():
+        given = ("max_tokens", "max_completion_tokens") if name == "max_tokens" else (name,)
+        if value is not None and not set(given) & set(out):
+            out[name] = value
     if "max_tokens" in out and "max_completion_tokens" in out:
         raise TypeError("achat: give max_tokens or max_completion_tokens, not both")
     if traits.reasoning is None:        # undeclared (a test double): as the caller wrote them

@@ -14,6 +14,10 @@ from urllib.parse import urlsplit, urlunsplit
 from arcmemo.core.secrets import register_secret
 from arcmemo.core.settings import ConfigError, as_number, load_config_file, setting
 from arcmemo.llm.catalog import ROLES, load_catalog
+from arcmemo.llm.params import REASONING_EFFORTS
+
+# The per-role settings a call gets when it sets the parameter itself to nothing.
+CALL_DEFAULTS = ("temperature", "max_tokens", "reasoning_effort")
 
 MAX_TEMPERATURE = 2.0
 
@@ -48,6 +52,14 @@ def as_temperature(value: Any, name: str) -> float | None:
     return number
 
 
+def as_effort(value: Any, name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if value not in REASONING_EFFORTS:
+        raise ConfigError(f"setting {name}: expected one of {', '.join(REASONING_EFFORTS)}, got {value!r}")
+    return value
+
+
 @dataclass
 class LLMSettings:
     base_url: str | None = None
@@ -58,6 +70,14 @@ class LLMSettings:
     solver_temperature: float | None = None   # used when a call sets none (None: the model's default)
     aux_temperature: float | None = None      # the paper: GPT-4.1 at 0.3 for the aux steps
     select_temperature: float | None = None
+    # A role's completion limit and reasoning effort, sent when a call sets none (None: not sent).
+    # The paper: o4-mini at 32,000 tokens and medium effort; GPT-4.1 for the aux steps at 1,000.
+    solver_max_tokens: int | None = None
+    aux_max_tokens: int | None = None
+    select_max_tokens: int | None = None
+    solver_reasoning_effort: str | None = None
+    aux_reasoning_effort: str | None = None
+    select_reasoning_effort: str | None = None
     concurrency: int = 8
     cache: bool = True
     timeout_s: float = 300.0         # one HTTP attempt (cut to what is left of the call's budget)
@@ -96,6 +116,11 @@ class LLMSettings:
             values[f"{role}_model"] = str(setting(f"{role}_model", flags[role], default, config=config))
             name = f"{role}_temperature"
             values[name] = as_temperature(setting(name, more.pop(name, None), None, config=config), name)
+            name = f"{role}_max_tokens"
+            value = setting(name, more.pop(name, None), None, config=config)
+            values[name] = None if value in (None, "") else as_number(value, name, int, 1)
+            name = f"{role}_reasoning_effort"
+            values[name] = as_effort(setting(name, more.pop(name, None), None, config=config), name)
         values["concurrency"] = as_number(setting("concurrency", concurrency, 8, config=config),
                                           "concurrency", int, 1)
         values["cache"] = as_bool(setting("cache", cache, True, config=config), "cache")
@@ -121,6 +146,13 @@ class LLMSettings:
         self.model(role)
         return getattr(self, f"{role}_temperature")
 
+    def call_defaults(self, role: str) -> dict[str, Any]:
+        """What a call for `role` is sent when it sets none of these: temperature, max_tokens,
+        reasoning_effort (the unset ones left out)."""
+        self.model(role)
+        values = {name: getattr(self, f"{role}_{name}") for name in CALL_DEFAULTS}
+        return {name: value for name, value in values.items() if value is not None}
+
     def to_dict(self) -> dict[str, Any]:
         """For run configs: everything but the API key (and any password in the base URL)."""
         data = asdict(self)
@@ -142,4 +174,4 @@ def url_for_record(url: str | None) -> str | None:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-__all__ = ["LLMSettings", "as_bool", "url_for_record"]
+__all__ = ["LLMSettings", "CALL_DEFAULTS", "as_bool", "as_effort", "url_for_record"]

@@ -106,6 +106,7 @@ class RunConfig:
     retries: int = 2
     max_tokens: int | None = None
     temperature: float | None = None
+    reasoning_effort: str | None = None   # the solver's (the other roles': LLMSettings.call_defaults)
     passes: int = 1
     continual: bool = False
     k: int = 10
@@ -119,6 +120,7 @@ class RunConfig:
     threads: int = 1                  # each a selection plus a sample and its retry chain
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
     reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
+    config_file: str | None = None    # the run configuration file its settings came from, if any
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
@@ -149,7 +151,8 @@ class RunConfig:
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
-                              temperature=self.temperature, sample_offset=self._stream(pass_index, thread) * self.attempts,
+                              temperature=self.temperature, reasoning_effort=self.reasoning_effort,
+                              sample_offset=self._stream(pass_index, thread) * self.attempts,
                               extra=self._seed_params())
 
     def _seed_params(self) -> dict[str, Any]:
@@ -237,6 +240,7 @@ class Runner:
             "task_ids": [t.id for t in self.tasks],
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
+            "call_defaults": {role: self.llm.settings.call_defaults(role) for role in ROLES},
             "base_url": self.llm.settings.base_url,
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),

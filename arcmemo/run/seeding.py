@@ -366,7 +366,7 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
         reporter.note(message)
 
     if options.check:
-        _verify_all(session, paths, lib, options, taskset, summary, problem)
+        verify_seeds(session, paths, lib, options, taskset, summary, problem)
         return summary
     memory = memory if memory is not None else session.memory()
     rundir = RunDir.create(session.settings.runs_dir)
@@ -381,7 +381,7 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
     with rundir.hold():
         reporter.started(rundir.run_id, rundir.path, kind=RUN_KIND)
         try:
-            verified = _verify_all(session, paths, lib, options, taskset, summary, problem, rundir)
+            verified = verify_seeds(session, paths, lib, options, taskset, summary, problem, rundir)
             _ingest(session, memory, llm, model, verified, formats, options, taskset, summary, problem, rundir,
                     config)
         finally:
@@ -390,8 +390,9 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
     return summary
 
 
-def _verify_all(session, paths, lib, options, taskset, summary, problem, rundir=None) -> list[_Verified]:
-    """Step 1: every seed run against all pairs of its task in the sandbox."""
+def verify_seeds(session, paths, lib, options, taskset, summary, problem, rundir=None) -> list[_Verified]:
+    """Step 1: every seed run against all pairs of its task in the sandbox (the cheatsheet build
+    verifies the same way: run/curating.py)."""
     reporter = session.reporter
     if summary.not_task_ids:
         reporter.note(f"skipped {len(summary.not_task_ids)} .py file(s) whose name is not an ARC task id: "

@@ -24,6 +24,7 @@ from typing import Any
 
 from arcmemo.core.settings import Settings
 from arcmemo.llm import LLM, LLMSettings
+from arcmemo.memory.errors import StoreError
 from arcmemo.memory.store import Memory
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.progress import Reporter
@@ -77,6 +78,28 @@ def check_models(llm: LLM, roles: set[str]) -> None:
             raise local.LocalModelError(f"model {name!r} cannot start: {problem}")
 
 
+def check_cheatsheet(memory: Memory, config: RunConfig) -> None:
+    """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
+    grows one from the run's own solves) a memory with no sheet would make it the no-memory
+    baseline in disguise, so it is refused before a run directory exists."""
+    from arcmemo.selection.cheatsheet import current_sheet
+
+    if config.selection == "cheatsheet" and not config.continual and current_sheet(memory) is None:
+        raise RunDirError(f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one "
+                          "with `arcmemo cheatsheet build seeds/` (or add --continual to grow one from this "
+                          "run's solves)")
+
+
+def check_call_params(llm: LLM, config: RunConfig, roles: set[str]) -> None:
+    """UnsupportedParameter now, before a run directory exists, if a model the run calls does not
+    take a parameter it would be sent (reasoning_effort to a model that is not a reasoning model):
+    the solver's from the run config, each role's own defaults (LLMSettings.call_defaults)."""
+    solver = {"max_tokens": config.max_tokens, "temperature": config.temperature,
+              "reasoning_effort": config.reasoning_effort}
+    for role in sorted(roles):
+        llm.check_params(role, **(solver if role == "solver" else {}))
+
+
 def start_models(llm: LLM, roles: set[str], reporter: Reporter) -> None:
     """Start the embedded model(s) the run needs now, saying so (its one-time assembly as bytes)."""
     from arcmemo.llm import local
@@ -98,10 +121,25 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
     recorded = recorded or {}
     for role, model in (recorded.get("models_requested") or {}).items():
         flags[f"{role}_model"] = flags.get(f"{role}_model") or model
+    for role, params in (recorded.get("call_defaults") or {}).items():
+        for name, value in params.items():
+            if flags.get(f"{role}_{name}") is None:
+                flags[f"{role}_{name}"] = value
     settings = LLMSettings.resolve(**flags)
     if settings.base_url is None and recorded.get("base_url"):
         settings = LLMSettings.resolve(**{**flags, "base_url": recorded["base_url"]})
     return settings
+
+
+def check_memory_exists(url: str, config: RunConfig) -> None:
+    """A solve that reads memory without writing it needs one that exists: a mistyped --db (or a
+    config file's relative path run from another directory) would otherwise read an empty memory
+    made on the spot. --continual may start from nothing; --selection none reads nothing."""
+    if config.continual or config.selection == "none" or "://" in url or url == ":memory:":
+        return
+    if not Path(url).expanduser().exists():
+        raise StoreError(f"no memory database at {url}: a solve without --continual only reads memory (build one "
+                         "with `arcmemo seed seeds/` or `arcmemo concepts import FILE --db PATH`, or pass --db)")
 
 
 def shared_sandbox(settings: Settings | None = None):
@@ -189,11 +227,14 @@ class RunSession:
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
         sandbox = self.sandbox
+        check_memory_exists(self.settings.db, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
+        check_call_params(llm, config, roles_used(config))
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
+        check_cheatsheet(memory, config)
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
@@ -212,6 +253,7 @@ class RunSession:
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         check_models(runner.llm, roles_used(runner.config))
+        check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
         return runner
 

@@ -59,8 +59,10 @@ def _parser(max_words: int):
 
 
 def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
-                      max_words: int = 1500, model_params: dict | None = None) -> CheatsheetUpdate:
-    """Ask the curator (role aux, step cheatsheet) to rewrite the sheet after a solved task.
+                      max_words: int = 1500, model_params: dict | None = None,
+                      source: str = "self") -> CheatsheetUpdate:
+    """Ask the curator (role aux, step cheatsheet) to rewrite the sheet after a solved task
+    (`source` "self": a run's own solve; "human": a seed solution, `arcmemo cheatsheet build`).
 
     Never raises for model problems: a failed rewrite leaves the sheet as it was and is
     recorded as a WriteFailure (step "cheatsheet").
@@ -87,5 +89,5 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
     # keeps run_id, task_id and model; op says what happened ("add" first, then "edit").
     memory.merge({"format": "sheet", "name": SHEET_NAME, "description": text, "used_in": [task.id]},
                  actor=ACTOR, reason=f"curator rewrite after task {task.id}", run_id=run_id,
-                 task_id=task.id, source="self", model=model, op="add" if sheet is None else "edit")
+                 task_id=task.id, source=source, model=model, op="add" if sheet is None else "edit")
     return CheatsheetUpdate(True, None, usage)

@@ -1,8 +1,11 @@
 """OE selection: caption the puzzle (aux model), then pick the top-k lessons (select model).
 
 The caption turns grids into words that can meet a lesson's `situation`; it keeps what
-can be checked in the grids apart from guesses about the rule. The select model sees
-only the caption and the numbered lessons, and answers with lesson numbers.
+can be checked in the grids apart from guesses about the rule. As in the paper, a model
+that reads images (`vision: true` in models.yaml) captions rendered pictures of the
+puzzle; any other model reads the grids as text. The select model sees only the caption
+and the numbered lessons, and answers with lesson numbers; the solver gets the caption
+with the chosen lessons.
 """
 
 from __future__ import annotations
@@ -32,9 +35,29 @@ def parse_caption(text: str) -> str:
     return f"Observations:\n{observations}\n\nPossible rules (speculation):\n{speculation}"
 
 
+def caption_messages(task, vision: bool) -> list[dict]:
+    """The caption prompt: for a model that reads images (the paper's way), one rendered PNG per
+    train pair (input beside output) and per test input, each after a line naming it; for
+    any other model the grids as text."""
+    if not vision:
+        return [{"role": "user", "content": render_prompt(
+            "caption", grid_format=render_prompt("caption_grids").strip(), puzzle=format_task(task))}]
+    from arcmemo.pictures import image_part, task_images
+
+    labels = [f"Example {i} (input left, output right):" for i in range(1, len(task.train) + 1)]
+    labels += [f"Test input {j}:" for j in range(1, len(task.test_inputs) + 1)]
+    text = render_prompt("caption", grid_format=render_prompt("caption_pictures").strip(),
+                         puzzle=f"{len(labels)} pictures follow.")
+    parts = [{"type": "text", "text": text}]
+    for label, png in zip(labels, task_images(task), strict=True):
+        parts += [{"type": "text", "text": label}, image_part(png)]
+    return [{"role": "user", "content": parts}]
+
+
 def caption_task(task, llm, settings: SelectionSettings) -> Outcome:
-    """The structured caption (role aux, step caption); Outcome.value is the caption text."""
-    messages = [{"role": "user", "content": render_prompt("caption", puzzle=format_task(task))}]
+    """The structured caption (role aux, step caption); Outcome.value is the caption text.
+    Pictures go to an aux model with `vision: true` in models.yaml, text to any other."""
+    messages = caption_messages(task, vision=llm.traits("aux").vision is True)
     return ask(llm, messages, role="aux", step="caption", parse=parse_caption, task_id=task.id,
                params=settings.caption_params, sample=settings.pass_index)
 
@@ -60,9 +83,16 @@ def parse_numbers(text: str) -> list[int]:
     return numbers
 
 
-def render_hint(lessons: Sequence) -> str:
-    """The solver's hint for chosen lessons: exactly render_oe of them, most relevant first."""
-    return render_oe(list(lessons)) if lessons else ""
+def render_hint(lessons: Sequence, caption: str | None = None) -> str:
+    """The solver's hint, as in the paper: the puzzle's caption, then the chosen lessons
+    (render_oe, most relevant first). No lessons: no hint."""
+    if not lessons:
+        return ""
+    lessons_text = render_oe(list(lessons))
+    if not caption:
+        return lessons_text
+    return (f"A description of this puzzle (its speculation is a guess, not a fact):\n{caption}\n\n"
+            f"Lessons from earlier puzzles that may apply:\n{lessons_text}")
 
 
 def _messages(caption: str, lessons_text: str, top_k: int) -> list[dict]:
@@ -130,6 +160,6 @@ def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
     unmatched = [f"#{n}" for n in dict.fromkeys(outcome.value) if not 1 <= n <= len(shown)][:MAX_NAMES]
     stats = {**stats, "answered": len(outcome.value), "dropped_over_k": max(0, len(chosen) - settings.top_k)}
     chosen = chosen[: settings.top_k]
-    return Selection(mode="oe", concept_ids=[c.id for c in chosen], hint=render_hint(chosen),
+    return Selection(mode="oe", concept_ids=[c.id for c in chosen], hint=render_hint(chosen, caption),
                      reasoning=caption, caption=caption, unmatched=unmatched,
                      usage=sum_usage(completions), stats=stats)

@@ -41,6 +41,7 @@ class SolverSettings:
     retries: int = 2
     max_tokens: int | None = None
     temperature: float | None = None
+    reasoning_effort: str | None = None     # for reasoning models (low, medium, high)
     extra: dict[str, Any] = field(default_factory=dict)
     # Index of the first sample. Later passes over a task start past the earlier passes'
     # samples, so the model is asked afresh instead of the call cache replaying old answers.
@@ -50,12 +51,12 @@ class SolverSettings:
     LLM_PARAMS = ("reasoning_effort", "max_completion_tokens", "seed", "temperature", "max_tokens")
 
     def llm_params(self) -> dict[str, Any]:
-        """The model-call parameters these settings ask for (max_tokens, temperature, extras)."""
+        """The model-call parameters these settings ask for (max_tokens, temperature,
+        reasoning_effort, extras); the client puts them in the form the model takes."""
         params = {k: v for k, v in (self.extra or {}).items() if k in self.LLM_PARAMS and v is not None}
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
+        for name in ("max_tokens", "temperature", "reasoning_effort"):
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
         return params
 
 

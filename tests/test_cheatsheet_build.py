@@ -1,0 +1,111 @@
+"""The paper's cheatsheet baseline: `arcmemo cheatsheet build DIR` verifies the seeds and has the
+curator rewrite one sheet after each (cumulative), every rewrite a revision of the memory's
+`cheatsheet` item; `solve --selection cheatsheet` then shows it frozen (unless --continual)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from runner_support import empty_memory, script_run
+
+from arcmemo.cli import cli
+from arcmemo.memory.store import Memory
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+BUILD_SEEDS = ["0d3d703e", "1e0a9b12", "25d8a9c8"]     # 0d3d703e has a hand annotation
+
+
+@pytest.fixture
+def seeds_dir(tmp_path):
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    for task_id in BUILD_SEEDS:
+        for path in SEEDS.glob(f"{task_id}.*"):
+            shutil.copy(path, folder / path.name)
+    shutil.copy(SEEDS / "memory_helpers.py", folder)       # the helpers the annotated seeds import
+    return folder
+
+
+def curator(messages) -> str:
+    """A curator that keeps every tip it was shown and adds one for the puzzle at hand."""
+    prompt = messages[-1]["content"]
+    old = re.findall(r"^- tip .*$", prompt, flags=re.M)
+    task = re.search(r"Task (\w{8}) is solved by this program", prompt).group(1)
+    return "<cheatsheet>\n" + "\n".join(old + [f"- tip from {task}"]) + "\n</cheatsheet>"
+
+
+def build(tmp_path, seeds_dir, *args):
+    return CliRunner().invoke(cli, ["cheatsheet", "build", str(seeds_dir), "--aux-model", "fake", "-q",
+                                    "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "runs"), *args])
+
+
+def test_build_curates_one_sheet_cumulatively_from_the_verified_seeds(tmp_path, seeds_dir, fake_model):
+    fake_model.on("cheatsheet", curator)
+    result = build(tmp_path, seeds_dir)
+    assert result.exit_code == 0, result.output
+    calls = fake_model.calls_for("cheatsheet")
+    assert len(calls) == 3 and all(c.role == "aux" for c in calls)
+    assert "def transform" in calls[0].prompt                             # the seed's program
+    assert "The helper functions it imports from memory_helpers:" in calls[0].prompt
+    assert "- tip from 0d3d703e" in calls[1].prompt                       # the sheet so far, cumulative
+    with Memory(str(tmp_path / "memory.db")) as memory:
+        sheet = memory.get("cheatsheet", format="sheet")
+        assert sheet.description.splitlines() == [f"- tip from {t}" for t in BUILD_SEEDS]
+        revisions = memory.history("cheatsheet", format="sheet")
+    (run,) = (tmp_path / "runs").iterdir()
+    assert [(r.op, r.task_id, r.run_id) for r in revisions] == [("add", "0d3d703e", run.name),
+                                                               ("edit", "1e0a9b12", run.name),
+                                                               ("edit", "25d8a9c8", run.name)]
+    assert revisions[-1].snapshot["source"] == "human" and revisions[-1].model == "fake"
+    assert json.loads((run / "config.json").read_text())["kind"] == "cheatsheet"
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    assert [e["task_id"] for e in events if e["type"] == "curate"] == BUILD_SEEDS
+    summary = json.loads((run / "summary.json").read_text())
+    assert (summary["verified"], summary["rewritten"], summary["sheet_words"]) == (3, 3, 12)
+
+
+def test_a_second_build_refuses_unless_again_and_a_bad_seed_is_skipped(tmp_path, seeds_dir, fake_model):
+    fake_model.on("cheatsheet", curator)
+    assert build(tmp_path, seeds_dir).exit_code == 0
+    again = build(tmp_path, seeds_dir)
+    assert again.exit_code == 1 and "already holds a cheatsheet (12 words)" in again.output
+    assert len(list((tmp_path / "runs").iterdir())) == 1                 # refused before a run directory
+    (seeds_dir / "1e0a9b12.py").write_text("def transform(grid):\n    return grid\n")
+    more = build(tmp_path, seeds_dir, "--again")
+    assert more.exit_code == 1 and "1e0a9b12.py: train[0] wrong output" in more.output
+    with Memory(str(tmp_path / "memory.db")) as memory:
+        assert memory.get("cheatsheet", format="sheet").description.count("- tip from 0d3d703e") == 2
+
+
+def test_solve_shows_the_built_sheet_frozen(tmp_path, seeds_dir, fake_model):
+    fake_model.on("cheatsheet", curator)
+    assert build(tmp_path, seeds_dir).exit_code == 0
+    script_run(fake_model)
+    db = str(tmp_path / "memory.db")
+    with Memory(db) as memory:
+        revision = memory.revision()
+    result = CliRunner().invoke(cli, ["solve", "--tasks", "3428a4f5", "--selection", "cheatsheet", "--retries", "0",
+                                      "-q", "--solver-model", "fake", "--db", db,
+                                      "--run-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    (solve_call,) = fake_model.calls_for("solve")
+    assert "- tip from 25d8a9c8" in solve_call.prompt
+    assert len(fake_model.calls_for("cheatsheet")) == 3                  # no rewrite during the solve
+    with Memory(db) as memory:
+        assert memory.revision() == revision
+
+
+def test_solve_refuses_a_frozen_cheatsheet_that_was_never_built(tmp_path, fake_model):
+    runs = tmp_path / "runs"
+    args = ["solve", "--tasks", "3428a4f5", "--selection", "cheatsheet", "--solver-model", "fake",
+            "--db", empty_memory(tmp_path / "memory.db"), "--run-dir", str(runs)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert "holds no cheatsheet for --selection cheatsheet to show; build one with `arcmemo cheatsheet build" \
+        in result.output
+    assert not runs.exists()

@@ -1,0 +1,160 @@
+"""Run configuration files (`arcmemo solve --config FILE`): the shipped paper settings load
+as solve's options, flags win over a file, and a bad file fails before anything runs,
+naming the file, the line and the key."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+from llm_stub import StubServer
+from runner_support import TASK_IDS
+
+from arcmemo.cli import cli
+from arcmemo.cli.runconfig import shipped_configs
+from arcmemo.cli.solve import solve
+
+PAPER_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
+
+
+def options(*args) -> dict:
+    """solve's parameters as the command line and any --config make them (nothing is run)."""
+    with solve.make_context("solve", list(args)) as ctx:
+        return ctx.params
+
+
+def test_the_paper_settings_ship_and_load():
+    assert set(shipped_configs()) == PAPER_SETTINGS
+    for name in PAPER_SETTINGS:
+        params = options("--config", name)
+        assert params["split"] == "val100" and params["retries"] == 2 and params["threads"] == 3
+        assert (params["solver_model"], params["reasoning_effort"], params["max_tokens"]) == ("o4-mini", "medium",
+                                                                                              32000)
+    assert options("--config", "baseline")["selection"] == "none"
+    assert options("--config", "cheatsheet")["selection"] == "cheatsheet"
+    ps = options("--config", "arcmemo-ps")
+    assert (ps["selection"], ps["select_model"], ps["select_reasoning_effort"]) == ("ps", "o4-mini", "medium")
+    oe = options("--config", "arcmemo-oe")
+    assert (oe["selection"], oe["aux_model"], oe["aux_temperature"], oe["continual"]) == ("oe", "gpt-4.1", 0.3,
+                                                                                          False)
+    continual = options("--config", "arcmemo-oe-continual")
+    assert (continual["selection"], continual["continual"], continual["k"]) == ("oe", True, 10)
+
+
+def test_flags_win_over_the_file():
+    params = options("--config", "arcmemo-ps", "--selection", "none", "--retries", "0", "--solver-model", "gpt-4.1")
+    assert (params["selection"], params["retries"], params["solver_model"]) == ("none", 0, "gpt-4.1")
+    assert params["select_model"] == "o4-mini" and params["split"] == "val100"     # the rest from the file
+    params = options("--retries", "1", "--config", "baseline")                        # wherever the flag stands
+    assert params["retries"] == 1
+
+
+def test_any_solve_option_is_a_key(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("tasks: 0d3d703e,1e0a9b12\nexpand: true\ntoken-budget: 9000\nbudget_usd: 2.5\n")
+    params = options("--config", str(path))
+    assert (params["tasks"], params["expand"], params["token_budget"], params["budget_usd"]) == (
+        "0d3d703e,1e0a9b12", True, 9000, 2.5)
+    assert params["config_file"] == str(path)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("selection: ps\ntreads: 3\n", r":2: unknown key 'treads' \(keys are the options of `arcmemo solve`: "),
+    ("top_k: 2.5\n", ":1: key 'top_k': expected a whole number, got 2.5"),
+    ("retries: '2'\n", ":1: key 'retries': expected a whole number, got '2'"),
+    ("split: val100\ncontinual: 'yes'\n", ":2: key 'continual': expected true or false, got 'yes'"),
+    ("top_k: 0\n", ":1: key 'top_k': --top-k must be at least 1, got 0"),
+    ("threads: 0\n", ":1: key 'threads': --threads must be at least 1, got 0"),
+    ("\n\nbudget_usd: -1\n", ":3: key 'budget_usd': --budget-usd must be above 0"),
+    ("token_budget: -5\n", ":1: key 'token_budget': --token-budget must be at least 500 \\(tokens\\), got -5"),
+    ("selection: fancy\n", ":1: key 'selection': 'fancy' is not one of"),
+    ("reasoning_effort: [low]\n", ":1: key 'reasoning_effort': expected a single value"),
+    ("resume: RUN\n", ":1: unknown key 'resume'"),
+    ("- selection\n", ":1: expected a mapping of option names to values"),
+    ("selection: [ps\n", r":2: invalid YAML"),
+])
+def test_a_bad_file_fails_before_anything_runs_naming_file_line_and_key(tmp_path, text, says):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    db, runs = tmp_path / "memory.db", tmp_path / "runs"
+    result = CliRunner().invoke(cli, ["solve", "--config", str(path), "--db", str(db), "--run-dir", str(runs)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert re.search(f"{path}{says}", " ".join(result.output.split())), result.output
+    assert not db.exists() and not runs.exists()
+
+
+def test_an_unknown_config_name_lists_the_shipped_ones(tmp_path):
+    result = CliRunner().invoke(cli, ["solve", "--config", "arcmemo-xx"])
+    assert result.exit_code == 2
+    assert "arcmemo-xx: no such file, nor a shipped configuration (arcmemo-oe-continual, arcmemo-oe, " in result.output
+
+
+def test_resume_takes_no_config():
+    result = CliRunner().invoke(cli, ["solve", "--resume", "RUN", "--config", "baseline"])
+    assert result.exit_code == 2 and "leave out --config" in result.output
+
+
+def test_a_run_from_a_config_file_sends_its_parameters_and_records_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    path = tmp_path / "paper.yaml"
+    path.write_text(f"tasks: {TASK_IDS[0]}\nselection: none\nretries: 0\nsolver_model: o4-mini\n"
+                    "reasoning_effort: medium\nmax_tokens: 32000\n")
+    with StubServer() as stub:
+        result = CliRunner().invoke(cli, ["solve", "--config", str(path), "-q", "--base-url", stub.base_url,
+                                          "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "runs")])
+        assert result.exit_code == 0, result.output
+        (sent,) = stub.requests
+    assert (sent["model"], sent["reasoning_effort"], sent["max_completion_tokens"]) == ("o4-mini", "medium", 32000)
+    (run,) = (tmp_path / "runs").iterdir()
+    settings = json.loads((run / "config.json").read_text())["settings"]
+    assert settings["config_file"] == str(path) and settings["retries"] == 0
+
+
+def test_a_task_file_flag_wins_over_the_files_split(tmp_path):
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    params = options("--config", "baseline", "--tasks-from", str(folder))
+    assert params["split"] == "val100"                     # as the file says; solve drops it for --tasks-from
+    result = CliRunner().invoke(cli, ["solve", "--config", "baseline", "--tasks-from", str(folder),
+                                      "--run-dir", str(tmp_path / "runs"), "--db", str(tmp_path / "m.db")])
+    assert "leave out --split" not in result.output
+    assert f"{folder}" in result.output and not (tmp_path / "runs").exists()   # the empty folder is the problem
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_SETTINGS))
+def test_each_paper_setting_runs_a_puzzle_with_the_papers_parameters(tmp_path, monkeypatch, name):
+    """The shipped file as it is (only the memory, endpoint and puzzle overridden) passes solve's
+    start-up checks and sends each role's parameters in its model's form."""
+    from arcmemo.memory.store import Memory
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db = tmp_path / "paper.db"
+    with Memory(str(db)) as memory:
+        memory.merge({"format": "ps", "name": "recolour", "kind": "routine", "description": "map colours"},
+                     source="import", actor="test")
+        memory.add({"format": "oe", "situation": "Colours change.", "suggestion": "Find the colour table."},
+                   source="import", actor="test")
+        memory.merge({"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table"},
+                     source="human", actor="test")
+    with StubServer() as stub:
+        result = CliRunner().invoke(cli, ["solve", "--config", name, "--tasks", "97239e3d", "--retries", "0",
+                                          "-k", "1", "-q", "--base-url", stub.base_url, "--db", str(db),
+                                          "--run-dir", str(tmp_path / "runs")])
+        assert result.exit_code == 0, result.output
+        requests = list(stub.requests)
+    solver = [r for r in requests if r["model"] == "o4-mini" and "transform" in json.dumps(r["messages"])]
+    assert solver and all((r["reasoning_effort"], r["max_completion_tokens"]) == ("medium", 32000)
+                          and "max_tokens" not in r for r in solver)
+    gpt = [r for r in requests if r["model"] == "gpt-4.1"]
+    assert all((r["temperature"], r["max_tokens"]) == (0.3, 1000) and "reasoning_effort" not in r for r in gpt)
+    if name.startswith("arcmemo-oe"):
+        caption = gpt[0]["messages"][0]["content"]
+        assert sum(part["type"] == "image_url" for part in caption) == 4          # 3 train pairs, 1 test input
+    if name == "arcmemo-ps":
+        (select,) = [r for r in requests if r["model"] == "o4-mini" and r not in solver][:1]
+        assert select["reasoning_effort"] == "medium" and "recolour" in select["messages"][0]["content"]
+    if name in ("baseline", "cheatsheet"):
+        assert gpt == [] and len(requests) == 3                                 # one answer per thread
