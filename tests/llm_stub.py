@@ -1,7 +1,7 @@
 """A stub OpenAI-compatible HTTP server on 127.0.0.1 for the LLM tests and benchmark.
 
 Responses are scripted FIFO (`server.script(...)`); when the script is empty the server
-answers with `default` (a chat completion whose text echoes the last message). Every
+answers with `answer(body)` if given, else a chat completion whose text echoes the last message. Every
 request body is recorded in `server.requests`. An action can delay (a hang, when longer
 than the client waits) or drop the connection without an answer.
 """
@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -34,8 +35,9 @@ def completion_body(text: str, *, prompt_tokens: int = 10, completion_tokens: in
 
 
 class StubServer:
-    def __init__(self, delay_s: float = 0.0):
+    def __init__(self, delay_s: float = 0.0, answer: Callable[[dict[str, Any]], str] | None = None):
         self.delay_s = delay_s
+        self.answer = answer      # the default answer's text from the request body (None: an echo)
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
         self._script: deque = deque()
@@ -76,7 +78,9 @@ class StubServer:
                         payload = action["raw"].encode()
                     else:
                         data = action.get("body")
-                        if data is None:
+                        if data is None and stub.answer is not None:
+                            data = completion_body(stub.answer(body), n=int(body.get("n") or 1))
+                        elif data is None:
                             last = body.get("messages", [{}])[-1].get("content", "")
                             data = completion_body(f"echo: {last}", n=int(body.get("n") or 1))
                         payload = json.dumps(data).encode()

@@ -93,3 +93,18 @@ def script_run(fake, *, task_ids=TASK_IDS, unsolved=(), delay_s: float = 0.0, ma
     fake.on("ps_abstract", lambda messages: PS_CONCEPT)
     fake.on("ps_helpers", lambda messages: "NONE")
     return fake
+
+
+def register_scripted_fake() -> None:
+    """A Ray worker's setup hook (tests/test_ray.py): the scripted fake model registered in the worker
+    process, as the fixtures register it in the test's; RAY_FAKE_UNSOLVED (comma-separated task ids)
+    and FAKE_DELAY (seconds per solve answer) shape the script."""
+    import os
+
+    from arcmemo.llm.backend import register_model
+    from arcmemo.llm.fake import FakeModel
+
+    fake = FakeModel("fake")
+    register_model("fake", fake)
+    unsolved = {t for t in os.environ.get("RAY_FAKE_UNSOLVED", "").split(",") if t}
+    script_run(fake, unsolved=unsolved, delay_s=float(os.environ.get("FAKE_DELAY", "0")))

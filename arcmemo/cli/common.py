@@ -32,6 +32,8 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.core.settings", "ConfigError"),
     ("arcmemo.core.tasks", "TaskError"),
     ("arcmemo.run.rundir", "RunDirError"),
+    ("arcmemo.run.ray_executor", "RayUnavailable"),
+    ("arcmemo.run.sweep", "SweepError"),
     ("arcmemo.abstraction.seedfile", "SeedError"),
     ("arcmemo.abstraction.annotations", "AnnotationError"),
     ("arcmemo.abstraction.seedhelpers", "HelperLibraryError"),   # a seed directory's helper library

@@ -129,6 +129,15 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--max-helpers", type=AtLeast(0), default=None,
               help="At most N helpers per task (default 3 for a small-context model such as the embedded "
                    "one, else 8).")
+@click.option("--tasks-in-flight", type=AtLeast(1), default=None,
+              help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
+                   "--continual block every task reads the memory as the block found it, so results do not "
+                   "depend on it.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where tasks are solved: this process, or Ray workers (pip install 'arcmemo[ray]').")
+@click.option("--ray-address", default=None, metavar="ADDRESS",
+              help="With --executor ray: a cluster to join (auto, or ray://HOST:10001; its memory must be "
+                   "PostgreSQL). Default: start a local Ray instance.")
 @run_dir_option
 @click.option("--resume", default=None, metavar="RUN",
               help="Continue a stopped run (id or path) with its recorded settings; a new --base-url or "
@@ -142,7 +151,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
           top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
-          max_helpers, run_dir, resume, quiet, require_isolation, db, **models) -> None:
+          max_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
+          **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
@@ -160,10 +170,13 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     from arcmemo.core.settings import Settings
     from arcmemo.run.progress import make_reporter
     from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import open_session, resolve_models
+    from arcmemo.run.session import Scale, open_session, resolve_models
 
     # Everything is checked before the session opens: a bad flag or setting fails before any
     # memory, run directory or model exists.
+    if ray_address and executor != "ray":
+        raise click.UsageError("--ray-address needs --executor ray")
+    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     settings = Settings.load(db=db, runs_dir=run_dir)
     flags = model_flags(models)
     config = models_settings = None
@@ -185,7 +198,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
-        runner = session.resume_solve(resume, flags) if resume else session.new_solve(config, models_settings)
+        runner = (session.resume_solve(resume, flags, scale) if resume else
+                  session.new_solve(config, models_settings, scale))
         summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.report import summary_table
 

@@ -13,6 +13,7 @@ the memory exactly as it was after revision N.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -135,6 +136,16 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def copy_to(self, path: str | Path) -> None:
+        """A consistent copy of this SQLite memory as a new file at `path` (SQLite's online backup,
+        the WAL folded in); StoreError for a memory that is not a SQLite file."""
+        if self.engine.dialect.name != "sqlite" or self.engine.url.database in (None, "", ":memory:"):
+            raise StoreError(f"only a SQLite memory file can be copied, not {_label(self.url)}")
+        with self.engine.connect() as conn:
+            source = conn.connection.driver_connection
+            with contextlib.closing(sqlite3.connect(str(path))) as target:
+                source.backup(target)
 
     def __enter__(self) -> Memory:
         return self

@@ -12,6 +12,8 @@ Three reporters share one interface:
   own bar;
 - `PlainReporter`: the same as plain lines, for logs and pipes (no cursor movement).
 
+Several items may be in flight at once (a run's tasks, `--tasks-in-flight`): each says
+which item a step is about, and a sequential caller (seeding) may leave it out.
 Everything goes to stderr, so stdout keeps only a command's result (summary, --json).
 Calls may come from any thread (a solver's model calls run on the client's event loop).
 """
@@ -46,30 +48,30 @@ class Reporter:
         """A sequence of `total` items starts (tasks of a pass, seed files)."""
 
     def item(self, name: str) -> None:
-        """Work on the next item starts."""
+        """Work on an item starts (several may be in flight at once: a run's tasks)."""
 
-    def step(self, text: str) -> None:
-        """What is being done for the current item now."""
+    def step(self, text: str, item: str | None = None) -> None:
+        """What is being done for `item` now (None: the item started last)."""
 
-    def item_done(self, line: str | None) -> None:
-        """The current item is finished (`line` says how; None: it was done before, no line)."""
+    def item_done(self, line: str | None, item: str | None = None, elapsed: float | None = None) -> None:
+        """`item` (None: the item started last) is finished; `line` says how (None: it was done
+        before, no line); `elapsed` is its time at work when it finished earlier than now."""
 
     def totals(self, text: str) -> None:
-        """The running totals shown beside the current item (score, tokens, cost)."""
+        """The running totals shown beside the items (score, tokens, cost)."""
 
     def close(self) -> None:
         """Stop any live display."""
 
 
 class PlainReporter(Reporter):
-    """Plain lines on stderr."""
+    """Plain lines on stderr; each line about an item names it and its place in the sequence."""
 
     def __init__(self, stream=None):
         self.stream = stream
         self.lock = threading.Lock()
         self.total, self.count, self.label = 0, 0, ""
-        self.current: str | None = None
-        self.since = 0.0
+        self.items: dict[str, tuple[int, float]] = {}     # in flight: name -> (its number, start time)
         self.summary = ""
         self.shown: dict[str, int] = {}
 
@@ -77,9 +79,12 @@ class PlainReporter(Reporter):
         with self.lock:
             print(text, file=self.stream or sys.stderr, flush=True)
 
-    def _where(self) -> str:
+    def _where(self, name: str | None, number: int | None = None) -> str:
         label = f"{self.label} " if self.label else ""
-        return f"[{label}{self.count}/{self.total}]" + (f" {self.current}" if self.current else "")
+        return f"[{label}{number or self.count}/{self.total}]" + (f" {name}" if name else "")
+
+    def _current(self, item: str | None) -> str | None:
+        return item if item is not None else next(reversed(self.items), None)
 
     def started(self, run_id, path, *, kind, resumed=False):
         self._print(f"{'resuming' if resumed else 'started'} {kind} run {run_id} in {path}")
@@ -95,24 +100,46 @@ class PlainReporter(Reporter):
 
     def begin(self, total, label):
         self.total, self.count, self.label = total, 0, label
+        self.items.clear()
 
     def item(self, name):
-        self.count += 1
-        self.current, self.since = name, time.monotonic()
-
-    def step(self, text):
-        self._print(f"{self._where()}: {text}")
-
-    def item_done(self, line):
-        if self.current is None:
+        with self.lock:
             self.count += 1
-        elif line:
-            self._print(f"{self._where()} {line} ({clock(time.monotonic() - self.since)})"
-                        + (f" | {self.summary}" if self.summary else ""))
-        self.current = None
+            self.items[name] = (self.count, time.monotonic())
+
+    def step(self, text, item=None):
+        name = self._current(item)
+        number, _ = self.items.get(name, (None, 0.0))
+        self._print(f"{self._where(name, number)}: {text}")
+
+    def item_done(self, line, item=None, elapsed=None):
+        name = self._current(item)
+        with self.lock:
+            started = self.items.pop(name, None) if name is not None else None
+            if started is None:                      # done before: it only counts
+                self.count += 1
+                return
+        number, since = started
+        if line:
+            took = clock(time.monotonic() - since if elapsed is None else elapsed)
+            self._print(f"{self._where(name, number)} {line} ({took})" + (f" | {self.summary}" if self.summary else ""))
 
     def totals(self, text):
         self.summary = text
+
+
+class TaskProgress(Reporter):
+    """What one task of several in flight reports through: its steps are its own item's; notes
+    and everything else go to the run's reporter as they are."""
+
+    def __init__(self, reporter: Reporter, task_id: str):
+        self.reporter, self.task_id = reporter, task_id
+
+    def step(self, text, item=None):
+        self.reporter.step(text, item=item or self.task_id)
+
+    def note(self, text):
+        self.reporter.note(text)
 
 
 def make_reporter(*, quiet: bool = False) -> Reporter:
@@ -133,4 +160,4 @@ class QuietReporter(Reporter):
         print(text, file=sys.stderr, flush=True)
 
 
-__all__ = ["Reporter", "PlainReporter", "QuietReporter", "make_reporter", "clock"]
+__all__ = ["Reporter", "PlainReporter", "QuietReporter", "TaskProgress", "make_reporter", "clock"]

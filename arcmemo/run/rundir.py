@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arcmemo.core.text import utf8_safe
+from arcmemo.run.taskrecords import TaskRecords
 
 try:
     import fcntl
@@ -100,6 +101,17 @@ class RunDir:
 
     def append_selection(self, record: dict[str, Any]) -> None:
         _append_line(self.path / "selections.jsonl", {"time": round(time.time(), 3), **record})
+
+    def commit(self, records: TaskRecords) -> None:
+        """Write what one task recorded on its own (taskrecords.py): its selection records (by
+        thread: a task's threads run at once and record as they finish), then its submission
+        files, then its events (the event log is what `--resume` trusts, so it is written last)."""
+        for record in sorted(records.selections, key=lambda r: r.get("thread") or 0):
+            _append_line(self.path / "selections.jsonl", record)
+        for name, text in records.finish().files.items():
+            _atomic_write(self.submissions / name, text, newline=False)
+        for event in records.events:
+            _append_line(self.path / "events.jsonl", event)
 
     def selections(self) -> list[dict[str, Any]]:
         """The selection records, the latest per (pass, task, thread, retry) (a task re-solved
@@ -217,9 +229,9 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
                 continue  # a torn final line from a kill mid-append
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _atomic_write(path: Path, text: str, *, newline: bool = True) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.write_text(text + "\n" if newline else text, encoding="utf-8")
     os.replace(tmp, path)
 
 

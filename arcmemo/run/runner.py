@@ -1,12 +1,17 @@
 """The solve loop (the ArcMemo paper's Algorithm 1): read memory, solve, score, write back.
 
     for each pass p:                       # pass 1: every task; pass p>1: tasks no attempt solved on train
-        for i, task in enumerate(tasks):
-            hint   = select(task, memory)  # MEMREAD
-            result = solver.solve(task, hint)
-            score the predictions          # the only place test outputs are read
-            if continual and (i + 1) % k == 0:
-                for r in the block: if r passed every TRAIN pair: MEMWRITE(memory, r)
+        for each block of k tasks:         # without --continual: one block of all the tasks
+            for task in the block:         # up to --tasks-in-flight of them at once (executors.py)
+                hint   = select(task, memory)  # MEMREAD: the memory as it was at the block's start
+                result = solver.solve(task, hint)
+                score the predictions      # the only place test outputs are read
+            for r in the block, in task order: if r passed every TRAIN pair: MEMWRITE(memory, r)
+
+Tasks in flight write nothing themselves: each records into its own `TaskRecords`, and
+the loop (the driver) commits them to the run directory in task order. So a run's result
+(submissions, scores, memory written, revision order) is the same for any number of tasks
+in flight, here or on Ray.
 
 Decisions that change memory or control the loop use train pairs only; test outputs are
 read by scoring and reported, never fed back. Every finished task, every selection and
@@ -22,13 +27,14 @@ written by `--continual` runs: a read-only run leaves the memory file as it was.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import random
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Collection
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,13 +47,15 @@ from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import COUNTERS
 from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
-from arcmemo.run.progress import Reporter
+from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
+from arcmemo.run.taskrecords import TaskRecords, TaskResult
 from arcmemo.run.threads import (
     ThreadRun,
     best_thread,
@@ -63,6 +71,8 @@ from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, SolveContext, SolveResult, SolverSettings, Trace
 
 ORDERS = ("as-given", "shuffled")
+PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
+PROBE_MAX_S = 0.5       # how long the first task runs alone at most, while no call of it failed
 LEVELS = ("full", "collapsed", "compressed", "prefiltered")     # selection levels, least degraded first
 DEGRADED = {"collapsed": "concepts used in one earlier puzzle listed by name alone",
             "compressed": "names, parameters and typing only",
@@ -203,7 +213,7 @@ class Runner:
 
     def __init__(self, *, config: RunConfig, tasks: list[Task], answers: dict, memory: Memory, llm: Any,
                  sandbox: Any, solver: Any, rundir: RunDir, settings: Settings | None = None,
-                 progress: Reporter | None = None):
+                 progress: Reporter | None = None, executor: Executor | None = None):
         self.config = config
         self.tasks = tasks
         self.answers = answers
@@ -211,6 +221,9 @@ class Runner:
         self.rundir = rundir
         self.settings = settings or Settings.load()
         self.progress = progress or Reporter()
+        self.executor = executor or InProcess(1)
+        self._answered = False           # has the endpoint answered yet (_slots_open)
+        self._probe_since: float | None = None
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
@@ -270,42 +283,28 @@ class Runner:
         latest: dict[str, TaskOutcome] = {}
         per_pass: list[dict[str, Any]] = []
         stopped = None
-        for p in range(1, self.config.passes + 1):
-            todo = self.tasks if p == 1 else [t for t in self.tasks if t.id in latest and not latest[t.id].passed_train]
-            if not todo:
-                break
-            self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
-            block: list[TaskOutcome] = []
-            for i, task in enumerate(todo):
-                outcome = done.get((p, task.id))
-                if outcome is None:
-                    if self._over_budget():
-                        stopped = "budget"
-                        self.rundir.append({"type": "budget_stop", "pass_index": p, "task_id": task.id})
+        try:
+            self.executor.prepare(self)
+            for p in range(1, self.config.passes + 1):
+                todo = self.tasks if p == 1 else [t for t in self.tasks
+                                                  if t.id in latest and not latest[t.id].passed_train]
+                if not todo:
+                    break
+                self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
+                # Algorithm 1's blocks: every task of a block reads the memory as it was at the
+                # block's start, so they may be in flight at once; writes follow the block.
+                k = self.config.k if self.config.continual else len(todo)
+                for start in range(0, len(todo), k):
+                    block, stopped = self._solve_block(todo[start:start + k], p, latest)
+                    if self.config.continual and block:
+                        self._write_back(block, p)
+                    if stopped:
                         break
-                    self.progress.item(task.id)
-                    outcome = self._solve(task, p)
-                    if outcome is None:                 # lost to the endpoint: --resume retries it
-                        self.progress.item_done(f"not attempted: {self.lost[(p, task.id)]['error']}")
-                        continue
-                    self.rundir.append(outcome.event())
-                    done[(p, task.id)] = outcome
-                    self.lost.pop((p, task.id), None)
-                    latest[task.id] = outcome
-                    self.progress.totals(self._totals(latest))
-                    self.progress.item_done(_outcome_line(outcome))
-                else:
-                    latest[task.id] = outcome
-                    self.progress.item_done(None)
-                block.append(outcome)
-                if self.config.continual and (i + 1) % self.config.k == 0:
-                    self._write_back(block, p)
-                    block = []
-            if self.config.continual and block:
-                self._write_back(block, p)
-            per_pass.append(self._pass_scores(p, latest))
-            if stopped:
-                break
+                per_pass.append(self._pass_scores(p, latest))
+                if stopped:
+                    break
+        finally:
+            self.executor.close()
 
         wall = previous_wall + time.monotonic() - started
         self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
@@ -315,6 +314,104 @@ class Runner:
             self._record_run(status=f"stopped: {stopped}" if stopped else "done",
                              memory_revision_end=summary["memory_revision_end"])
         return summary
+
+    def _solve_block(self, tasks: list[Task], p: int, latest: dict[str, TaskOutcome]
+                     ) -> tuple[list[TaskOutcome], str | None]:
+        """Solve one block's tasks, up to the executor's slots at once, committing each to the run
+        directory in task order as soon as it and every task before it are done. Returns the
+        block's outcomes in task order and why the run stopped (None: it did not)."""
+        outcomes: list[TaskOutcome] = []
+        running: dict[int, Future] = {}
+        submitted = committed = 0
+        stopped = None
+        try:
+            while True:
+                while committed < submitted and (committed not in running or running[committed].done()):
+                    outcome = self._commit_next(tasks[committed], p, running.pop(committed, None), latest)
+                    if outcome is not None:
+                        outcomes.append(outcome)
+                    committed += 1
+                if committed == len(tasks) or (stopped and committed == submitted):
+                    break
+                if submitted < len(tasks) and stopped is None and _at_work(running) < self._slots_open():
+                    task = tasks[submitted]
+                    if (p, task.id) not in self.done:
+                        if self._over_budget(running.values()):
+                            stopped = "budget"
+                            self.rundir.append({"type": "budget_stop", "pass_index": p, "task_id": task.id})
+                            continue
+                        self.progress.item(task.id)
+                        running[submitted] = self.executor.submit(self, task, p)
+                    submitted += 1
+                    continue
+                wait([f for f in running.values() if not f.done()], return_when=FIRST_COMPLETED,
+                     timeout=None if self._answered else PROBE_POLL_S)
+        finally:
+            for future in running.values():     # Ctrl-C or a fatal error: tasks not committed are dropped
+                future.cancel()
+        return outcomes, stopped
+
+    def _slots_open(self) -> int:
+        """The executor's slots, once the endpoint has answered a call in this session, or the first
+        task has been at work PROBE_MAX_S without a failed call (an endpoint rejects a bad key or
+        model at once; a model's answer takes longer), or a task finished (its calls may have been
+        made elsewhere, on a Ray worker); before, one: a bad key or model stops the run after one
+        request, not one per slot."""
+        if not self._answered:
+            usage = self.llm.usage() if callable(getattr(self.llm, "usage", None)) else None
+            calls, errors = (usage.calls, usage.errors) if usage else (0, 0)
+            waited = self._probe_since is not None and time.monotonic() - self._probe_since > PROBE_MAX_S
+            self._answered = calls > errors or (waited and errors == 0)
+        if self._probe_since is None:
+            self._probe_since = time.monotonic()      # the first task starts now
+        return self.executor.slots if self._answered else 1
+
+    def solve_task(self, task: Task, p: int) -> TaskResult:
+        """Solve one task on its own (what an executor runs, here or on another machine): `_solve`
+        as it is, seeing a copy of this runner whose run directory is the task's own records and
+        whose progress is the task's own row, so tasks in flight at once never write the run
+        directory; the driver commits the result (`_commit_next`)."""
+        records = TaskRecords(self.rundir.run_id)
+        view = copy.copy(self)
+        view.rundir, view.progress = records, TaskProgress(self.progress, task.id)
+        view.lost, view.lost_usage, view.writes_lost = {}, [], set()
+        started = time.monotonic()
+        outcome, error = None, None
+        try:
+            outcome = view._solve(task, p)
+        except Exception as exc:         # an EndpointFatal (logged in the records first) or a bug: the driver raises it
+            error = exc
+        if outcome is not None:
+            records.append(outcome.event())
+        return TaskResult(task_id=task.id, pass_index=p, outcome=outcome, records=records.finish(),
+                          lost=view.lost.get((p, task.id)), lost_usage=view.lost_usage, error=error,
+                          elapsed=time.monotonic() - started)
+
+    def _commit_next(self, task: Task, p: int, future: Future | None, latest: dict[str, TaskOutcome]
+                     ) -> TaskOutcome | None:
+        """The next task in order, finished: written to the run directory and the run's state (the
+        driver alone does); a task done in an earlier session (no future) only counts."""
+        if future is None:
+            outcome = latest[task.id] = self.done[(p, task.id)]
+            self.progress.item_done(None, item=task.id)
+            return outcome
+        result: TaskResult = future.result()
+        self._answered = True
+        key = (p, task.id)
+        self.rundir.commit(result.records)
+        self.lost_usage.extend(result.lost_usage)
+        if result.error is not None:
+            raise result.error
+        outcome = result.outcome
+        if outcome is None:                 # lost to the endpoint: --resume retries it
+            self.lost[key] = result.lost
+            self.progress.item_done(f"not attempted: {result.lost['error']}", item=task.id, elapsed=result.elapsed)
+            return None
+        self.done[key] = latest[task.id] = outcome
+        self.lost.pop(key, None)
+        self.progress.totals(self._totals(latest))
+        self.progress.item_done(_outcome_line(outcome), item=task.id, elapsed=result.elapsed)
+        return outcome
 
     def _record_run(self, **fields: Any) -> None:
         """The memory's own record of a run that writes it, so revisions' run ids lead somewhere."""
@@ -528,14 +625,16 @@ class Runner:
             return self._lost(p, task.id, meter, kind="write_lost")
         return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
 
-    def _over_budget(self) -> bool:
-        """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget."""
+    def _over_budget(self, in_flight: Collection[Future] = ()) -> bool:
+        """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget,
+        counting each task still in flight (or finished, not yet committed) at that cost too."""
         if self.config.budget_usd is None:
             return False
         costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
         spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
-        return spent >= self.config.budget_usd or spent + max(costs, default=0) > self.config.budget_usd
+        expected = max(costs, default=0)
+        return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
 
     # ------------------------------------------------------------------ scores
     @staticmethod
@@ -576,6 +675,11 @@ class Runner:
             "stopped": stopped,
             "wall_time_s": round(wall, 2),
         }
+
+
+def _at_work(running: dict[int, Future]) -> int:
+    """Tasks still being solved (a finished task waiting for its turn to commit holds no slot)."""
+    return sum(not f.done() for f in running.values())
 
 
 def _mean_scores(outcomes) -> dict[str, float | None]:
@@ -655,7 +759,7 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
 
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
                runs_root: str, settings: Settings | None = None, progress: Reporter | None = None,
-               run_id: str | None = None, taskset: TaskSet | None = None) -> Runner:
+               run_id: str | None = None, taskset: TaskSet | None = None, executor: Executor | None = None) -> Runner:
     """A fresh run: settings checked and tasks loaded (both can fail: before anything is made),
     tasks ordered and limited once, then a new run directory holding the run's config."""
     settings = settings or Settings.load()
@@ -665,13 +769,14 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     llm = make_llm(run_id)
     runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
                     memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
-                    settings=settings, progress=progress)
+                    settings=settings, progress=progress, executor=executor)
     runner.rundir.write_config(runner.resolved_config())
     return runner
 
 
 def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
-                  settings: Settings | None = None, progress: Reporter | None = None) -> Runner:
+                  settings: Settings | None = None, progress: Reporter | None = None,
+                  executor: Executor | None = None) -> Runner:
     """Continue a run from its directory: same settings, same tasks in the same order."""
     recorded = rundir.config()
     if recorded.get("kind", "solve") != "solve":
@@ -686,4 +791,4 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     llm = make_llm(rundir.run_id)
     return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
                   memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=rundir,
-                  settings=settings or Settings.load(), progress=progress)
+                  settings=settings or Settings.load(), progress=progress, executor=executor)

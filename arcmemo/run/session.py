@@ -8,8 +8,9 @@ seeding.py) so tests can hand those their own parts, and apart from the CLI so t
 stays parsing and printing.
 
 Order of a fresh solve, so that a bad input fails before anything exists: settings and
-flags (the CLI), the tasks, the solver plugin, the memory, the model client and the
-embedded model's files, and only then the run directory.
+flags (the CLI), the tasks, the solver plugin, the model client and the embedded model's
+files, the executor (Ray installed, reachable, given a memory its workers can open), the
+memory, and only then the run directory.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from arcmemo.core.settings import Settings
 from arcmemo.llm import LLM, LLMSettings
 from arcmemo.memory.errors import StoreError
 from arcmemo.memory.store import Memory
+from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.progress import Reporter
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.runner import (
@@ -35,6 +38,18 @@ from arcmemo.run.runner import (
     new_runner,
     resume_runner,
 )
+
+DEFAULT_TASKS_IN_FLIGHT = 8     # an endpoint's tasks are latency-bound: several at once cost nothing extra
+EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How a run's tasks are spread (not part of what the run is: a resume may change it)."""
+
+    tasks_in_flight: int | None = None      # None: DEFAULT_TASKS_IN_FLIGHT, 1 for the embedded model
+    executor: str = "local"                 # local | ray
+    ray_address: str | None = None          # None: a local Ray instance
 
 
 def roles_used(config: RunConfig) -> set[str]:
@@ -148,6 +163,7 @@ class RunSession:
         self._memory: Memory | None = None
         self._sandbox = None
         self.llms: list[LLM] = []
+        self.executors: list[Executor] = []
 
     # -- the parts ---------------------------------------------------------------------
     def memory(self, url: str | None = None) -> Memory:
@@ -177,13 +193,34 @@ class RunSession:
 
     def close(self) -> None:
         self.reporter.close()
+        for executor in self.executors:
+            executor.close()
         for llm in self.llms:
             llm.close()
         if self._memory is not None:
             self._memory.close()
 
     # -- solve ---------------------------------------------------------------------------
-    def new_solve(self, config: RunConfig, models: LLMSettings) -> Runner:
+    def executor(self, llm: LLM, config: RunConfig, memory_url: str, scale: Scale) -> Executor:
+        """Where the run's tasks are solved: up to `scale.tasks_in_flight` at once (default:
+        DEFAULT_TASKS_IN_FLIGHT for endpoints, 1 for the embedded model, whose server has few
+        slots), in this process or on Ray (a RayUnavailable naming the fix when Ray cannot be
+        used: raised before the run directory exists)."""
+        slots = scale.tasks_in_flight
+        if slots is None:
+            slots = 1 if local_models(llm, roles_used(config)) else DEFAULT_TASKS_IN_FLIGHT
+        if scale.executor == "ray":
+            from arcmemo.run.ray_executor import RayExecutor, RayUnavailable
+
+            if local_models(llm, roles_used(config)):
+                raise RayUnavailable("the embedded model runs inside this process, not on Ray workers: "
+                                  "use --executor ray with an endpoint (--base-url)")
+            executor = RayExecutor(slots, address=scale.ray_address, memory_url=memory_url)
+            self.executors.append(executor)
+            return executor
+        return InProcess(slots)
+
+    def new_solve(self, config: RunConfig, models: LLMSettings, scale: Scale | None = None) -> Runner:
         """A fresh solve run, each part opened in the order of the module docstring."""
         from arcmemo.solverkit import load_solver
 
@@ -191,17 +228,18 @@ class RunSession:
         solver = load_solver(config.solver)
         sandbox = self.sandbox
         check_memory_exists(self.settings.db, config)
-        memory = self.memory()
-        check_cheatsheet(memory, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
         check_call_params(llm, config, roles_used(config))
+        executor = self.executor(llm, config, self.settings.db, scale or Scale())
+        memory = self.memory()
+        check_cheatsheet(memory, config)
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
-                          run_id=run_id, taskset=taskset)
+                          run_id=run_id, taskset=taskset, executor=executor)
 
-    def resume_solve(self, ref: str, model_flags: dict[str, Any]) -> Runner:
+    def resume_solve(self, ref: str, model_flags: dict[str, Any], scale: Scale | None = None) -> Runner:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
         from arcmemo.solverkit import load_solver
 
@@ -216,6 +254,7 @@ class RunSession:
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
+        runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
         return runner
 
     def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:
@@ -262,4 +301,5 @@ def open_session(settings: Settings | None = None, *, reporter: Reporter | None 
         session.close()
 
 
-__all__ = ["RunSession", "open_session", "shared_sandbox", "resolve_models", "resume_memory_url", "resume_command", "roles_used"]
+__all__ = ["Scale", "RunSession", "open_session", "shared_sandbox", "resolve_models", "resume_memory_url",
+           "resume_command", "roles_used"]
