@@ -72,6 +72,16 @@ def test_selected_helpers_are_offered_called_and_counted(tmp_path, fake_model, f
     assert runner.rundir.config()["settings"]["max_helpers"] == MANY_HELPERS    # the fake declares no context
 
 
+def test_a_run_that_writes_memory_counts_its_use_there(tmp_path, fake_model, fake_llm, memory):
+    fake_model.on("select_ps", lambda messages: "```yaml\n- rotate grid\n- plain structure\n```")
+    replies = iter([CALLS, OWN])
+    fake_model.on("solve", lambda messages: next(replies))
+    runner, _ = run(tmp_path, fake_llm, memory, continual=True, k=1)
+    rotate = memory.get("rotate grid").id
+    assert memory.usage()[rotate] == ConceptUse(offered=2, called=1, called_passing=1, solved=1)
+    assert memory.usage(run_id=runner.rundir.run_id)[rotate] == ConceptUse(2, 1, 1, 1)
+
+
 def test_helpers_off_offers_none_and_the_program_cannot_import_them(tmp_path, fake_model, fake_llm, memory):
     fake_model.on("select_ps", lambda messages: "```yaml\n- rotate grid\n```")
     fake_model.on("solve", lambda messages: CALLS)

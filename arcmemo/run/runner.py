@@ -45,7 +45,7 @@ from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
-from arcmemo.memory.usage import COUNTERS
+from arcmemo.memory.usage import COUNTERS, ConceptUse
 from arcmemo.prompts import keep_tail, template_hashes
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
@@ -409,9 +409,18 @@ class Runner:
             return None
         self.done[key] = latest[task.id] = outcome
         self.lost.pop(key, None)
+        self._record_use(outcome)
         self.progress.totals(self._totals(latest))
         self.progress.item_done(_outcome_line(outcome), item=task.id, elapsed=result.elapsed)
         return outcome
+
+    def _record_use(self, outcome: TaskOutcome) -> None:
+        """A task's concept use into memory, by the driver in task order; only for a run that writes
+        memory (a read-only run leaves it as it was: its use stays in its task events)."""
+        if self.config.continual and outcome.concept_use:
+            used = {row["id"]: ConceptUse(**{name: row[name] for name in COUNTERS}) for row in outcome.concept_use}
+            self.memory.record_usage(run_id=self.rundir.run_id, pass_index=outcome.pass_index,
+                                     task_id=outcome.task_id, used=used)
 
     def _record_run(self, **fields: Any) -> None:
         """The memory's own record of a run that writes it, so revisions' run ids lead somewhere."""
@@ -465,8 +474,6 @@ class Runner:
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         concepts = self.memory.list("ps") if selected else []
         used = helper_use(attempts, selected, concepts, solved=bool(score is not None and score.oracle2 == 1))
-        if used and self.config.continual:   # a read-only run leaves memory as it was: its use stays in its events
-            self.memory.record_usage(run_id=self.rundir.run_id, pass_index=p, task_id=task.id, used=used)
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
