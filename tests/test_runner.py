@@ -386,6 +386,28 @@ def test_ctrl_c_stops_cleanly_names_the_resume_command_and_resume_finishes(tmp_p
 
 
 @pytest.mark.slow
+def test_sigterm_stops_a_run_as_ctrl_c_does(tmp_path):
+    """What a batch scheduler's time limit or `kill PID` sends: the run is recorded as interrupted
+    and the resume command printed, not killed half-way."""
+    env = {**os.environ, "FAKE_DELAY": "0.5", "ARCMEMO_HOME": str(tmp_path / "home")}
+    proc = _cli(_solve_args(tmp_path / "m.db", tmp_path / "runs"), env, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        dirs = list((tmp_path / "runs").glob("*"))
+        if dirs and _task_lines(dirs[0]) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)                 # the process alone, as `kill PID` does
+    _out, err = proc.communicate(timeout=60)
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and f"interrupted: run {run_dir.name} is recorded in" in err
+    assert err.strip().splitlines()[-1].strip().startswith("arcmemo solve --resume ")
+    assert json.loads((run_dir / "status.json").read_text())["status"] == "interrupted"
+    assert not (run_dir / "summary.json").exists()
+
+
+@pytest.mark.slow
 def test_two_solves_at_once_on_one_sqlite_memory_both_finish(tmp_path):
     """Two processes start together on one memory file, both writing it (--continual), and a third
     only reading it: none dies of a locked database, and nothing is lost."""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -165,7 +169,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
 
     Exit codes: 0 finished (or stopped at --budget-usd), 1 an error (the message says
     which; a run it stopped can be resumed), 2 bad usage, 3 finished but some tasks
-    were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C).
+    were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C or SIGTERM).
     """
     from arcmemo.core.settings import Settings
     from arcmemo.run.progress import make_reporter
@@ -217,10 +221,29 @@ def _resume(session, runner) -> str:
     return resume_command(runner.rundir, session.settings)
 
 
-def _run(session, runner, *, resumed: bool) -> dict:
-    """Run to the end; on Ctrl-C or any failure, say which run stopped and how to continue it."""
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM (`kill`, a batch scheduler's time limit) stops a run as Ctrl-C does: recorded as
+    interrupted, with the command that continues it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        return session.run(runner, resumed=resumed)
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(session, runner, *, resumed: bool) -> dict:
+    """Run to the end; on Ctrl-C, SIGTERM or any failure, say which run stopped and how to continue it."""
+    try:
+        with _sigterm_as_ctrl_c():
+            return session.run(runner, resumed=resumed)
     except KeyboardInterrupt:
         session.reporter.close()
         warn(f"interrupted: run {runner.rundir.run_id} is recorded in {runner.rundir.path}; continue it with:\n"
