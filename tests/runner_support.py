@@ -42,6 +42,23 @@ def sigint_as_in_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def task_lines(run_dir: Path) -> int:
+    """How many tasks a run directory's event log has committed."""
+    path = run_dir / "events.jsonl"
+    return path.read_text().count('"type":"task"') if path.exists() else 0
+
+
+def wait_for_tasks(runs: Path, n: int, *, poll_s: float = 0.05, timeout_s: float = 120) -> None:
+    """Until the (only) run under `runs` has committed `n` tasks, or `timeout_s` has passed; a
+    test that then stops the run checks what it holds."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        dirs = list(runs.glob("*"))
+        if dirs and task_lines(dirs[0]) >= n:
+            return
+        time.sleep(poll_s)
+
+
 def empty_memory(path: Path) -> str:
     """An empty memory file at `path` (a read-only solve refuses one that does not exist)."""
     from arcmemo.memory.store import Memory

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,9 @@ from runner_support import (
     script_run,
     seed_code,
     sigint_as_in_a_terminal,
+    task_lines,
     task_of,
+    wait_for_tasks,
 )
 
 from arcmemo.core.tasks import load_tasks
@@ -147,11 +148,6 @@ def _solve_args(db, runs):
             "--db", str(db), "--run-dir", str(runs)]
 
 
-def _task_lines(run_dir: Path) -> int:
-    path = run_dir / "events.jsonl"
-    return path.read_text().count('"type":"task"') if path.exists() else 0
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("kill_after", [1, 3])
 def test_resume_after_kill_equals_uninterrupted_run(tmp_path, kill_after):
@@ -164,16 +160,11 @@ def test_resume_after_kill_equals_uninterrupted_run(tmp_path, kill_after):
     (clean_dir,) = (tmp_path / "clean").iterdir()
 
     proc = _cli(_solve_args(tmp_path / "killed.db", tmp_path / "killed"), env, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        dirs = list((tmp_path / "killed").glob("*"))
-        if dirs and _task_lines(dirs[0]) >= kill_after:
-            break
-        time.sleep(0.05)
+    wait_for_tasks(tmp_path / "killed", kill_after)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     (killed_dir,) = (tmp_path / "killed").iterdir()
-    assert not (killed_dir / "summary.json").exists() and _task_lines(killed_dir) < len(TASK_IDS)
+    assert not (killed_dir / "summary.json").exists() and task_lines(killed_dir) < len(TASK_IDS)
 
     # no --db and no model flags: the run directory says which memory and models it used
     resumed = _cli(["solve", "--resume", str(killed_dir), "-q"], env, cwd=tmp_path)
@@ -357,12 +348,7 @@ def test_ctrl_c_stops_cleanly_names_the_resume_command_and_resume_finishes(tmp_p
     env = {**os.environ, "FAKE_DELAY": "0.5", "ARCMEMO_HOME": str(tmp_path / "home")}
     proc = _cli(_solve_args(tmp_path / "m.db", tmp_path / "runs"), env, start_new_session=True, cwd=tmp_path,
                 preexec_fn=sigint_as_in_a_terminal)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        dirs = list((tmp_path / "runs").glob("*"))
-        if dirs and _task_lines(dirs[0]) >= 2:
-            break
-        time.sleep(0.05)
+    wait_for_tasks(tmp_path / "runs", 2)
     os.killpg(proc.pid, signal.SIGINT)           # what Ctrl-C in a terminal does: the whole process group
     out, err = proc.communicate(timeout=60)
     (run_dir,) = (tmp_path / "runs").iterdir()
@@ -372,7 +358,7 @@ def test_ctrl_c_stops_cleanly_names_the_resume_command_and_resume_finishes(tmp_p
     command = err.strip().splitlines()[-1].strip()
     assert command.startswith("arcmemo solve --resume ") and run_dir.name in command
     assert json.loads((run_dir / "status.json").read_text())["status"] == "interrupted"
-    assert not (run_dir / "summary.json").exists() and _task_lines(run_dir) < len(TASK_IDS)
+    assert not (run_dir / "summary.json").exists() and task_lines(run_dir) < len(TASK_IDS)
 
     resumed = _cli(command.split()[1:] + ["-q"], env, cwd=tmp_path)      # exactly the command it printed
     out, err = resumed.communicate(timeout=180)
@@ -391,12 +377,7 @@ def test_sigterm_stops_a_run_as_ctrl_c_does(tmp_path):
     and the resume command printed, not killed half-way."""
     env = {**os.environ, "FAKE_DELAY": "0.5", "ARCMEMO_HOME": str(tmp_path / "home")}
     proc = _cli(_solve_args(tmp_path / "m.db", tmp_path / "runs"), env, cwd=tmp_path)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        dirs = list((tmp_path / "runs").glob("*"))
-        if dirs and _task_lines(dirs[0]) >= 2:
-            break
-        time.sleep(0.05)
+    wait_for_tasks(tmp_path / "runs", 2)
     proc.send_signal(signal.SIGTERM)                 # the process alone, as `kill PID` does
     _out, err = proc.communicate(timeout=60)
     (run_dir,) = (tmp_path / "runs").iterdir()

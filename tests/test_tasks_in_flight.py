@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from runner_support import TASK_IDS, script_run
+from runner_support import TASK_IDS, script_run, task_lines, wait_for_tasks
 
 from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.memory.store import Memory
@@ -241,18 +241,11 @@ def kill_once_a_task_is_committed(proc, runs: Path) -> Path:
     import os
     import signal
 
-    from test_runner import _task_lines
-
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        dirs = list(runs.glob("*"))
-        if dirs and _task_lines(dirs[0]) >= 1:
-            break
-        time.sleep(0.02)
+    wait_for_tasks(runs, 1, poll_s=0.02)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     (run_dir,) = runs.iterdir()
-    assert 1 <= _task_lines(run_dir) < len(TASK_IDS)
+    assert 1 <= task_lines(run_dir) < len(TASK_IDS)
     return run_dir
 
 
