@@ -46,7 +46,10 @@ def _actor(actor: str | None) -> str:
 def _url(db: str | None, *, create: bool = False) -> str:
     """--db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
     url = db_url(db)
-    if not create and "://" not in url and url != ":memory:" and not Path(url).expanduser().exists():
+    from arcmemo.memory.reader import sqlite_file
+
+    path = sqlite_file(url)
+    if not create and path is not None and not path.exists():
         raise UserError(f"no memory database at {url} (pass --db, set ARCMEMO_DB, or create one with "
                         f"`arcmemo seed` or `arcmemo concepts import`)")
     return url

@@ -69,10 +69,15 @@ class SQLiteReader(ConceptReads):
         return f"SQLiteReader({self.url!r})"
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file a memory path names; None for a database URL or ':memory:'."""
+    return None if "://" in url or url == ":memory:" else Path(url).expanduser()
+
+
 def open_reader(url: str) -> ConceptReads:
     """The memory at a path or URL, for reading: lean for an up-to-date SQLite file, else the
     full `Memory` (StoreError if it cannot be used)."""
-    if "://" not in url and url != ":memory:":
+    if sqlite_file(url) is not None:
         reader = SQLiteReader.open(url)
         if reader is not None:
             return reader

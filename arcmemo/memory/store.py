@@ -41,6 +41,7 @@ from arcmemo.memory.models import (
     Solution,
     utcnow,
 )
+from arcmemo.memory.reader import sqlite_file
 from arcmemo.memory.reads import ConceptReads, Rows, concept_of
 from arcmemo.memory.records import RunRecords
 from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
@@ -582,8 +583,8 @@ def _open_problem(exc: BaseException, url: str) -> str:
         hint = " (pip install 'arcmemo[postgres]')" if "psycopg" in name else ""
         return f"the database driver {name!r} is not installed{hint}"
     reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-    if "://" not in url and url != ":memory:":
-        path = Path(url).expanduser()
+    path = sqlite_file(url)
+    if path is not None:
         if not path.parent.is_dir():
             return f"the directory {path.parent} does not exist"
         if path.is_dir():

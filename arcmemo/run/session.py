@@ -25,6 +25,7 @@ from typing import Any
 from arcmemo.core.settings import Settings
 from arcmemo.llm import LLM, LLMSettings
 from arcmemo.memory.errors import StoreError
+from arcmemo.memory.reader import sqlite_file
 from arcmemo.memory.store import Memory
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.progress import Reporter
@@ -135,9 +136,10 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
     """A solve that reads memory without writing it needs one that exists: a mistyped --db (or a
     config file's relative path run from another directory) would otherwise read an empty memory
     made on the spot. --continual may start from nothing; --selection none reads nothing."""
-    if config.continual or config.selection == "none" or "://" in url or url == ":memory:":
+    if config.continual or config.selection == "none":
         return
-    if not Path(url).expanduser().exists():
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
         raise StoreError(f"no memory database at {url}: a solve without --continual only reads memory (build one "
                          "with `arcmemo seed seeds/` or `arcmemo concepts import FILE --db PATH`, or pass --db)")
 
