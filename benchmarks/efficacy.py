@@ -61,7 +61,8 @@ SETTINGS = {                                # name -> (selection, helpers), in t
 
 
 def run_setting(name: str, args, tasks: list[str]) -> dict:
-    """The summary of one setting's run: resumed if its directory holds one, else started."""
+    """The summary of one setting's run: resumed if its directory holds one unfinished or with
+    tasks lost to the endpoint, else started."""
     from arcmemo.core.settings import Settings
     from arcmemo.run.progress import make_reporter
     from arcmemo.run.rundir import list_runs
@@ -78,8 +79,9 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
     models = {f"{role}_model": args.model for role in ("solver", "select", "aux")}
     existing = [run for run in list_runs(root / "runs") if run.config().get("task_ids") == tasks]
     with open_session(settings, reporter=make_reporter(quiet=not args.progress)) as session:
-        if existing and existing[-1].summary() is not None:
-            return existing[-1].summary()
+        summary = existing[-1].summary() if existing else None
+        if summary is not None and not summary.get("tasks_lost"):
+            return summary
         if existing:
             runner = session.resume_solve(str(existing[-1].path), models)
         else:

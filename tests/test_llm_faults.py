@@ -63,14 +63,18 @@ def test_error_codes_that_no_retry_can_fix_are_fatal(stub, status, code, message
     assert len(stub.requests) == 1
 
 
-def test_a_bad_request_fails_only_its_call(stub):
-    stub.script({"status": 400, "body": {"error": {"message": "maximum context length exceeded",
-                                                    "code": "context_length_exceeded"}}})
+@pytest.mark.parametrize("status, message, code", [
+    (400, "maximum context length exceeded", "context_length_exceeded"),
+    (500, "Context size has been exceeded.", 500),        # llama.cpp, out of room mid-answer
+])
+def test_a_request_too_long_for_the_context_fails_only_its_call_untried_again(stub, status, message, code):
+    stub.script({"status": status, "body": {"error": {"message": message, "code": code}}})
     with make_llm(stub.base_url) as llm:
-        with pytest.raises(LLMError, match="context length") as info:
+        with pytest.raises(LLMError, match="(?i)context") as info:
             llm.chat(MSG, role="solver", step="solve", task_id="t1")
         assert type(info.value) is LLMError and llm.fatal is None and llm.trouble("t1") is None
         assert llm.chat(MSG, role="solver", step="solve", sample=1).text == "echo: 2+2?"
+    assert len(stub.requests) == 2
 
 
 def test_429_with_retry_after_waits_exactly_then_succeeds(stub):

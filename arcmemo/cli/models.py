@@ -58,7 +58,8 @@ def _traits(traits: dict) -> str:
 
 @models.command("serve")
 @click.argument("name", type=click.Choice(["local", "local-small"]), default="local")
-@click.option("--ctx", "n_ctx", type=AtLeast(1), default=None, help="Context size in tokens (default 8192).")
+@click.option("--ctx", "n_ctx", type=AtLeast(1), default=None,
+              help="Context of one request in tokens (default 8192); the server holds that much for each slot.")
 @click.option("--threads", type=AtLeast(1), default=None, help="CPU threads (default 2).")
 @click.option("--slots", type=AtLeast(1), default=None, help="Requests served in parallel (default 2).")
 @user_errors

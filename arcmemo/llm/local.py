@@ -16,8 +16,10 @@ a mismatch is an error and the file is never used. The check is remembered in a
 The server runs inside this process (a llama.cpp thread, no child process to orphan) on
 127.0.0.1 on a free port with `threads` CPU threads (2) and an explicit context size. It
 is health-checked before use and stopped at interpreter exit, including after Ctrl-C.
-Settings (flag > ARCMEMO_* env > config.yaml): `local_n_ctx` (8192), `local_threads` (2),
-`local_slots` (2 parallel requests sharing the context), `local_max_tokens` (2048: the
+Settings (flag > ARCMEMO_* env > config.yaml): `local_n_ctx` (8192: the context of one
+request, the model's context window as budgets see it), `local_threads` (2), `local_slots`
+(2 requests at once; the server's one KV cache holds n_ctx tokens for each, so requests that
+each fit never run it out between them), `local_max_tokens` (2048: the
 completion limit of a call that sets none; at temperature 0 a small model can repeat
 itself until the context is full, minutes of CPU for an answer that is lost anyway).
 """
@@ -272,9 +274,12 @@ class LocalServer:
 
         params = xllamacpp.CommonParams()
         params.model.path = str(self.model_path)
-        params.n_ctx = int(self.n_ctx)
+        # One unified KV cache with room for every slot's full request: with room for one
+        # only, two long requests at once ran it out mid-answer (HTTP 500 "Context size has
+        # been exceeded"), and retrying while the other still ran failed the same way.
+        params.n_ctx = int(self.n_ctx) * int(self.slots)
         params.n_parallel = int(self.slots)
-        params.kv_unified = True                  # slots share the whole context
+        params.kv_unified = True
         params.cpuparams.n_threads = int(self.threads)
         params.cpuparams_batch.n_threads = int(self.threads)
         params.hostnames = ["127.0.0.1"]

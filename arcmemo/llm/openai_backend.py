@@ -7,7 +7,9 @@ time budget. Errors are sorted here, with the server's own message:
 - fatal for the run (EndpointFatal): 401, 403, 404 (unknown model, wrong base URL), and
   a 429 or 400 whose error code says the quota is spent, the model does not exist or a
   parameter is not supported (FATAL_CODES);
-- anything else (400: this request is bad) fails the one call (LLMError).
+- anything else (400: this request is bad) fails the one call (LLMError), as does
+  llama.cpp's 500 "Context size has been exceeded": the request outgrew the server's
+  context, and sent again it outgrows it again.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class OpenAIBackend:
             message = f"HTTP {status} from {self.base_url}: {_server_message(exc)}"
             if status in FATAL_STATUS or _error_code(exc) in FATAL_CODES:
                 raise EndpointFatal(message, status=status, model=request.model, step=request.step) from None
-            if status in TRANSIENT_STATUS or status >= 500:
+            if (status in TRANSIENT_STATUS or status >= 500) and not _context_full(exc):
                 raise TransientError(message, status=status,
                                      retry_after=_retry_after(exc.response.headers)) from None
             raise LLMError(message, status=status, model=request.model, step=request.step) from None
@@ -131,6 +133,10 @@ def _raw_server_message(exc: openai.APIStatusError) -> str:
     except Exception:  # the body may be unreadable; the status still says enough
         text = ""
     return text[:500] or str(exc.message)
+
+
+def _context_full(exc: openai.APIStatusError) -> bool:
+    return "context size has been exceeded" in _raw_server_message(exc).lower()
 
 
 def _error_code(exc: openai.APIStatusError) -> str | None:
