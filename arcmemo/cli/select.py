@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import AtLeast, db_option, echo_json, run_dir_option, task_source, task_source_options, warn
-from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
+from arcmemo.cli.common import db_option, echo_json, run_dir_option, task_source, task_source_options, warn
+from arcmemo.cli.selection_options import selection_options
+from arcmemo.selection.types import MODES
 
 
 def _load_task(task_ref: str, source: str):
@@ -30,14 +31,7 @@ def _load_task(task_ref: str, source: str):
 @click.argument("task_ref", metavar="TASK")
 @click.option("--mode", type=click.Choice(MODES), default="ps", show_default=True,
               help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
-@click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons kept by --mode oe.")
-@click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the selection prompt. Default: 30% of the select "
-                   "model's context (models.yaml), at most 6000 for a context of 32k or less.")
-@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the hint handed to the solver (ps). Default: 18% of "
-                   "the solver model's context (models.yaml), at most 3000 for a context of 32k or less.")
+@selection_options("--mode")
 @click.option("--other-names", is_flag=True,
               help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
                    "paper's hint); without it only the selected concepts are shown.")

@@ -29,7 +29,8 @@ from arcmemo.cli.common import (
     warn,
 )
 from arcmemo.cli.runconfig import config_option
-from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET, MODES
+from arcmemo.cli.selection_options import selection_options
+from arcmemo.selection.types import MODES
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -90,14 +91,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="How memory is read: ps (reasoning-based), oe (caption + top-k), none, all, cheatsheet.")
 @click.option("--memory-format", type=click.Choice(["ps", "oe"]), default=None,
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
-@click.option("--top-k", type=AtLeast(1), default=5, show_default=True, help="Lessons picked by --selection oe.")
-@click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts.")
-@click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default: 30% of the "
-                   "select model's context (models.yaml), at most 6000 for a context of 32k or less.")
-@click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
-              help="Tokens (the reading model's) allowed for the hint ps selection hands the solver. Default: "
-                   "18% of the solver model's context (models.yaml), at most 3000 for a context of 32k or less.")
+@selection_options("--selection")
 @click.option("--attempts", "-n", type=AtLeast(1), default=1, show_default=True, help="Independent samples per task.")
 @click.option("--retries", "-r", type=AtLeast(0), default=2, show_default=True, help="Feedback rounds per sample.")
 @click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,

@@ -1,0 +1,32 @@
+"""The options that say how memory is read, shared by `select` (one puzzle) and `solve` (a run)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from arcmemo.cli.common import AtLeast
+from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
+
+
+def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
+    """`--top-k`, `--expand`, `--token-budget` and `--hint-budget`; `mode_flag` is the command's
+    flag that picks the selection mode (`--mode`, `--selection`), named in the help."""
+    def decorate(fn: Callable) -> Callable:
+        for option in reversed([
+            click.option("--top-k", type=AtLeast(1), default=5, show_default=True,
+                         help=f"Lessons picked by {mode_flag} oe."),
+            click.option("--expand", is_flag=True, help="Add graph neighbours of the selected PS concepts."),
+            click.option("--token-budget", type=AtLeast(MIN_TOKEN_BUDGET, " (tokens)"), default=None,
+                         help="Tokens (the reading model's) allowed for a selection prompt (ps, oe). Default: "
+                              "30% of the select model's context (models.yaml), at most 6000 for a context "
+                              "of 32k or less."),
+            click.option("--hint-budget", type=AtLeast(MIN_HINT_BUDGET, " (tokens)"), default=None,
+                         help="Tokens (the reading model's) allowed for the hint ps selection hands the "
+                              "solver. Default: 18% of the solver model's context (models.yaml), at most "
+                              "3000 for a context of 32k or less."),
+        ]):
+            fn = option(fn)
+        return fn
+    return decorate
