@@ -35,7 +35,7 @@ def memory(tmp_path):
 
 
 def run(tmp_path, llm, memory, **settings):
-    config = RunConfig(source="training", task_ids=TASKS, retries=0, **settings)
+    config = RunConfig(source="training", task_ids=TASKS, **{"retries": 0, **settings})
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: llm, sandbox=get_sandbox(),
                         solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
     return runner, runner.run()
@@ -80,6 +80,26 @@ def test_a_run_that_writes_memory_counts_its_use_there(tmp_path, fake_model, fak
     rotate = memory.get("rotate grid").id
     assert memory.usage()[rotate] == ConceptUse(offered=2, called=1, called_passing=1, solved=1)
     assert memory.usage(run_id=runner.rundir.run_id)[rotate] == ConceptUse(2, 1, 1, 1)
+
+
+def test_a_reselection_before_a_retry_offers_its_concepts_helpers(tmp_path, fake_model, fake_llm, memory):
+    def choose(messages):
+        again = "A first try failed" in messages[0]["content"]
+        return "```yaml\n- " + ("rotate grid" if again else "plain structure") + "\n```"
+
+    fake_model.on("select_ps", choose)
+    fake_model.on("solve", lambda messages: OWN.replace("np.rot90(grid, 2)", "grid") if len(messages) == 2 else CALLS)
+    runner, summary = run(tmp_path, fake_llm, memory, retries=1, reselect_on_retry=True)
+    first, retry = (c.messages for c in fake_model.calls_for("solve")[:2])
+    assert "memory_helpers" not in first[1]["content"]                   # the first hint has no helper
+    assert "from memory_helpers import rotate_grid" in retry[-1]["content"]
+    assert "- rotate_grid(grid, quarter_turns)" in retry[-1]["content"]
+    assert summary["oracle2"] == 100.0                                     # the retry's program could import it
+    events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
+    assert all(events[t]["helpers_offered"] == ["rotate_grid"] for t in TASKS)
+    assert {r["name"]: (r["offered"], r["called"], r["called_passing"], r["solved"])
+            for r in events[TASKS[0]]["concept_use"]} == {"rotate grid": (1, 1, 1, 1), "plain structure": (1, 0, 0, 0)}
+    assert events[TASKS[0]]["threads"][0]["reselections"][0]["helpers"] == ["rotate_grid"]
 
 
 def test_helpers_off_offers_none_and_the_program_cannot_import_them(tmp_path, fake_model, fake_llm, memory):

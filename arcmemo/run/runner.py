@@ -68,7 +68,7 @@ from arcmemo.scoring import attempts_from_predictions, score_task, write_submiss
 from arcmemo.selection import SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
-from arcmemo.solverkit import Hint, SolveContext, SolveResult, SolverSettings, Trace
+from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
 
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
@@ -472,8 +472,10 @@ class Runner:
         passed = any(r.result.passed_train for r in runs)
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
-        concepts = self.memory.list("ps") if selected else []
-        used = helper_use(attempts, selected, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices
+        shown = list(dict.fromkeys(selected + [i for record in again for i in record["selected"]]))
+        concepts = self.memory.list("ps") if shown else []
+        used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
@@ -485,7 +487,8 @@ class Runner:
             error=next((r.error for r in runs if r.error), None) or (errors[-1] if errors and not passed else None),
             notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])
                    + ([r.result.error] if r.result.error else [])],
-            helpers_offered=list(dict.fromkeys(n for r in runs if r.helpers for n in r.helpers.names())),
+            helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
+                                               + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
             threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
@@ -502,12 +505,7 @@ class Runner:
         self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
         self._say_if_nothing_matched(task.id, selection)
         self._say_if_degraded(selection)
-        concepts = self.memory.list("ps") if selection.concept_ids else []
-        helpers = None
-        if self.config.helpers and concepts:
-            wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
-            helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
-                                    self.memory.usage(concept_ids=selection.concept_ids))
+        helpers = self._helpers_for(selection)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
@@ -529,24 +527,35 @@ class Runner:
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
 
+    def _helpers_for(self, selection) -> MemoryHelpers | None:
+        """The helpers offered with a selection's hint (None: --helpers off, or none to offer)."""
+        if not (self.config.helpers and selection.concept_ids):
+            return None
+        wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
+        return offer_helpers(self.memory.list("ps"), wanted, helper_limit(self.llm, self.config.max_helpers),
+                             self.memory.usage(concept_ids=selection.concept_ids))
+
     def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]]):
         """--reselect-on-retry: selection run again with a failed try's feedback, recorded like the
         first (selections.jsonl, with its retry) and listed in `made`; the solver shows its hint
-        with the feedback."""
+        (and offers its helpers) with the feedback."""
         lock = threading.Lock()
 
         def reselect(feedback: str, retry: int, sample: int) -> Hint | None:
             settings = dataclasses.replace(self.config.selection_settings(p, t), retry_feedback=feedback)
             selection = select(task, self.memory, settings, meter)
+            helpers = None if selection.fallback else self._helpers_for(selection)
             with lock:
                 self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
                                                               thread=t, retry=retry))
                 made.append({"retry": retry, "sample": sample, "selected": list(selection.concept_ids),
-                             "level": selection_level(selection), "fallback": bool(selection.fallback)})
+                             "level": selection_level(selection), "fallback": bool(selection.fallback),
+                             "helpers": helpers.names() if helpers is not None else []})
             self._say_if_degraded(selection)
             if selection.fallback:
                 return None
-            return Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode)
+            return Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                        helpers=helpers)
 
         return reselect
 

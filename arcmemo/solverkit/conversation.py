@@ -21,7 +21,7 @@ from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text
 from arcmemo.llm.client import LLMError
 from arcmemo.prompts import render_prompt
-from arcmemo.solverkit.helpers import MemoryHelpers, sandbox_modules
+from arcmemo.solverkit.helpers import MemoryHelpers, helpers_section, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 
 
@@ -92,11 +92,12 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
                    helpers: MemoryHelpers | None = None, solved: asyncio.Event | None = None) -> None:
     """Run one conversation to a program that passes, or until `retries` feedback rounds are
     used. `modules` are the solver's own importable modules, `helpers` the memory's (traced:
-    each Attempt says which it called). `solved`, shared by parallel conversations, stops
-    this one before its next round."""
+    each Attempt says which it called; a re-selection before a retry may offer others).
+    `solved`, shared by parallel conversations, stops this one before its next round."""
     from arcmemo.solverkit.contract import Attempt
 
-    modules = sandbox_modules(helpers, modules)
+    own = modules
+    modules = sandbox_modules(helpers, own)
     traced = helpers.name if helpers is not None else None
 
     n_train, n_test = len(task.train), len(task.test_inputs)
@@ -142,19 +143,24 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
                 solved.set()
             return
         if rnd < retries:
-            conv.say("user", await _with_reselection(ctx, conv, execution_feedback(task, run), rnd + 1), rnd + 1)
+            message, hint = await _with_reselection(ctx, conv, execution_feedback(task, run), rnd + 1)
+            if hint is not None and hint.helpers is not None:    # the retry's programs may call these instead
+                modules, traced = sandbox_modules(hint.helpers, own), hint.helpers.name
+            conv.say("user", message, rnd + 1)
 
 
-async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: int) -> str:
-    """The retry's message: the feedback, after the concepts selected again with it when the
-    run re-selects before a retry (SolveContext.reselect)."""
+async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: int) -> tuple[str, Any]:
+    """The retry's message and the hint selected again for it: the feedback, after the concepts
+    (and their helpers) chosen again with it when the run re-selects before a retry
+    (SolveContext.reselect); the hint is None when nothing was chosen again."""
     reselect = getattr(ctx, "reselect", None)
     if reselect is None:
-        return feedback
+        return feedback, None
     hint = await asyncio.to_thread(reselect, feedback, rnd, conv.index)
     if hint is None or not (hint.text or "").strip():
-        return feedback
-    return render_prompt("reselected_hint", hint=hint.text.strip()) + "\n\n" + feedback
+        return feedback, None
+    shown = hint.text.strip() + ("\n\n" + helpers_section(hint.helpers) if hint.helpers is not None else "")
+    return render_prompt("reselected_hint", hint=shown.strip()) + "\n\n" + feedback, hint
 
 
 def _report(ctx: Any, conv: Conversation, rnd: int) -> None:
