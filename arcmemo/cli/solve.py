@@ -118,7 +118,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "paper's hint).")
 @click.option("--reselect-on-retry", is_flag=True,
               help="ps, oe: before each retry, select concepts again with the failed try's feedback; the retry "
-                   "shows them with the feedback.")
+                   "shows them (and offers their helpers) with the feedback.")
 @click.option("--model-seed", type=AtLeast(0), default=None,
               help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
 @click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
