@@ -51,11 +51,11 @@ def play(messages, request) -> str:
     return answers[what]()
 
 
-def solve_run(tmp_path, llm, **settings):
+def solve_run(tmp_path, llm, solver="program-synthesis", **settings):
     memory = Memory(str(tmp_path / "memory.db"))
-    config = RunConfig(source="training", **settings)
+    config = RunConfig(source="training", solver=solver, **settings)
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: llm, sandbox=get_sandbox(),
-                        solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
+                        solver=load_solver(solver), runs_root=str(tmp_path / "runs"))
     return runner, runner.run()
 
 
@@ -226,6 +226,24 @@ def test_the_papers_hint_names_the_other_concepts_within_the_hint_budget(tmp_pat
     assert small.hint.startswith(alone.hint + NOTE_OTHERS)
     assert 0 < len(small.hint.split(NOTE_OTHERS)[1].splitlines()) < 39
     assert estimate_tokens(small.hint) <= estimate_tokens(alone.hint) + 100
+
+
+def test_expert_agents_threads_are_independent_and_each_recorded(tmp_path, fake_model, fake_llm):
+    """Threads with the other solver family: each thread's agents are samples of their own (no
+    answer shared through the call cache), and the table counts a thread right when it is."""
+    from test_expert_agents import FLIP_UD, ROT180, answer
+
+    fake_model.on("expert", lambda messages, request: answer(ROT180 if request.sample == 2 else FLIP_UD),
+                  with_request=True)
+    runner, summary = solve_run(tmp_path, fake_llm, solver="expert-agents", task_ids=["6150a2bd"], selection="none",
+                                threads=3, retries=0)
+    calls = fake_model.calls_for("expert")
+    assert sorted(c.sample for c in calls) == [0, 1, 2] and len({c.messages[1]["content"] for c in calls}) == 1
+    (event,) = [e for e in runner.rundir.events() if e["type"] == "task"]
+    assert [[s["sample"] for s in t["steps"]] for t in event["threads"]] == [[0], [1], [2]]
+    assert [t["steps"][0]["error"] is None for t in event["threads"]] == [False, False, True]
+    assert summary["oracle2"] == 100.0
+    assert summary["table4"]["per_thread"][0] == pytest.approx((0.0, 0.0, 100.0))     # per thread, depth 0
 
 
 def test_reselect_on_retry_selects_again_with_the_feedback_and_the_retry_shows_it(tmp_path, fake_model, fake_llm):
