@@ -2,8 +2,8 @@
 
     python benchmarks/startup.py [--repeat 5]
 
-Targets: `arcmemo --help` and the read-only commands (`concepts list/show/search/export`,
-`runs list`) under 0.5 s of CPU, on the shipped memory. Each command runs
+Targets: `arcmemo --help` and the read-only commands (`concepts list/show/search/export/
+history/graph/stats`, `runs list`, `models list`, `solvers list`) under 0.5 s of CPU, on the shipped memory. Each command runs
 `--repeat` times in a fresh interpreter (the median counts), beside the same-run baselines
 of a bare interpreter and one that only imports click. `python -X importtime -m arcmemo
 --help` shows where the time goes.
@@ -46,6 +46,11 @@ def main() -> None:
         ("arcmemo concepts show 1", arcmemo + ["concepts", "show", "1", *db], TARGET_S),
         ("arcmemo concepts search grid", arcmemo + ["concepts", "search", "grid", *db], TARGET_S),
         ("arcmemo concepts export", arcmemo + ["concepts", "export", *db], TARGET_S),
+        ("arcmemo concepts history", arcmemo + ["concepts", "history", *db], TARGET_S),
+        ("arcmemo concepts graph 'rotate grid'", arcmemo + ["concepts", "graph", "rotate grid", *db], TARGET_S),
+        ("arcmemo concepts stats", arcmemo + ["concepts", "stats", *db], TARGET_S),
+        ("arcmemo models list", arcmemo + ["models", "list"], TARGET_S),
+        ("arcmemo solvers list", arcmemo + ["solvers", "list"], TARGET_S),
         ("arcmemo runs list", arcmemo + ["runs", "list", "--run-dir", tempfile.mkdtemp(prefix="arcmemo-runs-")],
          TARGET_S),
     ]

@@ -56,7 +56,9 @@ def outputs(path: str) -> list[str]:
                 ["show", "recolor object", "--as-of", "1"], ["search", "color"], ["search", "100%"],
                 ["search", "CAFÉ obj", "--json"], ["search", "nothing here"], ["show", "recolour object"],
                 ["export"], ["export", "--as-of", "1"], ["export", "--format", "oe"], ["list", "--with-code"],
-                ["stats"], ["stats", "--all", "--sort", "name", "--json"]]
+                ["stats"], ["stats", "--all", "--sort", "name", "--json"], ["history"], ["history", "--json"],
+                ["history", "recolor object", "--limit", "1"], ["history", "grid border", "--json"], ["history", "3"],
+                ["graph", "recolor object"], ["graph", "extract objects", "--json"]]
     results = []
     for args in commands:
         result = CliRunner().invoke(cli, ["concepts", *args, "--db", path])
@@ -105,7 +107,8 @@ def test_read_only_commands_load_no_heavy_library(db, tmp_path, fake_model, fake
     commands = [["--help"], ["concepts", "list"], ["concepts", "list", "--json", "--as-of", "3"],
                 ["concepts", "list", "--format", "ps"], ["concepts", "show", "recolor object"],
                 ["concepts", "search", "color"], ["concepts", "export"], ["concepts", "stats", "--all"],
-                ["concepts", "list", "--with-code"], ["runs", "list", "--run-dir", runs],
+                ["concepts", "list", "--with-code"], ["concepts", "history"], ["concepts", "history", "1", "--json"],
+                ["concepts", "graph", "recolor object"], ["runs", "list", "--run-dir", runs],
                 ["runs", "show", runner.rundir.run_id, "--run-dir", runs, "--tasks"]]
     script = f"""
 import contextlib, io, json, sys

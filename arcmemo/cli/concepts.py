@@ -303,12 +303,12 @@ def history(ref, db, fmt, limit, as_json) -> None:
     """Revisions of one concept (REF = id or name) or of all.
 
     Oldest first; each shows op, actor, run, task, model and reason."""
-    memory = _open(db)
+    memory = _open_for_reading(db)
     revs = memory.history() if ref is None else _history_of(memory, ref, fmt)
     if limit is not None:
         revs = revs[-limit:] if limit > 0 else []
     if as_json:
-        echo_json([r.model_dump(mode="json") for r in revs])
+        echo_json([r.to_json() for r in revs])
         return
     rows = [[r.id, f"{r.created_at:%Y-%m-%d %H:%M:%S}", r.op, r.format, r.name, r.actor, r.run_id or "",
              r.task_id or "", r.model or "", _clip(r.reason, 40)] for r in revs]
@@ -345,7 +345,7 @@ def graph(name, db, graphml, as_json) -> None:
 
     if name is None and graphml is None:
         raise UserError("give a concept NAME, --graphml PATH, or both")
-    memory = _open(db)
+    memory = _open_for_reading(db)
     g = build_graph(memory.list("ps"))
     if graphml:
         write_graphml(g, graphml)

@@ -7,14 +7,20 @@
 - params.py: parameters and messages in the form each model takes;
 - retry.py, loop.py, usage.py, errors.py, tokens.py, log.py + logdb.py (the call log);
 - fake.py: the scripted test double (tests only).
+
+The names below load on first use, so a command that only reads the catalog (`models
+list`) or the settings does not pay for the client and its dependencies at start-up.
 """
 
-from arcmemo.llm.backend import register_model, unregister_model
-from arcmemo.llm.catalog import ROLES, ModelTraits
-from arcmemo.llm.client import LLM
-from arcmemo.llm.errors import EndpointFatal, EndpointUnavailable, LLMError, UnsupportedParameter
-from arcmemo.llm.settings import LLMSettings
-from arcmemo.llm.usage import Completion, Usage
+from importlib import import_module
 
-__all__ = ["LLM", "LLMSettings", "Completion", "Usage", "LLMError", "EndpointFatal", "EndpointUnavailable",
-           "UnsupportedParameter", "ModelTraits", "ROLES", "register_model", "unregister_model"]
+_HOMES = {"register_model": "backend", "unregister_model": "backend", "ROLES": "catalog", "ModelTraits": "catalog",
+          "LLM": "client", "EndpointFatal": "errors", "EndpointUnavailable": "errors", "LLMError": "errors",
+          "UnsupportedParameter": "errors", "LLMSettings": "settings", "Completion": "usage", "Usage": "usage"}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(import_module(f"arcmemo.llm.{_HOMES[name]}"), name)
+    raise AttributeError(f"module 'arcmemo.llm' has no attribute {name!r}")

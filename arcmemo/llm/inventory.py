@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arcmemo.llm.catalog import ROLES, Catalog, ModelTraits, load_catalog
-from arcmemo.llm.openai_backend import OPENAI_URL
+from arcmemo.llm.settings import OPENAI_URL
 from arcmemo.llm.tokens import tokenizer_for
 
 

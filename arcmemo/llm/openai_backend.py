@@ -23,8 +23,8 @@ from openai import AsyncOpenAI
 
 from arcmemo.core.secrets import redact
 from arcmemo.llm.backend import CallRequest, EndpointFatal, LLMError, Reply, TransientError
+from arcmemo.llm.settings import OPENAI_URL
 
-OPENAI_URL = "https://api.openai.com/v1"
 TRANSIENT_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401, 403, 404}
 # error codes no retry can fix; unsupported_*: a parameter every call of the role carries

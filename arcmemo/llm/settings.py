@@ -16,6 +16,7 @@ from arcmemo.core.settings import ConfigError, as_number, load_config_file, sett
 from arcmemo.llm.catalog import ROLES, load_catalog
 from arcmemo.llm.params import REASONING_EFFORTS
 
+OPENAI_URL = "https://api.openai.com/v1"     # the endpoint when only an API key is given
 # The per-role settings a call gets when it sets the parameter itself to nothing.
 CALL_DEFAULTS = ("temperature", "max_tokens", "reasoning_effort")
 

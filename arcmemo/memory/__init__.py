@@ -12,7 +12,7 @@ import importlib
 from arcmemo.memory.errors import StoreError
 
 _LAZY = {"Memory": "store", "MergeResult": "store", "WriteRecord": "records",
-         "Concept": "concept", "ConceptRevision": "models", "CustomType": "models", "Solution": "models"}
+         "Concept": "concept", "Revision": "concept", "ConceptRevision": "models", "CustomType": "models", "Solution": "models"}
 
 
 def __getattr__(name: str):

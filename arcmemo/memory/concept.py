@@ -33,6 +33,15 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+_CUSTOM_TYPE = re.compile(r"^\s*(\w[\w -]*?)\s*:=\s*(\S.*?)\s*$", re.S)
+
+
+def split_custom_type(typing: str | None) -> tuple[str, str] | None:
+    """(name, definition) when `typing` defines a custom type (`name := definition`), else None."""
+    match = _CUSTOM_TYPE.match(typing or "")
+    return (match.group(1), match.group(2)) if match else None
+
+
 def name_key(name: str) -> str:
     """Names that differ only in case, spaces, '_' or '-' are the same concept name."""
     return re.sub(r"[\s_-]+", " ", name).strip().lower()
@@ -97,5 +106,34 @@ class Concept:
 
 assert tuple(Concept.__dataclass_fields__) == CONCEPT_COLUMNS  # one list of columns, in one order
 
-__all__ = ["Concept", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS", "KINDS", "SOURCES", "utcnow",
-           "name_key"]
+@dataclass(frozen=True)
+class Revision:
+    """One write in the store's log (`Memory.history`): its id is the global revision number.
+    `snapshot` is the concept's row after the change (before it, for a delete); custom types
+    are logged too, with format "type" and no concept_id."""
+
+    id: int
+    concept_id: int | None
+    format: str
+    name: str
+    op: str
+    actor: str
+    reason: str
+    run_id: str | None
+    task_id: str | None
+    model: str | None
+    snapshot: dict
+    created_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as JSON-able values, the time in UTC with a Z."""
+        data = {name: getattr(self, name) for name in REVISION_COLUMNS}
+        data["created_at"] = self.created_at.isoformat().replace("+00:00", "Z")
+        return data
+
+
+REVISION_COLUMNS = ("id", "concept_id", "format", "name", "op", "actor", "reason", "run_id", "task_id", "model",
+                    "snapshot", "created_at")
+
+__all__ = ["Concept", "Revision", "REVISION_COLUMNS", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS",
+           "KINDS", "SOURCES", "utcnow", "name_key", "split_custom_type"]

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import networkx as nx
 
+from arcmemo.memory.concept import Concept, split_custom_type
 from arcmemo.memory.errors import UnknownConcept
-from arcmemo.memory.models import Concept
-from arcmemo.memory.schema import split_custom_type
 
 
 def _alternatives(typing: str | None) -> set[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, Concept
+from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, REVISION_COLUMNS, Concept, Revision
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.files import gc_paused
 from arcmemo.memory.names import Entry, resolve
@@ -191,6 +191,23 @@ class ConceptReads:
         with self._reading() as rows:
             found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
         return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found}
+
+    def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[Revision]:
+        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it
+        had, in `format` or, with None, in any format)."""
+        params: dict[str, Any] = {"ref": ref, "format": format}
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            where = " WHERE concept_id = :ref"
+        elif ref is not None:
+            of_format = ' AND "format" = :format' if format is not None else ""
+            where = f" WHERE concept_id IN (SELECT concept_id FROM conceptrevision WHERE name = :ref{of_format})"
+        else:
+            where = ""
+        columns = ", ".join(f'"{name}"' for name in REVISION_COLUMNS)
+        with self._reading() as rows:
+            found = rows(f"SELECT {columns} FROM conceptrevision{where} ORDER BY id", params)
+        return [Revision(*row[:10], _decode(row[10]) if isinstance(row[10], str) else row[10], _time(row[11]))
+                for row in found]
 
     def revision(self) -> int:
         """The latest revision number (0 for an empty store)."""

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import reprlib
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
@@ -47,7 +46,7 @@ from pydantic import (
 from arcmemo.core.helpercode import MAX_SOURCE as MAX_HELPER_SOURCE
 from arcmemo.core.helpercode import HelperError, check_helper, helper_name
 from arcmemo.core.text import clean_line, clean_text
-from arcmemo.memory.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key
+from arcmemo.memory.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key, split_custom_type
 from arcmemo.memory.errors import ConceptDataError
 
 HELPER_FIELDS = ("name", "source", "depends", "verified")
@@ -65,7 +64,6 @@ MAX_TASKS = 100_000       # used_in
 
 ANSWER = {"answer": True}  # validation context of the answer forms
 
-_CUSTOM_TYPE = re.compile(r"^\s*(\w[\w -]*?)\s*:=\s*(\S.*?)\s*$", re.S)
 _short = reprlib.Repr()
 _short.maxlevel, _short.maxstring, _short.maxother = 2, 60, 60
 _brief = _short.repr  # a value quoted in an error: bounded however big or deep the value is
@@ -507,12 +505,6 @@ def lesson_answers(value: Any, what: str = "lessons") -> list[dict]:
 
 
 # -- custom types ---------------------------------------------------------------------------------
-
-def split_custom_type(typing: str | None) -> tuple[str, str] | None:
-    """(name, definition) when `typing` defines a custom type (`name := definition`), else None."""
-    match = _CUSTOM_TYPE.match(typing or "")
-    return (match.group(1), match.group(2)) if match else None
-
 
 def _typings(data: dict[str, Any]) -> list[str | None]:
     return [data.get("output_typing")] + [p.get("typing") for p in data.get("parameters") or []]

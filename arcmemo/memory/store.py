@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory import schema
@@ -496,23 +496,6 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
             query = (select(ConceptRevision.format, ConceptRevision.concept_id)
                      .where(ConceptRevision.id > revision).distinct())
             return [tuple(row) for row in session.exec(query)]
-
-    def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[ConceptRevision]:
-        """Revisions oldest first: all of them, or those of one concept (by id, or by any name it
-        had, in `format` or, with None, in any format)."""
-        with self._read() as session:
-            query = select(ConceptRevision).order_by(ConceptRevision.id)
-            if isinstance(ref, int) and not isinstance(ref, bool):
-                query = query.where(ConceptRevision.concept_id == ref)
-            elif ref is not None:
-                ids = select(ConceptRevision.concept_id).where(ConceptRevision.name == ref).distinct()
-                if format is not None:
-                    ids = ids.where(ConceptRevision.format == format)
-                query = query.where(col(ConceptRevision.concept_id).in_(ids))
-            rows = list(session.exec(query))
-            for row in rows:
-                session.expunge(row)
-            return rows
 
     # -- custom types ------------------------------------------------------------------
 
