@@ -5,8 +5,10 @@ temperature (2 attempts, 1 feedback round), reading its own copy of the memory:
 
     none              no memory (the baseline)
     ps                reasoning-based selection, the concepts' text only (--helpers off)
-    ps+helpers        the same, plus the selected concepts' verified helpers (--helpers on)
-    all+helpers       the whole memory, plus helpers (as many as the model is given)
+    ps+helpers        the same, plus verified helpers: the selected concepts', and first those
+                      whose probe on the train pairs fits (the default: --helpers on --probe-helpers)
+    ps+helpers-unprobed  the selected concepts' helpers only (--no-probe-helpers)
+    all+helpers       the whole memory, plus helpers (as many as the model is given), probed
 
 It prints one table: tasks solved (oracle@2 = 1), mean oracle@2, tasks whose program passed
 every train pair, how often a helper was called, tokens and wall time per setting, and
@@ -52,11 +54,12 @@ NEEDED = {"3c9b0459": "rotate_grid", "6150a2bd": "rotate_grid", "ed36ccf7": "rot
           "a5313dff": "fill_enclosed_regions", "99b1bc43": "overlay_panels", "6430c8c4": "overlay_panels",
           "dc1df850": "surround_pixels", "1f85a75f": "crop_to_bounding_box", "cce03e0d": "tile_by_placement_mask",
           "6d0aefbc": "flip_grid", "8be77c9e": "flip_grid", "dbc1a6ce": "connect_points_with_line"}
-SETTINGS = {                                # name -> (selection, helpers), in the order they run
-    "none": ("none", False),
-    "ps+helpers": ("ps", True),
-    "ps": ("ps", False),
-    "all+helpers": ("all", True),
+SETTINGS = {                     # name -> (selection, helpers, probe_helpers), in the order they run
+    "none": ("none", False, False),
+    "ps+helpers": ("ps", True, True),
+    "ps": ("ps", False, False),
+    "all+helpers": ("all", True, True),
+    "ps+helpers-unprobed": ("ps", True, False),
 }
 
 
@@ -69,7 +72,7 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
     from arcmemo.run.runner import RunConfig
     from arcmemo.run.session import open_session, resolve_models
 
-    selection, helpers = SETTINGS[name]
+    selection, helpers, probe = SETTINGS[name]
     root = Path(args.work) / name
     root.mkdir(parents=True, exist_ok=True)
     memory = root / "memory.db"
@@ -77,7 +80,9 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
         shutil.copy(args.memory, memory)
     settings = Settings.load(db=str(memory), runs_dir=str(root / "runs"))
     models = {f"{role}_model": args.model for role in ("solver", "select", "aux")}
-    existing = [run for run in list_runs(root / "runs") if run.config().get("task_ids") == tasks]
+    wanted = {"task_ids": tasks, "selection": selection, "helpers": helpers, "probe_helpers": probe}
+    existing = [run for run in list_runs(root / "runs")
+                if {k: run.config()["settings"].get(k, False) for k in wanted} == wanted]
     with open_session(settings, reporter=make_reporter(quiet=not args.progress)) as session:
         summary = existing[-1].summary() if existing else None
         if summary is not None and not summary.get("tasks_lost"):
@@ -86,6 +91,7 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
             runner = session.resume_solve(str(existing[-1].path), models)
         else:
             config = RunConfig(source="training", task_ids=tasks, selection=selection, helpers=helpers,
+                               probe_helpers=probe,
                                attempts=2, retries=1, temperature=args.temperature, model_seed=args.seed,
                                max_helpers=args.max_helpers, max_tokens=args.max_tokens)
             runner = session.new_solve(config, resolve_models(models))
@@ -94,8 +100,8 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
 
 
 def explain(name: str, work: str) -> None:
-    """Per task of a setting with helpers: solved, or why not (selection missed the needed helper,
-    the program did not call it, or called it and still failed)."""
+    """Per task of a setting with helpers: solved, or why not (the needed helper was not offered,
+    the program did not call it, or called it and still failed), with the probe's fits."""
     from arcmemo.core.helpercode import helper_name
     from arcmemo.run.rundir import list_runs
 
@@ -105,11 +111,12 @@ def explain(name: str, work: str) -> None:
         needed = NEEDED.get(event["task_id"])
         offered = event.get("helpers_offered") or []
         called = sorted(helper_name(r["name"]) for r in event.get("concept_use", []) if r["called"] and r["name"])
-        why = ("solved" if event["scores"].get("oracle2") == 1 else "selection missed it" if needed not in offered
-               else "not called" if needed not in called else "called, still wrong")
-        print(f"  {event['task_id']}  needs {needed or '-'}; offered {', '.join(offered) or '-'}; "
-              f"called {', '.join(called) or '-'} -> {why}" + (f" (last error: {event['error']})"
-                                                               if event.get("error") else ""))
+        fits = event.get("helper_fits") or []
+        why = ("solved" if event["scores"].get("oracle2") == 1 else "not offered (selection missed it)"
+               if needed not in offered else "not called" if needed not in called else "called, still wrong")
+        print(f"  {event['task_id']}  needs {needed or '-'}; probe fit {', '.join(fits) or '-'}; offered "
+              f"{', '.join(offered) or '-'}; called {', '.join(called) or '-'} -> {why}"
+              + (f" (last error: {event['error']})" if event.get("error") else ""))
 
 
 def row(name: str, summary: dict, n: int) -> list:

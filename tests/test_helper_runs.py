@@ -89,7 +89,7 @@ def test_a_reselection_before_a_retry_offers_its_concepts_helpers(tmp_path, fake
 
     fake_model.on("select_ps", choose)
     fake_model.on("solve", lambda messages: OWN.replace("np.rot90(grid, 2)", "grid") if len(messages) == 2 else CALLS)
-    runner, summary = run(tmp_path, fake_llm, memory, retries=1, reselect_on_retry=True)
+    runner, summary = run(tmp_path, fake_llm, memory, retries=1, reselect_on_retry=True, probe_helpers=False)
     first, retry = (c.messages for c in fake_model.calls_for("solve")[:2])
     assert "memory_helpers" not in first[1]["content"]                   # the first hint has no helper
     assert "from memory_helpers import rotate_grid" in retry[-1]["content"]

@@ -125,8 +125,12 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
                    "memory_helpers); off: the concepts' text only.")
 @click.option("--max-helpers", type=AtLeast(0), default=None,
-              help="At most N helpers per task (default 3 for a small-context model such as the embedded "
+              help="At most N helpers per task (default 2 for a small-context model such as the embedded "
                    "one, else 8).")
+@click.option("--probe-helpers/--no-probe-helpers", default=True, show_default=True,
+              help="Before solving, run the memory's helpers on the train inputs with each value their typed "
+                   "parameters can take (ints, the task's colours, choices); a call that gives every train "
+                   "output is offered first and named in the hint.")
 @click.option("--tasks-in-flight", type=AtLeast(1), default=None,
               help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
                    "--continual block every task reads the memory as the block found it, so results do not "
@@ -149,7 +153,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
           top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
-          max_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
+          max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
           **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -191,8 +195,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
-            max_helpers=max_helpers, threads=threads, other_names=other_names, reselect_on_retry=reselect_on_retry,
-            config_file=config_file,
+            max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
+            reselect_on_retry=reselect_on_retry, config_file=config_file,
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:

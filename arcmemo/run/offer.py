@@ -29,16 +29,17 @@ def helper_limit(llm, given: int | None = None) -> int:
 
 
 def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
-                  usage: Mapping[int, ConceptUse] | None = None) -> MemoryHelpers | None:
+                  usage: Mapping[int, ConceptUse] | None = None, *, first: int = 0) -> MemoryHelpers | None:
     """The helpers of the chosen concepts (ids, most wanted first: the select model's order),
-    at most `limit`: those whose helpers passing programs called most often first (the
-    memory's own measure), then in the given order. `concepts` are all PS concepts (for the
-    helpers they call)."""
+    at most `limit`: the first `first` ids as given (those the probe found to fit), then
+    those whose helpers passing programs called most often (the memory's own measure), then
+    in the given order. `concepts` are all PS concepts (for the helpers they call)."""
     by_id = {c.id: c for c in concepts}
     sources = {c.helper["name"]: c.helper for c in concepts if c.helper}
     usage = usage or {}
-    chosen = [by_id[i] for i in dict.fromkeys(chosen_ids) if i in by_id and by_id[i].helper]
-    chosen = sorted(chosen, key=lambda c: -(usage[c.id].called_passing if c.id in usage else 0))[:max(0, limit)]
+    ids = list(chosen_ids)
+    ranked = ids[:first] + sorted(ids[first:], key=lambda i: -(usage[i].called_passing if i in usage else 0))
+    chosen = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id and by_id[i].helper][:max(0, limit)]
     if not chosen:
         return None
     names = closure([c.helper["name"] for c in chosen],

@@ -51,6 +51,7 @@ from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
+from arcmemo.run.probe import probe
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -116,6 +117,7 @@ class RunConfig:
     model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
     helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
     max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
+    probe_helpers: bool = True        # try the helpers on the train pairs; offer first those that fit (probe.py)
     # The paper's protocol (issue 13): independent threads per task, its hint, re-selection.
     threads: int = 1                  # each a selection plus a sample and its retry chain
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
@@ -160,7 +162,8 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        return cls(**_own_fields(cls, data))
+        # a run recorded before the probe existed resumes as it started: without it
+        return cls(**{"probe_helpers": False, **_own_fields(cls, data)})
 
 
 @dataclass
@@ -180,6 +183,7 @@ class TaskOutcome:
     error: str | None = None
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
     helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
+    helper_fits: list[str] = field(default_factory=list)       # calls the probe found to give every train output
     concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its use counters
     # Threads (run/threads.py): every thread's selection and steps, and the task's selection
     # level (the most degraded of its threads'). Runs from before threads have neither.
@@ -473,7 +477,9 @@ class Runner:
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices
-        shown = list(dict.fromkeys(selected + [i for record in again for i in record["selected"]]))
+        by_name = {c.name: c.id for c in self.memory.list("ps")} if any(r.helpers for r in runs) else {}
+        offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
+        shown = list(dict.fromkeys(selected + [i for record in again for i in record["selected"]] + offered))
         concepts = self.memory.list("ps") if shown else []
         used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
         names = {c.id: c.name for c in concepts}
@@ -487,6 +493,7 @@ class Runner:
             error=next((r.error for r in runs if r.error), None) or (errors[-1] if errors and not passed else None),
             notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])
                    + ([r.result.error] if r.result.error else [])],
+            helper_fits=list(dict.fromkeys(call for r in runs if r.helpers for call in r.helpers.fits)),
             helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
                                                + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
@@ -505,7 +512,7 @@ class Runner:
         self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
         self._say_if_nothing_matched(task.id, selection)
         self._say_if_degraded(selection)
-        helpers = self._helpers_for(selection)
+        helpers = self._helpers_for(task, selection)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
@@ -527,13 +534,24 @@ class Runner:
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
 
-    def _helpers_for(self, selection) -> MemoryHelpers | None:
-        """The helpers offered with a selection's hint (None: --helpers off, or none to offer)."""
-        if not (self.config.helpers and selection.concept_ids):
+    def _helpers_for(self, task: Task, selection) -> MemoryHelpers | None:
+        """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
+        those whose probe fits first (--probe-helpers), then the selected concepts' in the
+        select model's order."""
+        if not self.config.helpers:
             return None
-        wanted = (selection.stats or {}).get("ranked_ids") or selection.concept_ids   # ps: the model's order
-        return offer_helpers(self.memory.list("ps"), wanted, helper_limit(self.llm, self.config.max_helpers),
-                             self.memory.usage(concept_ids=selection.concept_ids))
+        concepts = self.memory.list("ps")
+        fits = probe(task, concepts, self.sandbox)[0] if self.config.probe_helpers else []
+        wanted = [f.concept_id for f in fits] + list((selection.stats or {}).get("ranked_ids")
+                                                     or selection.concept_ids)     # ps: the model's order
+        if not wanted:
+            return None
+        helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
+                                self.memory.usage(concept_ids=wanted), first=len(fits))
+        if helpers is not None:
+            offered = set(helpers.names())
+            helpers.fits = [f.call for f in fits if f.call.split("(")[0] in offered]
+        return helpers
 
     def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]]):
         """--reselect-on-retry: selection run again with a failed try's feedback, recorded like the
@@ -544,7 +562,7 @@ class Runner:
         def reselect(feedback: str, retry: int, sample: int) -> Hint | None:
             settings = dataclasses.replace(self.config.selection_settings(p, t), retry_feedback=feedback)
             selection = select(task, self.memory, settings, meter)
-            helpers = None if selection.fallback else self._helpers_for(selection)
+            helpers = None if selection.fallback else self._helpers_for(task, selection)
             with lock:
                 self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
                                                               thread=t, retry=retry))

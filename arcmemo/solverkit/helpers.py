@@ -5,7 +5,8 @@ The run layer builds a task's `MemoryHelpers` from the concepts memory selection
 (their verified helpers and the helpers those call) and hands it over in `Hint.helpers`;
 the sandbox makes `module` importable as `memory_helpers` and reports which of its
 functions a program called. The prompt shows each offered helper's signature and
-docstring, never its body: the model is to call it, not rewrite it.
+docstring, never its body: the model is to call it, not rewrite it; and the calls the
+run found to give every train output when it tried them (run/probe.py), if any.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class MemoryHelpers:
     module: str
     offered: list[OfferedHelper] = field(default_factory=list)
     name: str = MODULE
+    # calls the run tried on the train inputs that gave every train output ("rotate_grid(grid, 2)")
+    fits: list[str] = field(default_factory=list)
 
     def modules(self) -> dict[str, str]:
         """The `modules=` mapping for the sandbox."""
@@ -50,7 +53,11 @@ def helpers_section(helpers: MemoryHelpers | None) -> str:
     for h in helpers.offered:
         lines = [line.strip() for line in h.doc.strip().splitlines() if line.strip()]
         entries.append(f"- {h.signature}: " + "\n    ".join(lines))
-    return render_prompt("helpers", import_line=import_line(helpers.names()), listing="\n".join(entries)).strip()
+    fits = ""
+    if helpers.fits:
+        fits = render_prompt("helper_fits", calls="\n".join(f"    {call}" for call in helpers.fits)).rstrip()
+    return render_prompt("helpers", import_line=import_line(helpers.names()), listing="\n".join(entries),
+                         fits=fits).strip()
 
 
 def sandbox_modules(helpers: MemoryHelpers | None, others: dict[str, str] | None = None) -> dict[str, str]:

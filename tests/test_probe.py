@@ -1,0 +1,110 @@
+"""Probing memory's helpers (run/probe.py): which calls are tried, that a call giving every
+train output is found by running it in the real sandbox, and that a solve offers it first and
+names it in the hint (--no-probe-helpers: not)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from test_concept_helpers import VERIFIED, rotate_concept
+from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: the helper runs' fixture)
+
+from arcmemo.core.tasks import load_tasks
+from arcmemo.run.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe, task_colors
+from arcmemo.run.runner import RunConfig
+from arcmemo.sandbox import get_sandbox
+
+FLIP = '''import numpy as np
+
+
+def flip_grid(grid, axis, copy=True):
+    """Mirror the grid.
+
+    Example: flip_grid(np.array([[1, 2]]), "horizontal") -> [[2, 1]]
+    """
+    grid = np.asarray(grid)
+    return (grid[:, ::-1] if axis == "horizontal" else grid[::-1, :]).copy()
+'''
+
+
+def concept(name: str, source: str, params: list[tuple[str, str]], output: str = "grid", cid: int = 1):
+    helper = {"name": name, "source": source, "depends": [], "verified": dict(VERIFIED)}
+    return SimpleNamespace(id=cid, name=name, output_typing=output, helper=helper,
+                           parameters=[{"name": n, "typing": t} for n, t in params])
+
+
+def source(signature: str) -> str:
+    return f"def {signature}:\n    return grid\n"
+
+
+@pytest.mark.parametrize("signature, params, output, expected", [
+    ("turn(grid, k)", [("grid", "grid"), ("k", "int")], "grid", ["turn(grid, 1)", "turn(grid, 2)", "turn(grid, 3)",
+                                                                  "turn(grid, 4)"]),
+    ("paint(grid, color)", [("grid", "grid"), ("color", "color")], "grid", ["paint(grid, 0)", "paint(grid, 5)"]),
+    ("mirror(grid, axis)", [("grid", "grid"), ("axis", "horizontal | vertical")], "grid",
+     ["mirror(grid, 'horizontal')", "mirror(grid, 'vertical')"]),
+    ("blobs(grid, connectivity=4)", [("grid", "grid"), ("connectivity", "4 | 8")], "grid",
+     ["blobs(grid, connectivity=4)", "blobs(grid, connectivity=8)"]),
+    ("keep(grid, wrap=False)", [("grid", "grid"), ("wrap", "bool")], "grid", ["keep(grid, wrap=True)",
+                                                                                "keep(grid, wrap=False)"]),
+    # an optional parameter of a type with too many values stays at its default
+    ("shade(grid, rule=None)", [("grid", "grid"), ("rule", "cell rule")], "grid", ["shade(grid)"]),
+    # not tried: a required parameter that cannot be filled, a first parameter that is not the
+    # grid, something other than a grid returned, a type word among the choices
+    ("recolor(grid, mapping)", [("grid", "grid"), ("mapping", "color mapping")], "grid", []),
+    ("join(blocks)", [("blocks", "list[list[grid]]")], "grid", []),
+    ("count(grid, color)", [("grid", "grid"), ("color", "color")], "int", []),
+    ("crop(grid, region)", [("grid", "grid"), ("region", "object | mask")], "grid", []),
+])
+def test_the_calls_tried_come_from_the_typed_parameters(signature, params, output, expected):
+    name = signature.split("(")[0]
+    assert candidate_calls(concept(name, source(signature), params, output), [0, 5]) == expected
+
+
+def test_too_many_combinations_are_not_tried():
+    params = [("grid", "grid"), ("a", "color"), ("b", "color")]
+    colors = list(range(10))
+    assert candidate_calls(concept("two", source("two(grid, a, b)"), params), colors[:5]) != []   # 25 calls
+    assert len(candidate_calls(concept("two", source("two(grid, a, b)"), params), colors[:5])) <= MAX_CALLS_PER_HELPER
+    assert candidate_calls(concept("two", source("two(grid, a, b)"), params), colors) == []       # 100
+
+
+def test_the_probe_finds_the_call_that_gives_every_train_output():
+    tasks = load_tasks("training", ids=["6150a2bd", "68b16354", "0d3d703e"])
+    rotate = concept("rotate_grid", rotate_concept()["helper"]["source"], [("grid", "grid"), ("quarter_turns", "int")])
+    flip = concept("flip_grid", FLIP, [("grid", "grid"), ("axis", "horizontal | vertical"), ("copy", "bool")], cid=2)
+    sandbox = get_sandbox()
+    fits, tried = probe(tasks.by_id("6150a2bd"), [rotate, flip], sandbox)      # a half turn
+    assert [(f.concept_id, f.call) for f in fits] == [(1, "rotate_grid(grid, 2)")] and tried == 4 + 4
+    fits, _ = probe(tasks.by_id("68b16354"), [rotate, flip], sandbox)           # upside down
+    assert [f.call for f in fits] == ["flip_grid(grid, 'vertical', copy=True)"]
+    assert probe(tasks.by_id("0d3d703e"), [rotate, flip], sandbox)[0] == []     # a recolouring: nothing fits
+    assert task_colors(tasks.by_id("0d3d703e")) == sorted(task_colors(tasks.by_id("0d3d703e")))
+
+
+@pytest.mark.parametrize("probing", [True, False])
+def test_a_solve_offers_the_fitting_helper_the_selection_missed(tmp_path, fake_model, fake_llm, memory,  # noqa: F811
+                                                                  probing):
+    fake_model.on("select_ps", lambda messages: "```yaml\n- plain structure\n```")     # misses the rotation
+    fake_model.on("solve", lambda messages: CALLS)
+    runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=probing)
+    prompt = fake_model.calls_for("solve")[0].messages[1]["content"]
+    events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
+    if probing:
+        assert "from memory_helpers import rotate_grid" in prompt
+        assert "Tried on every train input, these calls gave exactly its train output:\n\n    rotate_grid(grid, 2)" \
+            in prompt
+        assert summary["oracle2"] == 100.0
+        assert all(events[t]["helper_fits"] == ["rotate_grid(grid, 2)"] for t in TASKS)
+        assert {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]} == {
+            "rotate grid": (1, 1), "plain structure": (1, 0)}
+    else:
+        assert "memory_helpers" not in prompt and summary["oracle2"] == 0.0
+        assert all(events[t]["helper_fits"] == [] for t in TASKS)
+    assert runner.rundir.config()["settings"]["probe_helpers"] is probing
+
+
+def test_a_run_recorded_before_the_probe_resumes_without_it():
+    assert RunConfig.from_dict({"source": "training"}).probe_helpers is False
+    assert RunConfig(source="training").probe_helpers is True
