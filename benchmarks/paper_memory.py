@@ -101,7 +101,7 @@ def main() -> int:
     print(f"{PAPER_MEMORY.name}: {len(lib)} PS concepts, {len(lib.custom_types)} custom types; "
           f"{len(tasks)} evaluation puzzles\n")
     rows, ok = [], True
-    problem = local.runtime_available() or local.weights_available(QWEN)
+    problem = local.unavailable(QWEN)
     if problem:
         print(f"the embedded model is counted with the estimate: {problem}\n")
     try:

@@ -125,7 +125,7 @@ def main() -> None:
     from benchmarks.synthetic import synthetic_concepts
     from benchmarks.table import print_table
 
-    why = local.runtime_available() or local.weights_available(QWEN)
+    why = local.unavailable(QWEN)
     if not why:
         local.ensure_server(QWEN)                            # llm.tokens counts with it while it runs
     tokenizer = Timed(tokens._tokenize)                      # the server's /tokenize, timed apart

@@ -73,7 +73,7 @@ def tokenizers(model: str) -> dict[str, tuple]:
     from arcmemo.llm import local, tokens
 
     found = {}
-    problem = local.runtime_available() or local.weights_available(model)
+    problem = local.unavailable(model)
     if problem:
         print(f"Qwen2.5 not measured: {problem}")
     else:

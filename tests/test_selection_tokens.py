@@ -236,7 +236,7 @@ def qwen():
     """Qwen2.5's own count: the embedded server's /tokenize (llm.tokens), with the server running."""
     from arcmemo.llm import local, tokens
 
-    why = local.runtime_available() or local.weights_available("local-small")
+    why = local.unavailable("local-small")
     if why:
         pytest.skip(f"the [local] extra is not installed: {why}")
     try:

@@ -41,7 +41,7 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.run.helpercheck", "HelperVerificationError"),
     ("arcmemo.solverkit.discovery", "PluginError"),
     ("arcmemo.llm.backend", "LLMError"),            # includes the endpoint's refusals (EndpointFatal)
-    ("arcmemo.llm.local", "LocalModelError"),
+    ("arcmemo.llm.weights", "LocalModelError"),
     ("arcmemo.memory.errors", "StoreError"),       # a memory that is not one, a name not in it, bad data
     ("arcmemo.core.jsonfile", "JSONFileError"),
     ("arcmemo.scoring.submissions", "SubmissionError"),

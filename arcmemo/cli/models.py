@@ -65,10 +65,10 @@ def _traits(traits: dict) -> str:
 @user_errors
 def serve(name, n_ctx, threads, slots) -> None:
     """Run the embedded model server in the foreground; prints its base URL. Ctrl-C stops it."""
-    from arcmemo.llm import local
+    from arcmemo.llm import local, weights
 
     overrides = {k: v for k, v in (("n_ctx", n_ctx), ("threads", threads), ("slots", slots)) if v}
-    click.echo(f"assembling/verifying {local.spec_for(name).title} ...", err=True)
+    click.echo(f"assembling/verifying {weights.spec_for(name).title} ...", err=True)
 
     def ready(server):
         click.echo(server.base_url)

@@ -12,16 +12,16 @@ from arcmemo.llm.tokens import tokenizer_for
 
 def _traits(catalog: Catalog, model: str) -> ModelTraits:
     """The catalog's traits; an embedded model's context is its `local_n_ctx` setting."""
-    from arcmemo.llm import local
+    from arcmemo.llm import local, weights
 
     traits = catalog.traits(model)
-    if model in local.SPECS:
+    if model in weights.SPECS:
         return ModelTraits(local.server_settings()["n_ctx"], traits.vision, traits.reasoning, traits.tokenizer)
     return traits
 
 
 def inventory(**flags: Any) -> dict[str, Any]:
-    from arcmemo.llm import local
+    from arcmemo.llm import local, weights
     from arcmemo.llm.settings import LLMSettings
 
     settings = LLMSettings.resolve(**flags)
@@ -34,9 +34,9 @@ def inventory(**flags: Any) -> dict[str, Any]:
         traits = _traits(catalog, target.model)
         roles.append({
             "role": role, "name": name, "model": target.model,
-            "endpoint": ("in-process llama.cpp" if target.model in local.SPECS else
+            "endpoint": ("in-process llama.cpp" if target.model in weights.SPECS else
                          target.base_url or settings.base_url or (OPENAI_URL if settings.api_key else None)),
-            "price": ("free (offline)" if target.model in local.SPECS else
+            "price": ("free (offline)" if target.model in weights.SPECS else
                       f"${price.input:g} / ${price.output:g} per M tokens" if price else "unpriced (cost 0)"),
             "traits": traits.to_dict(),
             "tokens": tokenizer_for(target.model, traits).name,
@@ -45,12 +45,12 @@ def inventory(**flags: Any) -> dict[str, Any]:
         })
     runtime = local.runtime_available()
     locals_ = []
-    for name, spec in local.SPECS.items():
+    for name, spec in weights.SPECS.items():
         if runtime:
             status = "not installed (xllamacpp missing)"
         else:
-            problem = local.weights_available(name)
-            assembled = (local.models_dir() / spec.filename).exists()
+            problem = weights.weights_available(name)
+            assembled = (weights.models_dir() / spec.filename).exists()
             status = ("weights missing: " + problem) if problem else (
                 "ready" if assembled else "installed (assembled on first use)")
         locals_.append({"name": name, "title": spec.title, "status": status,

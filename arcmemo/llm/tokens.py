@@ -100,9 +100,9 @@ def _catalog_traits(model: str, user_file: str, stamp: int | None) -> ModelTrait
 
 
 def _local_server():
-    from arcmemo.llm import local
+    from arcmemo.llm import local, weights
 
-    for name in local.SPECS:        # local and local-small share Qwen2.5's tokenizer
+    for name in weights.SPECS:        # local and local-small share Qwen2.5's tokenizer
         server = local.running_server(name)
         if server is not None and server.address:
             return server

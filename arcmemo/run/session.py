@@ -71,12 +71,12 @@ def local_models(llm: LLM, roles: set[str]) -> list[str]:
 
 def check_models(llm: LLM, roles: set[str]) -> None:
     """LocalModelError now, before a run directory exists, if an embedded model it needs cannot start."""
-    from arcmemo.llm import local
+    from arcmemo.llm import local, weights
 
     for name in local_models(llm, roles):
-        problem = local.runtime_available() or local.weights_available(name)
+        problem = local.unavailable(name)
         if problem:
-            raise local.LocalModelError(f"model {name!r} cannot start: {problem}")
+            raise weights.LocalModelError(f"model {name!r} cannot start: {problem}")
 
 
 def check_cheatsheet(memory: Memory, config: RunConfig) -> None:
@@ -103,10 +103,10 @@ def check_call_params(llm: LLM, config: RunConfig, roles: set[str]) -> None:
 
 def start_models(llm: LLM, roles: set[str], reporter: Reporter) -> None:
     """Start the embedded model(s) the run needs now, saying so (its one-time assembly as bytes)."""
-    from arcmemo.llm import local
+    from arcmemo.llm import local, weights
 
     for name in local_models(llm, roles):
-        reporter.note(f"loading the embedded model {name} ({local.spec_for(name).title}) ...")
+        reporter.note(f"loading the embedded model {name} ({weights.spec_for(name).title}) ...")
         started = time.monotonic()
         local.ensure_server(name, progress=lambda done, total: reporter.bytes(
             "assembling the model file (first use only)", done, total))
