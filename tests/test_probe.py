@@ -86,21 +86,27 @@ def test_the_probe_finds_the_call_that_gives_every_train_output():
 @pytest.mark.parametrize("probing", [True, False])
 def test_a_solve_offers_the_fitting_helper_the_selection_missed(tmp_path, fake_model, fake_llm, memory,  # noqa: F811
                                                                   probing):
-    fake_model.on("select_ps", lambda messages: "```yaml\n- plain structure\n```")     # misses the rotation
+    memory.merge({"name": "flip grid", "kind": "routine", "output_typing": "grid", "description": "mirror it",
+                  "parameters": [{"name": "grid", "typing": "grid"}, {"name": "axis", "typing": "horizontal | vertical"},
+                                 {"name": "copy", "typing": "bool"}],
+                  "helper": {"name": "flip_grid", "source": FLIP, "depends": [], "verified": dict(VERIFIED)}},
+                 actor="test")
+    fake_model.on("select_ps", lambda messages: "```yaml\n- plain structure\n- flip grid\n```")   # not the rotation
     fake_model.on("solve", lambda messages: CALLS)
     runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=probing)
     prompt = fake_model.calls_for("solve")[0].messages[1]["content"]
     events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
-    if probing:
-        assert "from memory_helpers import rotate_grid" in prompt
+    if probing:                      # the fitting helper instead of the selected one
+        assert "from memory_helpers import rotate_grid\n" in prompt and "flip_grid(" not in prompt
         assert "Tried on every train input, these calls gave exactly its train output:\n\n    rotate_grid(grid, 2)" \
             in prompt
         assert summary["oracle2"] == 100.0
         assert all(events[t]["helper_fits"] == ["rotate_grid(grid, 2)"] for t in TASKS)
         assert {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]} == {
-            "rotate grid": (1, 1), "plain structure": (1, 0)}
+            "rotate grid": (1, 1), "plain structure": (1, 0), "flip grid": (1, 0)}
     else:
-        assert "memory_helpers" not in prompt and summary["oracle2"] == 0.0
+        assert "from memory_helpers import flip_grid\n" in prompt and "rotate_grid" not in prompt
+        assert summary["oracle2"] == 0.0
         assert all(events[t]["helper_fits"] == [] for t in TASKS)
     assert runner.rundir.config()["settings"]["probe_helpers"] is probing
 

@@ -130,7 +130,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--probe-helpers/--no-probe-helpers", default=True, show_default=True,
               help="Before solving, run the memory's helpers on the train inputs with each value their typed "
                    "parameters can take (ints, the task's colours, choices); a call that gives every train "
-                   "output is offered first and named in the hint.")
+                   "output is offered (instead of the selected concepts' helpers) and named in the hint.")
 @click.option("--tasks-in-flight", type=AtLeast(1), default=None,
               help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
                    "--continual block every task reads the memory as the block found it, so results do not "

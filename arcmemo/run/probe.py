@@ -4,8 +4,8 @@ An executable concept can be tried, not only read. For each PS concept whose hel
 the grid first and whose other parameters have a type with few values (an int, a colour
 of the task, a bool, literal alternatives such as `horizontal | vertical`), the probe
 calls it with each combination on the train inputs, in the sandbox. A call that gives
-every train output is a *fit*: the run offers that concept's helper first and the hint
-names the call, so a small model that would not have picked the concept, or would have
+every train output is a *fit*: the run offers the fitting helpers (not the selected
+concepts') and the hint names the call, so a small model that would not have picked the concept, or would have
 guessed its arguments wrong, is told what running it showed. The test inputs are never
 touched. It costs a few hundred sandbox runs at most (about 16 ms each), next to model
 calls of seconds to minutes; `--no-probe-helpers` turns it off.

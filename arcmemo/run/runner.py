@@ -536,14 +536,15 @@ class Runner:
 
     def _helpers_for(self, task: Task, selection) -> MemoryHelpers | None:
         """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
-        those whose probe fits first (--probe-helpers), then the selected concepts' in the
-        select model's order."""
+        the selected concepts' in the select model's order, or, when the probe found calls that
+        give every train output (--probe-helpers), only theirs: any other would be a guess, and
+        a small model offered more helpers calls them all."""
         if not self.config.helpers:
             return None
         concepts = self.memory.list("ps")
         fits = probe(task, concepts, self.sandbox)[0] if self.config.probe_helpers else []
-        wanted = [f.concept_id for f in fits] + list((selection.stats or {}).get("ranked_ids")
-                                                     or selection.concept_ids)     # ps: the model's order
+        wanted = [f.concept_id for f in fits] or list((selection.stats or {}).get("ranked_ids")
+                                                      or selection.concept_ids)     # ps: the model's order
         if not wanted:
             return None
         helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
