@@ -1,6 +1,6 @@
 """Endpoint faults against the loopback stub: what stops a run (EndpointFatal), what is
 retried within the call's time budget and then given up (EndpointUnavailable), and what
-the client remembers per task (`trouble`) for the run layer."""
+a task's meter (run/metered.py) remembers of them for the run layer."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from llm_stub import StubServer, stub_llm
 from arcmemo.llm import EndpointFatal, EndpointUnavailable, LLMError
 from arcmemo.llm.backend import TransientError
 from arcmemo.llm.client import LLM, LLMSettings
+from arcmemo.run.metered import MeteredLLM
 
 MSG = [{"role": "user", "content": "2+2?"}]
 
@@ -38,14 +39,13 @@ def test_auth_and_not_found_stop_the_run_at_once(stub, status, message):
         with pytest.raises(EndpointFatal, match=f"HTTP {status}.*{message[:20]}") as info:
             llm.chat(MSG, role="solver", step="solve", task_id="t1")
         assert info.value.status == status and info.value.attempts == 1
-        assert llm.fatal is info.value and llm.trouble("t1") is info.value
+        assert llm.fatal is info.value
         # every later call raises at once, without network, for any role, task or cached answer
         started = time.monotonic()
         for role, task in (("solver", "t2"), ("aux", "t3"), ("select", None)):
             with pytest.raises(EndpointFatal, match=message[:20]):
                 llm.chat([{"role": "user", "content": role}], role=role, step="x", task_id=task)
         assert time.monotonic() - started < 1.0
-        assert isinstance(llm.trouble("t2"), EndpointFatal)
         assert [r.error_kind for r in llm._log.list()] == ["fatal"]
     assert len(stub.requests) == 1
 
@@ -72,7 +72,7 @@ def test_a_request_too_long_for_the_context_fails_only_its_call_untried_again(st
     with make_llm(stub.base_url) as llm:
         with pytest.raises(LLMError, match="(?i)context") as info:
             llm.chat(MSG, role="solver", step="solve", task_id="t1")
-        assert type(info.value) is LLMError and llm.fatal is None and llm.trouble("t1") is None
+        assert type(info.value) is LLMError and llm.fatal is None
         assert llm.chat(MSG, role="solver", step="solve", sample=1).text == "echo: 2+2?"
     assert len(stub.requests) == 2
 
@@ -81,7 +81,7 @@ def test_429_with_retry_after_waits_exactly_then_succeeds(stub):
     stub.script(stub.error(429, "slow down", headers={"Retry-After": "0.3"}))
     with make_llm(stub.base_url) as llm:
         c = llm.chat(MSG, role="solver", step="solve", task_id="t1")
-        assert c.text == "echo: 2+2?" and llm.trouble("t1") is None and llm.fatal is None
+        assert c.text == "echo: 2+2?" and llm.fatal is None
     assert stub.request_times[1] - stub.request_times[0] >= 0.29
 
 
@@ -112,11 +112,10 @@ def test_an_outage_ends_in_endpoint_unavailable_within_the_budget(stub, action, 
         with pytest.raises(EndpointUnavailable, match=f"{says}.*gave up after .* attempts in .*budget is 0.6s"):
             llm.chat(MSG, role="solver", step="solve", task_id="t1")
         assert time.monotonic() - started < 0.6 + 1.0      # the budget, plus a loaded machine's slack
-        assert isinstance(llm.trouble("t1"), EndpointUnavailable) and llm.fatal is None
+        assert llm.fatal is None
         # not fatal: the next call goes out to the endpoint again
         stub._script.clear()
         assert llm.chat(MSG, role="solver", step="solve", task_id="t2").text == "echo: 2+2?"
-        assert llm.trouble("t2") is None
         assert [r.error_kind for r in llm._log.list()] == [None, "unavailable"]
 
 
@@ -129,23 +128,23 @@ def test_a_hanging_endpoint_costs_at_most_the_call_budget(stub):
         assert time.monotonic() - started < 0.8 + 1.0      # not the 5 s the endpoint would hang
 
 
-def test_trouble_is_per_task_and_cleared_on_request(fake_model):
+def test_a_tasks_meter_keeps_its_own_endpoint_fault(fake_model):
+    """What the run layer reads to record a task as lost: the first EndpointUnavailable of its
+    own calls; an ordinary failed call is no fault, and another task's meter has none."""
     fake_model.queue("solve", *[TransientError("HTTP 503")] * 3)
     settings = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", backoff_base_s=0,
                            max_attempts=3)
     with LLM(settings) as llm:
+        lost, other = MeteredLLM(llm), MeteredLLM(llm)
         with pytest.raises(EndpointUnavailable):
-            llm.chat(MSG, role="solver", step="solve", task_id="a")
-        first = llm.trouble("a")
-        assert isinstance(first, EndpointUnavailable) and llm.trouble("b") is None
-        fake_model.queue("solve", LLMError("a bad request"))           # an ordinary failure is no trouble
+            lost.chat(MSG, role="solver", step="solve", task_id="a")
+        assert isinstance(lost.fault, EndpointUnavailable) and lost.fatal is None and other.fault is None
+        fake_model.queue("solve", LLMError("a bad request"))
         with pytest.raises(LLMError):
-            llm.chat(MSG, role="solver", step="solve", task_id="b", sample=1)
-        assert llm.trouble("b") is None
-        llm.clear_trouble("a")
-        assert llm.trouble("a") is None
+            other.chat(MSG, role="solver", step="solve", task_id="b", sample=1)
+        assert other.fault is None and other.usage.errors == 1 and lost.usage.errors == 1
         fake_model.queue("solve", "fine")
-        assert llm.chat(MSG, role="solver", step="solve", task_id="a", sample=2).text == "fine"
+        assert other.chat(MSG, role="solver", step="solve", task_id="b", sample=2).text == "fine"
 
 
 def test_fatal_from_a_backend_is_remembered(fake_model, fake_llm):

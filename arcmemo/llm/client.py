@@ -22,7 +22,8 @@ logged and its usage counted (usage.py).
 Endpoint trouble (errors.py): an `EndpointFatal` (401, 403, 404, unknown model, ...) makes
 every later call raise it at once, without network (`LLM.fatal`); an `EndpointUnavailable`
 means transient faults outlasted the budget. Solvers swallow LLMError in their retry
-loops, so the client remembers the first of either per task: `LLM.trouble(task_id)`.
+loops, so the run layer sees each task's calls through a meter that keeps the first of
+either (run/metered.py).
 """
 
 from __future__ import annotations
@@ -63,9 +64,8 @@ class LLM:
         for role in ROLES:          # fail early on a bad model name, not mid-run
             self.router.route(self.settings.model(role))
         self._usage = UsageCounter()
-        self._trouble: dict[str, LLMError] = {}
         self._fatal: EndpointFatal | None = None
-        self._trouble_lock = threading.Lock()
+        self._fatal_lock = threading.Lock()
         self._closed = False
         self._log = CallLog(self.settings.log_path)
         self._thread = LoopThread()
@@ -128,7 +128,7 @@ class LLM:
             raise LLMError("this LLM client is closed")
         return self._thread.run(coro)
 
-    # -- accounts and trouble ----------------------------------------------------------
+    # -- accounts and the fatal fault --------------------------------------------------
     def usage(self) -> Usage:
         return self._usage.total()
 
@@ -136,16 +136,6 @@ class LLM:
     def fatal(self) -> EndpointFatal | None:
         """The EndpointFatal that stopped this client, if one happened: every call raises it."""
         return self._fatal
-
-    def trouble(self, task_id: str) -> LLMError | None:
-        """The first EndpointFatal or EndpointUnavailable raised for a call with this task id
-        since the last `clear_trouble(task_id)`."""
-        with self._trouble_lock:
-            return self._trouble.get(task_id)
-
-    def clear_trouble(self, task_id: str) -> None:
-        with self._trouble_lock:
-            self._trouble.pop(task_id, None)
 
     def close(self) -> None:
         if self._closed:
@@ -172,12 +162,10 @@ class LLM:
                 raise self._fatal.again(step=step)
             return await self._call(messages, role=role, step=step, sample=sample, task_id=task_id,
                                     cache=cache, params=params)
-        except (EndpointFatal, EndpointUnavailable) as exc:
-            with self._trouble_lock:
-                if isinstance(exc, EndpointFatal) and self._fatal is None:
+        except EndpointFatal as exc:
+            with self._fatal_lock:
+                if self._fatal is None:
                     self._fatal = exc
-                if task_id is not None:
-                    self._trouble.setdefault(task_id, exc)
             raise
 
     async def _call(self, messages, *, role, step, sample, task_id, cache, params) -> Completion:
