@@ -273,6 +273,27 @@ def test_nothing_fits_the_context(tasks, ctx, fake_model):
     assert result.trace.notes and fake_model.calls == []
 
 
+def test_the_context_is_the_solver_models_unless_given(tasks, ctx, fake_model):
+    class SmallModel:                       # a solver model whose context (models.yaml) is 300 tokens
+        def __init__(self, llm):
+            self._llm = llm
+
+        def context_window(self, role):
+            return 300 if role == "solver" else None
+
+        def __getattr__(self, name):
+            return getattr(self._llm, name)
+
+    small = ctx()
+    small.llm = SmallModel(small.llm)
+    result = ExpertAgentsSolver().solve(tasks.by_id("6150a2bd"), Hint(), small)
+    assert result.error.startswith("no expert agent fits the context budget for task 6150a2bd (300 tokens")
+    fake_model.queue("expert", answer(ROT180))
+    given = ctx(context_tokens=8000)
+    given.llm = SmallModel(given.llm)
+    assert ExpertAgentsSolver().solve(tasks.by_id("6150a2bd"), Hint(), given).passed_train
+
+
 def test_bad_settings_are_reported_not_raised(tasks, ctx, fake_model):
     result = ExpertAgentsSolver().solve(tasks.by_id("6150a2bd"), Hint(), ctx(agents=["grid+nothing"]))
     assert result.attempts == [] and "unknown agent(s) ['grid+nothing']" in result.error

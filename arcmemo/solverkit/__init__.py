@@ -19,6 +19,7 @@ import from this module only; what it exports is arcmemo's public plugin API:
 A solver never sees test outputs (`Task` has none) and never touches the store.
 """
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import dims, format_grid, format_task
 from arcmemo.core.parsing import (
                                   ParseError,
@@ -65,5 +66,5 @@ __all__ = [
     "LLMError", "Usage",
     # text
     "format_grid", "format_task", "dims", "ParseError", "definitions_only", "extract_code", "extract_fenced",
-    "extract_tag", "fenced_blocks", "parse_yaml_block", "Templates",
+    "extract_tag", "fenced_blocks", "parse_yaml_block", "Templates", "estimate_tokens",
 ]

@@ -13,11 +13,10 @@ Every drop is reported as a note.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from arcmemo.solverkit import Task
+from arcmemo.solverkit import Task, estimate_tokens
 from arcmemo_expert_agents.objects import ObjectVariant
 from arcmemo_expert_agents.views import View, dims, task_view_text
 
@@ -57,11 +56,6 @@ DEFAULT_AGENTS: tuple[Agent, ...] = (
 
 def agents_by_name() -> dict[str, Agent]:
     return {a.name: a for a in DEFAULT_AGENTS}
-
-
-def estimate_tokens(text: str) -> int:
-    """The usual rough estimate: four characters per token."""
-    return math.ceil(len(text) / 4)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from arcmemo.solverkit import (
     Usage,
     converse,
     definitions_only,
+    estimate_tokens,
     helpers_section,
     program_feedback,
     solve_result,
@@ -43,7 +44,6 @@ from arcmemo_expert_agents.agents import (
     PlannedAgent,
     TaskViews,
     agents_by_name,
-    estimate_tokens,
     plan_agents,
     render_puzzle,
     view_intro,
@@ -75,6 +75,12 @@ def _hint_section(hint: Hint | None) -> str:
 def user_prompt(task_views: TaskViews, views, hint: Hint | None) -> str:
     return render("task", view_intro=view_intro(views), hint_section=_hint_section(hint),
                   puzzle=render_puzzle(task_views, views))
+
+
+def _context_window(ctx: SolveContext) -> int | None:
+    """The solver model's context in tokens (models.yaml, or the embedded model's setting), if known."""
+    window = getattr(ctx.llm, "context_window", None)
+    return window("solver") if callable(window) else None
 
 
 def views_budget(context_tokens: int, answer_tokens: int, hint: Hint | None) -> int:
@@ -146,7 +152,7 @@ class ExpertAgentsSolver:
         extra = settings.extra or {}
         n = max(1, int(settings.attempts))
         retries = min(MAX_FEEDBACK_ROUNDS, max(0, int(settings.retries)))
-        context_tokens = int(extra.get("context_tokens", DEFAULT_CONTEXT_TOKENS))
+        context_tokens = int(extra.get("context_tokens") or _context_window(ctx) or DEFAULT_CONTEXT_TOKENS)
         answer_tokens = int(extra.get("answer_tokens", DEFAULT_ANSWER_TOKENS))
         batch_size = max(1, int(extra.get("batch_size", DEFAULT_BATCH_SIZE)))
         agents = _select_agents(extra.get("agents"))
