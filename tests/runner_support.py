@@ -49,14 +49,15 @@ def task_lines(run_dir: Path) -> int:
 
 
 def wait_for_tasks(runs: Path, n: int, *, poll_s: float = 0.05, timeout_s: float = 120) -> None:
-    """Until the (only) run under `runs` has committed `n` tasks, or `timeout_s` has passed; a
-    test that then stops the run checks what it holds."""
+    """Until the (only) run under `runs` has committed `n` tasks (a test that then stops the run
+    checks what it holds); an AssertionError saying so after `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         dirs = list(runs.glob("*"))
         if dirs and task_lines(dirs[0]) >= n:
             return
         time.sleep(poll_s)
+    raise AssertionError(f"no run under {runs} committed {n} tasks within {timeout_s:g}s")
 
 
 def empty_memory(path: Path) -> str:
