@@ -98,8 +98,9 @@ def test_a_solve_offers_the_fitting_helper_the_selection_missed(tmp_path, fake_m
     events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
     if probing:                      # the fitting helper instead of the selected one
         assert "from memory_helpers import rotate_grid\n" in prompt and "flip_grid(" not in prompt
-        assert "Tried on every train input, these calls gave exactly its train output:\n\n    rotate_grid(grid, 2)" \
-            in prompt
+        fits = prompt.index("gave exactly that example's output")
+        assert prompt.index("    rotate_grid(grid, 2)\n") > fits       # named first: before the concepts
+        assert fits < prompt.index("# Concepts from memory") < prompt.index("# Helper functions from memory")
         assert summary["oracle2"] == 100.0
         assert all(events[t]["helper_fits"] == ["rotate_grid(grid, 2)"] for t in TASKS)
         assert {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]} == {

@@ -38,7 +38,7 @@ from arcmemo.solverkit.contract import Attempt, Hint, SolveContext, Solver, Solv
 from arcmemo.solverkit.conversation import Conversation, Program, converse, solve_result
 from arcmemo.solverkit.discovery import ENTRY_POINT_GROUP, PluginError, available_solvers, describe_solvers, load_solver
 from arcmemo.solverkit.feedback import program_feedback
-from arcmemo.solverkit.helpers import MemoryHelpers, OfferedHelper, helpers_section
+from arcmemo.solverkit.helpers import MemoryHelpers, OfferedHelper, fits_section, helpers_section, memory_section
 from arcmemo.solverkit.programs import (
                                   PairsCheck,
                                   ProgramRun,
@@ -61,7 +61,7 @@ __all__ = [
     # the conversation
     "Conversation", "Program", "converse", "solve_result", "program_feedback",
     # helpers from memory
-    "MemoryHelpers", "OfferedHelper", "helpers_section",
+    "MemoryHelpers", "OfferedHelper", "helpers_section", "fits_section", "memory_section",
     # models
     "LLMError", "Usage",
     # text

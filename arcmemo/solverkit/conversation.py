@@ -21,7 +21,7 @@ from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text
 from arcmemo.llm.client import LLMError
 from arcmemo.prompts import render_prompt
-from arcmemo.solverkit.helpers import MemoryHelpers, helpers_section, sandbox_modules
+from arcmemo.solverkit.helpers import MemoryHelpers, memory_section, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 
 
@@ -159,8 +159,7 @@ async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: in
     hint = await asyncio.to_thread(reselect, feedback, rnd, conv.index)
     if hint is None or not (hint.text or "").strip():
         return feedback, None
-    shown = hint.text.strip() + ("\n\n" + helpers_section(hint.helpers) if hint.helpers is not None else "")
-    return render_prompt("reselected_hint", hint=shown.strip()) + "\n\n" + feedback, hint
+    return render_prompt("reselected_hint", hint=memory_section(hint, str).strip()) + "\n\n" + feedback, hint
 
 
 def _report(ctx: Any, conv: Conversation, rnd: int) -> None:

@@ -11,7 +11,9 @@ run found to give every train output when it tried them (run/probe.py), if any.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from arcmemo.core.helpercode import MODULE, import_line
 from arcmemo.prompts import render_prompt
@@ -53,11 +55,24 @@ def helpers_section(helpers: MemoryHelpers | None) -> str:
     for h in helpers.offered:
         lines = [line.strip() for line in h.doc.strip().splitlines() if line.strip()]
         entries.append(f"- {h.signature}: " + "\n    ".join(lines))
-    fits = ""
-    if helpers.fits:
-        fits = render_prompt("helper_fits", calls="\n".join(f"    {call}" for call in helpers.fits)).rstrip()
-    return render_prompt("helpers", import_line=import_line(helpers.names()), listing="\n".join(entries),
-                         fits=fits).strip()
+    return render_prompt("helpers", import_line=import_line(helpers.names()), listing="\n".join(entries)).strip()
+
+
+def fits_section(helpers: MemoryHelpers | None) -> str:
+    """The prompt section naming the calls that gave every train output ("" for none)."""
+    if helpers is None or not helpers.fits:
+        return ""
+    return render_prompt("helper_fits", calls="\n".join(f"    {call}" for call in helpers.fits)).strip()
+
+
+def memory_section(hint: Any, render_hint: Callable[[str], str]) -> str:
+    """What a solver's prompt shows from memory ("" for nothing): the calls found to give every
+    train output first (the strongest evidence memory has), then the hint in the solver's own
+    words (`render_hint(text)`), then the helpers its programs may import."""
+    helpers = getattr(hint, "helpers", None)
+    text = (getattr(hint, "text", "") or "").strip()
+    parts = [fits_section(helpers), render_hint(text) if text else "", helpers_section(helpers)]
+    return "".join(f"\n{part}\n" for part in parts if part)
 
 
 def sandbox_modules(helpers: MemoryHelpers | None, others: dict[str, str] | None = None) -> dict[str, str]:
@@ -65,4 +80,4 @@ def sandbox_modules(helpers: MemoryHelpers | None, others: dict[str, str] | None
     return {**(others or {}), **(helpers.modules() if helpers is not None else {})}
 
 
-__all__ = ["MemoryHelpers", "OfferedHelper", "helpers_section", "sandbox_modules"]
+__all__ = ["MemoryHelpers", "OfferedHelper", "helpers_section", "fits_section", "memory_section", "sandbox_modules"]

@@ -34,7 +34,7 @@ from arcmemo.solverkit import (
     converse,
     definitions_only,
     estimate_tokens,
-    helpers_section,
+    memory_section,
     program_feedback,
     solve_result,
 )
@@ -66,10 +66,7 @@ def system_prompt() -> str:
 
 def _hint_section(hint: Hint | None) -> str:
     """The memory hint and the helpers from memory it offers (importable beside arc_helpers)."""
-    text = (hint.text or "").strip() if hint is not None else ""
-    section = "\n" + render("hint", hint=text) + "\n" if text else ""
-    helpers = helpers_section(hint.helpers if hint is not None else None)
-    return section + ("\n" + helpers + "\n" if helpers else "")
+    return memory_section(hint, lambda text: render("hint", hint=text))
 
 
 def user_prompt(task_views: TaskViews, views, hint: Hint | None) -> str:

@@ -28,7 +28,7 @@ from arcmemo.solverkit import (
     definitions_only,
     extract_code,
     format_task,
-    helpers_section,
+    memory_section,
     program_feedback,
     solve_result,
 )
@@ -38,11 +38,8 @@ from arcmemo_program_synthesis.templates import render
 def build_messages(task: Task, hint: Hint) -> list[dict]:
     """The opening conversation: system instructions, then the puzzle, the hint and the helpers
     from memory it offers."""
-    hint_text = (hint.text or "").strip() if hint is not None else ""
-    hint_section = render("hint", hint=hint_text) + "\n" if hint_text else ""
-    helpers = helpers_section(hint.helpers if hint is not None else None)
-    hint_section += "\n" + helpers + "\n" if helpers else ""
-    user = render("solve", puzzle=format_task(task), hint_section="\n" + hint_section)
+    section = memory_section(hint, lambda text: render("hint", hint=text))
+    user = render("solve", puzzle=format_task(task), hint_section=section)
     return [{"role": "system", "content": render("system")}, {"role": "user", "content": user}]
 
 
