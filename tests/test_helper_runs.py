@@ -35,7 +35,8 @@ def memory(tmp_path):
 
 
 def run(tmp_path, llm, memory, **settings):
-    config = RunConfig(source="training", task_ids=TASKS, **{"retries": 0, **settings})
+    """A solve of TASKS; the probe is off unless asked for (tests/test_probe.py tests it)."""
+    config = RunConfig(source="training", task_ids=TASKS, **{"retries": 0, "probe_helpers": False, **settings})
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: llm, sandbox=get_sandbox(),
                         solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
     return runner, runner.run()

@@ -84,8 +84,7 @@ def test_the_probe_finds_the_call_that_gives_every_train_output():
 
 
 @pytest.mark.parametrize("probing", [True, False])
-def test_a_solve_offers_the_fitting_helper_the_selection_missed(tmp_path, fake_model, fake_llm, memory,  # noqa: F811
-                                                                  probing):
+def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, memory, probing):  # noqa: F811
     memory.merge({"name": "flip grid", "kind": "routine", "output_typing": "grid", "description": "mirror it",
                   "parameters": [{"name": "grid", "typing": "grid"}, {"name": "axis", "typing": "horizontal | vertical"},
                                  {"name": "copy", "typing": "bool"}],
@@ -96,20 +95,36 @@ def test_a_solve_offers_the_fitting_helper_the_selection_missed(tmp_path, fake_m
     runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=probing)
     prompt = fake_model.calls_for("solve")[0].messages[1]["content"]
     events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
-    if probing:                      # the fitting helper instead of the selected one
-        assert "from memory_helpers import rotate_grid\n" in prompt and "flip_grid(" not in prompt
+    chosen = [r["concepts"] for r in runner.rundir.selections()]
+    if probing:                      # the fitting concept and helper instead of the selected ones
+        assert fake_model.calls_for("select_ps") == [] and chosen == [["rotate grid"], ["rotate grid"]]
+        assert "concept: rotate grid" in prompt and "plain structure" not in prompt and "flip" not in prompt
         fits = prompt.index("gave exactly that example's output")
         assert prompt.index("    rotate_grid(grid, 2)\n") > fits       # named first: before the concepts
         assert fits < prompt.index("# Concepts from memory") < prompt.index("# Helper functions from memory")
+        assert "from memory_helpers import rotate_grid\n" in prompt
         assert summary["oracle2"] == 100.0
         assert all(events[t]["helper_fits"] == ["rotate_grid(grid, 2)"] for t in TASKS)
         assert {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]} == {
-            "rotate grid": (1, 1), "plain structure": (1, 0), "flip grid": (1, 0)}
+            "rotate grid": (1, 1)}
     else:
+        assert chosen == [["plain structure", "flip grid"]] * 2
         assert "from memory_helpers import flip_grid\n" in prompt and "rotate_grid" not in prompt
+        assert "concept: rotate grid" not in prompt
         assert summary["oracle2"] == 0.0
         assert all(events[t]["helper_fits"] == [] for t in TASKS)
     assert runner.rundir.config()["settings"]["probe_helpers"] is probing
+
+
+@pytest.mark.parametrize("mode", ["none", "oe"])
+def test_a_run_that_reads_no_ps_memory_probes_nothing(tmp_path, fake_model, fake_llm, memory, mode):  # noqa: F811
+    fake_model.on("solve", lambda messages: CALLS)
+    fake_model.on("caption", lambda messages: "<observations>\n- a\n</observations>")
+    fake_model.on("select_oe", lambda messages: "```yaml\n[]\n```")
+    runner, summary = run(tmp_path, fake_llm, memory, selection=mode, probe_helpers=True)
+    assert "memory_helpers" not in fake_model.calls_for("solve")[0].messages[1]["content"]
+    assert summary["oracle2"] == 0.0
+    assert all(e["helper_fits"] == [] for e in runner.rundir.events() if e["type"] == "task")
 
 
 def test_a_run_recorded_before_the_probe_resumes_without_it():

@@ -128,9 +128,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="At most N helpers per task (default 2 for a small-context model such as the embedded "
                    "one, else 8).")
 @click.option("--probe-helpers/--no-probe-helpers", default=True, show_default=True,
-              help="Before solving, run the memory's helpers on the train inputs with each value their typed "
-                   "parameters can take (ints, the task's colours, choices); a call that gives every train "
-                   "output is offered (instead of the selected concepts' helpers) and named in the hint.")
+              help="ps, all: before solving, run the memory's helpers on the train inputs with each value their "
+                   "typed parameters can take (ints, the task's colours, choices); a call that gives every train "
+                   "output is named in the hint and only such helpers are offered (ps: its concepts replace the "
+                   "select model's choice).")
 @click.option("--tasks-in-flight", type=AtLeast(1), default=None,
               help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
                    "--continual block every task reads the memory as the block found it, so results do not "

@@ -4,11 +4,14 @@ An executable concept can be tried, not only read. For each PS concept whose hel
 the grid first and whose other parameters have a type with few values (an int, a colour
 of the task, a bool, literal alternatives such as `horizontal | vertical`), the probe
 calls it with each combination on the train inputs, in the sandbox. A call that gives
-every train output is a *fit*: the run offers the fitting helpers (not the selected
-concepts') and the hint names the call, so a small model that would not have picked the concept, or would have
-guessed its arguments wrong, is told what running it showed. The test inputs are never
-touched. It costs a few hundred sandbox runs at most (about 16 ms each), next to model
-calls of seconds to minutes; `--no-probe-helpers` turns it off.
+every train output is a *fit*. With ps selection, fits replace the select model's choice
+(no select call is made): the hint shows the fitting concepts and names the calls, and
+only their helpers are offered; with `all` the whole memory is shown as usual, with the
+fitting helpers only. A small model that would not have picked the concept, or would
+have guessed its arguments wrong, is told what running it showed. Test outputs are never
+involved (a colour parameter may take a test input's colours). It costs a few hundred
+sandbox runs at most (about 16 ms each), next to model calls of seconds to minutes;
+`--no-probe-helpers` turns it off.
 """
 
 from __future__ import annotations
@@ -22,8 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from arcmemo.core.helpercode import MODULE, build_module, closure
+from arcmemo.selection.ps import render_hint
+from arcmemo.selection.types import Selection
 from arcmemo.solverkit.programs import run_on_pairs
 
+PROBED = ("ps", "all")         # the selection modes whose runs probe
 INTS = (1, 2, 3, 4)
 MAX_CALLS_PER_HELPER = 32
 _WORD = re.compile(r"^[a-z][a-z_]*$")
@@ -144,4 +150,13 @@ def probe(task: Any, concepts: Sequence[Any], sandbox: Any, *, workers: int = 2)
     return found, len(tries)
 
 
-__all__ = ["Fit", "candidate_calls", "probe", "task_colors", "MAX_CALLS_PER_HELPER"]
+def fit_selection(fits: Sequence[Fit], concepts: Sequence[Any], custom_types: dict[str, str]) -> Selection:
+    """The ps selection the fits make: their concepts, shown as a ps hint is (with the custom
+    types they use); `stats["probe_fits"]` records the calls."""
+    by_id = {c.id: c for c in concepts}
+    chosen = [by_id[f.concept_id] for f in fits if f.concept_id in by_id]
+    return Selection(mode="ps", concept_ids=[c.id for c in chosen], hint=render_hint(chosen, custom_types),
+                     stats={"probe_fits": [f.call for f in fits], "memory_concepts": len(concepts)})
+
+
+__all__ = ["Fit", "PROBED", "candidate_calls", "fit_selection", "probe", "task_colors", "MAX_CALLS_PER_HELPER"]

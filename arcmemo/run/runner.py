@@ -51,7 +51,7 @@ from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
-from arcmemo.run.probe import probe
+from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -506,13 +506,17 @@ class Runner:
         the endpoint failed under it."""
         label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
         self.progress.step(label + "selecting")
-        selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
+        fits = self._probe(task)
+        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
+            selection = fit_selection(fits, self.memory.list("ps"), self.memory.custom_types())
+        else:
+            selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
         if meter.fault is not None:
             return None
         self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
         self._say_if_nothing_matched(task.id, selection)
         self._say_if_degraded(selection)
-        helpers = self._helpers_for(task, selection)
+        helpers = self._helpers_for(task, selection, fits)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
@@ -534,15 +538,22 @@ class Runner:
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
 
-    def _helpers_for(self, task: Task, selection) -> MemoryHelpers | None:
+    def _probe(self, task: Task) -> list[Fit]:
+        """The calls of memory's helpers that give every train output (run/probe.py): with
+        --helpers and --probe-helpers, for selection ps and all (`none` reads no memory)."""
+        if not (self.config.helpers and self.config.probe_helpers and self.config.selection in PROBED):
+            return []
+        return probe(task, self.memory.list("ps"), self.sandbox)[0]
+
+    def _helpers_for(self, task: Task, selection, fits: list[Fit] | None = None) -> MemoryHelpers | None:
         """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
         the selected concepts' in the select model's order, or, when the probe found calls that
-        give every train output (--probe-helpers), only theirs: any other would be a guess, and
-        a small model offered more helpers calls them all."""
+        give every train output (`fits`; probed now when not given), only theirs: any other
+        would be a guess, and a small model offered more helpers calls them all."""
         if not self.config.helpers:
             return None
         concepts = self.memory.list("ps")
-        fits = probe(task, concepts, self.sandbox)[0] if self.config.probe_helpers else []
+        fits = self._probe(task) if fits is None else fits
         wanted = [f.concept_id for f in fits] or list((selection.stats or {}).get("ranked_ids")
                                                       or selection.concept_ids)     # ps: the model's order
         if not wanted:
