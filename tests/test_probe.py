@@ -130,3 +130,19 @@ def test_a_run_that_reads_no_ps_memory_probes_nothing(tmp_path, fake_model, fake
 def test_a_run_recorded_before_the_probe_resumes_without_it():
     assert RunConfig.from_dict({"source": "training"}).probe_helpers is False
     assert RunConfig(source="training").probe_helpers is True
+
+
+def test_select_shows_what_the_probe_chose(memory, fake_model):  # noqa: F811
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    fake_model.on("select_ps", lambda messages: "```yaml\n- plain structure\n```")
+    args = ["select", "6150a2bd", "--db", str(memory.url), "--select-model", "fake", "--aux-model", "fake"]
+    probed = CliRunner().invoke(cli, args)
+    assert probed.exit_code == 0, probed.output
+    assert "probe: every train output from rotate_grid(grid, 2) (no select call)" in probed.output
+    assert "rotate grid" in probed.output.split("--- hint ---")[0] and fake_model.calls_for("select_ps") == []
+    guessed = CliRunner().invoke(cli, args + ["--no-probe-helpers"])
+    assert guessed.exit_code == 0 and "probe:" not in guessed.output
+    assert "plain structure" in guessed.output.split("--- hint ---")[0]

@@ -35,6 +35,9 @@ def _load_task(task_ref: str, source: str):
 @click.option("--other-names", is_flag=True,
               help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
                    "paper's hint); without it only the selected concepts are shown.")
+@click.option("--probe-helpers/--no-probe-helpers", default=True, show_default=True,
+              help="ps: first run the memory's helpers on the train inputs, as `solve` does; calls that give "
+                   "every train output replace the select model's choice.")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
 @task_source_options
@@ -50,7 +53,8 @@ def _load_task(task_ref: str, source: str):
 @click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, other_names, ps_caption, dataset, split, tasks_from,
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, other_names, probe_helpers, ps_caption,
+                   dataset, split, tasks_from,
                    solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
                    no_cache, db) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
@@ -73,9 +77,15 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
                                      "cache": False if no_cache else None})
             llm = session.llm(run_id, models)
         token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
-        sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, token_budget=token_budget,
-                                                     hint_budget=hint_budget, ps_caption=ps_caption,
-                                                     other_names=other_names), llm)
+        fits = _probe(task, memory) if probe_helpers and mode == "ps" else []
+        if fits:
+            from arcmemo.run.probe import fit_selection
+
+            sel = fit_selection(fits, memory.list("ps"), memory.custom_types())
+        else:
+            sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, hint_budget=hint_budget,
+                                                         token_budget=token_budget, ps_caption=ps_caption,
+                                                         other_names=other_names), llm)
         names = {c.id: _label(c) for c in memory.list()}
         if record:
             rundir = _record_run_dir(settings, run_id, memory)
@@ -85,6 +95,14 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
             if not as_json:
                 warn(f"recorded in {rundir.path}/selections.jsonl")
     _print(task.id, sel, names, show_reasoning, as_json)
+
+
+def _probe(task, memory) -> list:
+    """The calls of memory's helpers that give every train output of `task` (run/probe.py)."""
+    from arcmemo.run.probe import probe
+    from arcmemo.sandbox import get_sandbox
+
+    return probe(task, memory.list("ps"), get_sandbox())[0]
 
 
 def _record_run_dir(settings, run_id: str | None, memory):
@@ -126,6 +144,8 @@ def _print(task_id, sel, names, show_reasoning, as_json) -> None:
         if "prompt_tokens_est" in stats:
             line += f", prompt ~{stats['prompt_tokens_est']} tokens (budget {stats.get('budget')})"
         click.echo(line)
+    if stats.get("probe_fits"):
+        click.echo("probe: every train output from " + ", ".join(stats["probe_fits"]) + " (no select call)")
     click.echo(f"chosen ({len(chosen)}):")
     for c in chosen:
         click.echo(f"  {c['id']:>6}  {c['name']}" + ("  [expanded]" if c["expanded"] else ""))
