@@ -32,6 +32,7 @@ def test_the_paper_settings_ship_and_load():
         assert params["split"] == "val100" and params["retries"] == 2 and params["threads"] == 3
         assert (params["solver_model"], params["reasoning_effort"], params["max_tokens"]) == ("o4-mini", "medium",
                                                                                               32000)
+        assert params["helpers"] == "off"          # the paper's concepts are prose: no helpers, no probe
     assert options("--config", "baseline")["selection"] == "none"
     assert options("--config", "cheatsheet")["selection"] == "cheatsheet"
     ps = options("--config", "arcmemo-ps")
