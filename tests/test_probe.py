@@ -12,6 +12,7 @@ from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: t
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.run.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe, task_colors
+from arcmemo.run.report import summary_rows
 from arcmemo.run.runner import RunConfig
 from arcmemo.sandbox import get_sandbox
 
@@ -105,6 +106,8 @@ def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, 
         assert "from memory_helpers import rotate_grid\n" in prompt
         assert summary["oracle2"] == 100.0
         assert all(events[t]["helper_fits"] == ["rotate_grid(grid, 2)"] for t in TASKS)
+        assert summary["probe_fit_tasks"] == sorted(TASKS)
+        assert ("tasks where a helper call gave every train output (probe)", 2) in summary_rows(summary)
         assert {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]} == {
             "rotate grid": (1, 1)}
     else:
@@ -112,7 +115,7 @@ def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, 
         assert "from memory_helpers import flip_grid\n" in prompt and "rotate_grid" not in prompt
         assert "concept: rotate grid" not in prompt
         assert summary["oracle2"] == 0.0
-        assert all(events[t]["helper_fits"] == [] for t in TASKS)
+        assert all(events[t]["helper_fits"] == [] for t in TASKS) and summary["probe_fit_tasks"] == []
     assert runner.rundir.config()["settings"]["probe_helpers"] is probing
 
 

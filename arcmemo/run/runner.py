@@ -706,6 +706,7 @@ class Runner:
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
             "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
+            "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
             "retries": self.config.retries,
