@@ -147,3 +147,16 @@ def test_selection_records_name_the_concepts_as_they_were(tmp_path, fake_model):
         memory.delete(LEARNED, actor="test", reason="gone")
     listed = CliRunner().invoke(cli, ["runs", "selections", run.run_id, "--run-dir", str(tmp_path / "runs")])
     assert listed.exit_code == 0 and f"{TASK_IDS[0]} (pass 1, ps): {LEARNED}" in listed.output
+
+
+def test_a_session_killed_without_a_word_still_counts_to_its_last_event():
+    from arcmemo.run.runner import sessions_wall_time
+
+    events = [{"type": "session_start", "time": 100.0}, {"type": "task", "time": 130.0},
+              {"type": "session_end", "time": 131.0, "wall_time_s": 31.0},
+              {"type": "session_start", "time": 200.0}, {"type": "task", "time": 260.0},   # then SIGKILL
+              {"type": "session_start", "time": 300.0},                                       # killed before a task
+              {"type": "session_start", "time": 400.0}, {"type": "task", "time": 410.5},
+              {"type": "session_end", "time": 411.0, "wall_time_s": 11.0}]
+    assert sessions_wall_time(events) == 31.0 + 60.0 + 0.0 + 11.0
+    assert sessions_wall_time(events[:5]) == 31.0 + 60.0

@@ -198,6 +198,26 @@ class TaskOutcome:
         return cls(**_own_fields(cls, event))
 
 
+def sessions_wall_time(events: list[dict[str, Any]]) -> float:
+    """The wall time of a run's earlier sessions: each one's `session_end`, or, for a session
+    killed before it could write one (SIGKILL, an out-of-memory kill, a power cut), from its
+    start to its last event."""
+    total, start, last = 0.0, None, None
+    for event in events:
+        if event["type"] == "session_start":
+            if start is not None and last is not None:
+                total += max(0.0, last - start)          # the session before ended without a word
+            start, last = event.get("time"), event.get("time")
+        elif event["type"] == "session_end":
+            total += event.get("wall_time_s", 0)
+            start = last = None
+        elif start is not None and event.get("time") is not None:
+            last = event["time"]
+    if start is not None and last is not None:
+        total += max(0.0, last - start)
+    return total
+
+
 def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
     tasks = list(taskset.tasks)
     if config.order == "shuffled":
@@ -281,7 +301,7 @@ class Runner:
         self.lost_usage = [e.get("usage", {}) for e in events if e["type"] in ("task_lost", "write_lost")]
         self.lost = {(e["pass_index"], e["task_id"]): e for e in events if e["type"] == "task_lost"}
         self.writes_lost = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write_lost"}
-        previous_wall = sum(e.get("wall_time_s", 0) for e in events if e["type"] == "session_end")
+        previous_wall = sessions_wall_time(events)
         self.rundir.append({"type": "session_start", "resumed": bool(events)})
 
         latest: dict[str, TaskOutcome] = {}
