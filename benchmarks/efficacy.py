@@ -5,13 +5,16 @@ temperature (2 attempts, 1 feedback round), reading its own copy of the memory:
 
     none              no memory (the baseline)
     ps                reasoning-based selection, the concepts' text only (--helpers off)
-    ps+helpers        the same, plus verified helpers: the selected concepts', and first those
-                      whose probe on the train pairs fits (the default: --helpers on --probe-helpers)
-    ps+helpers-unprobed  the selected concepts' helpers only (--no-probe-helpers)
+    ps+helpers        the same, plus verified helpers, probed first (the default: --helpers on
+                      --probe-helpers): helper calls that give every train output replace the
+                      select model's choice
+    ps+helpers-unprobed  the selected concepts' helpers (--no-probe-helpers)
     all+helpers       the whole memory, plus helpers (as many as the model is given), probed
 
 It prints one table: tasks solved (oracle@2 = 1), mean oracle@2, tasks whose program passed
-every train pair, how often a helper was called, tokens and wall time per setting, and
+every train pair, tasks where the probe found a fitting helper call, how often a helper was
+called, tokens, the summed latency of the model calls made (`model s`: right across resumed
+sessions, where `wall s` misses what a killed session did before its first task ended), and
 the target (ps+helpers solves more tasks than none and at least as many as ps). It is a
 benchmark, not a test: the answer depends on the model.
 
@@ -119,11 +122,31 @@ def explain(name: str, work: str) -> None:
               + (f" (last error: {event['error']})" if event.get("error") else ""))
 
 
-def row(name: str, summary: dict, n: int) -> list:
+def model_seconds(run_id: str) -> float:
+    """The summed latency of the run's model calls that were really made (not cache hits): what
+    the model cost on this machine, whichever sessions of the run made them."""
+    from arcmemo.llm.log import CallLog
+
+    with CallLog() as log:
+        rows = log.usage(run_id=run_id, group_by=())
+    return round(rows[0]["latency_s"] or 0.0) if rows else 0.0
+
+
+def fit_tasks(summary: dict, work: str, name: str) -> int:
+    """Tasks where the probe found a fitting call (from the task events: runs from before the
+    summary counted them have them there too)."""
+    from arcmemo.run.rundir import RunDir
+
+    run = RunDir.find(summary["run_id"], str(Path(work) / name / "runs"))
+    return sum(1 for e in run.events() if e["type"] == "task" and e.get("helper_fits"))
+
+
+def row(name: str, summary: dict, n: int, work: str) -> list:
     usage, use = summary.get("usage", {}), summary.get("concept_use") or {}
     return [name, f"{len(summary.get('solved', []))}/{n}", summary.get("oracle2"), len(summary.get("passed_train", [])),
-            f"{use.get('called', 0)}/{use.get('called_passing', 0)}",
-            usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0), summary.get("wall_time_s")]
+            f"{fit_tasks(summary, work, name)}/{n}", f"{use.get('called', 0)}/{use.get('called_passing', 0)}",
+            usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0), model_seconds(summary["run_id"]),
+            summary.get("wall_time_s")]
 
 
 def main() -> int:
@@ -155,8 +178,9 @@ def main() -> int:
     summaries = {name: run_setting(name, args, tasks) for name in settings}
     print(f"efficacy: {len(tasks)} ARC-AGI-1 training tasks, model {args.model}, temperature {args.temperature}, "
           f"seed {args.seed}, 2 attempts, 1 retry, at most {args.max_tokens} tokens per answer")
-    print_table(["setting", "solved", "oracle@2 %", "passed train", "helper called/passing", "tokens", "wall s"],
-                [row(name, summaries[name], len(tasks)) for name in settings])
+    print_table(["setting", "solved", "oracle@2 %", "passed train", "probe fit", "helper called/passing", "tokens",
+                 "model s", "wall s"],
+                [row(name, summaries[name], len(tasks), args.work) for name in settings])
     if {"none", "ps", "ps+helpers"} <= set(summaries):
         solved = {name: len(summaries[name].get("solved", [])) for name in summaries}
         ok = solved["ps+helpers"] > solved["none"] and solved["ps+helpers"] >= solved["ps"]
