@@ -12,7 +12,7 @@ import pytest
 from llm_stub import StubServer
 
 from arcmemo.core.settings import ConfigError
-from arcmemo.llm import ModelTraits, UnsupportedParameter
+from arcmemo.llm import LLMError, ModelTraits, UnsupportedParameter
 from arcmemo.llm.catalog import load_catalog
 from arcmemo.llm.client import LLM, LLMSettings
 
@@ -179,3 +179,19 @@ def test_a_double_that_declares_traits_is_treated_by_them(isolated_home):
         assert double.calls[0].params == {"max_completion_tokens": 64}
     finally:
         unregister_model("thinker")
+
+
+def test_a_prompt_longer_than_the_context_is_refused_before_it_is_sent(stub, isolated_home):
+    (isolated_home / "models.yaml").write_text(
+        "traits:\n  small-model: {context: 1000, tokenizer: o200k_base}\n"
+        "  unknown-tokens: {context: 1000}\n")
+    grid = "\n".join(" ".join("7" for _ in range(30)) for _ in range(30))        # 900 cells
+    long = [{"role": "user", "content": grid + "\n" + grid}]
+    with make_llm(stub.base_url, solver_model="small-model", aux_model="unknown-tokens") as llm:
+        with pytest.raises(LLMError, match=r"the prompt takes \d,\d{3} tokens, more than the 1,000-token context "
+                                           r"of small-model: not sent"):
+            llm.chat(long, role="solver", step="solve")
+        assert llm.chat([{"role": "user", "content": grid[:200]}], role="solver", step="solve").text  # fits
+        # counted only by an estimate (which counts more than a tokenizer): sent, the server decides
+        assert llm.chat(long, role="aux", step="pseudocode").text
+    assert len(stub.requests) == 2

@@ -37,6 +37,7 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.text import utf8_safe
 from arcmemo.llm.backend import Backend, CallRequest, Reply
 from arcmemo.llm.catalog import ROLES, Catalog, ModelTraits, load_catalog
@@ -50,6 +51,9 @@ from arcmemo.llm.settings import LLMSettings
 from arcmemo.llm.usage import Completion, Usage, UsageCounter
 
 T = TypeVar("T")
+# A prompt whose estimate (an overcount for the tokenizers measured) times this fits in the
+# context is sent without counting its tokens exactly.
+CHECK_MARGIN = 1.25
 
 __all__ = ["LLM", "LLMSettings", "Completion", "Usage", "LLMError", "EndpointFatal",
            "EndpointUnavailable", "ROLES", "LOCAL_MODELS", "PARAMS"]
@@ -194,6 +198,7 @@ class LLM:
             hit = self._log.lookup(key)
             if hit is not None:
                 return self._cached(hit, common, route.model)
+        await self._check_fits(messages, traits, route.model, step)
         call = CallRequest(model=route.model, messages=messages, params=params, role=role, step=step,
                            sample=sample, task_id=task_id)
         started = time.monotonic()
@@ -221,6 +226,28 @@ class LLM:
                                 reply.reasoning_tokens, cost, False, latency, call_id, tuple(choices))
         self._usage.add(Usage.of(completion))
         return completion
+
+    async def _check_fits(self, messages: list[dict[str, Any]], traits: ModelTraits, model: str, step: str) -> None:
+        """LLMError, before anything is sent, when the prompt alone is longer than the model's
+        context: the server would refuse it, or (llama.cpp) spend minutes reading it first.
+        Counted with the model's tokenizer, and only when the estimate (which counts more than
+        any tokenizer does) says it might not fit, so a prompt well inside costs nothing."""
+        if not traits.context:
+            return
+        text = "\n".join(m["content"] if isinstance(m.get("content"), str) else
+                         "\n".join(part.get("text", "") for part in m.get("content") or [] if isinstance(part, dict))
+                         for m in messages)
+        if estimate_tokens(text) * CHECK_MARGIN <= traits.context:
+            return
+        from arcmemo.llm.tokens import count_tokens, tokenizer_for
+
+        if not tokenizer_for(model, traits).exact:
+            return                        # an estimate may count more than the model would: let it try
+        tokens = await asyncio.to_thread(count_tokens, text, model, traits=traits)
+        if tokens > traits.context:
+            self._usage.add(Usage(calls=1, errors=1))
+            raise LLMError(f"the prompt takes {tokens:,} tokens, more than the {traits.context:,}-token context "
+                           f"of {model}: not sent", model=model, step=step)
 
     def _cached(self, hit, common: dict[str, Any], model: str) -> Completion:
         call_id = self._log.record(**common, response_text=hit.response_text, reasoning=hit.reasoning,
