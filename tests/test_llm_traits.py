@@ -192,6 +192,8 @@ def test_a_prompt_longer_than_the_context_is_refused_before_it_is_sent(stub, iso
                                            r"of small-model: not sent"):
             llm.chat(long, role="solver", step="solve")
         assert llm.chat([{"role": "user", "content": grid[:200]}], role="solver", step="solve").text  # fits
+        with pytest.raises(LLMError, match=r"the prompt takes \d+ tokens and the answer may take 900, more than"):
+            llm.chat([{"role": "user", "content": grid[:200]}], role="solver", step="solve", max_tokens=900)
         # counted only by an estimate (which counts more than a tokenizer): sent, the server decides
         assert llm.chat(long, role="aux", step="pseudocode").text
     assert len(stub.requests) == 2

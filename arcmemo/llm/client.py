@@ -198,7 +198,7 @@ class LLM:
             hit = self._log.lookup(key)
             if hit is not None:
                 return self._cached(hit, common, route.model)
-        await self._check_fits(messages, traits, route.model, step)
+        await self._check_fits(messages, params, traits, route.model, step)
         call = CallRequest(model=route.model, messages=messages, params=params, role=role, step=step,
                            sample=sample, task_id=task_id)
         started = time.monotonic()
@@ -227,27 +227,31 @@ class LLM:
         self._usage.add(Usage.of(completion))
         return completion
 
-    async def _check_fits(self, messages: list[dict[str, Any]], traits: ModelTraits, model: str, step: str) -> None:
-        """LLMError, before anything is sent, when the prompt alone is longer than the model's
-        context: the server would refuse it, or (llama.cpp) spend minutes reading it first.
-        Counted with the model's tokenizer, and only when the estimate (which counts more than
-        any tokenizer does) says it might not fit, so a prompt well inside costs nothing."""
+    async def _check_fits(self, messages: list[dict[str, Any]], params: dict[str, Any], traits: ModelTraits,
+                          model: str, step: str) -> None:
+        """LLMError, before anything is sent, when the prompt and the room asked for the answer
+        (max_tokens) are more than the model's context: OpenAI refuses such a request, and
+        llama.cpp reads the prompt for minutes, then runs out of room mid-answer. Counted with
+        the model's tokenizer, and only when the estimate (which counts more than any tokenizer
+        does) says it might not fit, so a request well inside costs nothing."""
         if not traits.context:
             return
+        answer = int(params.get("max_tokens") or params.get("max_completion_tokens") or 0)
         text = "\n".join(m["content"] if isinstance(m.get("content"), str) else
                          "\n".join(part.get("text", "") for part in m.get("content") or [] if isinstance(part, dict))
                          for m in messages)
-        if estimate_tokens(text) * CHECK_MARGIN <= traits.context:
+        if estimate_tokens(text) * CHECK_MARGIN + answer <= traits.context:
             return
         from arcmemo.llm.tokens import count_tokens, tokenizer_for
 
         if not tokenizer_for(model, traits).exact:
             return                        # an estimate may count more than the model would: let it try
         tokens = await asyncio.to_thread(count_tokens, text, model, traits=traits)
-        if tokens > traits.context:
+        if tokens + answer > traits.context:
             self._usage.add(Usage(calls=1, errors=1))
-            raise LLMError(f"the prompt takes {tokens:,} tokens, more than the {traits.context:,}-token context "
-                           f"of {model}: not sent", model=model, step=step)
+            room = f" and the answer may take {answer:,}" if answer else ""
+            raise LLMError(f"the prompt takes {tokens:,} tokens{room}, more than the {traits.context:,}-token "
+                           f"context of {model}: not sent", model=model, step=step)
 
     def _cached(self, hit, common: dict[str, Any], model: str) -> Completion:
         call_id = self._log.record(**common, response_text=hit.response_text, reasoning=hit.reasoning,
