@@ -115,8 +115,10 @@ def explain(name: str, work: str) -> None:
         offered = event.get("helpers_offered") or []
         called = sorted(helper_name(r["name"]) for r in event.get("concept_use", []) if r["called"] and r["name"])
         fits = event.get("helper_fits") or []
-        why = ("solved" if event["scores"].get("oracle2") == 1 else "not offered (selection missed it)"
-               if needed not in offered else "not called" if needed not in called else "called, still wrong")
+        unasked = (event.get("error") or "").startswith("llm:") and not event.get("passed_train") and not called
+        why = ("solved" if event["scores"].get("oracle2") == 1 else "the model gave no answer" if unasked
+               else "not offered (selection missed it)" if needed not in offered
+               else "not called" if needed not in called else "called, still wrong")
         print(f"  {event['task_id']}  needs {needed or '-'}; probe fit {', '.join(fits) or '-'}; offered "
               f"{', '.join(offered) or '-'}; called {', '.join(called) or '-'} -> {why}"
               + (f" (last error: {event['error']})" if event.get("error") else ""))
