@@ -44,7 +44,7 @@ from arcmemo.llm.catalog import ROLES, Catalog, ModelTraits, load_catalog
 from arcmemo.llm.errors import EndpointFatal, EndpointUnavailable, LLMError, TransientError
 from arcmemo.llm.log import CallLog, cache_key
 from arcmemo.llm.loop import LoopThread
-from arcmemo.llm.params import PARAMS, check_messages, model_params
+from arcmemo.llm.params import PARAMS, check_messages, message_text, model_params
 from arcmemo.llm.retry import RetryPolicy, with_retries
 from arcmemo.llm.routing import LOCAL_MODELS, Router
 from arcmemo.llm.settings import LLMSettings
@@ -237,9 +237,7 @@ class LLM:
         if not traits.context:
             return
         answer = int(params.get("max_tokens") or params.get("max_completion_tokens") or 0)
-        text = "\n".join(m["content"] if isinstance(m.get("content"), str) else
-                         "\n".join(part.get("text", "") for part in m.get("content") or [] if isinstance(part, dict))
-                         for m in messages)
+        text = message_text(messages)
         if estimate_tokens(text) * CHECK_MARGIN + answer <= traits.context:
             return
         from arcmemo.llm.tokens import count_tokens, tokenizer_for
