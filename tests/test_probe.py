@@ -149,3 +149,23 @@ def test_select_shows_what_the_probe_chose(memory, fake_model):  # noqa: F811
     guessed = CliRunner().invoke(cli, args + ["--no-probe-helpers"])
     assert guessed.exit_code == 0 and "probe:" not in guessed.output
     assert "plain structure" in guessed.output.split("--- hint ---")[0]
+
+
+def test_a_task_is_probed_once_whatever_its_threads_and_retries(tmp_path, fake_model, fake_llm, memory,  # noqa: F811
+                                                                 monkeypatch):
+    import arcmemo.run.runner as runner_module
+
+    probed = []
+
+    def counting(task, concepts, sandbox):
+        probed.append(task.id)
+        return probe(task, concepts, sandbox)
+
+    monkeypatch.setattr(runner_module, "probe", counting)
+    fake_model.on("select_ps", lambda messages: "```yaml\n- plain structure\n```")       # the re-selections
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return [[0]]\n```")
+    runner, _ = run(tmp_path, fake_llm, memory, probe_helpers=True, threads=2, retries=1, reselect_on_retry=True)
+    assert sorted(probed) == sorted(TASKS)
+    events = [e for e in runner.rundir.events() if e["type"] == "task"]
+    assert all(e["helper_fits"] == ["rotate_grid(grid, 2)"] for e in events)
+    assert all(r["helpers"] == ["rotate_grid"] for e in events for t in e["threads"] for r in t["reselections"])

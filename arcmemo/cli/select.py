@@ -81,7 +81,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
         if fits:
             from arcmemo.run.probe import fit_selection
 
-            sel = fit_selection(fits, memory.list("ps"), memory.custom_types())
+            sel = fit_selection(fits, memory)
         else:
             sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, hint_budget=hint_budget,
                                                          token_budget=token_budget, ps_caption=ps_caption,

@@ -28,23 +28,26 @@ def helper_limit(llm, given: int | None = None) -> int:
     return FEW_HELPERS if window is not None and window <= SMALL_CONTEXT else MANY_HELPERS
 
 
-def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
-                  usage: Mapping[int, ConceptUse] | None = None, *, first: int = 0) -> MemoryHelpers | None:
-    """The helpers of the chosen concepts (ids, most wanted first: the select model's order),
-    at most `limit`: the first `first` ids as given (those the probe found to fit), then
-    those whose helpers passing programs called most often (the memory's own measure), then
-    in the given order. `concepts` are all PS concepts (for the helpers they call)."""
-    by_id = {c.id: c for c in concepts}
+def helpers_module(concepts: Sequence, names: Iterable[str]) -> str:
+    """One module of the named helpers and every helper they call (`concepts`: all PS concepts)."""
     sources = {c.helper["name"]: c.helper for c in concepts if c.helper}
+    needed = closure(list(names), lambda name: sources[name]["depends"] if name in sources else [])
+    return build_module({name: sources[name]["source"] for name in needed if name in sources})
+
+
+def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
+                  usage: Mapping[int, ConceptUse] | None = None) -> MemoryHelpers | None:
+    """The helpers of the chosen concepts (ids, most wanted first: the select model's order),
+    at most `limit`: those whose helpers passing programs called most often first (the
+    memory's own measure), then in the given order. `concepts` are all PS concepts (for the
+    helpers they call)."""
+    by_id = {c.id: c for c in concepts}
     usage = usage or {}
-    ids = list(chosen_ids)
-    ranked = ids[:first] + sorted(ids[first:], key=lambda i: -(usage[i].called_passing if i in usage else 0))
-    chosen = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id and by_id[i].helper][:max(0, limit)]
+    chosen = [by_id[i] for i in dict.fromkeys(chosen_ids) if i in by_id and by_id[i].helper]
+    chosen = sorted(chosen, key=lambda c: -(usage[c.id].called_passing if c.id in usage else 0))[:max(0, limit)]
     if not chosen:
         return None
-    names = closure([c.helper["name"] for c in chosen],
-                    lambda name: sources[name]["depends"] if name in sources else [])
-    module = build_module({name: sources[name]["source"] for name in names if name in sources})
+    module = helpers_module(concepts, [c.helper["name"] for c in chosen])
     offered = []
     for c in chosen:
         info = describe(c.helper["source"])
@@ -64,4 +67,4 @@ def helper_use(attempts: Sequence, offered_ids: Iterable[int], concepts: Sequenc
             for cid in sorted(offered | called)}
 
 
-__all__ = ["helper_limit", "offer_helpers", "helper_use", "FEW_HELPERS", "MANY_HELPERS"]
+__all__ = ["helper_limit", "helpers_module", "offer_helpers", "helper_use", "FEW_HELPERS", "MANY_HELPERS"]

@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from arcmemo.core.helpercode import MODULE, build_module, closure
+from arcmemo.core.helpercode import MODULE
+from arcmemo.run.offer import helpers_module
 from arcmemo.selection.ps import render_hint
 from arcmemo.selection.types import Selection
 from arcmemo.solverkit.programs import run_on_pairs
@@ -43,6 +44,7 @@ class Fit:
     """A call of one concept's helper that gives every train output."""
 
     concept_id: int
+    helper: str           # the helper's name: "rotate_grid"
     call: str             # as a program writes it: "rotate_grid(grid, 2)"
 
 
@@ -122,19 +124,15 @@ def task_colors(task: Any) -> list[int]:
 def probe(task: Any, concepts: Sequence[Any], sandbox: Any, *, workers: int = 2) -> tuple[list[Fit], int]:
     """(the fits, how many calls were tried): each candidate call of each concept's helper,
     run in the sandbox on the train pairs; a fit gives every train output."""
-    sources = {c.helper["name"]: c.helper for c in concepts if c.helper}
     colors = task_colors(task)
-    tries = [(c.id, call) for c in concepts if c.helper for call in candidate_calls(c, colors)]
+    tries = [Fit(c.id, c.helper["name"], call) for c in concepts if c.helper for call in candidate_calls(c, colors)]
     if not tries:
         return [], 0
-    needed = closure(sorted({call.split("(")[0] for _, call in tries}),
-                     lambda n: sources[n]["depends"] if n in sources else [])
-    module = {MODULE: build_module({n: sources[n]["source"] for n in needed if n in sources})}
+    module = {MODULE: helpers_module(concepts, sorted({t.helper for t in tries}))}
     pairs = list(task.train)
 
-    def fits(attempt: tuple[int, str]) -> bool:
-        name = attempt[1].split("(")[0]
-        code = f"from {MODULE} import {name}\n\n\ndef transform(grid):\n    return {attempt[1]}\n"
+    def fits(attempt: Fit) -> bool:
+        code = f"from {MODULE} import {attempt.helper}\n\n\ndef transform(grid):\n    return {attempt.call}\n"
         try:
             return all(run_on_pairs(sandbox, code, pairs, modules=module).correct)
         except Exception:  # a sandbox fault is no fit; the solve goes on without it
@@ -143,19 +141,20 @@ def probe(task: Any, concepts: Sequence[Any], sandbox: Any, *, workers: int = 2)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         verdicts = list(pool.map(fits, tries))
     found, seen = [], set()
-    for (concept_id, call), ok in zip(tries, verdicts):
-        if ok and concept_id not in seen:          # the first fitting call of each concept
-            seen.add(concept_id)
-            found.append(Fit(concept_id, call))
+    for attempt, ok in zip(tries, verdicts):
+        if ok and attempt.concept_id not in seen:          # the first fitting call of each concept
+            seen.add(attempt.concept_id)
+            found.append(attempt)
     return found, len(tries)
 
 
-def fit_selection(fits: Sequence[Fit], concepts: Sequence[Any], custom_types: dict[str, str]) -> Selection:
+def fit_selection(fits: Sequence[Fit], memory: Any) -> Selection:
     """The ps selection the fits make: their concepts, shown as a ps hint is (with the custom
     types they use); `stats["probe_fits"]` records the calls."""
+    concepts = memory.list("ps")
     by_id = {c.id: c for c in concepts}
     chosen = [by_id[f.concept_id] for f in fits if f.concept_id in by_id]
-    return Selection(mode="ps", concept_ids=[c.id for c in chosen], hint=render_hint(chosen, custom_types),
+    return Selection(mode="ps", concept_ids=[c.id for c in chosen], hint=render_hint(chosen, memory.custom_types()),
                      stats={"probe_fits": [f.call for f in fits], "memory_concepts": len(concepts)})
 
 

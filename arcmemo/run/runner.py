@@ -474,11 +474,13 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
+        fits = self._probe(task)        # memory does not change while a task is solved: once serves all
         if self.config.threads == 1:
-            runs = [self._solve_thread(task, p, 0, meter)]
+            runs = [self._solve_thread(task, p, 0, meter, fits)]
         else:       # threads share nothing but the task: they run at once, each on its own samples
             with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
-                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter), range(self.config.threads)))
+                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter, fits),
+                                     range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
         predictions = submitted_predictions(runs, task)
@@ -497,10 +499,11 @@ class Runner:
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices
-        by_name = {c.name: c.id for c in self.memory.list("ps")} if any(r.helpers for r in runs) else {}
+        reselected = [i for record in again for i in record["selected"]]
+        concepts = self.memory.list("ps") if selected or reselected or any(r.helpers for r in runs) else []
+        by_name = {c.name: c.id for c in concepts}
         offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
-        shown = list(dict.fromkeys(selected + [i for record in again for i in record["selected"]] + offered))
-        concepts = self.memory.list("ps") if shown else []
+        shown = list(dict.fromkeys(selected + reselected + offered))
         used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
@@ -521,14 +524,13 @@ class Runner:
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
         )
 
-    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM) -> ThreadRun | None:
-        """One thread: its own selection (a sample of its own) and one solver call; None when
-        the endpoint failed under it."""
+    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit]) -> ThreadRun | None:
+        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it)
+        and one solver call; None when the endpoint failed under it."""
         label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
         self.progress.step(label + "selecting")
-        fits = self._probe(task)
         if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            selection = fit_selection(fits, self.memory.list("ps"), self.memory.custom_types())
+            selection = fit_selection(fits, self.memory)
         else:
             selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
         if meter.fault is not None:
@@ -536,13 +538,13 @@ class Runner:
         self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
         self._say_if_nothing_matched(task.id, selection)
         self._say_if_degraded(selection)
-        helpers = self._helpers_for(task, selection, fits)
+        helpers = self._helpers_for(selection, fits)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
         ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
-                           reselect=self._reselector(task, p, t, meter, reselections)
+                           reselect=self._reselector(task, p, t, meter, reselections, fits)
                            if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None)
         try:
             result = self.solver.solve(task, hint, ctx)
@@ -563,29 +565,31 @@ class Runner:
         --helpers and --probe-helpers, for selection ps and all (`none` reads no memory)."""
         if not (self.config.helpers and self.config.probe_helpers and self.config.selection in PROBED):
             return []
+        self.progress.step("trying memory's helpers on the train pairs")
         return probe(task, self.memory.list("ps"), self.sandbox)[0]
 
-    def _helpers_for(self, task: Task, selection, fits: list[Fit] | None = None) -> MemoryHelpers | None:
+    def _helpers_for(self, selection, fits: list[Fit]) -> MemoryHelpers | None:
         """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
-        the selected concepts' in the select model's order, or, when the probe found calls that
-        give every train output (`fits`; probed now when not given), only theirs: any other
-        would be a guess, and a small model offered more helpers calls them all."""
+        the selected concepts' (the memory's best used first, then in the select model's
+        order), or, when the probe found calls that give every train output, only theirs, in
+        the probe's order: any other would be a guess, and a small model offered more helpers
+        calls them all."""
         if not self.config.helpers:
             return None
-        concepts = self.memory.list("ps")
-        fits = self._probe(task) if fits is None else fits
-        wanted = [f.concept_id for f in fits] or list((selection.stats or {}).get("ranked_ids")
-                                                      or selection.concept_ids)     # ps: the model's order
+        if fits:
+            wanted, usage = [f.concept_id for f in fits], None
+        else:
+            wanted = list((selection.stats or {}).get("ranked_ids") or selection.concept_ids)   # ps: the model's order
+            usage = self.memory.usage(concept_ids=wanted) if wanted else None
         if not wanted:
             return None
-        helpers = offer_helpers(concepts, wanted, helper_limit(self.llm, self.config.max_helpers),
-                                self.memory.usage(concept_ids=wanted), first=len(fits))
+        helpers = offer_helpers(self.memory.list("ps"), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
         if helpers is not None:
-            offered = set(helpers.names())
-            helpers.fits = [f.call for f in fits if f.call.split("(")[0] in offered]
+            helpers.fits = [f.call for f in fits if f.helper in set(helpers.names())]
         return helpers
 
-    def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]]):
+    def _reselector(self, task: Task, p: int, t: int, meter: MeteredLLM, made: list[dict[str, Any]],
+                    fits: list[Fit]):
         """--reselect-on-retry: selection run again with a failed try's feedback, recorded like the
         first (selections.jsonl, with its retry) and listed in `made`; the solver shows its hint
         (and offers its helpers) with the feedback."""
@@ -594,7 +598,7 @@ class Runner:
         def reselect(feedback: str, retry: int, sample: int) -> Hint | None:
             settings = dataclasses.replace(self.config.selection_settings(p, t), retry_feedback=feedback)
             selection = select(task, self.memory, settings, meter)
-            helpers = None if selection.fallback else self._helpers_for(task, selection)
+            helpers = None if selection.fallback else self._helpers_for(selection, fits)
             with lock:
                 self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
                                                               thread=t, retry=retry))
