@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,6 +166,7 @@ class RunSession:
         self._sandbox = None
         self.llms: list[LLM] = []
         self.executors: list[Executor] = []
+        self._prompts = ExitStack()
 
     # -- the parts ---------------------------------------------------------------------
     def memory(self, url: str | None = None) -> Memory:
@@ -193,6 +194,13 @@ class RunSession:
         self.llms.append(llm)
         return llm
 
+    def use_prompts(self, prompts_dir: str | Path | None, grid_text: str):
+        """Check the user's templates and the grid text style (PromptError now, before anything is
+        opened), and put them in force until the session closes (run/prompting.py)."""
+        from arcmemo.run.prompting import PromptSetup
+
+        return self._prompts.enter_context(PromptSetup(prompts_dir, grid_text))
+
     def close(self) -> None:
         self.reporter.close()
         for executor in self.executors:
@@ -201,6 +209,7 @@ class RunSession:
             llm.close()
         if self._memory is not None:
             self._memory.close()
+        self._prompts.close()
 
     # -- solve ---------------------------------------------------------------------------
     def executor(self, llm: LLM, config: RunConfig, memory_url: str, scale: Scale) -> Executor:
@@ -228,18 +237,32 @@ class RunSession:
 
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
+        self.use_prompts(config.prompts_dir, config.grid_text)
         sandbox = self.sandbox
         check_memory_exists(self.settings.db, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
         check_models(llm, roles_used(config))
         check_call_params(llm, config, roles_used(config))
+        self._check_long_run(llm, config, taskset)
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
         check_cheatsheet(memory, config)
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
+
+    def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
+        """LongRunError when the run would take hours on the embedded model it did not name; the
+        estimate said when it runs there by name (run/longrun.py)."""
+        from arcmemo.run.longrun import check_named, solve_job
+        from arcmemo.run.runner import order_tasks
+
+        job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
+                        config.passes)
+        estimate = check_named(llm, job, "--solver-model")
+        if estimate:
+            self.reporter.note(estimate)
 
     def resume_solve(self, ref: str, model_flags: dict[str, Any], scale: Scale | None = None) -> Runner:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
@@ -254,6 +277,7 @@ class RunSession:
         solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
+        self.use_prompts(runner.config.prompts_dir, runner.config.grid_text)
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
