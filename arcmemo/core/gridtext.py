@@ -18,9 +18,11 @@ and `grid_layout` (`grid_note()`, `grid_layout()`), so their wording follows the
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
+
+from arcmemo.core.inforce import InForce
 
 if TYPE_CHECKING:
     from arcmemo.core.tasks import Task
@@ -42,7 +44,7 @@ _LAYOUTS = {
     "numpy": "A grid is written as a numpy array, one row per line, with its shape (rows x columns) beside it.",
 }
 
-_in_force = [DEFAULT_GRID_TEXT]     # the style of this process's run (a list: set in place, read everywhere)
+_style = InForce(DEFAULT_GRID_TEXT)     # the style of this process's run
 
 
 def check_grid_text(style: str) -> str:
@@ -54,19 +56,13 @@ def check_grid_text(style: str) -> str:
 
 def grid_text() -> str:
     """The grid text style in force (DEFAULT_GRID_TEXT unless a run set another)."""
-    return _in_force[0]
+    return _style.value
 
 
-@contextmanager
-def use_grid_text(style: str) -> Iterator[None]:
+def use_grid_text(style: str) -> AbstractContextManager[str]:
     """Put `style` in force for this process until the block ends (a run's tasks and threads all
     write grids the same way), then restore the one before."""
-    previous = _in_force[0]
-    _in_force[0] = check_grid_text(style)
-    try:
-        yield
-    finally:
-        _in_force[0] = previous
+    return _style.set(check_grid_text(style))
 
 
 def format_grid(grid: Sequence[Sequence[int]], style: str | None = None) -> str:

@@ -19,12 +19,13 @@ say how grids are written in the run's grid text style (arcmemo.core.gridtext).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from importlib import resources
 from string import Template
 
 from arcmemo.core import gridtext
+from arcmemo.core.inforce import InForce
 from arcmemo.prompts.templatefile import Declared, PromptError, TemplateFile, check_uses, parse_template
 
 BUILTINS: dict[str, Callable[[], str]] = {
@@ -34,7 +35,7 @@ BUILTINS: dict[str, Callable[[], str]] = {
 SHIPPED = "shipped"     # a template's source when no user's file replaces it
 
 _sets: dict[tuple[str, str | None], Templates] = {}
-_in_force: list[Mapping[tuple[str, str], TemplateFile]] = [{}]   # (set, template) -> a user's file
+_users: InForce[Mapping[tuple[str, str], TemplateFile]] = InForce({})   # (set, template) -> a user's file
 
 
 class Templates:
@@ -85,7 +86,7 @@ class Templates:
     def load(self, name: str) -> TemplateFile:
         """The file in force for `name`: a user's (use_templates), else the shipped one."""
         shipped = self.shipped(name)
-        return _in_force[0].get((self.name, name), shipped)
+        return _users.value.get((self.name, name), shipped)
 
     def render(self, name: str, **values: object) -> str:
         """Fill template `name`: every required variable must be given, an optional one left out
@@ -117,21 +118,15 @@ def template_sets() -> list[Templates]:
     return sorted(_sets.values(), key=lambda t: (t.name != "", t.name))
 
 
-@contextmanager
-def use_templates(files: Mapping[tuple[str, str], TemplateFile]) -> Iterator[None]:
+def use_templates(files: Mapping[tuple[str, str], TemplateFile]) -> AbstractContextManager:
     """Render with `files` ((set name, template name) -> a checked user's file) in place of the
     shipped templates, in this process, until the block ends."""
-    previous = _in_force[0]
-    _in_force[0] = dict(files)
-    try:
-        yield
-    finally:
-        _in_force[0] = previous
+    return _users.set(dict(files))
 
 
 def templates_in_force() -> Mapping[tuple[str, str], TemplateFile]:
     """The user's files in force in this process (use_templates); empty when none."""
-    return _in_force[0]
+    return _users.value
 
 
 ARCMEMO_TEMPLATES = Templates(__name__)
