@@ -37,9 +37,9 @@ def read_prompt_dir(directory: str | Path, sets: Iterable[Templates] | None = No
                 raise PromptError(f"{path}: no solver's templates are called {path.name!r} ({_hint(path.name, solvers)}"
                                   f"a folder here holds a solver's templates: {', '.join(solvers) or 'none known'})")
             for inner in _visible(path):
-                found[(path.name, inner.stem)] = _read(inner, by_name[path.name])
+                found[(path.name, inner.stem)] = _read(inner, by_name[path.name], by_name)
         else:
-            found[("", path.stem)] = _read(path, by_name[""])
+            found[("", path.stem)] = _read(path, by_name[""], by_name)
     return found
 
 
@@ -47,11 +47,13 @@ def _visible(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
 
 
-def _read(path: Path, templates: Templates) -> TemplateFile:
+def _read(path: Path, templates: Templates, every: dict[str, Templates]) -> TemplateFile:
     known = templates.names()
     if path.is_dir() or path.suffix != ".txt" or path.stem not in known:
+        elsewhere = [t.qualified(path.stem) + ".txt" for t in every.values() if path.stem in t.names()]
+        hint = f"did you mean {elsewhere[0]}? " if elsewhere and path.suffix == ".txt" else _hint(path.stem, known)
         whose = f"{templates.name}'s" if templates.name else "arcmemo's"
-        raise PromptError(f"{path}: matches no shipped template ({_hint(path.stem, known)}{whose}: "
+        raise PromptError(f"{path}: matches no shipped template ({hint}{whose}: "
                           f"{', '.join(name + '.txt' for name in known)})")
     try:
         data = path.read_bytes()

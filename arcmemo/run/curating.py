@@ -129,17 +129,17 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
                                tasks=options.tasks, solutions=options.solutions)
     lib = read_lib(seed_options)
     taskset = load_tasks(options.tasks, solutions=options.solutions)
+    run_id = new_run_id()
+    llm = session.llm(run_id, models)
+    estimate = check_named(llm, curation_job(len(paths), options, llm), "--aux-model")
+    check_models(llm, {"aux"})
+    llm.check_params("aux")
     memory = session.memory()
     sheet = current_sheet(memory)
     if sheet is not None and not options.again:
         raise CheatsheetError(f"{memory.url}: already holds a cheatsheet ({len(sheet.description.split())} "
                               "words); it is used as it is. Pass --again to curate it further with these "
                               "seeds, or --db to build one in another memory")
-    run_id = new_run_id()
-    llm = session.llm(run_id, models)
-    check_models(llm, {"aux"})
-    llm.check_params("aux")
-    estimate = check_named(llm, curation_job(len(paths), options, llm), "--aux-model")
     rundir = RunDir.create(session.settings.runs_dir, run_id)
     summary = CheatsheetSummary(files=len(paths), run_id=run_id)
     rundir.write_config({"kind": RUN_KIND, "run_id": run_id, "arcmemo_version": __version__,
