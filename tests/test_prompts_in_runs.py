@@ -5,6 +5,7 @@ the CLI against the scripted fake model, reading the prompts it received."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -88,6 +89,19 @@ def test_resume_renders_the_recorded_templates_and_refuses_new_ones(tmp_path, me
     assert resumed.exit_code == 0, resumed.output
     first, again = fake_model.calls_for("solve")
     assert again.messages == first.messages and "REWORDED-SOLVE" in again.prompt
+    assert "prompt templates changed" not in resumed.output
+
+
+def test_resume_says_which_templates_changed_since_the_run_started(tmp_path, memory, prompts, fake_model):
+    script_run(fake_model)
+    assert solve(tmp_path, memory, "--prompts", str(prompts)).exit_code == 0
+    run = only_run(tmp_path)
+    recorded = json.loads((run / "config.json").read_text())["solver_templates"]["solve"]["hash"]
+    (prompts / "program-synthesis" / "solve.txt").write_text(SOLVE.replace("REWORDED", "EDITED"))
+    resumed = CliRunner().invoke(cli, ["solve", "--resume", str(run), "-q"])
+    assert resumed.exit_code == 0, resumed.output
+    assert re.search(rf"prompt templates changed since the run started: solve \({recorded} -> [0-9a-f]{{16}}\)",
+                     resumed.output)
 
 
 def test_a_bad_prompts_directory_or_template_stops_the_run_before_a_run_directory_exists(

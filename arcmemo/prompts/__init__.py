@@ -105,8 +105,9 @@ class Templates:
         return file.template.substitute(filled)
 
     def record(self) -> dict[str, dict[str, str]]:
-        """Per template: the sha256 prefix of the file in force and its source ("shipped" or the
-        user's file), for a run's config.json."""
+        """Per template: the sha256 prefix of the text in force (the header aside, so a header edit
+        changes no hash, and a run recorded before headers compares) and its source ("shipped" or
+        the user's file), for a run's config.json."""
         return {name: {"hash": (file := self.load(name)).digest,
                        "source": SHIPPED if file is self.shipped(name) else file.where}
                 for name in self.names()}

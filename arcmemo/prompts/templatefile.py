@@ -59,7 +59,7 @@ class TemplateFile:
     where: str                      # its path, for messages and a run's record of sources
     declared: Declared | None       # its header; None when it has none
     body: str                       # the text after the header: what is rendered
-    digest: str                     # sha256 prefix of the file's bytes, header included
+    digest: str                     # sha256 prefix of the body: what is rendered (a file without header: its bytes)
 
     @property
     def template(self) -> Template:
@@ -79,7 +79,8 @@ def parse_template(data: bytes, where: str) -> TemplateFile:
         raise PromptError(f"{where}: not UTF-8 text") from None
     declared, body, first_line = _split_header(text, where)
     _check_placeholders(body, where, first_line)
-    return TemplateFile(where=where, declared=declared, body=body, digest=hashlib.sha256(data).hexdigest()[:16])
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+    return TemplateFile(where=where, declared=declared, body=body, digest=digest)
 
 
 def _split_header(text: str, where: str) -> tuple[Declared | None, str, int]:

@@ -75,10 +75,20 @@ class PromptSetup:
         return {"prompts_dir": self.prompts_dir, **prompts_record()}
 
 
+def changed_templates(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """The templates whose file in force differs from the one a run recorded ({name: {"hash": ...}},
+    or {name: hash} as runs recorded before sources), as `name (hash -> hash)`."""
+    def digest(entry: Any) -> Any:
+        return entry.get("hash") if isinstance(entry, dict) else entry
+
+    return [f"{name} ({digest(recorded[name])} -> {digest(entry)})" for name, entry in sorted(now.items())
+            if name in recorded and digest(recorded[name]) != digest(entry)]
+
+
 def prompts_record() -> dict[str, Any]:
     """What a run's config.json says of the prompts in force: the grid text style and arcmemo's
     templates' hashes and sources (a solve run records its solver's too)."""
     return {"grid_text": grid_text(), "prompt_templates": template_hashes()}
 
 
-__all__ = ["PromptSetup", "load_template_sets", "put_in_force", "in_force", "prompts_record"]
+__all__ = ["PromptSetup", "load_template_sets", "put_in_force", "in_force", "prompts_record", "changed_templates"]

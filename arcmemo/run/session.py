@@ -264,6 +264,18 @@ class RunSession:
         if estimate:
             self.reporter.note(estimate)
 
+    def _note_changed_templates(self, recorded: dict[str, Any], solver) -> None:
+        """Say which templates differ from those the run started with (edited since, or a new arcmemo):
+        the requests made from now on are not the ones recorded."""
+        from arcmemo.prompts import template_hashes
+        from arcmemo.run.prompting import changed_templates
+
+        solver_now = solver.template_hashes() if hasattr(solver, "template_hashes") else {}
+        changed = (changed_templates(recorded.get("prompt_templates") or {}, template_hashes())
+                   + changed_templates(recorded.get("solver_templates") or {}, solver_now))
+        if changed:
+            self.reporter.note(f"prompt templates changed since the run started: {', '.join(changed)}")
+
     def resume_solve(self, ref: str, model_flags: dict[str, Any], scale: Scale | None = None) -> Runner:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
         from arcmemo.solverkit import load_solver
@@ -278,6 +290,7 @@ class RunSession:
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         self.use_prompts(runner.config.prompts_dir, runner.config.grid_text)
+        self._note_changed_templates(recorded, solver)
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
