@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import time
+from pathlib import Path
 
 import pytest
 from web_support import LEARNED, copy_fixture
@@ -97,7 +98,8 @@ def test_tasks_browse_and_puzzle_with_answers_on_request(site):
     assert "Test 1 input" in page and "Test 1 answer" not in page
     assert "Test 1 answer" in _get(site, "/tasks/0d3d703e?dataset=training&answers=1")
     _get(site, "/tasks/nope?dataset=training", 404)
-    assert "not a split" in _get(site, "/tasks?dataset=/no/such/place", 400)
+    assert "no dataset &#39;/no/such/place&#39;: the datasets here are training, evaluation" in _get(
+        site, "/tasks?dataset=/no/such/place", 404)
 
 
 def test_concepts_search_and_filters(site):
@@ -253,3 +255,34 @@ def test_serve_refuses_a_non_loopback_address_from_a_setting(web_fixture, monkey
     missing = CliRunner().invoke(cli, ["serve", "--db", str(web_fixture.root / "gone.db")])
     assert missing.exit_code == 1 and "no memory database" in missing.output
     assert not (web_fixture.root / "gone.db").exists()
+
+
+def test_serve_checks_its_datasets_before_listening(web_fixture, tmp_path):
+    """--tasks-from is loaded at start (a bad folder is refused naming it); --dataset names a dataset, not a path."""
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = ["serve", "--db", str(web_fixture.memory), "--runs", str(web_fixture.runs)]
+    result = CliRunner().invoke(cli, [*base, "--tasks-from", str(empty)])
+    assert result.exit_code == 1 and f"--tasks-from: {empty}: no *.json task files" in result.output
+    result = CliRunner().invoke(cli, [*base, "--dataset", str(empty)])
+    assert result.exit_code == 1 and "--dataset: no dataset" in result.output
+    assert f"name it with --tasks-from {empty}" in result.output
+
+
+def test_task_sources_name_each_folder_once(tmp_path):
+    from arcmemo.web.lookup import TaskSources
+
+    for folder in ("a/training", "b/mine", "c/mine"):
+        (tmp_path / folder).mkdir(parents=True)
+        shutil.copy(Path(__file__).parent / "data" / "mirror_rows.json", tmp_path / folder / "mirrorrows.json")
+    sources = TaskSources([tmp_path / "a/training", tmp_path / "b/mine", tmp_path / "c/mine"])
+    assert list(sources.paths) == ["training-2", "mine", "mine-2"]           # a bundled name is not shadowed
+    assert sources.get("mine-2").tasks[0].id == "mirrorrows"
+    assert sources.name_of(str(tmp_path / "c/mine")) == "mine-2" and sources.name_of("evaluation") == "evaluation"
+    assert sources.name_of(str(tmp_path)) is None
+    with pytest.raises(LookupError, match="no dataset '/etc'"):
+        sources.get("/etc")

@@ -12,14 +12,11 @@ import io
 import json
 import os
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from PIL import Image
-from web_support import LEARNED, copy_fixture
+from web_support import LEARNED, copy_fixture, serve_process
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
@@ -56,25 +53,9 @@ def served(web_fixture, tmp_path_factory):
         pytest.skip(reason)
     root = tmp_path_factory.mktemp("served") / "copy"
     memory = copy_fixture(web_fixture, root)
-    env = dict(os.environ, ARCMEMO_HOME=str(root / "home"), PYTHONUNBUFFERED="1")
-    process = subprocess.Popen([sys.executable, "-m", "arcmemo", "serve", "--db", str(memory), "--runs",
-                                str(root / "runs"), "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, env=env)
-    try:
-        deadline, line = time.monotonic() + 90, ""
-        while time.monotonic() < deadline and "http://" not in line:
-            line = process.stdout.readline()
-            if not line and process.poll() is not None:
-                pytest.fail(f"arcmemo serve exited with {process.returncode}")
-        url = line.split("arcmemo serve: ", 1)[1].split(" ", 1)[0].rstrip("/")
-        assert url.startswith("http://127.0.0.1:")
+    env = dict(os.environ, ARCMEMO_HOME=str(root / "home"))
+    with serve_process(["--db", str(memory), "--runs", str(root / "runs")], env) as url:
         yield url, root
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")

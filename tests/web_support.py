@@ -7,6 +7,11 @@ Run B: the no-memory baseline on the same tasks, everything solved.
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,4 +86,28 @@ def copy_fixture(fixture: Fixture, root: Path) -> Path:
     return root / "memory.db"
 
 
-__all__ = ["Fixture", "build_fixture", "copy_fixture", "HOSTILE", "LEARNED"]
+@contextlib.contextmanager
+def serve_process(args: list[str], env: dict[str, str], start_s: float = 90) -> Iterator[str]:
+    """`arcmemo serve --port 0 ARGS` in a subprocess with `env`; yields its base URL (no trailing /)."""
+    process = subprocess.Popen([sys.executable, "-m", "arcmemo", "serve", *args, "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline, line = time.monotonic() + start_s, ""
+        while time.monotonic() < deadline and "http://" not in line:
+            line = process.stdout.readline()
+            if not line and process.poll() is not None:
+                pytest.fail(f"arcmemo serve exited with {process.returncode}")
+        url = line.split("arcmemo serve: ", 1)[1].split(" ", 1)[0].rstrip("/")
+        assert url.startswith("http://127.0.0.1:")
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+__all__ = ["Fixture", "build_fixture", "copy_fixture", "serve_process", "HOSTILE", "LEARNED"]
