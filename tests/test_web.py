@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import re
 import shutil
@@ -137,9 +138,7 @@ def test_edit_makes_one_revision_like_concepts_edit(fresh_site):
     learned = fresh_site.memory.get(LEARNED)
     page = _get(fresh_site, f"/concepts/{learned.id}")
     text = re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', page, re.S).group(1)
-    import html as html_lib
-
-    text = html_lib.unescape(text).replace("map every cell's colour", "map each cell's colour")
+    text = html.unescape(text).replace("map every cell's colour", "map each cell's colour")
     before = fresh_site.memory.revision()
     response = fresh_site.post(f"/concepts/{learned.id}/edit", data={"token": _token(page), "text": text, "reason": "clearer"},
                          follow_redirects=False)
@@ -286,3 +285,55 @@ def test_task_sources_name_each_folder_once(tmp_path):
     assert sources.name_of(str(tmp_path)) is None
     with pytest.raises(LookupError, match="no dataset '/etc'"):
         sources.get("/etc")
+
+
+HELPER_SOURCE = '''import numpy as np
+
+
+def rotate_grid(grid, quarter_turns):
+    """Rotate clockwise by quarter turns. </code></pre><script>alert('helper')</script>
+
+    Example: rotate_grid(np.array([[1, 2]]), 1) -> [[1], [2]]
+    """
+    return np.rot90(np.asarray(grid), -int(quarter_turns))
+'''
+VERIFYING_PROGRAM = "from memory_helpers import rotate_grid\n\n\ndef transform(grid):\n    return rotate_grid(grid, 2)\n"
+
+
+def test_concept_page_shows_the_helper_highlighted_and_its_verification(fresh_site):
+    memory = fresh_site.memory
+    concept = memory.add({"name": "rotate grid", "kind": "routine", "description": "Turn the grid.",
+                          "parameters": [{"name": "grid", "typing": "grid"}, {"name": "quarter_turns", "typing": "int"}],
+                          "helper": {"name": "rotate_grid", "source": HELPER_SOURCE, "depends": [],
+                                     "verified": {"task_id": "6150a2bd", "tasks": "training", "at": "2026-01-02T03:04:05",
+                                                  "program": VERIFYING_PROGRAM, "run_id": fresh_site.fx.continual}}},
+                         actor="test")
+    page = _get(fresh_site, f"/concepts/{concept.id}")
+    _assert_escaped(page)
+    assert "&lt;script&gt;alert(&#39;helper&#39;)&lt;/script&gt;" in page            # the helper's text, as text
+    assert '<span class="k">def</span><span class="w"> </span><span class="nf">rotate_grid</span>' in page
+    assert '<span class="n">rotate_grid</span><span class="p">(</span><span class="n">grid</span>' in page  # the program
+    assert '<a href="/tasks/6150a2bd?dataset=training">6150a2bd</a>' in page and "2026-01-02T03:04:05" in page
+    assert f'<a href="/runs/{fresh_site.fx.continual}">' in page and "offered to 0 task(s)" in page
+    rows = re.findall(r"<tr><th>([^<]+)</th>", page.split('<table class="fields">')[1].split("</table>")[0])
+    assert rows == ["kind", "routine subtype", "output typing", "description", "parameters", "cues",
+                    "implementation", "used in tasks", "source"]                # no situation, suggestion, helper
+    text = html.unescape(re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', page, re.S).group(1))
+    assert "situation" not in text and "helper:\n  name: rotate_grid" in text
+    plain = _get(fresh_site, f"/concepts/{memory.get(LEARNED).id}")
+    assert "None: this concept is text only" in plain and 'class="code"' not in plain.split("<h2>Edit")[0]
+
+
+def test_an_oe_lesson_shows_only_its_own_fields(fresh_site):
+    lesson = fresh_site.memory.add({"format": "oe", "situation": "when shapes repeat", "suggestion": "count them"},
+                                   actor="test")
+    page = _get(fresh_site, f"/concepts/{lesson.id}")
+    rows = re.findall(r"<tr><th>([^<]+)</th>", page.split('<table class="fields">')[1].split("</table>")[0])
+    assert rows == ["situation", "suggestion", "used in tasks", "source"]
+    assert "<h2>Helper</h2>" not in page and "parameters" not in page
+    text = html.unescape(re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', page, re.S).group(1))
+    assert text.splitlines()[0] == "format: oe" and "kind" not in text and "helper" not in text
+    before = fresh_site.memory.revision()        # the shorter text saves as the same concept: no revision
+    response = fresh_site.post(f"/concepts/{lesson.id}/edit", data={"token": _token(page), "text": text},
+                               follow_redirects=False)
+    assert response.headers["location"].endswith("edited=none") and fresh_site.memory.revision() == before

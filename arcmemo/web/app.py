@@ -35,12 +35,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arcmemo.memory.graph import build_graph, neighbours
-from arcmemo.memory.io import read_edit, to_yaml
-from arcmemo.memory.models import DATA_FIELDS, FORMATS, KINDS, SOURCES
+from arcmemo.memory.io import read_edit
+from arcmemo.memory.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import task_rows
 from arcmemo.run.rundir import RunDirError
 from arcmemo.run.runner import memory_url_for_record
+from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
 from arcmemo.web.lookup import TaskSources, find_run, shown
 from arcmemo.web.render import (
     MemoryFacts,
@@ -103,6 +104,12 @@ class Site:
             while len(self._charts) > CHART_CACHE:
                 self._charts.pop(next(iter(self._charts)))
         return runs_overview(views, self.facts(), charts)
+
+    def _has_run(self, run_id: str | None) -> bool:
+        try:
+            return run_id is not None and find_run(self.runs_root, run_id) is not None
+        except LookupError:
+            return False
 
     def own_runs(self) -> list[RunView]:
         """The runs that read this memory (concept ids mean the same there)."""
@@ -212,22 +219,25 @@ class Site:
         history = self.memory.history(concept.id)
         revisions, before = [], ""
         for rev in history:
-            after = "" if rev.op == "delete" else to_yaml({f: rev.snapshot.get(f) for f in DATA_FIELDS})
+            after = "" if rev.op == "delete" else concept_yaml(rev.snapshot)
             revisions.append((rev, _diff(before, after)))
             before = after
-        graph_edges, ids = [], {}
+        graph_edges, ids, helper = [], {}, None
         if concept.format == "ps":
             ps = self.memory.list("ps")
             graph, ids = build_graph(ps), {c.name: c.id for c in ps}
             graph_edges = neighbours(graph, concept.name) if concept.name in graph else []
+            helper = helper_view(concept, {c.helper["name"]: c for c in ps if c.helper},
+                                 self.memory.usage(concept_ids=[concept.id]).get(concept.id), self.sources.name_of)
         came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}
                            | {("", t) for t in concept.used_in or []})
         offered = [(v.run_id, [o.task_id for o in v.latest.values() if concept.id in o.selected])
                    for v in self.own_runs()]
-        return self.page("concept.html", status, concept=concept, data=concept.to_data(),
+        return self.page("concept.html", status, concept=concept, fields=shown_fields(concept), helper=helper,
+                         helper_run=helper is not None and self._has_run(helper.run_id),
                          revisions=list(reversed(revisions)), edges=graph_edges, ids=ids, came_from=came_from,
                          offered=[(run_id, tasks) for run_id, tasks in offered if tasks],
-                         text=text if text is not None else to_yaml(concept.to_data()), reason=reason,
+                         text=text if text is not None else concept_yaml(concept.to_data()), reason=reason,
                          error=error, token=self.token, edited=_edited(request.query_params.get("edited")))
 
     async def edit(self, request: Request) -> Response:

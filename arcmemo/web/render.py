@@ -18,6 +18,7 @@ from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, svg, task_rows
 from arcmemo.run.report import COMPARE_HEADER, compare_rows, fmt, solved_alone, summary_rows
 from arcmemo.web.charts import run_charts
+from arcmemo.web.highlight import code_css, python_html
 from arcmemo.web.rundata import RunView, TaskRecord
 
 SECRET_WORDS = ("key", "secret", "password", "passwd", "authorization", "credential")
@@ -28,6 +29,8 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("arcmemo.web", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = lambda value: "unknown" if value is None else fmt(value)
+    env.filters["python"] = python_html
+    env.globals["code_css"] = code_css()
     return env
 
 
