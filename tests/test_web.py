@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from web_support import LEARNED, copy_fixture
+from web_support import LEARNED, copy_fixture, helper_concept
 
 from arcmemo.memory.store import Memory
 from arcmemo.run.rundir import RunDir
@@ -73,7 +73,7 @@ def test_runs_list_and_run_page(site):
 def test_run_task_page_shows_puzzle_selection_attempts_and_writes(site):
     fx = site.fx
     page = _get(site, f"/runs/{fx.continual}/tasks/{fx.unsolved}")
-    assert 'class="cells"' in page and 'class="differs"' in page         # attempts against the truth, marked
+    assert 'class="cells"' in page and 'class="wrong-shape"' in page         # attempts against the truth, marked
     assert "The selection's reasoning" in page and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page
     assert 'href="/concepts/1"' in page                                  # the offered concept links to its page
     _assert_escaped(page)
@@ -227,7 +227,7 @@ def test_a_run_without_test_outputs_shows_unknown_scores(fresh_site):
             event["scores"] = {}
     (unscored / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     summary = json.loads((unscored / "summary.json").read_text())
-    summary.update(oracle1=None, oracle2=None, strict=None, scored=False, solved=[])
+    summary.update(oracle1=None, oracle2=None, strict=None, scored=False, solved=[], table4=None)
     (unscored / "summary.json").write_text(json.dumps(summary))
     page = _get(fresh_site, "/runs/unscored-run")
     assert "unknown" in page and "Score by retry depth" not in page
@@ -287,27 +287,9 @@ def test_task_sources_name_each_folder_once(tmp_path):
         sources.get("/etc")
 
 
-HELPER_SOURCE = '''import numpy as np
-
-
-def rotate_grid(grid, quarter_turns):
-    """Rotate clockwise by quarter turns. </code></pre><script>alert('helper')</script>
-
-    Example: rotate_grid(np.array([[1, 2]]), 1) -> [[1], [2]]
-    """
-    return np.rot90(np.asarray(grid), -int(quarter_turns))
-'''
-VERIFYING_PROGRAM = "from memory_helpers import rotate_grid\n\n\ndef transform(grid):\n    return rotate_grid(grid, 2)\n"
-
-
 def test_concept_page_shows_the_helper_highlighted_and_its_verification(fresh_site):
     memory = fresh_site.memory
-    concept = memory.add({"name": "rotate grid", "kind": "routine", "description": "Turn the grid.",
-                          "parameters": [{"name": "grid", "typing": "grid"}, {"name": "quarter_turns", "typing": "int"}],
-                          "helper": {"name": "rotate_grid", "source": HELPER_SOURCE, "depends": [],
-                                     "verified": {"task_id": "6150a2bd", "tasks": "training", "at": "2026-01-02T03:04:05",
-                                                  "program": VERIFYING_PROGRAM, "run_id": fresh_site.fx.continual}}},
-                         actor="test")
+    concept = memory.add(helper_concept(fresh_site.fx.continual), actor="test")
     page = _get(fresh_site, f"/concepts/{concept.id}")
     _assert_escaped(page)
     assert "&lt;script&gt;alert(&#39;helper&#39;)&lt;/script&gt;" in page            # the helper's text, as text

@@ -19,6 +19,26 @@ import pytest
 from runner_support import LEARNED, TASK_IDS, script_run
 
 HOSTILE = "<script>alert('x')</script> & <b>bold</b>"
+HELPER_SOURCE = '''import numpy as np
+
+
+def rotate_grid(grid, quarter_turns):
+    """Rotate clockwise by quarter turns. </code></pre><script>alert('helper')</script>
+
+    Example: rotate_grid(np.array([[1, 2]]), 1) -> [[1], [2]]
+    """
+    return np.rot90(np.asarray(grid), -int(quarter_turns))
+'''
+VERIFYING_PROGRAM = "from memory_helpers import rotate_grid\n\n\ndef transform(grid):\n    return rotate_grid(grid, 2)\n"
+
+
+def helper_concept(run_id: str | None) -> dict:
+    """A PS concept with a verified helper (verified on 6150a2bd in run `run_id`), its docstring hostile."""
+    return {"name": "rotate grid", "kind": "routine", "description": "Turn the grid.",
+            "parameters": [{"name": "grid", "typing": "grid"}, {"name": "quarter_turns", "typing": "int"}],
+            "helper": {"name": "rotate_grid", "source": HELPER_SOURCE, "depends": [],
+                       "verified": {"task_id": "6150a2bd", "tasks": "training", "at": "2026-01-02T03:04:05",
+                                    "program": VERIFYING_PROGRAM, "run_id": run_id}}}
 
 
 @dataclass(frozen=True)
@@ -110,4 +130,4 @@ def serve_process(args: list[str], env: dict[str, str], start_s: float = 90) -> 
             process.wait()
 
 
-__all__ = ["Fixture", "build_fixture", "copy_fixture", "serve_process", "HOSTILE", "LEARNED"]
+__all__ = ["Fixture", "build_fixture", "copy_fixture", "helper_concept", "serve_process", "HOSTILE", "LEARNED"]

@@ -38,7 +38,8 @@ from arcmemo.memory.graph import build_graph, neighbours
 from arcmemo.memory.io import read_edit
 from arcmemo.memory.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
-from arcmemo.pictures import task_rows
+from arcmemo.pictures import thumbnail_png
+from arcmemo.pictures.png import data_url
 from arcmemo.run.rundir import RunDirError
 from arcmemo.run.runner import memory_url_for_record
 from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
@@ -48,7 +49,7 @@ from arcmemo.web.render import (
     concept_link,
     environment,
     overview_charts,
-    picture,
+    puzzle_picture,
     runs_overview,
     task_section,
 )
@@ -58,6 +59,7 @@ from arcmemo.web.rundata import RunView, runs_under
 EDIT_REASON = "edited from the web page"
 CHART_CACHE = 32
 PAGE_SIZE = 60
+THUMBNAIL = (160, 64)   # px (width, height) of a task's first example in the tasks list
 MAX_ID = 2**63 - 1   # the largest id a database row can have: a bigger one names no concept
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; "
@@ -178,7 +180,9 @@ class Site:
         ids = [t.id for t in taskset.tasks if query in t.id.lower()]
         page = max(1, _int(request.query_params.get("page"), 1))
         shown = [taskset.by_id(i) for i in ids[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]]
-        return self.page("tasks.html", dataset=dataset, datasets=self.sources.names, query=query, tasks=shown,
+        thumbnails = [data_url(thumbnail_png(t, *THUMBNAIL)) for t in shown]
+        return self.page("tasks.html", dataset=dataset, datasets=self.sources.names, query=query,
+                         tasks=list(zip(shown, thumbnails)),
                          total=len(ids), page=page, pages=max(1, -(-len(ids) // PAGE_SIZE)))
 
     def task(self, request: Request) -> Response:
@@ -192,7 +196,7 @@ class Site:
         show_answers = request.query_params.get("answers") == "1"
         truth = taskset.answers[task_id].test_outputs if show_answers else None
         return self.page("task.html", task=task, dataset=dataset, show_answers=show_answers,
-                         puzzle=picture(task_rows(task, truth), cell=16, columns=True))
+                         puzzle=puzzle_picture(task, truth))
 
     # -- memory ------------------------------------------------------------------------
 
