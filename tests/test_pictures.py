@@ -25,7 +25,7 @@ from arcmemo.pictures import (
     thumbnail_png,
 )
 from arcmemo.pictures.layout import MAX_CELL, READABLE_CELL, fitted, largest_cell, place, resolve_rows
-from arcmemo.pictures.palette import DIFF_FRAME, rgb
+from arcmemo.pictures.palette import DIFF_FRAME, GRID_LINE, rgb
 from arcmemo.pictures.png import to_png
 from arcmemo.pictures.puzzles import THUMBNAIL_CELL
 from arcmemo.pictures.svg import to_svg
@@ -209,3 +209,14 @@ def test_inline_svg_fetches_nothing():
     text = svg(task_rows(_task()), columns=True)
     urls = set(re.findall(r"https?://[^\"'\s)>]+", text))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}   # namespace names only
+
+
+def test_a_grid_line_keeps_red_and_orange_apart():
+    scene = lay_out([[Panel("red beside orange", ((2, 7),))]], cell=READABLE_CELL)
+    (grid,) = scene.grids
+    image = Image.open(io.BytesIO(to_png(scene)))
+    y = grid.y + grid.cell // 2
+    assert _pixel(image, grid.x + grid.cell - 2, y) == rgb(COLOURS[2])
+    assert _pixel(image, grid.x + grid.cell, y) == rgb(GRID_LINE)            # the line between them
+    assert _pixel(image, grid.x + grid.cell + 2, y) == rgb(COLOURS[7])
+    assert grid.line_width >= 1
