@@ -67,6 +67,12 @@ def test_runs_list_and_run_page(site):
     for task in fx.tasks:
         assert f'href="/runs/{fx.continual}/tasks/{task}"' in page
     assert 'data-poll' not in page                                       # finished: nothing to poll
+    started = json.loads((site.root / "runs" / fx.continual / "config.json").read_text())["started_at"]
+    setting = (f"solve · selection <b>ps</b> · program-synthesis on <b>fake</b> · continual (k=1) · started "
+               f"{started[:10]} {started[11:16]}")
+    assert f'<p class="subtitle"><span class="setting">{setting}</span></p>' in page   # beside the id
+    assert f'<h2 id="run-{fx.continual}">Summary</h2>' in page
+    assert f"<td>{started[:10]} {started[11:16]}</td><td>solve</td>" in listing
     _assert_escaped(page)
 
 
@@ -95,7 +101,10 @@ def test_compare_and_report_download(site):
 def test_tasks_browse_and_puzzle_with_answers_on_request(site):
     listing = _get(site, "/tasks?dataset=training&q=0d3d")
     assert "0d3d703e" in listing and "1 task(s)" in listing
+    assert '<img src="data:image/png;base64,' in listing                 # a picture of its first example
     page = _get(site, "/tasks/0d3d703e?dataset=training")
+    cells = page.split('<g class="cells">', 1)[1]                      # past the background rect
+    assert set(re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="(\d+)"', cells)) == {"32"}   # 3x3 grids: 32 px
     assert "Test 1 input" in page and "Test 1 answer" not in page
     assert "Test 1 answer" in _get(site, "/tasks/0d3d703e?dataset=training&answers=1")
     _get(site, "/tasks/nope?dataset=training", 404)
