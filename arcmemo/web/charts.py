@@ -1,11 +1,11 @@
 """The numbers behind the charts, taken from runs, and the charts themselves as inline SVG.
 
-What runs record today: per task its final oracle@1/@2 and strict scores, usage, the
-concepts it was offered, and the writes after it. So a run gives one point of the
-score-vs-retry-depth chart (at its `--retries`). A run whose summary holds the paper's
-per-depth block under `depth_table` (arcmemo.scoring.DepthTable.to_dict(): `oracle[d][k-1]`
-in percent, recorded once the run layer keeps every step of every thread) gives the whole
-line for every k, and the chart draws it as it is.
+What runs record: per task its final oracle@1/@2 and strict scores, usage, the concepts it
+was offered, the writes after it, and every step of every thread with its retry depth. So a
+run gives the whole score-vs-retry-depth line: the paper's Table 4 block (oracle[d][k-1] in
+percent, arcmemo.scoring.DepthTable.to_dict()) from its summary (`table4`), or made from its
+event log while it runs. A run recorded before threads were kept gives one point, at its
+`--retries`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arcmemo.pictures import plots
+from arcmemo.run.threads import run_depth_table
 from arcmemo.web.rundata import RunView
 
 
@@ -24,8 +25,12 @@ class Chart:
 
 
 def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
-    """oracle@k (%) by retry depth: the run's `depth_table`, else one row at its retry limit."""
-    table = (view.summary or {}).get("depth_table")
+    """oracle@k (%) by retry depth: the run's Table 4, else one row at its retry limit."""
+    table = (view.summary or {}).get("table4")
+    if not (isinstance(table, dict) and table.get("oracle")) and view.latest:
+        made = run_depth_table(list(view.latest.values()), int(view.settings.get("threads", 1)),
+                               int(view.settings.get("retries", 0)))
+        table = made.to_dict() if made is not None else None
     if isinstance(table, dict) and table.get("oracle"):
         return {d: {k: float(v) for k, v in enumerate(row, 1)} for d, row in enumerate(table["oracle"])}
     if not view.latest or any(not o.scores for o in view.latest.values()):

@@ -15,8 +15,9 @@ from typing import Any
 
 from arcmemo.core.tasks import Answers, Task, TaskError
 from arcmemo.memory.store import Memory
-from arcmemo.run.rundir import RunDir, RunDirError, list_runs
+from arcmemo.run.rundir import RunDir, RunDirError
 from arcmemo.run.runner import RunConfig, TaskOutcome, _mean_scores, load_run_tasks
+from arcmemo.web.lookup import run_dirs
 
 STALE_AFTER_S = 300  # an unfinished run with no event for this long is reported as stopped or killed
 
@@ -143,9 +144,10 @@ class RunView:
 
 
 def runs_under(root: str | Path, memory: Memory | None = None) -> list[RunView]:
-    """Every readable run under `root`, newest first (an unreadable one is skipped)."""
+    """Every readable run directly under `root`, newest first (an unreadable one, or one leading
+    out of `root` through a symlink, is skipped)."""
     views = []
-    for rundir in reversed(list_runs(root)):
+    for rundir in reversed(run_dirs(root)):
         try:
             views.append(RunView(rundir, memory))
         except RunDirError:
