@@ -58,10 +58,10 @@ def measure() -> dict[str, float]:
     from arcmemo.memory.io import import_file
     from arcmemo.memory.render import render_oe, render_ps
     from arcmemo.memory.store import Memory
-    from arcmemo.prompts import Templates, render_prompt
+    from arcmemo.prompts import render_prompt
+    from arcmemo_program_synthesis.templates import TEMPLATES as solve
 
     tasks = load_tasks("arc-agi-1/val100").tasks
-    solve = Templates("arcmemo_program_synthesis", "prompts")
     opening = [count(solve.render("system")) + count(solve.render("solve", puzzle=format_task(t), hint_section=""))
                for t in tasks]
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, GRID_TEXTS
+
 DEFAULT_DB = "memory.db"
 DEFAULT_RUNS_DIR = "runs"
 
@@ -213,6 +215,16 @@ def directory(value: Any) -> Path:
 directory.expected = "an existing directory"
 
 
+def one_of(*values: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if value not in values:
+            raise ValueError
+        return value
+
+    parse.expected = "one of " + ", ".join(values)
+    return parse
+
+
 def _setting(default: Any, parse: Callable[[Any], Any], help: str) -> Any:
     return field(default=default, metadata={"parse": parse, "help": help})
 
@@ -230,6 +242,11 @@ class Settings:
         3000, integer(500), "estimated tokens of memory shown in the PS write prompt")
     seeds_dir: Path | None = _setting(
         None, directory, "annotated seeds the write prompts take worked examples from")
+    prompts_dir: Path | None = _setting(
+        None, directory, "prompt templates that replace the shipped ones, file by file (`arcmemo prompts export`)")
+    grid_text: str = _setting(DEFAULT_GRID_TEXT, one_of(*GRID_TEXTS),
+                              "how prompts write grids: digits (one digit per cell) or numpy (arrays, as the "
+                              "authors' released code)")
     origins: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod

@@ -41,6 +41,7 @@ from typing import Any
 from arcmemo import __version__
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
@@ -123,6 +124,8 @@ class RunConfig:
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
     reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
     config_file: str | None = None    # the run configuration file its settings came from, if any
+    prompts_dir: str | None = None    # the user's templates, in force before the shipped ones (run/prompting.py)
+    grid_text: str = DEFAULT_GRID_TEXT  # how prompts write grids (core/gridtext.py)
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
@@ -136,6 +139,7 @@ class RunConfig:
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
             raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
+        check_grid_text(self.grid_text)
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
     def _stream(self, pass_index: int, thread: int) -> int:
