@@ -10,6 +10,13 @@ from arcmemo.cli.common import AtLeast
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 
 
+def method_names() -> tuple[str, ...]:
+    """The installed memory methods' names (entry points; no method is imported)."""
+    from arcmemo.methods.discovery import method_names as names
+
+    return names()
+
+
 def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
     """`--top-k`, `--expand`, `--token-budget` and `--hint-budget`; `mode_flag` is the command's
     flag that picks the selection mode (`--mode`, `--selection`), named in the help."""

@@ -39,18 +39,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcmemo import __version__
-from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.answers import INTERRUPTS, describe
 from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import COUNTERS, ConceptUse
-from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.methods.contract import WriteContext, WriteEvent
+from arcmemo.methods.discovery import MODES, load_method
+from arcmemo.methods.experience import experience_of, feedback_of
+from arcmemo.methods.reading import select
+from arcmemo.prompts import template_hashes
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
-from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.metered import MeteredLLM, TaskMeters
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
 from arcmemo.run.progress import Reporter, TaskProgress
@@ -67,7 +71,7 @@ from arcmemo.run.threads import (
     thread_record,
 )
 from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
-from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.selection import SelectionSettings
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
@@ -98,7 +102,7 @@ class RunConfig:
     score: bool = True                # False: solve without scoring (the summary's score is unknown)
     limit: int | None = None
     solver: str = "program-synthesis"
-    selection: str = "ps"
+    selection: str = "ps"             # the memory method (arcmemo.methods; --method is the same)
     memory_format: str | None = None  # ps | oe; defaults from the selection mode
     top_k: int = 5
     expand: bool = False
@@ -126,8 +130,12 @@ class RunConfig:
     config_file: str | None = None    # the run configuration file its settings came from, if any
     prompts_dir: str | None = None    # the user's templates, in force before the shipped ones (run/prompting.py)
     grid_text: str = DEFAULT_GRID_TEXT  # how prompts write grids (core/gridtext.py)
+    method_options: dict[str, Any] = field(default_factory=dict)  # the memory method's own settings
 
     def __post_init__(self) -> None:
+        if self.selection not in MODES:
+            raise ValueError(f"selection must name an installed memory method ({', '.join(MODES)}; "
+                             f"`arcmemo methods list`), not {self.selection!r}")
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
         if self.order not in ORDERS:
@@ -152,7 +160,7 @@ class RunConfig:
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
             pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
-            select_params=self._seed_params())
+            select_params=self._seed_params(), options=dict(self.method_options))
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
@@ -193,6 +201,8 @@ class TaskOutcome:
     # level (the most degraded of its threads'). Runs from before threads have neither.
     threads: list[dict[str, Any]] = field(default_factory=list)
     selection_level: str | None = None
+    # The feedback each thread's kept conversation was answered with, per round (methods/experience.py)
+    feedback: list[dict[str, Any]] = field(default_factory=list)
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -526,6 +536,7 @@ class Runner:
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
             threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
+            feedback=[f for r in runs for f in feedback_of(r.thread, r.result.attempts, r.result.trace.transcript)],
         )
 
     def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit]) -> ThreadRun | None:
@@ -641,24 +652,25 @@ class Runner:
                            f"the memory's names listed: {again['matched']} matched")
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
-        """MEMWRITE for the block's tasks whose program passed every train pair."""
+        """MEMWRITE: the block's tasks not written yet, in task order, to the memory method's write
+        (which chooses what it learns from: ArcMemo's, the programs that passed every train pair)."""
+        pending = []
         for outcome in block:
-            key = (p, outcome.task_id)
-            if not outcome.passed_train or not outcome.code or key in self._writes_done():
+            if (p, outcome.task_id) in self._writes_done():
                 continue
             event = self._recovered_write(outcome.task_id, p)
             if event is None:
-                if self._over_budget():
-                    self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": outcome.task_id,
-                                        "reason": "budget"})
-                    continue
-                self.progress.step(f"writing memory from {outcome.task_id}")
-                event = self._write_one(outcome, p)
-                if event is None:
-                    continue
-                self.progress.note(f"{outcome.task_id} {_write_line(event)}")
+                pending.append(outcome)
+                continue
             self.rundir.append(event)
             self.write_events.append(event)
+        if pending:
+            self._write(pending, p)
+
+    @property
+    def method(self):
+        """The run's memory method (arcmemo.methods)."""
+        return load_method(self.config.selection)
 
     def _writes_done(self) -> set[tuple[int, str]]:
         return {(e["pass_index"], e["task_id"]) for e in self.write_events}
@@ -674,38 +686,72 @@ class Runner:
                 "extended": write.extended, "failed": write.failed, "error": write.error,
                 "usage": Usage().to_dict()}
 
-    def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any] | None:
-        meter = MeteredLLM(self.llm)
-        task = next(t for t in self.tasks if t.id == outcome.task_id)
-        run_id = self.rundir.run_id
-        if self.config.selection == "cheatsheet":
-            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id)
-            written = {"added": [], "extended": ["cheatsheet"] if update.updated else [],
-                       "failed": update.error is not None, "error": update.error}
-        else:
-            solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
-            if self.config.memory_format == "oe":
-                result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
-            else:
-                verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
-                          if self.config.helpers else None)
-                result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
-                                  memory_tokens=self.settings.abstraction_memory_tokens, verify_helpers=verify)
-            written = {"added": list(result.added), "extended": list(result.extended),
-                       "failed": bool(result.failed), "error": result.error,
-                       "helpers": list(result.helpers),
-                       "helper_problems": list(result.helper_problems)}
-        if meter.fault is not None and written["failed"]:
-            return self._lost(p, task.id, meter, kind="write_lost")
-        return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
+    def _write(self, outcomes: list[TaskOutcome], p: int) -> None:
+        """One call of the method's write for `outcomes`, each task's write then recorded in task
+        order with its own usage (TaskMeters): as written, skipped for the budget, or lost to the
+        endpoint (`--resume` writes it again); a fatal endpoint fault ends the run here."""
+        tasks = {t.id: t for t in self.tasks}
+        experiences = [experience_of(tasks[o.task_id], o.event()) for o in outcomes]
+        meters = TaskMeters(self.llm)
+        skipped: set[str] = set()
 
-    def _over_budget(self, in_flight: Collection[Future] = ()) -> bool:
+        def proceed(task_id: str) -> bool:
+            if meters.fatal is not None:
+                return False
+            if self._over_budget(writing=[m.usage.to_dict() for m in meters.meters.values()]):
+                skipped.add(task_id)
+                return False
+            meters.start(task_id)
+            return True
+
+        ctx = self._write_context(p, proceed)
+        try:
+            events = list(self.method.write(experiences, self.memory, meters, ctx) or [])
+        except INTERRUPTS:
+            raise
+        except Exception as exc:        # a method broke its contract: its block's writes failed, the run goes on
+            error = f"memory method {self.config.selection!r}: its write raised {describe(exc)}"
+            events = [WriteEvent(e.task_id, failed=True, error=error) for e in experiences]
+        given = {e.task_id: e for e in events if isinstance(e, WriteEvent)}
+        for experience in experiences:
+            task_id = experience.task_id
+            if task_id in skipped:
+                self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": task_id, "reason": "budget"})
+                continue
+            meter = meters.meters.get(task_id)
+            event = given.get(task_id) or (WriteEvent(task_id) if meter is not None else None)
+            if event is None:               # the method learned nothing from this task (and asked nothing)
+                continue
+            if meter is not None and meter.fault is not None and event.failed:
+                self._lost(p, task_id, meter, kind="write_lost")
+                continue
+            usage = meter.usage if meter is not None else Usage()
+            record = {"type": "write", "pass_index": p, **event.record(), "usage": usage.to_dict()}
+            self.progress.note(f"{task_id} {_write_line(record)}")
+            self.rundir.append(record)
+            self.write_events.append(record)
+
+    def _write_context(self, p: int, proceed: Callable[[str], bool]) -> WriteContext:
+        run_id = self.rundir.run_id
+
+        def verifier(task: Task):
+            return write_verifier(self.sandbox, self.memory, task, self.config.source, run_id) if self.config.helpers \
+                else None
+
+        return WriteContext(run_id=run_id, pass_index=p, memory_format=self.config.memory_format,
+                            memory_tokens=self.settings.abstraction_memory_tokens, examples=lambda: self.examples,
+                            verifier=verifier, options=dict(self.config.method_options), progress=self.progress.step,
+                            proceed=proceed)
+
+    def _over_budget(self, in_flight: Collection[Future] = (), writing: Collection[dict] = ()) -> bool:
         """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget,
-        counting each task still in flight (or finished, not yet committed) at that cost too."""
+        counting each task still in flight (or finished, not yet committed) at that cost too, and the
+        usage of writes made but not yet recorded (`writing`)."""
         if self.config.budget_usd is None:
             return False
         costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
+        costs += [u.get("cost_usd", 0) for u in writing]
         spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
         expected = max(costs, default=0)
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
@@ -794,12 +840,6 @@ def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
     return f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
-
-
-def _trace_text(outcome: TaskOutcome) -> str:
-    """What the cheatsheet curator reads: the program whole, the end of the reasoning."""
-    return (f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\n"
-            f"Reasoning:\n{keep_tail(outcome.reasoning or '')}")
 
 
 REDACTED = "***"
