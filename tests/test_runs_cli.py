@@ -39,10 +39,12 @@ def test_list_show_compare_and_score(tmp_path, fake_model, fake_llm):
     listed = invoke("runs", "list", "--run-dir", root, "--json")
     assert listed.exit_code == 0, listed.output
     rows = {r["run"]: r for r in json.loads(listed.output)}
-    assert rows[full.run_id]["oracle2"] == 100.0 and rows[partial.run_id]["selection"] == "all"
+    assert rows[full.run_id]["score"] == rows[full.run_id]["arc_prize"] == 100.0
+    assert rows[full.run_id]["statistic"] == "oracle@1 (one thread)" and rows[partial.run_id]["selection"] == "all"
 
     shown = invoke("runs", "show", partial.run_id, "--run-dir", root, "--tasks")
-    assert shown.exit_code == 0 and "oracle@2 (official)" in shown.output and TASK_IDS[0] in shown.output
+    assert shown.exit_code == 0 and "oracle@1 over one thread, retry depth 0" in shown.output
+    assert "ARC Prize score (2 submitted attempts)" in shown.output and TASK_IDS[0] in shown.output
 
     compared = invoke("runs", "compare", full.run_id, partial.run_id, "--run-dir", root)
     assert compared.exit_code == 0, compared.output

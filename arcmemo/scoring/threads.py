@@ -111,6 +111,22 @@ def _matrices(puzzle: PuzzleThreads, depth: int) -> tuple[list[list[bool]], list
     return [solved for solved, _ in rows], [[strict] for _, strict in rows]
 
 
+def _cell(matrices: Sequence[list[list[bool]]], k: int) -> float:
+    """One cell of the table: the mean over puzzles of oracle@k of their matrices, in percent."""
+    return 100 * sum(oracle_at_k(m, k) for m in matrices) / len(matrices)
+
+
+def headline_cell(puzzles: Sequence[PuzzleThreads], threads: int, retries: int, k: int) -> tuple[float, float]:
+    """(oracle@k, strict@k) at retry depth `retries` alone: the cell of `depth_table` a view
+    headlines, without the rest of the table (the running score of a run in progress)."""
+    if not puzzles:
+        raise ValueError("headline_cell: no puzzles to score")
+    for puzzle in puzzles:
+        _check(puzzle, threads, retries)
+    correct, whole = zip(*(_matrices(p, retries) for p in puzzles))
+    return _cell(correct, k), _cell(whole, k)
+
+
 def _subset_scores(matrices: list[list[list[bool]]], threads: int, k: int) -> list[float] | None:
     """The run's score (percent) for each k-subset of threads, or None if there are too many."""
     if comb(threads, k) > MAX_SUBSETS:
@@ -136,7 +152,7 @@ def depth_table(puzzles: Sequence[PuzzleThreads], threads: int, retries: int) ->
         rows: dict[str, list] = {"oracle": [], "oracle_std": [], "strict": [], "strict_std": []}
         for k in range(1, threads + 1):
             for name, matrices in (("oracle", correct), ("strict", whole)):
-                rows[name].append(100 * sum(oracle_at_k(m, k) for m in matrices) / len(matrices))
+                rows[name].append(_cell(matrices, k))
                 spread = _subset_scores(list(matrices), threads, k)
                 rows[name + "_std"].append(stdev(spread) if spread and len(spread) > 1 else None)
         oracle.append(tuple(rows["oracle"]))
