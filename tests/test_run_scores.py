@@ -292,3 +292,91 @@ def test_the_sweep_table(tmp_path, fake_model, monkeypatch):
     record = json.loads((tmp_path / "runs" / "sweeps" / "scores.json").read_text())
     assert cells(text, record["threads=3#1"])[3:7] == ["83.33", "oracle@2", "75.00", "75.00"]
     assert cells(text, record["threads=1#1"])[3:7] == ["75.00", "oracle@1 (one thread)", "50.00", "75.00"]
+
+
+def copy_run(runs, name: str, to: Path, *, config=None, summary=None) -> Path:
+    """A copy of run `name` at `to/runs/<name>`, its config.json and summary.json changed by the given functions."""
+    import shutil
+
+    root, _ = runs
+    target = to / "runs" / name
+    shutil.copytree(root / "runs" / name, target)
+    for filename, change in (("config.json", config), ("summary.json", summary)):
+        if change is not None:
+            path = target / filename
+            path.write_text(json.dumps(change(json.loads(path.read_text()))))
+    return target
+
+
+def test_a_test_informed_run_is_marked_wherever_its_score_is_shown(runs, tmp_path):
+    copy_run(runs, "run-a", tmp_path, config=lambda c: {**c, "protocol": {"name": "released-code",
+                                                                          "retry_when": "test-fails",
+                                                                          "test_informed": True}})
+    copy_run(runs, "run-b", tmp_path)
+    root = tmp_path / "runs"
+    footnote = "† test-informed: a test output decided something in this run"
+    listed = invoke("runs", "list", "--run-dir", root)
+    assert cells(listed, "run-a")[6] == "83.33 †" and cells(listed, "run-b")[6] == "91.67" and footnote in listed
+    assert json.loads(invoke("runs", "list", "--run-dir", root, "--json"))[0]["test_informed"] is True
+    shown = invoke("runs", "show", "run-a", "--run-dir", root)
+    assert cells(shown, "oracle@2 over 3 threads, retry depth 2 (the paper's score)") == ["83.33 †"]
+    assert cells(shown, "ARC Prize score (2 submitted attempts)") == ["75.00 †"] and footnote in shown
+    compared = invoke("runs", "compare", "run-a", "run-b", "--run-dir", root)
+    assert cells(compared, "run-a")[3] == "83.33 †" and cells(compared, "run-b")[3] == "91.67" and footnote in compared
+    mean = invoke("runs", "compare", "run-a", "run-b", "--mean", "--run-dir", root)
+    assert cells(mean, "oracle@2 over threads, retry depth 2 (the paper's score)")[0].endswith(" †")
+    assert footnote in mean
+    invoke("runs", "report", "run-a", "--run-dir", root, "-o", tmp_path / "r.html")
+    html = (tmp_path / "r.html").read_text()
+    assert ">83.33 †<" in html and footnote in html
+    untouched = invoke("runs", "show", "run-b", "--run-dir", root)
+    assert "†" not in untouched                                          # a clean run carries no mark
+
+    refused = CliRunner().invoke(cli, ["runs", "export", "run-a", "--run-dir", str(root),
+                                       "--kaggle", str(tmp_path / "k.json")])
+    assert refused.exit_code == 1 and "is test-informed" in refused.output and "--allow-test-informed" in refused.output
+    assert not (tmp_path / "k.json").exists()
+    invoke("runs", "export", "run-a", "--run-dir", root, "--harness", tmp_path / "h", "--allow-test-informed")
+    assert len(list((tmp_path / "h").iterdir())) == 4
+
+
+def test_the_page_marks_a_test_informed_run(runs, tmp_path):
+    starlette_testclient = pytest.importorskip("starlette.testclient")
+    from arcmemo.web.app import create_app
+
+    copy_run(runs, "run-a", tmp_path, config=lambda c: {**c, "protocol": {"name": "x", "test_informed": True}})
+    with Memory(str(tmp_path / "memory.db")) as memory:
+        app = create_app(memory, tmp_path / "runs", actor="user:test", allowed_hosts=["testserver"])
+        with starlette_testclient.TestClient(app) as client:
+            listing, page = client.get("/runs").text, client.get("/runs/run-a").text
+    for html in (listing, page):
+        assert "83.33 †" in html and "† test-informed" in html
+
+
+def old_summary(summary: dict, table: bool = True) -> dict:
+    """A summary as runs recorded it before the headline: submitted-attempt scores (and maybe table4)."""
+    old = {k: v for k, v in summary.items() if k not in ("headline", "submitted")}
+    old["passes"] = [{k: v for k, v in p.items() if k in ("pass", "tasks", "oracle1", "oracle2", "strict")}
+                     for p in summary["passes"]]
+    old["per_task"] = {t: {k: v for k, v in s.items() if k != "headline"} for t, s in summary["per_task"].items()}
+    if not table:
+        old.pop("table4")
+    return old
+
+
+def test_a_run_recorded_before_the_headline_is_read_as_recorded(runs, tmp_path):
+    copy_run(runs, "run-a", tmp_path, summary=old_summary)
+    copy_run(runs, "run-b", tmp_path, summary=lambda s: old_summary(s, table=False))
+    root = tmp_path / "runs"
+    # run-a: its recorded table4's cell [2][1] is the headline; its oracle2 is the ARC Prize score
+    shown = invoke("runs", "show", "run-a", "--run-dir", root, "--tasks")
+    assert cells(shown, "oracle@2 over 3 threads, retry depth 2 (the paper's score)") == ["83.33"]
+    assert cells(shown, "ARC Prize score (2 submitted attempts)") == ["75.00"]
+    assert cells(shown, P2)[:2] == ["-", "1.00"]                      # per task: no headline was recorded
+    # run-b, recorded without table4: no headline, never one made up from its other numbers
+    listed = {r["run"]: r for r in json.loads(invoke("runs", "list", "--run-dir", root, "--json"))}
+    assert listed["run-b"]["score"] is None and listed["run-b"]["arc_prize"] == 100.0
+    assert listed["run-b"]["score_unknown"] == "not recorded (run from before per-thread records)"
+    compared = invoke("runs", "compare", "run-a", "run-b", "--run-dir", root)
+    assert cells(compared, "run-a")[3] == "83.33" and cells(compared, "run-b")[3].startswith("not recorded")
+    assert cells(compared, "run-b")[6] == "100.00"

@@ -98,8 +98,8 @@ class RunRecord:
             raise NothingToExport(f"run {self.run_id} is a {self.kind} run: it made no predictions to export "
                                   "(export a solve run)")
         if not any(self.rundir.submissions.glob("*.json")):
-            raise NothingToExport(f"run {self.run_id} has no predictions to export (it finished no task; "
-                                  f"it is {self.state})")
+            raise NothingToExport(f"run {self.run_id} has no predictions to export (no task finished with a "
+                                  f"submission; it is {self.state})")
 
 
 def read_run(rundir: RunDir) -> RunRecord:
