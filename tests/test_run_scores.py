@@ -380,3 +380,36 @@ def test_a_run_recorded_before_the_headline_is_read_as_recorded(runs, tmp_path):
     compared = invoke("runs", "compare", "run-a", "run-b", "--run-dir", root)
     assert cells(compared, "run-a")[3] == "83.33" and cells(compared, "run-b")[3].startswith("not recorded")
     assert cells(compared, "run-b")[6] == "100.00"
+
+
+def test_a_run_without_test_outputs_shows_unknown_everywhere(tmp_path, fake_model, fake_llm):
+    from runner_support import TASK_IDS, script_run
+
+    from arcmemo.solverkit import load_solver
+
+    ids = TASK_IDS[:2]
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    for task in load_tasks("training", ids=ids):
+        entry = task.to_dict()
+        del entry["id"]                                   # task files with test inputs and no outputs
+        (folder / f"{task.id}.json").write_text(json.dumps(entry))
+    script_run(fake_model, task_ids=ids)
+    config = RunConfig(source=str(folder), selection="none", retries=0)
+    runner = new_runner(config, memory=Memory(str(tmp_path / "memory.db")), make_llm=lambda _: fake_llm,
+                        sandbox=get_sandbox(), solver=load_solver("program-synthesis"),
+                        runs_root=str(tmp_path / "runs"))
+    assert runner.run()["scored"] is False
+    run, root, unknown = runner.rundir.run_id, tmp_path / "runs", "unknown (no test outputs)"
+    listed = invoke("runs", "list", "--run-dir", root)
+    assert cells(listed, run)[6:9] == [unknown, "oracle@1 (one thread)", "unknown"]
+    shown = invoke("runs", "show", run, "--run-dir", root, "--tasks")
+    assert cells(shown, "oracle@1 over one thread, retry depth 0 (the paper's score)") == [unknown]
+    assert cells(shown, "ARC Prize score (2 submitted attempts)") == [unknown]
+    assert cells(shown, ids[0])[:4] == ["unknown"] * 4
+    compared = invoke("runs", "compare", run, "--run-dir", root)
+    assert cells(compared, run)[3:7] == [unknown, "oracle@1 (one thread)", unknown, unknown]
+    invoke("runs", "report", run, "--run-dir", root, "-o", tmp_path / "r.html")
+    html = (tmp_path / "r.html").read_text()
+    assert f'(the paper&#39;s score)</td><td class="num">{unknown}<' in html
+    assert not re.search(r"(score|ARC Prize|submitted[^<]*)</td><td class=\"num\">0\.00", html)
