@@ -114,6 +114,8 @@ def test_runs_show_and_compare_show_what_each_kind_holds(kinds):
     assert sorted(r["kind"] for r in as_json) == ["cheatsheet", "cheatsheet", "seed", "select", "solve", "solve"]
     refused = invoke("runs", "compare", made["seed"], made["solve"], "--mean", "--run-dir", root, code=1)
     assert "--mean averages solve runs; not solve runs: " + made["seed"] + " (seed)" in refused.output
+    unfinished = invoke("runs", "compare", made["solve"], "solve-killed", "--mean", "--run-dir", root, code=1)
+    assert "--mean averages finished runs; not finished: solve-killed (interrupted, 1 of 2 tasks)" in unfinished.output
 
 
 def test_the_report_and_the_page_show_every_kind(kinds):

@@ -351,6 +351,7 @@ def test_the_page_marks_a_test_informed_run(runs, tmp_path):
             listing, page = client.get("/runs").text, client.get("/runs/run-a").text
     for html in (listing, page):
         assert "83.33 †" in html and "† test-informed" in html
+    assert '<td class="num">0.67 †</td><td class="num">1.00 †</td>' in page          # P2 in the task list
 
 
 def old_summary(summary: dict, table: bool = True) -> dict:

@@ -188,9 +188,13 @@ def compare(run_refs, run_dir, as_json, as_mean) -> None:
     entries = [(r.config, r.summary) for r in solve]
     if as_mean:
         others = [f"{r.run_id} ({r.kind})" for r in records if r.kind != "solve"]
+        unfinished = [f"{r.run_id} ({r.state}, {r.summary['tasks']} of {r.summary['tasks_planned']} tasks)"
+                      for r in solve if r.partial]
         try:
             if others:
                 raise MismatchedRuns(f"--mean averages solve runs; not solve runs: {', '.join(others)}")
+            if unfinished:
+                raise MismatchedRuns(f"--mean averages finished runs; not finished: {', '.join(unfinished)}")
             echo_json(mean_records(entries)) if as_json else click.echo(mean_text(entries))
         except MismatchedRuns as exc:
             raise click.ClickException(str(exc)) from None

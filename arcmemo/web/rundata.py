@@ -16,6 +16,7 @@ from typing import Any
 from arcmemo.core.table import cell
 from arcmemo.core.tasks import Answers, Task, TaskError
 from arcmemo.memory.store import Memory
+from arcmemo.run.protocol import test_informed
 from arcmemo.run.report import score_of
 from arcmemo.run.rundir import RUNNING, RunDir, RunDirError, list_runs
 from arcmemo.run.runner import RunConfig, TaskOutcome, load_run_tasks
@@ -79,12 +80,17 @@ class RunView:
         return score_of(self.config, summary)
 
     def task_scores(self, outcome: TaskOutcome) -> dict[str, Any]:
-        """One task's scores as cells: its headline over its threads, then the submitted attempts'."""
-        scored = bool(outcome.scores)
+        """One task's scores as cells: its headline over its threads, then the submitted attempts'
+        (marked † in a test-informed run)."""
+        mark = " †" if test_informed(self.config) else ""
         head = task_headline(outcome, self.threads, self.retries)
-        return {"statistic": self.statistic,
-                "headline": cell(head) if head is not None else "unknown" if not scored else "not recorded",
-                **{key: cell(outcome.scores.get(name)) if scored else "unknown"
+
+        def shown(value: float | None, missing: str) -> str:
+            return missing if value is None else cell(value) + mark
+
+        unscored = "unknown" if not outcome.scores else None
+        return {"statistic": self.statistic, "headline": shown(head, unscored or "not recorded"),
+                **{key: shown(outcome.scores.get(name), "unknown")
                    for key, name in (("arc_prize", "oracle2"), ("oracle1", "oracle1"), ("strict", "strict"))}}
 
     @classmethod
