@@ -85,11 +85,12 @@ def kinds(tmp_path, fake_model, monkeypatch):
 def test_runs_list_tells_each_kind_and_its_state(kinds):
     tmp_path, made = kinds
     rows = {r["run"]: r for r in json.loads(invoke("runs", "list", "--run-dir", tmp_path / "runs", "--json").output)}
-    assert rows[made["seed"]]["kind"] == "seed" and rows[made["seed"]]["tasks"] == "2 of 2 seeds, 6 concepts added"
+    assert rows[made["seed"]]["kind"] == "seed" and rows[made["seed"]]["holds"] == "2 of 2 seeds, 6 concepts added"
     assert rows[made["cheatsheet"]]["status"] == "finished"
     assert rows[made["cheatsheet_interrupted"]]["status"] == "interrupted"     # not "finished"
-    assert rows[made["select"]]["tasks"] == "1 selection(s)" and rows[made["select"]]["score"] is None
-    assert rows["solve-killed"]["status"] == "interrupted" and rows["solve-killed"]["tasks"] == "1 of 2"
+    assert rows[made["select"]]["holds"] == "1 selection(s)" and rows[made["select"]]["score"] is None
+    assert rows["solve-killed"]["status"] == "interrupted" and rows["solve-killed"]["holds"] == "1 of 2"
+    assert rows["solve-killed"]["tasks"] == 1 and rows[made["seed"]]["tasks"] is None
     assert rows["solve-killed"]["score"] == 100.0                             # its one task so far
     invoke("runs", "list", "--run-dir", tmp_path / "runs")
 
@@ -107,6 +108,12 @@ def test_runs_show_and_compare_show_what_each_kind_holds(kinds):
     assert "is interrupted: 1 of 2 tasks done, scored so far" in killed and "--resume" in killed
     assert re.search(r"oracle@1 over one thread, retry depth 0 \(the paper's score\) +100\.00", killed)
     assert json.loads(invoke("runs", "show", "solve-killed", "--run-dir", root, "--json").output)["partial"] is True
+    seed_killed = root / "seed-killed"                 # killed before it could write its summary
+    shutil.copytree(root / made["seed"], seed_killed)
+    (seed_killed / "summary.json").unlink()
+    RunDir(seed_killed).set_status("running", pid=999999)
+    shown = invoke("runs", "show", "seed-killed", "--run-dir", root).output
+    assert "run seed-killed is interrupted" in shown and re.search(r"verify events \(ok, failed\) +2, 0", shown)
     everything = invoke("runs", "compare", *made.values(), "--run-dir", root).output
     assert made["solve"] in everything and "solve-killed" in everything
     assert f"seed run {made['seed']}" in everything and f"cheatsheet run {made['cheatsheet']}" in everything

@@ -72,7 +72,8 @@ def list_command(run_dir, as_json) -> None:
         rows.append({
             "run": record.run_id, "kind": record.kind, "selection": settings.get("selection"),
             "solver": settings.get("solver"), "model": record.config.get("models", {}).get("solver"),
-            "continual": settings.get("continual"), "tasks": record.brief(),
+            "continual": settings.get("continual"), "holds": record.brief(),
+            "tasks": (record.summary or {}).get("tasks") if record.kind == "solve" else None,
             "score": score.value if score else None, "statistic": score.name if score else None,
             "score_unknown": score.why if score else None, "arc_prize": score.arc_prize if score else None,
             "test_informed": bool(score and score.test_informed), "status": record.state,
@@ -86,7 +87,8 @@ def list_command(run_dir, as_json) -> None:
     shown = []
     for row, record in zip(rows, records):
         score = record.score
-        shown.append((*list(row.values())[:7], score.cell() if score else "-", row["statistic"] or "-",
+        shown.append((*(row[k] for k in ("run", "kind", "selection", "solver", "model", "continual", "holds")),
+                      score.cell() if score else "-", row["statistic"] or "-",
                       score.mark(score.arc_prize, "unknown") if score else "-", row["status"]))
     click.echo(table(shown, ("run", "kind", "selection", "solver", "model", "continual", "tasks", "score",
                              "statistic", ARC_PRIZE, "status")))
