@@ -62,7 +62,7 @@ def test_report_is_one_offline_file_with_every_task(web_fixture, tmp_path):
     assert "ARC Prize score (2 submitted attempts)" in html and "official" not in html
     assert f"only {fx.baseline} solves (1): {fx.unsolved}" in html
     assert html.count('<figure class="chart">') == 4               # depth, efficiency, memory, concept usage
-    assert 'class="differs"' in html and "Expected" in html        # attempts against the truth
+    assert 'class="wrong-shape"' in html and "Expected" in html        # attempts against the truth
     assert "The selection's reasoning" in html and "&lt;script&gt;alert(&#39;x&#39;)" in html
     assert "<b>bold</b>" not in html
     assert f"added {LEARNED}" in html                              # the memory written from a task

@@ -133,7 +133,8 @@ def test_the_report_and_the_page_show_every_kind(kinds):
     html = out.read_text()
     for kind, run_id in made.items():
         assert f'id="run-{run_id}"' in html, kind
-    assert "a <b>cheatsheet</b> run, interrupted." in html and "a <b>seed</b> run, finished." in html
+    assert re.search(r'<span class="setting">cheatsheet[^<]*</span>; interrupted\.', html)
+    assert re.search(r'<span class="setting">seed[^<]*</span>; finished\.', html)
     starlette_testclient = pytest.importorskip("starlette.testclient")
     from arcmemo.web.app import create_app
 

@@ -1,8 +1,10 @@
 """The numbers behind the charts, taken from runs, and the charts themselves as inline SVG.
 
 A run's scores are the ones every view shows (arcmemo.scoring.runscore): the score-vs-retry-
-depth chart draws the run's Table 4 block (summary `table4`: `oracle[d][k-1]` in percent over
-its threads) as it is, and the efficiency chart the run's headline.
+depth chart draws the run's Table 4 block (oracle[d][k-1] in percent over its threads,
+arcmemo.scoring.DepthTable.to_dict()) from its summary (`table4`), or made from its event log
+while it runs, and the efficiency chart the run's headline. A run recorded before threads
+were kept has no line: its submitted attempts' scores are another statistic.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arcmemo.pictures import plots
+from arcmemo.run.threads import run_depth_table
 from arcmemo.web.rundata import RunView
 
 
@@ -21,10 +24,13 @@ class Chart:
 
 
 def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
-    """oracle@k (%) over the run's threads by retry depth: its Table 4 block (summary `table4`,
-    arcmemo.scoring.DepthTable.to_dict()), every depth; {} for a run without one (not finished,
-    not scored, or recorded before threads: its submitted attempts' scores are another statistic)."""
+    """oracle@k (%) over the run's threads by retry depth, every depth: its Table 4 block, from
+    its summary or, while it runs, from its event log; {} for a run without one (not scored, or
+    recorded before threads)."""
     table = (view.summary or {}).get("table4")
+    if not (isinstance(table, dict) and table.get("oracle")) and view.latest:
+        made = run_depth_table(list(view.latest.values()), view.threads, view.retries)
+        table = made.to_dict() if made is not None else None
     if isinstance(table, dict) and table.get("oracle"):
         return {d: {k: float(v) for k, v in enumerate(row, 1)} for d, row in enumerate(table["oracle"])}
     return {}

@@ -18,11 +18,12 @@ from arcmemo.core.tasks import Answers, Task, TaskError
 from arcmemo.memory.store import Memory
 from arcmemo.run.protocol import test_informed
 from arcmemo.run.report import score_of
-from arcmemo.run.rundir import RUNNING, RunDir, RunDirError, list_runs
+from arcmemo.run.rundir import RUNNING, RunDir, RunDirError
 from arcmemo.run.runner import RunConfig, TaskOutcome, load_run_tasks
 from arcmemo.run.runrecord import RunRecord, read_run
 from arcmemo.run.threads import outcome_scores, task_headline
 from arcmemo.scoring.runscore import RunScore, headline_name
+from arcmemo.web.lookup import run_dirs
 
 STALE_AFTER_S = 300  # an unfinished run with no event for this long is reported as stopped or killed
 
@@ -193,9 +194,10 @@ class RunView:
 
 
 def runs_under(root: str | Path, memory: Memory | None = None) -> list[RunView]:
-    """Every readable run under `root`, newest first (an unreadable one is skipped)."""
+    """Every readable run directly under `root`, newest first (an unreadable one, or one leading
+    out of `root` through a symlink, is skipped)."""
     views = []
-    for rundir in reversed(list_runs(root)):
+    for rundir in reversed(run_dirs(root)):
         try:
             views.append(RunView(rundir, memory))
         except RunDirError:
