@@ -9,7 +9,8 @@ At retry depth d, for k = 1..N:
 - **oracle@k**: the mean over the k-subsets C of the threads of the run's score, where a
   test input counts as solved by C if any step up to d of any thread in C solved it, a
   puzzle scores the fraction of its test inputs solved, and the run's score is the mean
-  over its puzzles, in percent. k = 2 is the official score.
+  over its puzzles, in percent. k = 2 is the paper's official score, which every view headlines
+  (at the full retry depth: runscore.py).
 - **strict@k**: the same, but C solves a puzzle (1 or 0) only if one step of one thread
   in C — a single program — solved every test input of it.
 
