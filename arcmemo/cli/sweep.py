@@ -25,10 +25,9 @@ def sweep(config_file, db, run_dir, quiet, prompts_dir) -> None:
     """
     from arcmemo.core.settings import Settings
     from arcmemo.run.progress import make_reporter
-    from arcmemo.run.report import compare_table
     from arcmemo.run.rundir import FINISHED, STOPPED, RunDir
     from arcmemo.run.session import open_session, resolve_models
-    from arcmemo.run.sweep import load_sweep, member_memory, read_record, write_record
+    from arcmemo.run.sweep import load_sweep, member_memory, read_record, sweep_table, write_record
 
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir)
     plan = load_sweep(config_file)
@@ -54,7 +53,7 @@ def sweep(config_file, db, run_dir, quiet, prompts_dir) -> None:
                 write_record(settings.runs_dir, plan.name, record)
             session.run(runner, resumed=bool(run_id))
     runs = [RunDir.find(record[m.key], settings.runs_dir) for m in plan.members]
-    click.echo(compare_table([(r.config(), r.summary() or {}) for r in runs]))
+    click.echo(sweep_table(runs))
 
 
 def _check_prompts(plan, default_dir) -> None:

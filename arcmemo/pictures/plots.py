@@ -95,7 +95,7 @@ def efficiency_chart(runs: Mapping[str, Sequence[tuple[float, float, float]]]):
         by_cost.plot([p[1] for p in points], [p[2] for p in points], marker="o", label=label)
     by_tokens.set_xlabel("tokens (prompt + completion)")
     by_cost.set_xlabel("cost (USD)")
-    by_tokens.set_ylabel("oracle@2 (%)")
+    by_tokens.set_ylabel("oracle@k over threads (%)")
     for ax in (by_tokens, by_cost):
         ax.set_ylim(0, 105)
         ax.set_xlim(left=0)
