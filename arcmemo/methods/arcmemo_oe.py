@@ -18,4 +18,4 @@ class ArcMemoOE(MethodBase):
         return select_oe(task, memory, settings, llm)
 
     def write(self, experiences, memory, llm, ctx):
-        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format)
+        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "oe")

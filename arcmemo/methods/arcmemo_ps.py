@@ -18,4 +18,4 @@ class ArcMemoPS(MethodBase):
         return select_ps(task, memory, settings, llm)
 
     def write(self, experiences, memory, llm, ctx):
-        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format)
+        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")

@@ -20,7 +20,7 @@ class NoMemory(MethodBase):
         return select_none(task, memory, settings, llm)
 
     def write(self, experiences, memory, llm, ctx):
-        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format)
+        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")
 
 
 class WholeMemory(MethodBase):
@@ -33,4 +33,4 @@ class WholeMemory(MethodBase):
         return select_all(task, memory, settings, llm)
 
     def write(self, experiences, memory, llm, ctx):
-        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format)
+        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")

@@ -129,7 +129,7 @@ class WriteContext:
 
     run_id: str | None = None
     pass_index: int = 1
-    memory_format: str = "ps"           # where a method writes in a format the run chooses (none, all): ps | oe
+    memory_format: str | None = None    # ArcMemo's write: ps | oe (--memory-format; None: the method's own)
     memory_tokens: int | None = None    # the abstraction prompt's budget for the memory it shows
     examples: Callable[[], list] = list           # the write prompts' worked examples (loaded when first asked)
     verifier: Callable[[Task], Any] = _no_verifier  # a task's helper verifier (None: helpers are not written)
