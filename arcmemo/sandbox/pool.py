@@ -14,15 +14,18 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arcmemo.sandbox.common import DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
+from arcmemo.sandbox.common import DATA, DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
 from arcmemo.sandbox.redact import environment_secrets, redact
+from arcmemo.sandbox.results import outcomes
 from arcmemo.sandbox.worker import LEVELS
 
 _WORKER_START_TIMEOUT_S = 60.0
 _BACKSTOP_GRACE_S = 10.0
+_SETTLE_S = 60.0  # a worker says how its last run ended (reaped, folder gone) within this
 # The whole environment of a worker (so of every run): one thread for the numeric libraries
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin",
@@ -105,6 +108,8 @@ class _Worker:
             raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
         self.isolation: dict = hello["hello"]
         self.server_pid: int = hello.get("server_pid", self.proc.pid)  # the fork server, as we number it
+        self.pending = False  # its last run's status frame is still to be read
+        self.retiring = False  # it could not restore a clean state after its last run
 
     @property
     def pid(self) -> int:
@@ -113,12 +118,45 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def request(self, req: dict, deadline: float) -> dict:
+    def request(self, header: dict, body: bytes, deadline: float) -> tuple[bytes, dict]:
+        """Send one request: the run's result bytes and its end frame. The status frame that
+        follows is read by `status()`, when the results need it, or by `settle()` before the
+        worker gets another request."""
         try:
-            self._write_all(frame(req))
+            self._write_all(frame(header) + body)
         except OSError as exc:
             raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
-        return self._read(deadline)
+        self.pending = True
+        chunks = []
+        while True:
+            data, obj = self._frame(deadline)
+            if obj is None:
+                chunks.append(data)
+            elif "end" in obj:
+                return b"".join(chunks), obj
+            else:
+                raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
+
+    def status(self, deadline: float) -> int | None:
+        """The last run's wait status, from its status frame (which also says whether the worker
+        must be replaced)."""
+        if not self.pending:
+            return None
+        _, obj = self._frame(deadline)
+        if obj is None or "status" not in obj:
+            raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
+        self.pending = False
+        self.retiring = self.retiring or bool(obj.get("retire"))
+        return obj["status"]
+
+    def settle(self) -> bool:
+        """Read what is left of the last run's answer: whether this worker may take another
+        program (it is alive and restored the clean state every run starts from)."""
+        try:
+            self.status(time.monotonic() + _SETTLE_S)
+        except _WorkerGone:
+            return False
+        return not self.retiring and self.alive()
 
     def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
@@ -140,9 +178,15 @@ class _Worker:
         data, self._buf = self._buf[:n], self._buf[n:]
         return data
 
-    def _read(self, deadline: float) -> Any:
+    def _frame(self, deadline: float) -> tuple[bytes, Any]:
+        """The next frame: (result bytes, None) or (b"", a JSON object)."""
         (size,) = struct.unpack(">I", self._read_exact(4, deadline))
-        return json.loads(self._read_exact(size, deadline).decode("utf-8"))
+        if size & DATA:
+            return self._read_exact(size & ~DATA, deadline), None
+        return b"", json.loads(self._read_exact(size, deadline).decode("utf-8"))
+
+    def _read(self, deadline: float) -> Any:
+        return self._frame(deadline)[1]
 
     def kill(self) -> None:
         try:
@@ -233,22 +277,24 @@ class Sandbox:
         if os.getpid() != self._pid:
             raise SandboxError("this Sandbox belongs to the process that created it; "
                                "create a new one (or call get_sandbox()) after forking")
-        with self._cond:
-            while True:
+        while True:
+            with self._cond:
+                while not self._idle and self._count >= self.workers and not self._closed:
+                    self._cond.wait()
                 if self._closed:
                     raise SandboxError("sandbox is closed")
-                if self._idle:
-                    worker = self._idle.pop()
-                    if worker.alive():
-                        return worker
-                    worker.kill()  # died while idle (killed from outside): replace it
-                    self._count -= 1
-                    self.replaced += 1
-                    continue
-                if self._count < self.workers:
+                worker = self._idle.pop() if self._idle else None
+                if worker is None:
                     self._count += 1
                     break
-                self._cond.wait()
+            if worker.settle():
+                return worker
+            # died while idle (killed from outside), or could not restore a clean state after
+            # its last run: replaced before it runs another program
+            worker.kill()
+            with self._cond:
+                self._count -= 1
+                self.replaced += 1
         try:
             worker = _Worker(self.kernel_isolation)
         except BaseException:
@@ -268,7 +314,7 @@ class Sandbox:
             log.warning("arcmemo sandbox: isolation is %s, not full: %s", isolation.get("level"), _missing(isolation))
 
     def _release(self, worker: _Worker, healthy: bool) -> None:
-        if healthy and worker.alive():
+        if healthy and not worker.retiring and worker.alive():
             with self._cond:
                 if not self._closed:
                     self._idle.append(worker)
@@ -306,9 +352,8 @@ class Sandbox:
     def warm(self) -> None:
         """Start every worker now instead of on first use, and wait until each worker's
         scipy server (which imports scipy in the background) is ready as well."""
-        probe = {"source": "import scipy.ndimage\ndef transform(g):\n    return g\n", "grids": [[[0]]],
-                 "entry": "transform", "modules": {}, "timeout_s": 30.0, "memory_mb": self.memory_mb,
-                 "max_stdout": self.max_stdout}
+        probe = self._request("import scipy.ndimage\ndef transform(g):\n    return g\n", [[[0]]], "transform",
+                              {}, None, 30.0)
         started: list[_Worker] = []
         try:
             for _ in range(self.workers):
@@ -317,7 +362,8 @@ class Sandbox:
             for w in started:
                 healthy = True
                 try:
-                    w.request(probe, time.monotonic() + 60)
+                    w.request(*probe, time.monotonic() + 60)
+                    w.status(time.monotonic() + 60)
                 except _WorkerGone:
                     healthy = False
                 self._release(w, healthy)
@@ -377,25 +423,42 @@ class Sandbox:
         if len(source) > MAX_SOURCE_CHARS or any(len(t) > MAX_SOURCE_CHARS for t in modules.values()):
             return [RunOutcome(False, None, "syntax", f"program source longer than {MAX_SOURCE_CHARS} characters", "")
                     for _ in plain]
-        req = {"source": source, "grids": plain, "entry": entry, "modules": modules, "helpers": helpers,
-               "timeout_s": timeout, "memory_mb": self.memory_mb, "max_stdout": self.max_stdout}
+        header, body = self._request(source, plain, entry, modules, helpers, timeout)
         backstop = time.monotonic() + timeout * len(plain) + _BACKSTOP_GRACE_S
-        worker = self._acquire()
-        healthy = False
-        try:
-            reply = worker.request(req, backstop)
-            healthy = True
-        except _WorkerGone as exc:
-            died = exc.exited or not worker.alive()
-            msg = ("the sandbox worker died during the run (the program killed its worker process)"
-                   if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
-            return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
-        finally:
-            self._release(worker, healthy)
+        for attempt in range(2):
+            worker = self._acquire()
+            healthy = False
+            try:
+                stream, end = worker.request(header, body, backstop)
+                if end["end"] != "broken":
+                    got = outcomes(stream, end["end"], partial(worker.status, backstop), len(plain), timeout,
+                                   self.max_stdout)
+                    healthy = True
+            except _WorkerGone as exc:
+                died = exc.exited or not worker.alive()
+                msg = ("the sandbox worker died during the run (the program killed its worker process)"
+                       if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
+                return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
+            finally:
+                self._release(worker, healthy)
+            if healthy:
+                break
+            # the program never ran: the worker could not give it a clean process (replaced)
+            if attempt:
+                raise SandboxError(f"the sandbox cannot start a run: {end.get('why')}")
         secrets = self._secrets | environment_secrets()
         return [RunOutcome(bool(o["ok"]), o["output"], o["error"], redact(o["message"], secrets),
                            redact(o["stdout"], secrets), tuple(o.get("called", ())), tuple(o.get("rebound", ())))
-                for o in reply["outcomes"]]
+                for o in got]
+
+    def _request(self, source: str, grids: list, entry: str, modules: dict[str, str], helpers: str | None,
+                 timeout: float) -> tuple[dict, bytes]:
+        """A request's header (what the worker reads) and body (what only the run reads)."""
+        body = json.dumps({"source": source, "grids": grids, "entry": entry, "modules": modules,
+                           "helpers": helpers, "timeout_s": timeout, "memory_mb": self.memory_mb,
+                           "max_stdout": self.max_stdout}, separators=(",", ":")).encode("utf-8")
+        uses_scipy = "scipy" in source or any("scipy" in text for text in modules.values())
+        return {"grids": len(grids), "timeout_s": timeout, "scipy": uses_scipy, "size": len(body)}, body
 
 
 def _missing(isolation: dict) -> str:
