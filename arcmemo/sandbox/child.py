@@ -70,7 +70,7 @@ class _BoundedText:
         if self.dropped:
             text += f"\n[... {self.dropped} more characters of output dropped]"
         self.parts, self.size, self.dropped = [], 0, 0
-        return text.encode("utf-8", "replace").decode("utf-8")
+        return text  # lone surrogates and control characters are the parent's to replace (results.py)
 
 
 class _Invalid(Exception):
@@ -155,12 +155,18 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
             outcome["called"], outcome["rebound"] = trace.called(), rebound
         write_all(wfd, (json.dumps(outcome, separators=(",", ":")) + "\n").encode("utf-8"))
 
+    def done() -> None:
+        """The results are all out: close the pipe first, so the worker answers while this
+        process is still tearing its memory down."""
+        os.close(wfd)
+        os._exit(0)
+
     def emit_all(kind: str, message: str) -> None:
         clock.stop()
         text = out.take()
         for i in range(n):
             emit(i, outcome_dict(False, error=kind, message=message, stdout=text if i == 0 else ""))
-        os._exit(0)
+        done()
 
     def out_of_time(signum, frame) -> None:
         if not clock.overran():  # a late alarm: the grid it was for has its result
@@ -169,7 +175,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
         emit(first, outcome_dict(False, error="timeout", message=timeout_message(timeout), stdout=out.take()))
         for i in range(first + 1, n):
             emit(i, outcome_dict(False, error="timeout", message=not_run_message(first, "timeout")))
-        os._exit(0)
+        done()
 
     signal.signal(signal.SIGALRM, out_of_time)
     clock.start(0)
@@ -224,7 +230,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
             clock.stop()
             kind, message = _classify(exc, source_texts, as_limit)
             emit(i, outcome_dict(False, error=kind, message=message, stdout=out.take()))
-    os._exit(0)
+    done()
 
 
 class _GridClock:

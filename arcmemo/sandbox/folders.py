@@ -62,6 +62,11 @@ def _clear(fd: int) -> list[str]:
     with os.scandir(fd) as entries:
         found = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
     for name, is_dir in found:
-        if not is_dir:
+        if is_dir:
+            try:
+                os.chmod(name, 0o700, dir_fd=fd)  # a run may have left it unreadable (mode 0)
+            except OSError:
+                pass
+        else:
             os.unlink(name, dir_fd=fd)
     return [name for name, is_dir in found if is_dir]
