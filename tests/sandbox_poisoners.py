@@ -232,15 +232,18 @@ def transform(grid):
         chunks.append(bytearray(1 << 24))
 '''
 
-HELPER_POISON = OS_VIA_NUMPY + '''
+POISON_AT_IMPORT = OS_VIA_NUMPY + '''
 top = os.getcwd()
-for _ in range(2000):
+for _ in range(2000):                     # a deep tree and a full folder, left at import
     os.mkdir("d")
     os.chdir("d")
 os.chdir(top)
 with open("fill0", "wb") as f:
     f.write(b"x" * (15 << 20))
 np.flipud = lambda g: None
+'''
+
+HELPER_POISON = POISON_AT_IMPORT + '''
 
 def flip(grid):
     """Rows in reverse order."""

@@ -24,7 +24,14 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_poisoners import CORE_POISONERS, POISONERS, REFUSING_KERNEL_PRELUDE, SCIPY_VICTIMS, VICTIMS
+from sandbox_poisoners import (
+    CORE_POISONERS,
+    POISON_AT_IMPORT,
+    POISONERS,
+    REFUSING_KERNEL_PRELUDE,
+    SCIPY_VICTIMS,
+    VICTIMS,
+)
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.run.helpercheck import check_program
@@ -297,17 +304,7 @@ def test_a_run_cannot_list_or_watch_the_other_runs_folders():
         assert report["seen"][path] == 13, report          # outside the view: refused
 
 
-HELPER_SOURCE = '''import numpy as np
-
-os = np.lib._datasource.os
-top = os.getcwd()
-for _ in range(2500):
-    os.mkdir("d")
-    os.chdir("d")
-os.chdir(top)
-with open("fill", "wb") as f:
-    f.write(b"x" * (15 << 20))
-
+HELPER_SOURCE = POISON_AT_IMPORT + '''
 
 def rotate_grid(grid, turns):
     """Turn the grid clockwise by quarter turns."""

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from collections.abc import Callable
 from typing import Any
 
-from arcmemo.core.text import clean_text
 from arcmemo.sandbox.common import (
     DEFAULT_MAX_STDOUT,
     ERROR_KINDS,
@@ -21,6 +21,19 @@ from arcmemo.sandbox.common import (
     timeout_message,
 )
 from arcmemo.sandbox.tracing import is_name_list
+
+# what a run's text loses: control characters but newline and tab, bidirectional overrides and
+# isolates, byte order marks (the sandbox is a leaf: arcmemo.core.text does the same elsewhere)
+_DROPPED = dict.fromkeys([*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+                          *range(0x2066, 0x206A), 0xFEFF])
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitised(text: str) -> str:
+    """A run's text fit for a prompt, a log or a page: lone surrogates (which cannot be encoded
+    as UTF-8) become U+FFFD, the characters of _DROPPED are dropped."""
+    text = text.translate(_DROPPED)
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def outcomes(stream: bytes, end: str, status: Callable[[], int | None], n: int, timeout: float,
@@ -69,14 +82,14 @@ def _parse_line(line: bytes, n: int, max_stdout: int) -> tuple[int, dict] | None
         helpers = {key: obj[key] for key in ("called", "rebound") if key in obj}
         if not all(is_name_list(names) for names in helpers.values()):
             return None
-        stdout = clean_text(out_text[:max_stdout + 200])
+        stdout = sanitised(out_text[:max_stdout + 200])
         if ok:
             if not _is_grid(obj["output"]):
                 return None
             return idx, {**outcome_dict(True, output=obj["output"], stdout=stdout), **helpers}
         if obj["error"] not in ERROR_KINDS:
             return None
-        return idx, {**outcome_dict(False, error=obj["error"], message=clean_text(msg[:MAX_MESSAGE_CHARS]),
+        return idx, {**outcome_dict(False, error=obj["error"], message=sanitised(msg[:MAX_MESSAGE_CHARS]),
                                     stdout=stdout), **helpers}
     except Exception:
         return None
