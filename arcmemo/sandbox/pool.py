@@ -25,7 +25,6 @@ from arcmemo.sandbox.worker import LEVELS
 
 _WORKER_START_TIMEOUT_S = 60.0
 _BACKSTOP_GRACE_S = 10.0
-_SETTLE_S = 60.0  # a worker says how its last run ended (reaped, folder gone) within this
 # The whole environment of a worker (so of every run): one thread for the numeric libraries
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin",
@@ -108,8 +107,7 @@ class _Worker:
             raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
         self.isolation: dict = hello["hello"]
         self.server_pid: int = hello.get("server_pid", self.proc.pid)  # the fork server, as we number it
-        self.pending = False  # its last run's status frame is still to be read
-        self.retiring = False  # it could not restore a clean state after its last run
+        self.runs = 0  # requests sent, which number them
 
     @property
     def pid(self) -> int:
@@ -119,44 +117,35 @@ class _Worker:
         return self.proc.poll() is None
 
     def request(self, header: dict, body: bytes, deadline: float) -> tuple[bytes, dict]:
-        """Send one request: the run's result bytes and its end frame. The status frame that
-        follows is read by `status()`, when the results need it, or by `settle()` before the
-        worker gets another request."""
+        """Send one request: the run's result bytes and its end frame."""
+        self.runs += 1
         try:
-            self._write_all(frame(header) + body)
+            self._write_all(frame({**header, "run": self.runs}) + body)
         except OSError as exc:
             raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
-        self.pending = True
         chunks = []
         while True:
             data, obj = self._frame(deadline)
             if obj is None:
                 chunks.append(data)
-            elif "end" in obj:
+            elif obj.get("run") == self.runs and "end" in obj:
                 return b"".join(chunks), obj
             else:
                 raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
 
-    def status(self, deadline: float) -> int | None:
-        """The last run's wait status, from its status frame (which also says whether the worker
-        must be replaced)."""
-        if not self.pending:
-            return None
-        _, obj = self._frame(deadline)
-        if obj is None or "status" not in obj:
-            raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
-        self.pending = False
-        self.retiring = self.retiring or bool(obj.get("retire"))
-        return obj["status"]
-
-    def settle(self) -> bool:
-        """Read what is left of the last run's answer: whether this worker may take another
-        program (it is alive and restored the clean state every run starts from)."""
+    def status(self, end: dict, deadline: float) -> int | None:
+        """The wait status of the run that `end` ended: from the end frame when the run was gone
+        by then, else asked of the worker (which reaps it now)."""
+        if end["status"] is not None:
+            return end["status"]
         try:
-            self.status(time.monotonic() + _SETTLE_S)
-        except _WorkerGone:
-            return False
-        return not self.retiring and self.alive()
+            self._write_all(frame({"reap": end["run"]}))
+        except OSError as exc:
+            raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
+        _, obj = self._frame(deadline)
+        if obj is None or obj.get("run") != end["run"] or "status" not in obj:
+            raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
+        return obj["status"]
 
     def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
@@ -277,24 +266,22 @@ class Sandbox:
         if os.getpid() != self._pid:
             raise SandboxError("this Sandbox belongs to the process that created it; "
                                "create a new one (or call get_sandbox()) after forking")
-        while True:
-            with self._cond:
-                while not self._idle and self._count >= self.workers and not self._closed:
-                    self._cond.wait()
+        with self._cond:
+            while True:
                 if self._closed:
                     raise SandboxError("sandbox is closed")
-                worker = self._idle.pop() if self._idle else None
-                if worker is None:
+                if self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        return worker
+                    worker.kill()  # died while idle (killed from outside): replace it
+                    self._count -= 1
+                    self.replaced += 1
+                    continue
+                if self._count < self.workers:
                     self._count += 1
                     break
-            if worker.settle():
-                return worker
-            # died while idle (killed from outside), or could not restore a clean state after
-            # its last run: replaced before it runs another program
-            worker.kill()
-            with self._cond:
-                self._count -= 1
-                self.replaced += 1
+                self._cond.wait()
         try:
             worker = _Worker(self.kernel_isolation)
         except BaseException:
@@ -314,7 +301,7 @@ class Sandbox:
             log.warning("arcmemo sandbox: isolation is %s, not full: %s", isolation.get("level"), _missing(isolation))
 
     def _release(self, worker: _Worker, healthy: bool) -> None:
-        if healthy and not worker.retiring and worker.alive():
+        if healthy and worker.alive():
             with self._cond:
                 if not self._closed:
                     self._idle.append(worker)
@@ -363,7 +350,6 @@ class Sandbox:
                 healthy = True
                 try:
                     w.request(*probe, time.monotonic() + 60)
-                    w.status(time.monotonic() + 60)
                 except _WorkerGone:
                     healthy = False
                 self._release(w, healthy)
@@ -431,7 +417,7 @@ class Sandbox:
             try:
                 stream, end = worker.request(header, body, backstop)
                 if end["end"] != "broken":
-                    got = outcomes(stream, end["end"], partial(worker.status, backstop), len(plain), timeout,
+                    got = outcomes(stream, end["end"], partial(worker.status, end, backstop), len(plain), timeout,
                                    self.max_stdout)
                     healthy = True
             except _WorkerGone as exc:
@@ -443,7 +429,8 @@ class Sandbox:
                 self._release(worker, healthy)
             if healthy:
                 break
-            # the program never ran: the worker could not give it a clean process (replaced)
+            # the program never ran: the worker could not give it a clean process (replaced, and
+            # the program sent to another)
             if attempt:
                 raise SandboxError(f"the sandbox cannot start a run: {end.get('why')}")
         secrets = self._secrets | environment_secrets()

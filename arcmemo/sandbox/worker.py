@@ -12,10 +12,10 @@ run and says how it ended; arcmemo reads and checks the results (results.py).
 
 Frames on the worker's pipes: a 4-byte big-endian length, then that many bytes of JSON; a
 length with the DATA bit set is followed by that many bytes of the run's result lines instead.
-Per request the worker answers with data frames, then {"end": why the run's stream ended},
-sent at once, then {"status": its wait status, "retire": bool} once the run is reaped and its
-folder is gone: arcmemo need not wait for that last frame when every grid has its result, but
-reads it before it sends this worker another program.
+arcmemo numbers its requests ("run"); the worker answers a run with data frames, then {"end":
+why the run's stream ended, "run", "status": its wait status if it was gone by then}, sent at
+once: a run is reaped later, when the worker is idle. arcmemo asks {"reap": run} only when it
+needs the status (a run that ended without all its results) and gets {"run", "status"}.
 """
 
 from __future__ import annotations
@@ -251,7 +251,13 @@ class _Server:
     process ahead of time. The next run is forked right after a request is handed over, from
     this loop, which holds no request; it contains itself (mount namespace and folder, uid,
     filesystem view, limits, seccomp) while the current run runs, and says it is ready before
-    it is given anything. Requests arcmemo marks as using scipy go to `heavy`."""
+    it is given anything. Requests arcmemo marks as using scipy go to `heavy`.
+
+    A finished run is reaped once it is gone, or when the worker is idle, never while
+    arcmemo waits for an answer; arcmemo asks for its wait status when it needs it (a run
+    that ended without all its results). Where runs have no tmpfs of their own, a run's
+    folder is removed before the next request is taken, and a worker that cannot remove it
+    refuses every later program (arcmemo replaces it and sends the program elsewhere)."""
 
     def __init__(self, st: _WorkerState, in_fd: int, out_fd: int, heavy: _Heavy | None = None) -> None:
         self.st, self.in_fd, self.out_fd, self.heavy = st, in_fd, out_fd, heavy
@@ -259,27 +265,35 @@ class _Server:
         self.mid_r, self.mid_w = os.pipe()  # result bytes pass through here on their way out
         self.sink = os.open(os.devnull, os.O_WRONLY)
         self.ready: _Child | None = _spawn_child(st, self.options)
+        self.exiting: list[_Child] = []  # stopped after their run, reaped when the worker is idle
+        self.statuses: dict[int, int | None] = {}  # run -> wait status, of runs reaped before it was asked for
+        self.dirty = ""  # why this worker can no longer give a run a clean state
 
     def serve(self, idle: Callable[[], None] | None = None) -> None:
         while True:
-            got = _read_frame(self.in_fd, idle)
+            got = _read_frame(self.in_fd, lambda: self.idle(idle))
             if got is None:
                 return
             header = got[1]
-            if header.get("scipy") and self.heavy is not None:
+            if "reap" in header:
+                self._answer_reap(header)
+            elif header.get("scipy") and self.heavy is not None:
                 self.heavy.forward(header, self)
-                continue
-            child, why = self._take_ready()
-            if child is None:
-                self.discard(header["size"])
-                self.refuse(why)
-                continue
-            if not self._hand_over(child, header["size"]):
-                _finish(child)
-                self.refuse("the run's process ended before it had all of its program")
-                continue
-            self.ready = _spawn_child(self.st, self.options)  # the next run, from a process holding no request
-            self._supervise(child, header)
+            else:
+                self._run(header)
+
+    def _run(self, header: dict) -> None:
+        child, why = self._take_ready() if not self.dirty else (None, self.dirty)
+        if child is None:
+            self.discard(header["size"])
+            self.refuse(header, why)
+            return
+        if not self._hand_over(child, header["size"]):
+            self._finish(child)
+            self.refuse(header, "the run's process ended before it had all of its program")
+            return
+        self.ready = _spawn_child(self.st, self.options)  # the next run, from a process holding no request
+        self._supervise(child, header)
 
     def _take_ready(self) -> tuple[_Child | None, str]:
         """The run forked ahead once it says it is contained (a fresh one if it died), or
@@ -289,8 +303,7 @@ class _Server:
             child, self.ready = self.ready or _spawn_child(self.st, self.options), None
             if _contained(child):
                 return child, ""
-            status, _ = _finish(child)
-            why = f"a run's process could not contain itself (wait status {status})"
+            why = f"a run's process could not contain itself (wait status {self._finish(child)})"
         return None, why
 
     def _hand_over(self, child: _Child, size: int) -> bool:
@@ -316,16 +329,16 @@ class _Server:
                 return
             size -= moved
 
-    def refuse(self, why: str) -> None:
+    def refuse(self, header: dict, why: str) -> None:
         """Answer a request whose program never ran (its body already read past): arcmemo
         replaces this worker and sends the program to another."""
-        write_all(self.out_fd, frame({"end": "broken", "why": why}))
-        write_all(self.out_fd, frame({"status": None, "retire": True}))
+        write_all(self.out_fd, frame({"end": "broken", "why": why, "run": header["run"], "status": None}))
 
     def _supervise(self, child: _Child, header: dict) -> None:
         """Pass the run's result bytes on until it closes its end of the pipe, its time is up
         (n grids x their timeout, from now: nothing the run writes moves it), or it wrote more
-        than its grids' results can take; then stop it, say why, reap it and restore."""
+        than its grids' results can take; then stop it and say why (with its wait status if
+        it is gone already)."""
         n = header["grids"]
         deadline = time.monotonic() + n * header["timeout_s"] + HARD_GRACE_S
         room, reason = n * LINE_BYTES, "eof"
@@ -345,9 +358,43 @@ class _Server:
                 reason = "overflow"
                 break
         _kill(child)
-        write_all(self.out_fd, frame({"end": reason}))
-        status, restored = _finish(child)
-        write_all(self.out_fd, frame({"status": status, "retire": not restored}))
+        child.run = header["run"]
+        if child.folder is not None:  # a folder to remove before the next run: reap now
+            status = self._finish(child)
+        else:
+            status = child.reap(block=False)
+            if child.pid:
+                self.exiting.append(child)
+        write_all(self.out_fd, frame({"end": reason, "run": child.run, "status": status}))
+
+    def _finish(self, child: _Child) -> int | None:
+        """Stop and reap a run and remove its folder (a worker that cannot is dirty from then on)."""
+        _kill(child)
+        status = child.reap(block=True)
+        if child.folder is not None and not remove_tree(child.folder):
+            self.dirty = f"the folder of an earlier run could not be removed ({child.folder})"
+        return status
+
+    def _answer_reap(self, header: dict) -> None:
+        """arcmemo asks how a run ended: its wait status (None if unknown here or on the scipy server)."""
+        run = header["reap"]
+        for child in [c for c in self.exiting if c.run == run]:
+            self.statuses[run] = child.reap(block=True)
+            self.exiting.remove(child)
+        if run in self.statuses or self.heavy is None:
+            write_all(self.out_fd, frame({"run": run, "status": self.statuses.pop(run, None)}))
+        else:
+            self.heavy.forward(header, self)
+
+    def idle(self, more: Callable[[], None] | None = None) -> None:
+        """No request waiting: reap the runs still exiting, keeping their statuses a while."""
+        for child in self.exiting:
+            self.statuses[child.run] = child.reap(block=True)
+        self.exiting.clear()
+        while len(self.statuses) > 64:  # statuses nobody asked for
+            self.statuses.pop(next(iter(self.statuses)))
+        if more is not None:
+            more()
 
     def pass_on(self, size: int) -> None:
         """Send the `size` result bytes waiting in the middle pipe to `out_fd` as one data frame."""
@@ -357,20 +404,22 @@ class _Server:
 
     def reap_orphans(self, others: tuple[int, ...] = ()) -> None:
         """As process 1 of a PID namespace: wait for orphans (the runs of a scipy server that
-        died), leaving alone the waiting run and `others`."""
+        died), leaving alone its own runs and `others`."""
+        mine = {c.pid for c in [self.ready, *self.exiting] if c is not None}
         while os.getpid() == 1:
             try:
                 found = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
                 return
-            if found is None or found.si_pid in ((self.ready.pid if self.ready else 0), *others):
+            if found is None or found.si_pid in mine or found.si_pid in others:
                 return
             os.waitpid(found.si_pid, 0)
 
     def close(self) -> None:
-        if self.ready is not None:
-            _finish(self.ready)
-            self.ready = None
+        for child in [self.ready, *self.exiting]:
+            if child is not None:
+                self._finish(child)
+        self.ready, self.exiting = None, []
 
 
 class _Heavy:
@@ -419,14 +468,14 @@ class _Heavy:
             return False
 
     def forward(self, header: dict, server: _Server) -> None:
-        """Hand the request to the scipy server and pass its frames on to `server.out_fd`,
-        through to the run's status frame. If it died before it had the whole request, the
-        program never ran (refused, to be sent elsewhere); if it died later, the run's
-        grids without a result say so."""
+        """Hand a request (a run, or a question about how one ended) to the scipy server and pass
+        its frames on to `server.out_fd`, through to the one that answers it. If the server died
+        before it had the whole of a run's request, the program never ran (refused, to be sent
+        elsewhere); if it died later, the run's grids without a result say so."""
         if not self._alive():
             self.stop()
             self._start()
-        left = header["size"]
+        left = header.get("size", 0)
         try:
             write_all(self.to_fd, frame(header))
             while left:
@@ -435,25 +484,25 @@ class _Heavy:
             server.discard(left)
             self.stop()
             self._start()
-            server.refuse("the sandbox's scipy fork server died before the run began")
+            if "reap" in header:
+                write_all(server.out_fd, frame({"run": header["reap"], "status": None}))
+            else:
+                server.refuse(header, "the sandbox's scipy fork server died before the run began")
             return
-        backstop = time.monotonic() + header["grids"] * header["timeout_s"] + HARD_GRACE_S + 30
-        ended = False
+        backstop = time.monotonic() + header.get("grids", 0) * header.get("timeout_s", 0) + HARD_GRACE_S + 30
         while True:
             got = _read_frame(self.from_fd, deadline=backstop)
             if got is None or (got[1] is None and not self._relay(got[0], server, backstop)):
                 break
-            size, obj = got
-            if obj is not None:
-                write_all(server.out_fd, frame(obj))
-                ended = ended or "end" in obj
-                if "status" in obj:
+            if got[1] is not None:
+                write_all(server.out_fd, frame(got[1]))
+                if "status" in got[1]:  # a run's end frame, or the answer about one
                     return
         self.stop()
         self._start()
-        if not ended:
-            write_all(server.out_fd, frame({"end": "server_died"}))
-        write_all(server.out_fd, frame({"status": None, "retire": False}))
+        run = header.get("run", header.get("reap"))
+        answer = {"run": run, "status": None} if "reap" in header else {"end": "server_died", "run": run, "status": None}
+        write_all(server.out_fd, frame(answer))
 
     def _relay(self, size: int, server: _Server, deadline: float) -> bool:
         """Move one data frame of `size` bytes from the scipy server to `server.out_fd`; False if
@@ -506,6 +555,23 @@ class _Child:
     def __init__(self, pid: int, req_fd: int, res_fd: int, folder: str | None) -> None:
         self.pid, self.req_fd, self.res_fd = pid, req_fd, res_fd
         self.folder = folder  # a directory to remove after the run (none when it has a tmpfs of its own)
+        self.run = -1  # arcmemo's number for the request it ran
+
+    def reap(self, block: bool) -> int | None:
+        """Close the pipes; wait for the process (if `block`, else only if it is gone): its wait
+        status, None while it is still exiting (pid stays set) or if it was reaped already."""
+        for fd in (self.req_fd, self.res_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.req_fd = self.res_fd = -1
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.pid, None
+        if not pid:
+            return None
+        self.pid = 0
+        return status
 
 
 def _spawn_child(st: _WorkerState, options: bytes) -> _Child:
@@ -547,6 +613,8 @@ def _contained(child: _Child) -> bool:
 
 
 def _kill(child: _Child) -> None:
+    if not child.pid:  # reaped already: its number may be another process's now
+        return
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -555,21 +623,3 @@ def _kill(child: _Child) -> None:
         os.kill(child.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-
-
-def _finish(child: _Child) -> tuple[int | None, bool]:
-    """Stop a run, reap it, close its pipes and remove its folder: (its wait status, None if it
-    was reaped already; whether its folder is gone)."""
-    _kill(child)
-    try:
-        _, status = os.waitpid(child.pid, 0)
-    except ChildProcessError:
-        status = None
-    for fd in (child.req_fd, child.res_fd):
-        if fd >= 0:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-    child.req_fd = child.res_fd = -1
-    return status, child.folder is None or remove_tree(child.folder)
