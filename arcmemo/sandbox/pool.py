@@ -20,7 +20,7 @@ from typing import Any
 
 from arcmemo.sandbox.common import DATA, DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
 from arcmemo.sandbox.redact import environment_secrets, redact
-from arcmemo.sandbox.results import outcomes
+from arcmemo.sandbox.results import line_bytes, outcomes
 from arcmemo.sandbox.worker import LEVELS
 
 _WORKER_START_TIMEOUT_S = 60.0
@@ -445,7 +445,8 @@ class Sandbox:
                            "helpers": helpers, "timeout_s": timeout, "memory_mb": self.memory_mb,
                            "max_stdout": self.max_stdout}, separators=(",", ":")).encode("utf-8")
         uses_scipy = "scipy" in source or any("scipy" in text for text in modules.values())
-        return {"grids": len(grids), "timeout_s": timeout, "scipy": uses_scipy, "size": len(body)}, body
+        return {"grids": len(grids), "timeout_s": timeout, "scipy": uses_scipy, "size": len(body),
+                "room": len(grids) * line_bytes(self.max_stdout)}, body
 
 
 def _missing(isolation: dict) -> str:

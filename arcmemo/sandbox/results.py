@@ -20,7 +20,7 @@ from arcmemo.sandbox.common import (
     outcome_dict,
     timeout_message,
 )
-from arcmemo.sandbox.tracing import is_name_list
+from arcmemo.sandbox.tracing import MAX_NAMES, is_name_list
 
 # what a run's text loses: control characters but newline and tab, bidirectional overrides and
 # isolates, byte order marks (the sandbox is a leaf: arcmemo.core.text does the same elsewhere)
@@ -34,6 +34,13 @@ def sanitised(text: str) -> str:
     as UTF-8) become U+FFFD, the characters of _DROPPED are dropped."""
     text = text.translate(_DROPPED)
     return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def line_bytes(max_stdout: int) -> int:
+    """The most one grid's result line can take on the pipe: its stdout and message JSON-escaped
+    (12 bytes for a character outside the BMP), two lists of helper names, a grid. A run that
+    writes more than this per grid is stopped."""
+    return 12 * (max_stdout + 200 + MAX_MESSAGE_CHARS) + 2 * MAX_NAMES * 210 + 8 * MAX_SIDE * MAX_SIDE + 1024
 
 
 def outcomes(stream: bytes, end: str, status: Callable[[], int | None], n: int, timeout: float,

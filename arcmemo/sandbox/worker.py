@@ -45,7 +45,6 @@ _UID_BASE = 1_000_000
 _IDLE_S = 0.002  # no request this long after a reply: reap orphaned runs
 _READY_S = 30.0  # how long a forked run may take to contain itself before it is given up
 HARD_GRACE_S = 0.25  # past a request's n x timeout: a run's own per-grid clock should have stopped it
-LINE_BYTES = 256 << 10  # the most one grid's result line can take (stdout and message JSON-escaped)
 LEVELS = ("minimal", "partial", "full")  # what `Sandbox.isolation["level"]` may say, weakest first
 FULL = ("pidns", "netns", "private_tmp", "run_tmpfs", "landlock", "seccomp")  # the layers "full" needs
 _MIN_LANDLOCK_ABI = 3  # truncate(2) is covered from ABI 3 on (Linux 6.2)
@@ -339,9 +338,8 @@ class _Server:
         (n grids x their timeout, from now: nothing the run writes moves it), or it wrote more
         than its grids' results can take; then stop it and say why (with its wait status if
         it is gone already)."""
-        n = header["grids"]
-        deadline = time.monotonic() + n * header["timeout_s"] + HARD_GRACE_S
-        room, reason = n * LINE_BYTES, "eof"
+        deadline = time.monotonic() + header["grids"] * header["timeout_s"] + HARD_GRACE_S
+        room, reason = header["room"], "eof"
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
