@@ -347,9 +347,8 @@ class Sandbox:
                 started.append(self._acquire())
         finally:
             for w in started:
-                healthy = True
                 try:
-                    w.request(*probe, time.monotonic() + 60)
+                    healthy = w.request(*probe, time.monotonic() + 60)[1]["end"] != "broken"
                 except _WorkerGone:
                     healthy = False
                 self._release(w, healthy)

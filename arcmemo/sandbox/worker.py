@@ -53,7 +53,6 @@ _MIN_LANDLOCK_ABI = 3  # truncate(2) is covered from ABI 3 on (Linux 6.2)
 class _WorkerState:
     def __init__(self) -> None:
         self.libc = None
-        self.kernel = False  # kernel layers wanted (kernel_isolation)
         self.isolation: dict[str, Any] = {
             "userns": False, "pidns": False, "netns": False, "mountns": False, "private_tmp": False,
             "run_tmpfs": False, "uid": False, "landlock": 0, "seccomp": False, "nproc": True, "audit": True,
@@ -89,7 +88,6 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     st.libc = ctypes.CDLL(None, use_errno=True)
     # no handler: as process 1 of a PID namespace the server then cannot be interrupted by runs
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    st.kernel = bool(kernel_isolation)
     if kernel_isolation:
         _kernel_layers(st)
     else:
