@@ -80,14 +80,16 @@ the kernel layers are `namespaces.py`, `landlock.py` with `view.py` (what runs m
 scrubs secrets from what runs return.
 
 Cost: one fork per run, and that sets the floor. On the 2-core development VM (a nested
-VM where page faults are slow) an empty fork+exit of a numpy process costs 0.5 ms of CPU
-(about 230 page faults in the child: refaulted interpreter code and copy-on-write), 2.5-3x
-what plain in-process exec of a typical small program costs (0.18 ms). A whole sandboxed
-run costs 1.5-2.5 ms of latency and 2.5-4 ms of CPU over all processes: 8-14x in-process
-exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py). The kernel
-layers add to each run two Landlock restrictions and one seccomp filter load (the kernel
-compiles the filter, about 0.2 ms): about a quarter of a bare fork's CPU, spent while the
-run waits for its request, so it costs throughput on a busy machine, not latency.
+VM where page faults are slow, shared with other jobs) an empty fork+exit of a numpy process
+costs 0.5-0.9 ms of CPU. A sandboxed run of a typical small program on its train grids
+costs 4.3-5.3 ms of CPU over all processes (6.3-6.8 ms before runs had a tmpfs of their own
+and the worker stopped reading programs and results) and 1.3-1.6x the wall time of a plain
+fork + pipe per program with no isolation at all, measured in the same run; 15-40x less
+than a fresh interpreter per program (benchmarks/sandbox.py, 2026-11-26, load average 2-5).
+What contains a run (a mount namespace and tmpfs of its own, its uid, one Landlock
+restriction and one seccomp filter load, the kernel compiling the filter in about 0.2 ms)
+is set up while it waits for its request, so it costs throughput on a busy machine, not
+latency.
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE
