@@ -148,8 +148,8 @@ def test_opening_an_older_memory_adds_the_helper_column_and_usage_table(tmp_path
                              "'human', 'h', '2024-01-01 00:00:00', '2024-01-01 00:00:00')"))
     engine.dispose()
     with Memory(path) as memory:
-        assert memory.migrations()[-2:] == ["m002_concept_helper", "m003_concept_usage"]
-        assert memory.get("old").helper is None and memory.helpers() == {}
+        assert memory.migrations()[1:3] == ["m002_concept_helper", "m003_concept_usage"]
+        assert memory.get("old").helper is None and memory.helpers() == {} and memory.get("old").meta is None
         memory.merge(rotate_concept(), actor="a")
         assert memory.get("rotate grid").helper["name"] == "rotate_grid"
 

@@ -236,6 +236,7 @@ METHOD_SOURCE = textwrap.dedent('''
                 result = memory.merge({"format": "oe", "situation": f"diary of {e.task_id}",
                                        "suggestion": f"{outcome} its train pairs after {len(verdicts)} answers"},
                                       actor=self.name, run_id=ctx.run_id, task_id=e.task_id)
+                ctx.judge(e.task_id, {i: "helpful" if e.passed_train else "harmful" for i in e.shown})
                 events.append(WriteEvent(e.task_id, added=[result.concept.name]))
             return events
 ''')
@@ -304,8 +305,8 @@ def test_a_third_party_method_runs_a_continual_solve_without_a_change_to_the_run
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 
-    ids = TASK_IDS[:3]
-    script_run(fake_model, unsolved={ids[1]})
+    ids = TASK_IDS[:4]
+    script_run(fake_model, unsolved={ids[1], ids[3]})
     memory = Memory(str(tmp_path / "memory.db"))
     config = RunConfig(source="training", task_ids=ids, selection="diary", continual=True, k=2, retries=0)
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(),
@@ -314,10 +315,18 @@ def test_a_third_party_method_runs_a_continual_solve_without_a_change_to_the_run
     lessons = {c.situation: c.suggestion for c in memory.list("oe")}
     assert lessons == {f"diary of {ids[0]}": "passed its train pairs after 1 answers",
                        f"diary of {ids[1]}": "failed its train pairs after 1 answers",
-                       f"diary of {ids[2]}": "passed its train pairs after 1 answers"}
-    assert summary["writes"] == 3 and summary["write_failures"] == 0
-    first, second, third = fake_model.calls_for("solve")
+                       f"diary of {ids[2]}": "passed its train pairs after 1 answers",
+                       f"diary of {ids[3]}": "failed its train pairs after 1 answers"}
+    assert summary["writes"] == 4 and summary["write_failures"] == 0
+    first, second, third, fourth = fake_model.calls_for("solve")
     assert "diary of" not in first.prompt and "diary of" not in second.prompt     # block 1: memory empty
     assert f"diary of {ids[1]}" in third.prompt                                   # block 2 reads what block 1 wrote
     selections = [json.loads(line) for line in (runner.rundir.path / "selections.jsonl").read_text().splitlines()]
-    assert [s["mode"] for s in selections] == ["diary"] * 3
+    assert [s["mode"] for s in selections] == ["diary"] * 4
+    # both lessons of block 1 were shown to both tasks of block 2: one passed its train pairs, one did not,
+    # as the run counts (offered_passing) and as the method judged (helpful, harmful)
+    block_one = [c.id for c in memory.list("oe") if c.situation in (f"diary of {ids[0]}", f"diary of {ids[1]}")]
+    usage = memory.usage(run_id=runner.rundir.run_id)
+    assert [usage[i].as_dict() for i in block_one] == [
+        {"offered": 2, "called": 0, "called_passing": 0, "solved": 0, "offered_passing": 1, "helpful": 1,
+         "harmful": 1}] * 2

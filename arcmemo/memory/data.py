@@ -43,10 +43,10 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The paper's merge of two normalised concepts with the same key.
 
     used_in is a union; description, typing, kind and subtype keep the first non-empty
-    value; parameters merge by name; cues and implementation notes are appended with
-    order-preserving de-duplication; the first verified helper stays (`second_helper`). A
-    cheatsheet (format "sheet") is one evolving text: its newest non-empty description
-    replaces the old one.
+    value, and so does each of a method's own fields (meta); parameters merge by name; cues
+    and implementation notes are appended with order-preserving de-duplication; the first
+    verified helper stays (`second_helper`). A cheatsheet (format "sheet") is one evolving
+    text: its newest non-empty description replaces the old one.
     """
     out = dict(old)
     for field in ("kind", "routine_subtype", "output_typing", "description", "situation", "suggestion"):
@@ -58,6 +58,7 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     for field in ("cues", "implementation", "used_in"):
         out[field] = _union(old[field], new[field])
     out["helper"] = old.get("helper") or new.get("helper")   # the first verified helper stays
+    out["meta"] = {**(new.get("meta") or {}), **(old.get("meta") or {})} or None   # a method's field: the first value stays
     return out
 
 

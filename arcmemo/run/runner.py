@@ -458,7 +458,7 @@ class Runner:
         """A task's concept use into memory, by the driver in task order; only for a run that writes
         memory (a read-only run leaves it as it was: its use stays in its task events)."""
         if self.config.continual and outcome.concept_use:
-            used = {row["id"]: ConceptUse(**{name: row[name] for name in COUNTERS}) for row in outcome.concept_use}
+            used = {row["id"]: ConceptUse(**{name: row.get(name, 0) for name in COUNTERS}) for row in outcome.concept_use}
             self.memory.record_usage(run_id=self.rundir.run_id, pass_index=outcome.pass_index,
                                      task_id=outcome.task_id, used=used)
 
@@ -520,6 +520,8 @@ class Runner:
         offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
         used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        for counts in used.values():        # what train pairs alone say of an item, for every memory method
+            counts.offered_passing = int(bool(counts.offered) and passed)
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
@@ -739,10 +741,13 @@ class Runner:
             return write_verifier(self.sandbox, self.memory, task, self.config.source, run_id) if self.config.helpers \
                 else None
 
+        def judge(task_id: str, verdicts: dict[int, str]) -> None:
+            self.memory.record_judgement(run_id=run_id, pass_index=p, task_id=task_id, verdicts=verdicts)
+
         return WriteContext(run_id=run_id, pass_index=p, memory_format=self.config.memory_format,
                             memory_tokens=self.settings.abstraction_memory_tokens, examples=lambda: self.examples,
                             verifier=verifier, options=dict(self.config.method_options), progress=self.progress.step,
-                            proceed=proceed)
+                            proceed=proceed, judge=judge)
 
     def _over_budget(self, in_flight: Collection[Future] = (), writing: Collection[dict] = ()) -> bool:
         """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget,
@@ -779,7 +784,8 @@ class Runner:
             "per_task": per_task_scores(latest, self.config.threads, self.config.retries),
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
-            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
+            "concept_use": {name: sum(row.get(name, 0) for o in done.values() for row in o.concept_use)
+                            for name in COUNTERS},
             "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
