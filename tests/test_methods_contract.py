@@ -222,6 +222,7 @@ METHOD_SOURCE = textwrap.dedent('''
         description = "one lesson per task, from successes and failures"
         formats = ("oe",)
         write_roles = ("aux",)
+        option_names = ("tone",)
 
         def read(self, task, memory, settings, llm):
             lessons = memory.list("oe")
@@ -232,7 +233,7 @@ METHOD_SOURCE = textwrap.dedent('''
             events = []
             for e in each_experience(experiences, ctx):
                 verdicts = [a.train_correct for a in e.attempts]
-                outcome = "passed" if e.passed_train else "failed"
+                outcome = ctx.options.get("tone", "") + ("passed" if e.passed_train else "failed")
                 result = memory.merge({"format": "oe", "situation": f"diary of {e.task_id}",
                                        "suggestion": f"{outcome} its train pairs after {len(verdicts)} answers"},
                                       actor=self.name, run_id=ctx.run_id, task_id=e.task_id)
@@ -308,15 +309,16 @@ def test_a_third_party_method_runs_a_continual_solve_without_a_change_to_the_run
     ids = TASK_IDS[:4]
     script_run(fake_model, unsolved={ids[1], ids[3]})
     memory = Memory(str(tmp_path / "memory.db"))
-    config = RunConfig(source="training", task_ids=ids, selection="diary", continual=True, k=2, retries=0)
+    config = RunConfig(source="training", task_ids=ids, selection="diary", continual=True, k=2, retries=0,
+                       method_options={"tone": "plainly "})
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(),
                         solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
     summary = runner.run()
     lessons = {c.situation: c.suggestion for c in memory.list("oe")}
-    assert lessons == {f"diary of {ids[0]}": "passed its train pairs after 1 answers",
-                       f"diary of {ids[1]}": "failed its train pairs after 1 answers",
-                       f"diary of {ids[2]}": "passed its train pairs after 1 answers",
-                       f"diary of {ids[3]}": "failed its train pairs after 1 answers"}
+    assert lessons == {f"diary of {ids[0]}": "plainly passed its train pairs after 1 answers",
+                       f"diary of {ids[1]}": "plainly failed its train pairs after 1 answers",
+                       f"diary of {ids[2]}": "plainly passed its train pairs after 1 answers",
+                       f"diary of {ids[3]}": "plainly failed its train pairs after 1 answers"}
     assert summary["writes"] == 4 and summary["write_failures"] == 0
     first, second, third, fourth = fake_model.calls_for("solve")
     assert "diary of" not in first.prompt and "diary of" not in second.prompt     # block 1: memory empty
@@ -330,3 +332,49 @@ def test_a_third_party_method_runs_a_continual_solve_without_a_change_to_the_run
     assert [usage[i].as_dict() for i in block_one] == [
         {"offered": 2, "called": 0, "called_passing": 0, "solved": 0, "offered_passing": 1, "helpful": 1,
          "harmful": 1}] * 2
+
+
+def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_party, tmp_path):
+    from arcmemo.cli.runconfig import load_config
+    from arcmemo.cli.solve import _method_options, solve
+    from arcmemo.methods import MethodOptionError
+    from arcmemo.run.runner import RunConfig
+
+    assert _method_options(("tone=dry", "rounds=3", "strict=true", "empty=")) == {
+        "tone": "dry", "rounds": 3, "strict": True, "empty": None}
+    config = RunConfig(selection="diary", method_options={"tone": "dry"})
+    assert config.selection_settings(1).options == {"tone": "dry"}
+    with pytest.raises(MethodOptionError, match=r"memory method 'diary' takes no option 'mood' \(its options: tone\)"):
+        RunConfig(selection="diary", method_options={"mood": "x"})
+    with pytest.raises(MethodOptionError, match=r"'ps' takes no option 'tone' \(it takes none\)"):
+        RunConfig(selection="ps", method_options={"tone": "x"})
+    import click
+
+    path = tmp_path / "run.yaml"
+    for key in ("method", "selection"):                         # the option's names, as on the command line
+        path.write_text(f"{key}: diary\nmethod_options: [tone=dry]\n")
+        assert load_config(path, solve, click.Context(solve)) == {"selection": "diary",
+                                                                 "method_options": ["tone=dry"]}
+    path.write_text("method: diary\nselection: ps\n")
+    with pytest.raises(click.BadParameter, match="run.yaml:2: key 'selection' sets 'selection' again"):
+        load_config(path, solve, click.Context(solve))
+    path.write_text("method_options: tone=dry\n")
+    with pytest.raises(click.BadParameter, match="key 'method_options': expected a list of text"):
+        load_config(path, solve, click.Context(solve))
+    listed = CliRunner().invoke(cli, ["methods", "list"])
+    assert any(line.startswith("diary ") and " tone " in line for line in listed.output.splitlines())
+
+
+def test_a_sweep_names_methods_as_solve_does(third_party, tmp_path):
+    from arcmemo.run.sweep import SweepError, load_sweep
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text("solve: {source: training, limit: 1, continual: true}\ngrid:\n  method: [ps, diary, cheatsheet]\n")
+    sweep = load_sweep(path)
+    assert [m.config.selection for m in sweep.members] == ["ps", "diary", "cheatsheet"]
+    path.write_text("solve: {method: diary, selection: ps}\n")
+    with pytest.raises(SweepError, match="solve.method and solve.selection both set selection; give it once"):
+        load_sweep(path)
+    path.write_text("grid:\n  method: [ps, nothing-installed]\n")
+    with pytest.raises(SweepError, match="selection must name an installed memory method .*'nothing-installed'"):
+        load_sweep(path)

@@ -17,8 +17,9 @@ def methods() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--no-check", is_flag=True, help="Do not import each method (no description, formats or load check).")
 def list_methods(as_json: bool, no_check: bool) -> None:
-    """List the memory methods: name, description, the store formats of their items, where each
-    comes from, and the error of one that does not load."""
+    """List the memory methods: name, description, the store formats of their items, the settings
+    of their own they take (`solve --method-option KEY=VALUE`), where each comes from, and the
+    error of one that does not load."""
     from arcmemo.methods.discovery import describe_methods
 
     rows = describe_methods(check=not no_check)
@@ -27,9 +28,10 @@ def list_methods(as_json: bool, no_check: bool) -> None:
         return
     from arcmemo.core.table import table
 
-    click.echo(table([(r["name"], r["description"] or "", ", ".join(r["formats"] or []), r["origin"],
+    click.echo(table([(r["name"], r["description"] or "", ", ".join(r["formats"] or []),
+                       ", ".join(r["options"] or []) or "-", r["origin"],
                        f"[not loadable: {r['error']}]" if r["status"] == "error" else "")
-                      for r in rows], ("name", "description", "formats", "from", "")))
+                      for r in rows], ("name", "description", "formats", "options", "from", "")))
 
 
 COMMANDS = [methods]

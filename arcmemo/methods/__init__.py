@@ -14,7 +14,7 @@ _LAZY = {
     "select": "reading",
     "AttemptView": "contract", "Experience": "contract", "WriteEvent": "contract", "WriteContext": "contract",
     "MemoryMethod": "contract", "MethodBase": "contract", "VERDICTS": "contract", "each_experience": "contract",
-    "guarded": "contract",
+    "guarded": "contract", "check_options": "contract", "MethodOptionError": "contract",
     "experience_of": "experience", "feedback_of": "experience",
 }
 

@@ -165,6 +165,7 @@ class MethodBase:
     read_roles: tuple[str, ...] = ()
     write_roles: tuple[str, ...] = ()
     reads_memory = True                 # False: a run needs no memory to exist (none)
+    option_names: tuple[str, ...] = ()  # the settings of its own it takes (--method-option KEY=VALUE)
 
     def read(self, task: Task, memory: Any, settings: SelectionSettings, llm: Any) -> Selection:
         return Selection(mode=self.name)
@@ -175,6 +176,21 @@ class MethodBase:
     def check(self, memory: Any, *, continual: bool) -> str | None:
         """Why a run of this method on `memory` would be pointless (None: it would not)."""
         return None
+
+
+class MethodOptionError(ValueError):
+    """Settings a memory method does not take (the message names them and the ones it does)."""
+
+
+def check_options(method: Any, options: Any) -> None:
+    """MethodOptionError naming what is wrong when `options` are not settings `method` takes."""
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise MethodOptionError(f"method options must map names to values, got {options!r}")
+    takes = tuple(getattr(method, "option_names", ()) or ())
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
+        raise MethodOptionError(f"memory method {method.name!r} takes no option {', '.join(map(repr, unknown))} "
+                         f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
 
 
 def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,
@@ -205,4 +221,4 @@ def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Ex
 
 
 __all__ = ["AttemptView", "Experience", "WriteEvent", "WriteContext", "MemoryMethod", "MethodBase", "VERDICTS",
-           "each_experience", "guarded"]
+           "MethodOptionError", "check_options", "each_experience", "guarded"]

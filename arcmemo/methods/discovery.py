@@ -169,22 +169,23 @@ def _origin(ep) -> str:
 
 def describe_methods(*, check: bool = True) -> list[dict[str, Any]]:
     """One row per method entry point: name, entry point, where it comes from and (with `check`)
-    its description, formats and whether it loads; a method that fails is reported, not raised."""
+    its description, formats, options and whether it loads; a method that fails is reported, not raised."""
     rows = []
     for name, ep in available_methods().items():
         row: dict[str, Any] = {"name": name, "entry_point": ep.value, "origin": _origin(ep),
-                               "description": None, "formats": None, "status": None, "error": None}
+                               "description": None, "formats": None, "options": None, "status": None, "error": None}
         if check:
             try:
                 method = load_method(name)
                 row.update(status="ok", description=str(getattr(method, "description", "") or ""),
-                           formats=list(getattr(method, "formats", ()) or ()))
+                           formats=list(getattr(method, "formats", ()) or ()),
+                           options=list(getattr(method, "option_names", ()) or ()))
             except MethodError as exc:
                 row.update(status="error", error=str(exc))
         rows.append(row)
     for ep, why in _found()[1]:
         rows.append({"name": ep.name, "entry_point": ep.value, "origin": _origin(ep), "description": None,
-                     "formats": None, "status": "error", "error": f"not used: {why}"})
+                     "formats": None, "options": None, "status": "error", "error": f"not used: {why}"})
     return rows
 
 

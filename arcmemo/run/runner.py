@@ -47,7 +47,7 @@ from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import COUNTERS, ConceptUse
-from arcmemo.methods.contract import WriteContext, WriteEvent
+from arcmemo.methods.contract import WriteContext, WriteEvent, check_options
 from arcmemo.methods.discovery import MODES, load_method
 from arcmemo.methods.experience import experience_of, feedback_of
 from arcmemo.methods.reading import select
@@ -138,6 +138,8 @@ class RunConfig:
         if self.selection not in MODES:
             raise ValueError(f"selection must name an installed memory method ({', '.join(MODES)}; "
                              f"`arcmemo methods list`), not {self.selection!r}")
+        if self.method_options:
+            check_options(load_method(self.selection), self.method_options)
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
         if self.order not in ORDERS:
