@@ -55,24 +55,31 @@ def _url(db: str | None, *, create: bool = False) -> str:
     return url
 
 
+def _closed_at_the_end(memory):
+    """`memory`, closed when the command ends (its SQLite file left without -wal/-shm beside it)."""
+    click.get_current_context().call_on_close(memory.close)
+    return memory
+
+
 def _open(db: str | None, *, create: bool = False):
     """The Memory for --db/ARCMEMO_DB."""
     from arcmemo.memory.store import Memory
 
     url = _url(db, create=create)
     try:
-        return Memory(url)
+        return _closed_at_the_end(Memory(url))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
 
 def _open_for_reading(db: str | None):
-    """The memory for a command that only reads concepts: lean for an up-to-date SQLite file
-    (no database libraries loaded; see memory/reader.py), else the full Memory."""
+    """The memory for a command that only reads: opened read-only, so nothing is ever written to
+    it (memory/reader.py): lean for an up-to-date SQLite file (no database libraries loaded),
+    else the full Memory in read-only mode."""
     from arcmemo.memory.reader import open_reader
 
     try:
-        return open_reader(_url(db))
+        return _closed_at_the_end(open_reader(_url(db)))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 

@@ -9,6 +9,11 @@ writing the same database lose nothing.
 Every write appends a ConceptRevision whose id is the store's global revision number and
 whose snapshot is the full concept row after the change, so `list(as_of=N)` rebuilds
 the memory exactly as it was after revision N.
+
+`Memory(url, read_only=True)` (the read-only commands) writes nothing at all: no schema
+into an empty file, no migration, no journal mode; its connections refuse changes
+(SQLite `query_only`, a PostgreSQL session of read-only transactions) and a write method
+is a StoreError.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from arcmemo.memory.models import (
     Solution,
     utcnow,
 )
-from arcmemo.memory.reader import sqlite_file
+from arcmemo.memory.reader import readable_file, sqlite_file
 from arcmemo.memory.reads import ConceptReads, Rows, concept_of
 from arcmemo.memory.records import RunRecords
 from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
@@ -72,8 +77,9 @@ def _postgres_driver(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> sa.Engine:
-    """An engine for a path or URL, configured for safe concurrent writers."""
+def make_engine(url: str, *, read_only: bool = False) -> sa.Engine:
+    """An engine for a path or URL, configured for safe concurrent writers (or, `read_only`,
+    for connections that cannot change the database)."""
     url = str(url)
     if url == ":memory:":
         url = "sqlite://"
@@ -83,6 +89,8 @@ def make_engine(url: str) -> sa.Engine:
         url = _postgres_driver(url)
         # an unreachable server fails within seconds instead of the OS's TCP timeout
         connect_args = {} if "connect_timeout" in url else {"connect_timeout": 10}
+        if read_only:
+            connect_args["options"] = "-c default_transaction_read_only=on"
         return sa.create_engine(url, json_serializer=_json_dumps, pool_pre_ping=True, connect_args=connect_args)
 
     in_memory = url in ("sqlite://", "sqlite:///:memory:")
@@ -97,8 +105,11 @@ def make_engine(url: str) -> sa.Engine:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA busy_timeout = 60000")
-        cur.execute("PRAGMA journal_mode = WAL")
-        cur.execute("PRAGMA synchronous = NORMAL")
+        if read_only:
+            cur.execute("PRAGMA query_only = ON")      # setting the journal mode would write the file
+        else:
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = NORMAL")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -117,22 +128,32 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
     `records.py`, the usage counters in `usage.py`, the concept reads, shared with the lean
     `reader.py`, in `reads.py`); nothing outside this package writes SQL."""
 
-    def __init__(self, url: str | Path = "memory.db"):
-        """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used."""
+    def __init__(self, url: str | Path = "memory.db", *, read_only: bool = False):
+        """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used.
+        `read_only`: open it as it is, writing nothing (module docstring)."""
         self.url = str(url)
+        self.read_only = read_only
         self._local = threading.local()
         try:
-            self.engine = make_engine(self.url)
+            path = sqlite_file(self.url)
+            if read_only and path is not None:
+                readable_file(path)
+            self.engine = make_engine(self.url, read_only=read_only)
             self._writer = self.engine.execution_options(arcmemo_write=True)
             self._postgres = self.engine.dialect.name == "postgresql"
             with self.engine.connect() as conn:
                 todo = pending(conn)
+                known = applied(conn) if read_only and todo else []
+            if todo and read_only:
+                raise StoreError(_not_up_to_date(self.url, todo, known))
             if todo:
                 with self._write() as session:
                     migrate(session.connection())
-        except (sa.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError) as exc:
+        except (sa.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError, StoreError) as exc:
             if hasattr(self, "engine"):
                 self.engine.dispose()
+            if isinstance(exc, StoreError):
+                raise
             raise StoreError(f"cannot open memory database {_label(self.url)}: {_open_problem(exc, self.url)}") from None
 
     def close(self) -> None:
@@ -171,6 +192,8 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         if active is not None:
             yield active
             return
+        if self.read_only:
+            raise StoreError(f"memory {_label(self.url)} is open read-only; nothing was written")
         with Session(self._writer, expire_on_commit=False) as session:
             if self._postgres:
                 session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_WRITE_LOCK})
@@ -575,6 +598,15 @@ def _open_problem(exc: BaseException, url: str) -> str:
         if "not a database" in reason:
             return "the file is not an SQLite database"
     return reason
+
+
+def _not_up_to_date(url: str, todo: list[str], known: list[str]) -> str:
+    """Why a memory cannot be read as it is (read-only opening runs no migration)."""
+    if not known:
+        return f"{_label(url)} is not an arcmemo memory database (it has none of its tables)"
+    return (f"cannot read memory database {_label(url)} as it is: an older arcmemo wrote it, and it lacks "
+            f"{', '.join(todo)}; read-only commands leave it unchanged (the next command that writes memory, "
+            "such as `arcmemo concepts import`, brings it up to date)")
 
 
 def _missing(ref: int | str, format: str) -> str:
