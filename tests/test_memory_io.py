@@ -207,7 +207,7 @@ def test_line_lookup_for_nested_paths():
     assert files.path_parts("parameters[2].name") == ["parameters", 2, "name"]
 
 
-def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):
+def test_two_lessons_under_one_name_are_refused_at_the_line(tmp_path):
     from arcmemo.memory.io import MemoryImportError, import_file
     from arcmemo.memory.store import Memory
 
@@ -216,7 +216,8 @@ def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):
                     "- {format: oe, name: same, situation: a, suggestion: b}\n"
                     "- {format: oe, name: same, situation: c, suggestion: d}\n")
     memory = Memory(str(tmp_path / "m.db"))
-    with pytest.raises(MemoryImportError, match=r"two\.yaml: .*both named 'same'"):
+    with pytest.raises(MemoryImportError, match=r"two\.yaml:4: concepts\[1\]\.name: two different lessons are named "
+                                                r"'same' \(the other at line 3 \(concepts\[0\]\)\)"):
         import_file(memory, path, actor="test")
     assert memory.list() == [] and memory.revision() == 0
 

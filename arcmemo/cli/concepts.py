@@ -449,16 +449,24 @@ def export(path, db, fmt, as_of) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @db_option
 @click.option("--actor", default=None, help="Who imports (default user:$USER).")
+@click.option("--on-duplicate", type=click.Choice(["refuse", "merge"]), default="refuse", show_default=True,
+              help="A concept given twice in one file (the same name; a lesson: the same text): refuse the file, "
+                   "or merge the two (each merge is listed).")
+@click.option("--max-new-types", type=AtLeast(0), default=None, metavar="N",
+              help="Create at most N custom types per file; the others are listed, not created "
+                   "[default: 500; raise it for an export of a large memory].")
 @click.option("--json", "as_json", is_flag=True, help="What each file added, extended and left unchanged, as JSON.")
 @user_errors
-def import_command(paths, db, actor, as_json) -> None:
+def import_command(paths, db, actor, on_duplicate, max_new_types, as_json) -> None:
     """Merge memory files (arcmemo YAML, ArcMemo JSON) into the memory.
 
     Accepts arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) and parsed_lessons.json
     (OE). Each file is checked completely first and written in one transaction; its helpers
     are verified in the sandbox (their programs run on their tasks), and one that fails
-    rejects the whole file."""
-    from arcmemo.memory.io import import_file
+    rejects the whole file. Nothing is coerced: a number, list or mapping where text belongs
+    is an error naming the line and field. A typing defines a custom type only when it reads
+    `name := type expression`; any other typing stays text."""
+    from arcmemo.memory.io import MAX_IMPORT_TYPES, import_file
     from arcmemo.run.helpercheck import HelperVerifier
     from arcmemo.run.session import shared_sandbox
 
@@ -466,14 +474,28 @@ def import_command(paths, db, actor, as_json) -> None:
     results = []
     for path in paths:
         verifier = HelperVerifier(shared_sandbox(), {name: c.helper for name, c in memory.helpers().items()})
-        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check)
+        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check, on_duplicate=on_duplicate,
+                        max_new_types=MAX_IMPORT_TYPES if max_new_types is None else max_new_types)
         results.append({"path": r.path, "kind": r.kind, "added": r.added, "extended": r.extended,
-                        "unchanged": r.unchanged, "custom_types": r.custom_types})
-        if not as_json:
-            click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
-                       f"{r.custom_types} custom types")
+                        "unchanged": r.unchanged, "custom_types": r.custom_types,
+                        "merged_duplicates": r.merged_duplicates, "types_dropped": r.types_dropped})
+        if as_json:
+            continue
+        click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
+                   f"{r.custom_types} custom types")
+        for line in r.merged_duplicates:
+            click.echo(f"  merged: {line}")
+        if r.types_dropped:
+            click.echo(f"  {len(r.types_dropped)} custom type(s) not created, over the cap of "
+                       f"{MAX_IMPORT_TYPES if max_new_types is None else max_new_types} per file (--max-new-types): "
+                       f"{_listed(r.types_dropped)}; the typings naming them keep the name as text")
     if as_json:
         echo_json(results)
+
+
+def _listed(names: list[str], most: int = 10) -> str:
+    shown = ", ".join(repr(n) for n in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 COMMANDS = [concepts]

@@ -26,6 +26,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -53,11 +54,34 @@ from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
 from arcmemo.memory.usage import UsageRecords
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
+# Custom types one write transaction may create: one task's concepts or annotation define a
+# few (the shipped seeds at most 3); more is a model defining a type per parameter.
+MAX_NEW_TYPES = 20
 
 
 class MergeResult(NamedTuple):
     concept: Concept
     action: str  # "added" | "extended" | "unchanged"
+
+
+@dataclass
+class TypeCap:
+    """The custom types one write transaction may create (`limit`): those it `created`, and those
+    over the limit it did not create (`dropped`, in the order met), for the writer to report.
+    The typings naming a dropped type keep its name as their text."""
+
+    limit: int
+    created: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    def admit(self, name: str) -> bool:
+        """Whether the type `name` may be created now (counted as created if so, else as dropped)."""
+        if len(self.created) < self.limit:
+            self.created.append(name)
+            return True
+        if name not in self.dropped:
+            self.dropped.append(name)
+        return False
 
 
 def _json_dumps(value: Any) -> str:
@@ -186,8 +210,9 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
     # -- sessions and transactions -------------------------------------------------
 
     @contextmanager
-    def _write(self) -> Iterator[Session]:
-        """One write transaction (joined if this thread is already inside `transaction()`)."""
+    def _write(self, max_new_types: int = MAX_NEW_TYPES) -> Iterator[Session]:
+        """One write transaction (joined if this thread is already inside `transaction()`), which
+        creates at most `max_new_types` custom types (`self._local.types`, a TypeCap)."""
         active = getattr(self._local, "session", None)
         if active is not None:
             yield active
@@ -199,7 +224,7 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
                 session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_WRITE_LOCK})
             else:
                 session.connection()  # emits BEGIN IMMEDIATE now, before any read
-            self._local.session = session
+            self._local.session, self._local.types = session, TypeCap(max_new_types)
             try:
                 yield session
                 session.commit()
@@ -228,10 +253,12 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         return session is getattr(self._local, "session", None)
 
     @contextmanager
-    def transaction(self) -> Iterator[Memory]:
-        """Writes inside the block are all-or-nothing (one write transaction)."""
-        with self._write():
-            yield self
+    def transaction(self, *, max_new_types: int = MAX_NEW_TYPES) -> Iterator[TypeCap]:
+        """Writes inside the block are all-or-nothing (one write transaction). Together they create
+        at most `max_new_types` custom types; the TypeCap given says which they created and which
+        they did not (a block inside another transaction shares the outer one's)."""
+        with self._write(max_new_types):
+            yield self._local.types
 
     def in_transaction(self) -> bool:
         """True inside `transaction()` on this thread: reads see its writes, which may still roll back."""
@@ -349,7 +376,7 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         oe_names: dict[str, tuple] = {}
         for data, model in items:
             clean = data if validated else schema.normalize(data, source=source)
-            key = ("oe", schema.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
+            key = cdata.merge_key(clean)
             if key[0] == "oe" and oe_names.setdefault(clean["name"], key) != key:
                 raise ConceptExists(f"two different OE lessons are both named {clean['name']!r}")
             if key in batch:
@@ -524,7 +551,8 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def add_custom_type(self, name: str, definition: str, *, actor: str, reason: str = "",
                         run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> None:
-        """Define (or redefine) a PS custom type `name := definition`; logged as a revision."""
+        """Define (or redefine) a PS custom type `name := definition`; logged as a revision. A new
+        type counts against the write's cap (`transaction`): over it, it is not created."""
         name, definition = schema.custom_type(name, definition)
         with self._write() as session:
             self._set_type(session, name, definition, actor=actor, reason=reason, run_id=run_id,
@@ -532,8 +560,11 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def _set_type(self, session: Session, name: str, definition: str, *, overwrite: bool, actor: str,
                   reason: str = "", run_id=None, task_id=None, model=None) -> None:
+        """Create (or, `overwrite`, redefine) a custom type; a new one only within the transaction's TypeCap."""
         row = session.exec(select(CustomType).where(CustomType.name == name)).first()
         if row is not None and (row.definition == definition or not overwrite):
+            return
+        if row is None and not self._local.types.admit(name):
             return
         op = "add" if row is None else "edit"
         row = row or CustomType(name=name, definition=definition)
@@ -615,4 +646,4 @@ def _missing(ref: int | str, format: str) -> str:
     return f"no {format} concept named {ref!r}"
 
 
-__all__ = ["Memory", "MergeResult", "make_engine"]
+__all__ = ["Memory", "MergeResult", "TypeCap", "MAX_NEW_TYPES", "make_engine"]
