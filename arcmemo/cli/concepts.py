@@ -348,18 +348,20 @@ def graph(name, db, graphml, as_json) -> None:
     A type link: a routine returns what another concept takes as a parameter (its output
     typing matches the parameter's typing). A co-usage link: two concepts were used in the
     same tasks. NAME is matched like `show`'s REF."""
-    from arcmemo.memory.graph import build_graph, describe_link, neighbours, write_graphml
+    from arcmemo.memory.links import describe_link
 
     if name is None and graphml is None:
         raise UserError("give a concept NAME, --graphml PATH, or both")
     memory = _open_for_reading(db)
-    g = build_graph(memory.list("ps"))
     if graphml:
+        from arcmemo.memory.graph import build_graph, write_graphml
+
+        g = build_graph(memory.list("ps"))
         write_graphml(g, graphml)
         click.echo(f"wrote {g.number_of_nodes()} concepts, {g.number_of_edges()} edges to {graphml}", err=True)
     if name is not None:
         name = memory.find(name, "ps").name
-        rows = neighbours(g, name)
+        rows = memory.links().neighbours(name)
         if as_json:
             echo_json(rows)
             return

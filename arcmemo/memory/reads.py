@@ -24,6 +24,7 @@ from typing import Any
 from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, REVISION_COLUMNS, Concept, Revision
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.files import gc_paused
+from arcmemo.memory.links import Linked, LinkIndex, links_of
 from arcmemo.memory.names import Entry, resolve
 
 # Runs one statement with named parameters (`:name`) and returns its rows.
@@ -141,6 +142,17 @@ class ConceptReads:
             where = _where(f"id IN ({latest})", "op != :delete", of_format)
             rebuilt = from_snapshots(row[0] for row in rows(f"SELECT snapshot FROM conceptrevision{where}", params))
         return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
+
+    def links(self) -> LinkIndex:
+        """The link index of the PS concepts (links.py), read from only the columns links are made
+        of: what one concept's neighbours need, without reading every concept whole."""
+        with self._reading() as rows:
+            found = rows('SELECT id, name, kind, output_typing, parameters, used_in FROM concept '
+                         'WHERE "format" = :ps ORDER BY id', {"ps": "ps"})
+        with gc_paused():
+            return LinkIndex(links_of(Linked(id_, name, kind, typing, *(_decode(v) if isinstance(v, str) else v
+                                                                       for v in (parameters, used_in))))
+                             for id_, name, kind, typing, parameters, used_in in found)
 
     def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
         """Case-insensitive match of every word of `query` in name, description, cues,
