@@ -37,6 +37,7 @@ from sqlmodel import Session, select
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory import schema
+from arcmemo.memory.bulk import encode, insert_concepts
 from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, UnknownConcept
 from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
@@ -86,7 +87,7 @@ class TypeCap:
 
 def _json_dumps(value: Any) -> str:
     # ensure_ascii=False keeps JSON columns searchable with LIKE for non-ASCII text
-    return json.dumps(value, ensure_ascii=False)
+    return encode(value)
 
 
 def _postgres_driver(url: str) -> str:
@@ -419,34 +420,12 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         return found
 
     def _bulk_insert(self, session: Session, items: list[tuple[dict, str | None]], *, op: str, actor: str,
-                     reason: str, run_id: str | None, chunk: int = 2000) -> None:
-        """Plain executemany INSERTs for new concepts, then their revisions, in chunks.
-
-        Ids are read back by (format, name), which is unique; no RETURNING (slow for executemany).
-        """
-        concepts, revisions = CONCEPTS, REVISIONS
-        for start in range(0, len(items), chunk):
-            part = items[start:start + chunk]
-            now = utcnow()
-            rows = [dict(data, created_by_model=model, content_hash=schema.content_hash(data),
-                         created_at=now, updated_at=now) for data, model in part]
-            session.execute(concepts.insert(), rows)
-            ids: dict[tuple[str, str], int] = {}
-            for fmt in {row["format"] for row in rows}:
-                names = [row["name"] for row in rows if row["format"] == fmt]
-                for i in range(0, len(names), 500):
-                    query = sa.select(concepts.c.id, concepts.c.name).where(
-                        concepts.c.format == fmt, concepts.c.name.in_(names[i:i + 500]))
-                    ids.update(((fmt, name), id_) for id_, name in session.execute(query))
-            stamp = now.isoformat()
-            session.execute(revisions.insert(), [
-                dict(concept_id=ids[(row["format"], row["name"])], format=row["format"], name=row["name"], op=op,
-                     actor=actor, reason=reason or "", run_id=run_id, task_id=None, model=row["created_by_model"],
-                     snapshot=dict(row, id=ids[(row["format"], row["name"])], created_at=stamp, updated_at=stamp),
-                     created_at=now)
-                for row in rows])
-            for data, model in part:
-                self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
+                     reason: str, run_id: str | None) -> None:
+        """New concepts and their revisions by plain executemany INSERTs (bulk.py), then the custom
+        types they define."""
+        insert_concepts(session.connection(), items, op=op, actor=actor, reason=reason, run_id=run_id, when=utcnow())
+        for data, model in items:
+            self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
 
     def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps") -> Concept:
         """Replace the given fields (validated as a whole concept); renames keep the id."""
