@@ -4,7 +4,6 @@ concurrent writers. Runs on SQLite, and on PostgreSQL when ARCMEMO_TEST_POSTGRES
 from __future__ import annotations
 
 import json
-
 import multiprocessing
 import os
 import uuid
@@ -211,8 +210,8 @@ def test_bulk_rows_are_stored_as_single_writes_store_them(tmp_path):
     import sqlite3
 
     data = {**RECOLOR, "description": "Recolor — café\nsecond line", "cues": ["a \"quoted\" cue", "ü"]}
-    helper = {"name": "recolor_object", "source": "def recolor_object(object):\n    \"\"\"Doc.\n\n    Example: recolor_object(1) -> 1\n    \"\"\"\n    "
-              "return object\n", "depends": [],
+    source = 'def recolor_object(object):\n    """Doc.\n\n    Example: recolor_object(1) -> 1\n    """\n    return object\n'
+    helper = {"name": "recolor_object", "source": source, "depends": [],
               "verified": {"task_id": "t1", "tasks": "training", "program": "p", "at": "now", "run_id": None}}
     rows = {}
     for how in ("single", "bulk"):

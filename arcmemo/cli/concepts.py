@@ -436,15 +436,27 @@ def _run_usage(ref: str, run_dir: str | None) -> dict:
 @click.option("--as-of", type=AtLeast(0), metavar="REV", help="The memory as it was after revision REV.")
 @user_errors
 def export(path, db, fmt, as_of) -> None:
-    """Write the memory as canonical YAML to PATH (default: stdout)."""
-    from arcmemo.memory.io import export_yaml
+    """Write the memory as canonical YAML to PATH (default: stdout).
 
-    text = export_yaml(_open_for_reading(db), as_of=as_of, format=fmt)
+    The export streams (its memory use does not grow with the memory's size); a file is
+    written beside PATH and renamed onto it at the end, so PATH is never half-written."""
+    from arcmemo.memory.io import write_yaml
+
+    memory = _open_for_reading(db)
     if path in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        Path(path).write_text(text, encoding="utf-8")
-        click.echo(f"wrote {path}", err=True)
+        write_yaml(memory, sys.stdout, as_of=as_of, format=fmt)
+        return
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            write_yaml(memory, out, as_of=as_of, format=fmt)
+        partial.replace(target)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    click.echo(f"wrote {path}", err=True)
 
 
 @concepts.command("import")

@@ -2,7 +2,9 @@
 
 YAML export is canonical: concepts sorted by (format, name), fields in the order of the
 concept data shape, empty fields left out, multi-line text as `|` blocks. So export ->
-import into an empty database -> export gives the same bytes.
+import into an empty database -> export gives the same bytes. It streams: concepts are
+read and written a chunk at a time (`write_yaml`), so its memory does not grow with the
+memory's size; the text is the one `to_yaml` gives for the whole document.
 
 Imports are checked completely before anything is written, then written in one
 transaction: a malformed file changes nothing and the error names the file, the line
@@ -19,10 +21,11 @@ Recognised inputs (by content, not only extension):
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
@@ -146,10 +149,31 @@ def read_edit(text: str) -> dict[str, Any]:
     return {field: changes.get(field) for field in DATA_FIELDS} | changes
 
 
-def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
-    """The memory (optionally as of a revision, optionally one format) as canonical YAML."""
+EXPORT_CHUNK = 500  # concepts read and written at a time
+
+
+def write_yaml(memory, out: TextIO, *, as_of: int | None = None, format: str | None = None) -> None:
+    """Write the memory (optionally as of a revision, optionally one format) to `out` as
+    canonical YAML, a chunk of concepts at a time: the bytes `dump_yaml` gives for the whole
+    memory (a block sequence's items are the same text alone as inside the document)."""
     types = memory.custom_types(as_of=as_of) if format in (None, "ps") else {}
-    return dump_yaml(memory.list(format, as_of=as_of), types)
+    out.write(to_yaml({"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(types.items()))}))
+    concepts = memory.by_name(format, as_of=as_of, chunk=EXPORT_CHUNK)
+    chunk = list(itertools.islice(concepts, EXPORT_CHUNK))
+    if not chunk:
+        out.write(to_yaml({"concepts": []}))
+        return
+    out.write("concepts:\n")
+    while chunk:
+        out.write(to_yaml([concept_entry(c) for c in chunk]))
+        chunk = list(itertools.islice(concepts, EXPORT_CHUNK))
+
+
+def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
+    """The memory (optionally as of a revision, optionally one format) as canonical YAML text."""
+    out = io.StringIO()
+    write_yaml(memory, out, as_of=as_of, format=format)
+    return out.getvalue()
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -328,5 +352,5 @@ def _check_helpers(parsed: Parsed, check: HelperCheck | None) -> None:
                                    parsed.places[i] + ["helper"]) from None
 
 
-__all__ = ["MemoryImportError", "ImportResult", "ON_DUPLICATE", "MAX_IMPORT_TYPES", "export_yaml", "dump_yaml",
+__all__ = ["MemoryImportError", "ImportResult", "ON_DUPLICATE", "MAX_IMPORT_TYPES", "export_yaml", "write_yaml", "dump_yaml",
            "to_yaml", "concept_entry", "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]
