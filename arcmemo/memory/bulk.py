@@ -42,11 +42,18 @@ def _time(conn: Connection, when: datetime) -> Any:
     return when.strftime(_SQLITE_TIME) if conn.dialect.name == "sqlite" else when
 
 
+def _value(value: Any, text=json.encoder.encode_basestring) -> str:
+    """`encode(value)`, with text and None (most of a row) taken the short way."""
+    if type(value) is str:
+        return text(value)
+    return "null" if value is None else encode(value)
+
+
 def _encoded(data: dict, model: str | None, digest: str, when: str) -> dict[str, str]:
     """Every column of a new concept's row as JSON text (what its snapshot is assembled from)."""
-    out = {field: encode(data[field]) for field in DATA_FIELDS}
-    out["created_by_model"], out["content_hash"] = encode(model), encode(digest)
-    out["created_at"] = out["updated_at"] = encode(when)
+    out = {field: _value(data[field]) for field in DATA_FIELDS}
+    out["created_by_model"], out["content_hash"] = _value(model), _value(digest)
+    out["created_at"] = out["updated_at"] = _value(when)
     return out
 
 
