@@ -251,14 +251,22 @@ def bench(n: int, workdir: Path, repeat: int, whole_graph_up_to: int) -> dict:
 
 # -- the children ----------------------------------------------------------------------------------
 
+def empty_memory(db: str):
+    """A new, empty memory at `db` (a file left there by an earlier run removed first)."""
+    from arcmemo.memory.store import Memory
+
+    for suffix in ("", "-wal", "-shm"):
+        Path(db + suffix).unlink(missing_ok=True)
+    return Memory(db)
+
+
 def child_floor(yaml_path: str, db: str) -> None:
     """The import's floor: the file parsed by arcmemo's parser, the concept rows inserted by plain
     sqlite3 executemany in one transaction into an empty memory (its schema made beforehand)."""
     from arcmemo.memory.concept import DATA_FIELDS
     from arcmemo.memory.files import read_document
-    from arcmemo.memory.store import Memory
 
-    Memory(db).close()
+    empty_memory(db).close()
     json_fields = {"parameters", "cues", "implementation", "used_in", "helper"}
     columns = (*DATA_FIELDS, "content_hash", "created_at", "updated_at")
     fixed = {"source": "human", "content_hash": "", "created_at": "2026-01-01 00:00:00.000000"}
@@ -278,9 +286,8 @@ def child_floor(yaml_path: str, db: str) -> None:
 def child_import(yaml_path: str, db: str) -> None:
     """arcmemo's import of the file into an empty memory (its schema made beforehand)."""
     from arcmemo.memory.io import import_file
-    from arcmemo.memory.store import Memory
 
-    with Memory(db) as memory:
+    with empty_memory(db) as memory:
         started = time.process_time()
         import_file(memory, yaml_path, actor="bench")
         print(json.dumps({"work": time.process_time() - started, "peak": high_water()}))

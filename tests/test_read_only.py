@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
+from memory_support import memory_before_helpers
 
 from arcmemo.cli import cli
 from arcmemo.memory import migrations
@@ -84,14 +85,7 @@ def test_a_read_only_memory_refuses_writes_and_changes_nothing(tmp_path):
 
 
 def test_an_older_memory_is_not_migrated_by_a_read(tmp_path):
-    db = tmp_path / "old.db"
-    engine = sa.create_engine(f"sqlite:///{db}")
-    with engine.begin() as conn:                                  # a memory from before helpers existed
-        migrations.m001_initial(conn)
-        meta, ledger = migrations._ledger()
-        meta.create_all(conn)
-        conn.execute(ledger.insert().values(name="m001_initial"))
-    engine.dispose()
+    db = memory_before_helpers(tmp_path / "old.db")
     before = db.read_bytes()
     result = invoke(["concepts", "list"], db)
     assert result.exit_code == 1 and "an older arcmemo wrote it, and it lacks m002_concept_helper" in result.output
