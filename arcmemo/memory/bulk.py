@@ -12,7 +12,7 @@ same time format, "null" for no helper.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -49,17 +49,30 @@ def _value(value: Any, text=json.encoder.encode_basestring) -> str:
     return "null" if value is None else encode(value)
 
 
-def _encoded(data: dict, model: str | None, digest: str, when: str) -> dict[str, str]:
-    """Every column of a new concept's row as JSON text (what its snapshot is assembled from)."""
-    out = {field: _value(data[field]) for field in DATA_FIELDS}
-    out["created_by_model"], out["content_hash"] = _value(model), _value(digest)
-    out["created_at"] = out["updated_at"] = _value(when)
-    return out
+# _Row relies on the order: the data fields, then who wrote it, its hash and its times
+assert ROW_COLUMNS == (*DATA_FIELDS, "created_by_model", "content_hash", "created_at", "updated_at")
+_IS_JSON = tuple(field in JSON_FIELDS for field in DATA_FIELDS)
+_KEYS = tuple(f'"{column}": ' for column in ROW_COLUMNS)
 
 
-def _snapshot(concept_id: int, encoded: dict[str, str]) -> str:
-    """The row as JSON, keys in CONCEPT_COLUMNS order: json.dumps(Concept.snapshot()) without encoding it again."""
-    return "{" + ", ".join([f'"id": {concept_id}'] + [f'"{c}": {encoded[c]}' for c in ROW_COLUMNS]) + "}"
+class _Row:
+    """A new concept's row as the driver takes it (`values`, ROW_COLUMNS order) and as JSON text
+    per column (`encoded`), which its revision's snapshot is assembled from."""
+
+    __slots__ = ("values", "encoded")
+
+    def __init__(self, data: dict, model: str | None, when: str, stamp: Any):
+        raw = [data[field] for field in DATA_FIELDS]
+        encoded = [_value(value) for value in raw]
+        digest = schema.content_hash(data)
+        self.values = (*(e if is_json else v for v, e, is_json in zip(raw, encoded, _IS_JSON)), model, digest,
+                       stamp, stamp)
+        time = _value(when)
+        self.encoded = (*encoded, _value(model), _value(digest), time, time)
+
+    def snapshot(self, concept_id: int) -> str:
+        """The row as JSON, keys in CONCEPT_COLUMNS order: json.dumps(Concept.snapshot()) without encoding it again."""
+        return f'{{"id": {concept_id}, ' + ", ".join(map(str.__add__, _KEYS, self.encoded)) + "}"
 
 
 def insert_concepts(conn: Connection, items: list[tuple[dict, str | None]], *, op: str, actor: str, reason: str,
@@ -72,30 +85,15 @@ def insert_concepts(conn: Connection, items: list[tuple[dict, str | None]], *, o
     stamp, iso = _time(conn, when), when.isoformat()
     for start in range(0, len(items), chunk):
         part = items[start:start + chunk]
-        digests = [schema.content_hash(data) for data, _ in part]
-        encoded = [_encoded(data, model, digest, iso) for (data, model), digest in zip(part, digests)]
-        conn.exec_driver_sql(concepts_sql, [tuple(_values(data, model, digest, enc, stamp))
-                                            for (data, model), digest, enc in zip(part, digests, encoded)])
+        rows = [_Row(data, model, iso, stamp) for data, model in part]
+        conn.exec_driver_sql(concepts_sql, [row.values for row in rows])
         ids = _ids(conn, [data for data, _ in part])
-        conn.exec_driver_sql(revisions_sql, [
-            (ids[(data["format"], data["name"])], data["format"], data["name"], op, actor, reason or "", run_id, None,
-             model, _snapshot(ids[(data["format"], data["name"])], enc), stamp)
-            for (data, model), enc in zip(part, encoded)])
-
-
-def _values(data: dict, model: str | None, digest: str, encoded: dict[str, str], stamp: Any) -> Iterator[Any]:
-    """A new concept's row, column by column (ROW_COLUMNS), as the driver takes it."""
-    for column in ROW_COLUMNS:
-        if column in JSON_FIELDS:
-            yield encoded[column]
-        elif column == "created_by_model":
-            yield model
-        elif column == "content_hash":
-            yield digest
-        elif column in ("created_at", "updated_at"):
-            yield stamp
-        else:
-            yield data[column]
+        revisions = []
+        for (data, model), row in zip(part, rows):
+            concept_id = ids[(data["format"], data["name"])]
+            revisions.append((concept_id, data["format"], data["name"], op, actor, reason or "", run_id, None, model,
+                              row.snapshot(concept_id), stamp))
+        conn.exec_driver_sql(revisions_sql, revisions)
 
 
 def _ids(conn: Connection, datas: list[dict], chunk: int = 500) -> dict[tuple[str, str], int]:
