@@ -695,7 +695,8 @@ class Runner:
             written = {"added": list(result.added), "extended": list(result.extended),
                        "failed": bool(result.failed), "error": result.error,
                        "helpers": list(result.helpers),
-                       "helper_problems": list(result.helper_problems)}
+                       "helper_problems": list(result.helper_problems),
+                       "types_dropped": list(result.types_dropped)}
         if meter.fault is not None and written["failed"]:
             return self._lost(p, task.id, meter, kind="write_lost")
         return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
@@ -777,7 +778,9 @@ def _outcome_line(outcome: TaskOutcome) -> str:
 def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
-    return f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+    dropped = event.get("types_dropped")
+    return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
 def _trace_text(outcome: TaskOutcome) -> str:
