@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from arcmemo.memory.typings import split_definition
+
 # The formats of memory items, one per kind of item a memory method keeps (arcmemo.methods): PS concepts, OE
 # lessons, a cheatsheet, an ACE playbook's bullets, ReasoningBank's items, DC-RS's past cases. The store is the
 # same for all (revisioned, exported, imported) and needs no method installed to hold them.
@@ -36,13 +38,10 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-_CUSTOM_TYPE = re.compile(r"^\s*(\w[\w -]*?)\s*:=\s*(\S.*?)\s*$", re.S)
-
-
 def split_custom_type(typing: str | None) -> tuple[str, str] | None:
-    """(name, definition) when `typing` defines a custom type (`name := definition`), else None."""
-    match = _CUSTOM_TYPE.match(typing or "")
-    return (match.group(1), match.group(2)) if match else None
+    """(name, definition) when `typing` defines a custom type (`name := definition`, the definition
+    a type expression: typings.py), else None: the typing is text that defines nothing."""
+    return split_definition(typing)
 
 
 def name_key(name: str) -> str:

@@ -35,7 +35,7 @@ def write_arcmemo(experiences: Sequence[Experience], memory: Any, llm: Any, ctx:
                               verify_helpers=ctx.verifier(experience.task), **extra)
         return WriteEvent(experience.task_id, added=list(result.added), extended=list(result.extended),
                           failed=bool(result.failed), error=result.error, helpers=list(result.helpers),
-                          helper_problems=list(result.helper_problems))
+                          helper_problems=list(result.helper_problems), types_dropped=list(result.types_dropped))
 
     return [event for experience in each_experience(experiences, ctx, learns_from=passed_train)
             if (event := guarded(write_one, experience, memory, step=f"{memory_format}_write",

@@ -91,13 +91,15 @@ class WriteEvent:
     error: str | None = None
     helpers: list[str] = field(default_factory=list)          # PS: helpers written with their concepts
     helper_problems: list[str] = field(default_factory=list)  # PS: helpers proposed but dropped, and why
+    types_dropped: list[str] = field(default_factory=list)    # PS: custom types not created (over the write's cap)
     skipped: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The event log's fields (the run adds type, pass and usage)."""
         return {"task_id": self.task_id, "added": list(self.added), "extended": list(self.extended),
                 "removed": list(self.removed), "failed": bool(self.failed), "error": self.error,
-                "helpers": list(self.helpers), "helper_problems": list(self.helper_problems)}
+                "helpers": list(self.helpers), "helper_problems": list(self.helper_problems),
+                "types_dropped": list(self.types_dropped)}
 
 
 def _silent(text: str) -> None:

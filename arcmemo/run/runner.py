@@ -831,7 +831,9 @@ def _outcome_line(outcome: TaskOutcome) -> str:
 def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
-    return f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+    dropped = event.get("types_dropped")
+    return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
 REDACTED = "***"

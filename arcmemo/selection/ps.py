@@ -242,7 +242,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     chosen = [lib.by_id[i] for i in match.ids]
     added: list = []
     if settings.expand and chosen:
-        added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
+        added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, links=lib.links)
     solver_count = counter_for(llm, "solver")
     final = fit_hint(chosen + added, lib, settings.hint_budget, solver_count)
     kept = {c.id for c in final}
