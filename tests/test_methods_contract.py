@@ -17,6 +17,7 @@ import pytest
 import tomllib
 from click.testing import CliRunner
 from llm_stub import StubServer, completion_body, stub_llm
+from plugin_support import install_fake_distribution as install_distribution
 from runner_support import seed_code
 
 from arcmemo.cli import cli
@@ -244,15 +245,7 @@ METHOD_SOURCE = textwrap.dedent('''
 
 
 def install_fake_distribution(root: Path, dist: str, package: str | None, entry_points: dict[str, str]) -> None:
-    """What `pip install` leaves behind: a package and a *.dist-info with entry_points.txt."""
-    if package:
-        (root / package).mkdir()
-        (root / package / "__init__.py").write_text(METHOD_SOURCE)
-    info = root / f"{dist}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
-    lines = ["[arcmemo.methods]"] + [f"{k} = {v}" for k, v in entry_points.items()]
-    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    install_distribution(root, dist, package, entry_points, group="arcmemo.methods", source=METHOD_SOURCE)
 
 
 @pytest.fixture
