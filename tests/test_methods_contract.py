@@ -371,3 +371,67 @@ def test_a_sweep_names_methods_as_solve_does(third_party, tmp_path):
     path.write_text("grid:\n  method: [ps, nothing-installed]\n")
     with pytest.raises(SweepError, match="selection must name an installed memory method .*'nothing-installed'"):
         load_sweep(path)
+
+
+BROKEN_SOURCE = textwrap.dedent('''
+    """Methods that break the contract in their write: one stores a malformed item, one raises."""
+    from arcmemo.methods import MethodBase, WriteEvent, each_experience, guarded
+
+
+    class Malformed(MethodBase):
+        name = "malformed"
+        description = "stores an item without a name"
+        formats = ("bank",)
+
+        def write(self, experiences, memory, llm, ctx):
+            def write_one(e):
+                memory.add({"format": "bank", "description": f"from {e.task_id}", "meta": {"bad": {1, 2}}},
+                           actor=self.name)
+                return WriteEvent(e.task_id, added=["?"])
+
+            return [guarded(write_one, e, memory, step=self.name, run_id=ctx.run_id)
+                    for e in each_experience(experiences, ctx)]
+
+
+    class Crashing(MethodBase):
+        name = "crashing"
+        description = "raises in its write"
+        formats = ("bank",)
+
+        def write(self, experiences, memory, llm, ctx):
+            raise RuntimeError("the curator fell over")
+''')
+
+
+@pytest.mark.parametrize("name, error", [
+    ("malformed", "malformed: ConceptDataError: meta.bad: expected text, a number"),
+    ("crashing", "memory method 'crashing': its write raised RuntimeError: the curator fell over")])
+def test_a_write_that_breaks_the_contract_is_recorded_and_stores_nothing(name, error, tmp_path, monkeypatch,
+                                                                         fake_model, fake_llm):
+    from runner_support import TASK_IDS, script_run
+
+    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import load_solver
+
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    install_distribution(plugins, "broken_writes", "broken_writes",
+                         {"malformed": "broken_writes:Malformed", "crashing": "broken_writes:Crashing"},
+                         group="arcmemo.methods", source=BROKEN_SOURCE)
+    monkeypatch.syspath_prepend(str(plugins))
+    importlib.invalidate_caches()
+    script_run(fake_model)
+    memory = Memory(str(tmp_path / "memory.db"))
+    config = RunConfig(source="training", task_ids=TASK_IDS[:2], selection=name, continual=True, k=2, retries=0)
+    runner = new_runner(config, memory=memory, make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(),
+                        solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
+    summary = runner.run()
+    sys.modules.pop("broken_writes", None)
+    assert summary["tasks"] == 2 and summary["writes"] == 2 and summary["write_failures"] == 2
+    writes = [e for e in runner.rundir.events() if e["type"] == "write"]
+    assert [(w["task_id"], w["failed"]) for w in writes] == [(TASK_IDS[0], True), (TASK_IDS[1], True)]
+    assert all(w["error"].startswith(error) for w in writes), writes[0]["error"]
+    assert memory.list() == [] and memory.revision() == 0
+    if name == "malformed":         # the store refused it; the write failure is on record with the task
+        assert [f.task_id for f in memory.write_failures(run_id=runner.rundir.run_id)] == TASK_IDS[:2]

@@ -169,16 +169,20 @@ def _meta(value: Any) -> dict | None:
         return None
     if not isinstance(value, dict):
         raise ConceptDataError(f"expected a mapping of a method's fields, got {type(value).__name__}")
-    clean = _json_value(value, "meta")
+    clean = _json_value(value, "")
     if len(json.dumps(clean, ensure_ascii=False)) > MAX_META:
         raise ConceptDataError(f"is too long as JSON (at most {MAX_META:,} characters)")
     return clean or None
 
 
 def _json_value(value: Any, where: str, depth: int = 0) -> Any:
-    """`value` as plain JSON data (text cleaned); ConceptDataError naming the first value that is not."""
+    """`value` as plain JSON data (text cleaned); ConceptDataError at the path (`where`, from meta)
+    of the first value that is not."""
+    def refuse(detail: str):
+        return ConceptDataError(f"{where}: {detail}" if where else detail, where or None, detail)
+
     if depth > 8:
-        raise ConceptDataError(f"{where}: nested too deeply (at most 8 levels)")
+        raise refuse("nested too deeply (at most 8 levels)")
     if isinstance(value, str):
         return clean_text(value)
     if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and value == value
@@ -188,13 +192,12 @@ def _json_value(value: Any, where: str, depth: int = 0) -> Any:
         out = {}
         for key, item in value.items():
             if not isinstance(key, str) or not key.strip():
-                raise ConceptDataError(f"{where}: a key must be text, got {_brief(key)}")
-            out[clean_line(key).strip()] = _json_value(item, f"{where}.{key}", depth + 1)
+                raise refuse(f"a key must be text, got {_brief(key)}")
+            out[clean_line(key).strip()] = _json_value(item, f"{where}.{key}" if where else key, depth + 1)
         return out
     if isinstance(value, list):
         return [_json_value(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
-    raise ConceptDataError(f"{where}: expected text, a number, true/false, a list or a mapping, "
-                           f"got {type(value).__name__}")
+    raise refuse(f"expected text, a number, true/false, a list or a mapping, got {type(value).__name__}")
 
 
 Name = Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True))]

@@ -218,7 +218,8 @@ def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Ex
         raise
     except Exception as exc:
         error = f"{step}: {describe(exc)}"
-        memory.record_write_failure(run_id=run_id, task_id=experience.task_id, step=step, model=model, error=error)
+        memory.record_write_failure(run_id=run_id, task_id=experience.task_id, step=step, model=model, error=error,
+                                    raw=None)
         return WriteEvent(experience.task_id, failed=True, error=error)
 
 
