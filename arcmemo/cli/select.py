@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import (
-    LazyChoice,
     db_option,
     echo_json,
     grid_text_option,
@@ -21,7 +20,7 @@ from arcmemo.cli.common import (
     task_source_options,
     warn,
 )
-from arcmemo.cli.selection_options import method_names, selection_options
+from arcmemo.cli.selection_options import MethodChoice, selection_options
 
 
 def _load_task(task_ref: str, source: str):
@@ -38,7 +37,7 @@ def _load_task(task_ref: str, source: str):
 
 @click.command("select")
 @click.argument("task_ref", metavar="TASK")
-@click.option("--mode", "--method", "mode", type=LazyChoice(method_names), default="ps", show_default=True,
+@click.option("--mode", "--method", "mode", type=MethodChoice(), default="ps", show_default=True,
               help="The memory method whose read step selects: ps (reasoning-based), oe (caption + top-k), all, "
                    "none, cheatsheet, or any installed one (`arcmemo methods list`).")
 @selection_options("--mode")

@@ -31,7 +31,7 @@ from arcmemo.cli.common import (
     warn,
 )
 from arcmemo.cli.runconfig import config_option
-from arcmemo.cli.selection_options import method_names, selection_options
+from arcmemo.cli.selection_options import MethodChoice, selection_options
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -104,7 +104,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
               help="An installed solver plugin (see `arcmemo solvers list`).")
-@click.option("--selection", "--method", "selection", type=LazyChoice(method_names), default="ps", show_default=True,
+@click.option("--selection", "--method", "selection", type=MethodChoice(), default="ps", show_default=True,
               help="The memory method: how memory is read and written (ps: reasoning-based, oe: caption + "
                    "top-k, none, all, cheatsheet, or any installed one: `arcmemo methods list`).")
 @click.option("--method-option", "method_options", multiple=True, metavar="KEY=VALUE",
