@@ -46,6 +46,8 @@ PS_CONCEPT = {"format": "ps", "name": "recolour by a table", "kind": "routine", 
 LESSON = {"format": "oe", "situation": "Every cell of one colour turns into another.",
           "suggestion": "Learn the colour table from the examples."}
 SHEET = {"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table first"}
+BULLET = {"format": "playbook", "name": "ace-00001", "description": "Look for a colour table first.",
+          "meta": {"section": "strategies"}}
 CAPTION = "<observations>\n- colours change\n</observations>\n<speculation>\n- a table\n</speculation>"
 
 
@@ -90,7 +92,12 @@ HAPPY = {
             [PS_CONCEPT["name"]], ["colour table"]),
     "cheatsheet": ([SHEET], [], answers("<cheatsheet>\n- a table first, then shapes\n</cheatsheet>"),
                    ["cheatsheet"], ["cheatsheet"]),
+    "ace": ([BULLET], [], answers("```yaml\ndiagnosis: a table\ntags: {}\ninsights:\n  - map colours by a table\n```",
+                                  "```yaml\n- op: add\n  section: strategies\n  content: Map colours by a table.\n```",
+                                  "```yaml\ndiagnosis: it copied\ntags: {}\ninsights: []\n```"),
+            ["ace"], ["ace"]),
 }
+LEARNS_FROM_FAILURES = {"ace"}          # the others learn from the solved task only
 
 
 def test_every_shipped_method_has_its_scripted_read_and_write():
@@ -121,9 +128,9 @@ def test_shipped_method_reads_and_writes_against_the_stub_endpoint(name, tasks, 
         with stub_llm(stub.base_url) as llm:
             events = method.write(experiences(tasks), memory, llm, WriteContext(run_id="r1"))
         assert len(stub.requests) == len(read_replies) + len(write_replies)
-    # ArcMemo's methods and the cheatsheet learn from the solved task only
-    assert [type(e) for e in events] == [WriteEvent] and events[0].task_id == SOLVED
-    assert not events[0].failed, events[0].error
+    learned = [SOLVED, FAILED] if name in LEARNS_FROM_FAILURES else [SOLVED]
+    assert all(type(e) is WriteEvent for e in events) and [e.task_id for e in events] == learned
+    assert not any(e.failed for e in events), [e.error for e in events]
     assert [n.split("-")[0] for n in events[0].added + events[0].extended] == written
     assert memory.revision() > before
     assert {c.format for c in memory.list()} <= set(method.formats) | {i["format"] for i in start}

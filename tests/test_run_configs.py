@@ -17,6 +17,7 @@ from arcmemo.cli.runconfig import shipped_configs
 from arcmemo.cli.solve import solve
 
 PAPER_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
+METHOD_SETTINGS = {"ace"}          # other memory methods on the paper's protocol (issue 29)
 
 
 def options(*args) -> dict:
@@ -26,8 +27,8 @@ def options(*args) -> dict:
 
 
 def test_the_paper_settings_ship_and_load():
-    assert set(shipped_configs()) == PAPER_SETTINGS
-    for name in PAPER_SETTINGS:
+    assert set(shipped_configs()) == PAPER_SETTINGS | METHOD_SETTINGS
+    for name in PAPER_SETTINGS | METHOD_SETTINGS:
         params = options("--config", name)
         assert params["split"] == "val100" and params["retries"] == 2 and params["threads"] == 3
         assert (params["solver_model"], params["reasoning_effort"], params["max_tokens"]) == ("o4-mini", "medium",
@@ -42,6 +43,8 @@ def test_the_paper_settings_ship_and_load():
                                                                                           False)
     continual = options("--config", "arcmemo-oe-continual")
     assert (continual["selection"], continual["continual"], continual["k"]) == ("oe", True, 10)
+    ace = options("--config", "ace")
+    assert (ace["selection"], ace["continual"], ace["k"], ace["aux_model"]) == ("ace", True, 10, "gpt-4.1")
 
 
 def test_flags_win_over_the_file():
@@ -90,7 +93,7 @@ def test_a_bad_file_fails_before_anything_runs_naming_file_line_and_key(tmp_path
 def test_an_unknown_config_name_lists_the_shipped_ones(tmp_path):
     result = CliRunner().invoke(cli, ["solve", "--config", "arcmemo-xx"])
     assert result.exit_code == 2
-    assert "arcmemo-xx: no such file, nor a shipped configuration (arcmemo-oe-continual, arcmemo-oe, " in result.output
+    assert "arcmemo-xx: no such file, nor a shipped configuration (ace, arcmemo-oe-continual, arcmemo-oe, " in result.output
 
 
 def test_resume_takes_no_config():

@@ -179,9 +179,14 @@ class MethodBase:
         """Why a run of this method on `memory` would be pointless (None: it would not)."""
         return None
 
+    def check_option_values(self, options: dict[str, Any]) -> None:
+        """MethodOptionError naming a setting whose value this method cannot use (asked at start,
+        once the names were found to be its own; default: any value goes)."""
+
 
 class MethodOptionError(ValueError):
-    """Settings a memory method does not take (the message names them and the ones it does)."""
+    """Settings a memory method does not take (the message names them and the ones it does), or values
+    it cannot use (the message names the setting)."""
 
 
 def check_options(method: Any, options: Any) -> None:
@@ -193,6 +198,9 @@ def check_options(method: Any, options: Any) -> None:
     if unknown:
         raise MethodOptionError(f"memory method {method.name!r} takes no option {', '.join(map(repr, unknown))} "
                          f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
+    check_values = getattr(method, "check_option_values", None)
+    if callable(check_values):
+        check_values(dict(options))
 
 
 def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,

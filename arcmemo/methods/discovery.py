@@ -31,6 +31,7 @@ SHIPPED = {
     "none": "arcmemo.methods.baselines:NoMemory",
     "all": "arcmemo.methods.baselines:WholeMemory",
     "cheatsheet": "arcmemo.methods.cheatsheet:Cheatsheet",
+    "ace": "arcmemo.methods.ace:ACE",
 }
 OWN = "arcmemo"
 
