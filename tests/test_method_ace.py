@@ -246,6 +246,8 @@ def test_the_reflectors_answer_is_read_leniently_where_it_is_safe():
     assert reflection.tags == {"ace-00001": "helpful", "ace-00002": "neutral"}
     assert reflection.dropped == ["ace-00007"] and reflection.insights == ["one lesson"]
     assert canonical_id("ace-17") == "ace-00017" and canonical_id("rule 3") is None and canonical_id(True) is None
+    # an imported playbook's bullets may have names of their own
+    assert parser(["border rule"])("diagnosis: d\ntags:\n  '[Border Rule]': harmful").tags == {"border rule": "harmful"}
     for text, error in (("- a list", "expected a YAML mapping"), ("diagnosis: d\nmood: ok", "unknown key(s) mood"),
                         ("tags: {}", "missing key 'diagnosis'"),
                         ("diagnosis: d\ninsights: [a, b, c, d]", "4 lessons is too many"),
@@ -259,6 +261,7 @@ def test_the_curators_operations_are_checked():
     assert [(d.op, d.id, d.section, d.content) for d in deltas] == [("add", None, "pitfalls", "x"),
                                                                     ("remove", "ace-00003", None, None)]
     assert parse_deltas(yaml_block("[]")) == [] and parse_deltas("[]") == []
+    assert parse_deltas("- op: remove\n  id: '[Border Rule]'", names=["border rule"])[0].id == "border rule"
     for text, error in (("- op: add\n  content: x", "operation 1: 'add' needs section as text"),
                         ("- op: remove\n  id: ace-1\n  content: x", "'remove' takes id, not content"),
                         ("- op: merge\n  id: ace-1", "op must be one of add, edit, remove"),

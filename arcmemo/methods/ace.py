@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from arcmemo.core.answers import INTERRUPTS, describe
@@ -129,7 +130,8 @@ class ACE(MethodBase):
     def _write_one(self, experience: Experience, memory, llm, ctx: WriteContext, options: AceOptions) -> WriteEvent:
         task_id = experience.task_id
         bullets = playbook(memory)
-        shown = [b for b in bullets if b.concept.id in set(experience.shown)]
+        was_shown = set(experience.shown)
+        shown = [b for b in bullets if b.concept.id in was_shown]
         # a write that failed before for this task is asked afresh, not replayed from the call cache
         sample = memory.count_write_failures(task_id, (ace_reflect.STEP, ace_curate.STEP))
         asked = ask(llm, [{"role": "user", "content": ace_reflect.reflection_prompt(experience, shown)}], role="aux",
@@ -147,7 +149,8 @@ class ACE(MethodBase):
             return WriteEvent(task_id, error="; ".join(notes) or None)
         curated = ask(llm, [{"role": "user", "content": ace_curate.curator_prompt(bullets, reflection,
                                                                                  options.curator_tokens)}],
-                      role="aux", step=ace_curate.STEP, parse=ace_curate.parse_deltas, task_id=task_id,
+                      role="aux", step=ace_curate.STEP, parse=partial(ace_curate.parse_deltas,
+                                                                      names=[b.id for b in bullets]), task_id=task_id,
                       params=ctx.model_params or None, sample=sample)
         if not curated.ok:
             return _failed(memory, ctx, task_id, ace_curate.STEP, curated, llm)

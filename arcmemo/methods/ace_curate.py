@@ -61,7 +61,7 @@ def _field(item: dict, key: str, where: str) -> str:
     return str(value).strip()
 
 
-def _delta(item: Any, where: str) -> Delta:
+def _delta(item: Any, where: str, names: Sequence[str]) -> Delta:
     if not isinstance(item, dict):
         raise ParseError(f"{where}: expected a mapping with op and its fields, got {type(item).__name__}")
     op = str(item.get("op") or "").strip().lower()
@@ -79,15 +79,15 @@ def _delta(item: Any, where: str) -> Delta:
         if values["section"] not in SECTIONS:
             raise ParseError(f"{where}: section must be one of {', '.join(SECTIONS)}, got {values['section']!r}")
     if "id" in values:
-        bullet = canonical_id(values["id"])
+        bullet = canonical_id(values["id"], names)
         if bullet is None:
             raise ParseError(f"{where}: {values['id']!r} is not a bullet id (ids look like ace-00001)")
         values["id"] = bullet
     return Delta(op, **values)
 
 
-def parse_deltas(text: str) -> list[Delta]:
-    """The curator's operations (ParseError naming the first thing wrong)."""
+def parse_deltas(text: str, names: Sequence[str] = ()) -> list[Delta]:
+    """The curator's operations (ParseError naming the first thing wrong); `names`: the bullets' ids."""
     value = yaml_list_answer(text)
     if value is None:
         return []
@@ -95,7 +95,7 @@ def parse_deltas(text: str) -> list[Delta]:
         raise ParseError(f"expected a YAML list of operations, got {type(value).__name__}")
     if len(value) > MAX_OPERATIONS:
         raise ParseError(f"{len(value)} operations is too many (at most {MAX_OPERATIONS}); keep the ones that matter")
-    return [_delta(item, f"operation {i}") for i, item in enumerate(value, 1)]
+    return [_delta(item, f"operation {i}", names) for i, item in enumerate(value, 1)]
 
 
 def playbook_part(bullets: Sequence[Bullet], reflection: Reflection, tokens: int) -> tuple[str, str]:

@@ -71,8 +71,15 @@ def id_number(text: object) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def canonical_id(text: object) -> str | None:
-    """`text` as a bullet id (`ace-00017`), or None when it does not read as one."""
+def canonical_id(text: object, names: Iterable[str] = ()) -> str | None:
+    """`text` as a bullet id: one of `names` (the bullets' own, whatever they are: an imported
+    playbook may name its bullets otherwise) written with or without brackets and in any case,
+    else `ace-00017` however its number is written; None when it reads as neither."""
+    if isinstance(text, str):
+        wanted = text.strip().strip("[]").strip().lower()
+        found = next((name for name in names if name.lower() == wanted), None)
+        if found is not None:
+            return found
     number = id_number(text)
     return None if number is None else bullet_name(number)
 

@@ -117,7 +117,7 @@ def parser(shown_ids: Sequence[str]):
             verdict = str(verdict).strip().lower() if isinstance(verdict, str) else verdict
             if verdict not in VERDICTS:
                 raise ParseError(f"tags.{key}: expected {', '.join(VERDICTS)}, got {verdict!r}")
-            bullet = canonical_id(key)
+            bullet = canonical_id(key, shown)
             if bullet is None:
                 raise ParseError(f"tags: {key!r} is not a bullet id (ids look like ace-00001)")
             if bullet in shown:
