@@ -148,13 +148,30 @@ def within(bullets: Sequence[Bullet], tokens: int, max_bullets: int | None = Non
     chosen = list(bullets) if max_bullets is None or len(bullets) <= max_bullets else []
     if chosen and estimate_tokens(hint(chosen)) <= tokens:
         return in_id_order(chosen)
+    # The estimate adds up at line ends, so the hint's size is the template's, plus each section
+    # heading's and its blank line, plus each entry's and its line break, less the blank line and
+    # line break the last section and entry do not have: summed, not rendered again per bullet.
+    used = estimate_tokens(hint_frame()) - 2
+    headed: set[str] = set()
     chosen = []
     for bullet in ranked(bullets):
         if max_bullets is not None and len(chosen) >= max_bullets:
             break
-        if estimate_tokens(hint([*chosen, bullet])) <= tokens:
+        cost = estimate_tokens(bullet_entry(bullet)) + 1
+        if bullet.section not in headed:
+            cost += estimate_tokens(f"## {bullet.section}") + 2
+        if used + cost <= tokens:
             chosen.append(bullet)
+            headed.add(bullet.section)
+            used += cost
+    while chosen and estimate_tokens(hint(chosen)) > tokens:     # the sum is exact; this only guards it
+        chosen.pop()
     return in_id_order(chosen)
+
+
+def hint_frame() -> str:
+    """The hint's text around its bullets."""
+    return render_prompt("ace_playbook", bullets="")
 
 
 def fresh_names(memory, bullets: Sequence[Bullet]) -> Iterator[str]:

@@ -63,17 +63,27 @@ def similarity(a: Words, b: Words) -> float:
 
 
 def duplicates(bullets: Sequence[Bullet], threshold: float) -> list[Merge]:
-    """Which bullet merges into which (module docstring), best first; nothing is written."""
-    kept: list[tuple[Bullet, Words]] = []
+    """Which bullet merges into which (module docstring), best first; nothing is written.
+
+    Only bullets with the same numbers and negation can be alike, and a Jaccard overlap of t
+    needs the smaller word set to be at least t of the larger: others are not compared."""
+    kept: dict[tuple, list[tuple[Bullet, Words]]] = {}
     merges = []
     for bullet in sorted(bullets, key=lambda b: (-(b.helpful - b.harmful), b.number)):
         mine = words(bullet.content)
-        best = max(((similarity(mine, theirs), other) for other, theirs in kept), key=lambda s: s[0],
-                   default=(0.0, None))
-        if best[1] is not None and best[0] >= threshold:
-            merges.append(Merge(bullet.id, best[1].id, round(best[0], 3)))
+        alike = kept.setdefault((mine.numbers, mine.negated), [])
+        size = len(mine.terms)
+        best, into = 0.0, None
+        for other, theirs in alike:
+            if min(size, len(theirs.terms)) < threshold * max(size, len(theirs.terms)):
+                continue
+            score = similarity(mine, theirs)
+            if score > best:
+                best, into = score, other
+        if into is not None and best >= threshold:
+            merges.append(Merge(bullet.id, into.id, round(best, 3)))
         else:
-            kept.append((bullet, mine))
+            alike.append((bullet, mine))
     return merges
 
 
