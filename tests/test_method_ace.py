@@ -256,6 +256,26 @@ def test_the_reflectors_answer_is_read_leniently_where_it_is_safe():
             parse(text)
 
 
+def test_answers_that_are_not_valid_yaml_are_read_line_by_line_when_their_shape_is_plain():
+    """What the embedded 1.5B model answered (unfenced, a lesson holding ': ' and braces), and a
+    curator's content holding ': ' and code, are read as meant; anything else is the YAML error."""
+    answered = ("diagnosis: The program did not swap the colours in pairs as required.\n\ntags:\n  ace-00002: harmful\n\n"
+                "insights:\n  - The mapping should be {1: 5, 2: 6, 3: 4, 8: 9}.\n  - Check: every colour maps once.")
+    reflection = parser(["ace-00001", "ace-00002"])(answered)
+    assert reflection.diagnosis == "The program did not swap the colours in pairs as required."
+    assert reflection.tags == {"ace-00002": "harmful"}
+    assert reflection.insights == ["The mapping should be {1: 5, 2: 6, 3: 4, 8: 9}.", "Check: every colour maps once."]
+    deltas = parse_deltas(yaml_block("- op: add\n  section: code\n  content: |\n    def border(g):\n"
+                                     "        return g[0]: first row\n- op: edit\n  id: ace-00001\n"
+                                     "  content: Note: {a: b} maps colours"))
+    assert [(d.op, d.content) for d in deltas] == [("add", "def border(g):\n    return g[0]: first row"),
+                                                   ("edit", "Note: {a: b} maps colours")]
+    with pytest.raises(ValueError, match="invalid YAML"):
+        parser(["ace-00001"])("diagnosis: d\ninsights: [unclosed: {\nwhat is this")
+    with pytest.raises(ValueError, match="invalid YAML"):
+        parse_deltas("- op: add\n  section: code\n  content: {a: [\nstray text")
+
+
 def test_the_curators_operations_are_checked():
     deltas = parse_deltas(yaml_block("- op: ADD\n  section: Pitfalls\n  content: x\n- op: remove\n  id: 3"))
     assert [(d.op, d.id, d.section, d.content) for d in deltas] == [("add", None, "pitfalls", "x"),

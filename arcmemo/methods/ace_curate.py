@@ -3,7 +3,8 @@
 The curator (role aux, step `ace_curate`) sees the playbook (whole, or within its token share:
 the bullets whose words best match the lessons, the prompt says so) and the reflection, and
 answers a YAML list of operations: `add` (section, content), `edit` (id, content), `remove`
-(id). It never rewrites the playbook; an answer of another shape is asked again with the error.
+(id). It never rewrites the playbook; an answer of another shape is asked again with the error
+(read leniently where it is safe: ace_answers.py).
 
 The operations are applied in the order given, deterministically, each its own revision in
 the store (run, task and model on it): an add gets a fresh id, an edit replaces one bullet's
@@ -21,14 +22,15 @@ from typing import Any
 from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.parsing import ParseError
 from arcmemo.memory.lexical import rank_lexical
+from arcmemo.methods.ace_answers import item_lines, yaml_answer
 from arcmemo.methods.ace_playbook import FORMAT, SECTIONS, Bullet, bullet_entry, canonical_id, fresh_names, listing
 from arcmemo.methods.ace_reflect import Reflection
 from arcmemo.prompts import render_prompt
-from arcmemo.selection.conversation import yaml_list_answer
 
 STEP = "ace_curate"
 ACTOR = "ace-curator"
 OPS = {"add": ("section", "content"), "edit": ("id", "content"), "remove": ("id",)}
+FIELDS = ("op", "id", "section", "content")
 MAX_OPERATIONS = 8
 MAX_CONTENT_CHARS = 1_500       # a bullet is a line or a short snippet of code
 
@@ -88,7 +90,7 @@ def _delta(item: Any, where: str, names: Sequence[str]) -> Delta:
 
 def parse_deltas(text: str, names: Sequence[str] = ()) -> list[Delta]:
     """The curator's operations (ParseError naming the first thing wrong); `names`: the bullets' ids."""
-    value = yaml_list_answer(text)
+    value = yaml_answer(text, item_lines(FIELDS))
     if value is None:
         return []
     if not isinstance(value, list):

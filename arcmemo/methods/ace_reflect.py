@@ -4,8 +4,9 @@ The reflector (role aux, step `ace_reflect`) sees the puzzle, the final program,
 the solver's answers fared on the train pairs and the feedback the solver was given, and the
 playbook bullets the task was shown (with their ids). It answers one YAML mapping: a
 diagnosis, a tag per shown bullet that bore on the attempt (helpful / harmful / neutral) and
-up to MAX_INSIGHTS lessons. An answer that does not have that shape is asked again with the
-error (conversation.ask); a tag for an id the task was not shown is dropped and reported.
+up to MAX_INSIGHTS lessons (read leniently where it is safe: ace_answers.py). An answer that
+does not have that shape is asked again with the error (conversation.ask); a tag for an id
+the task was not shown is dropped and reported.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcmemo.core import safeyaml
 from arcmemo.core.gridtext import format_task
-from arcmemo.core.parsing import ParseError, clean_strings, extract_fenced, parse_yaml_block
+from arcmemo.core.parsing import ParseError
+from arcmemo.methods.ace_answers import mapping_lines, yaml_answer
 from arcmemo.methods.ace_playbook import Bullet, bullet_entry, canonical_id
 from arcmemo.methods.contract import VERDICTS, AttemptView, Experience
 from arcmemo.prompts import keep_tail, render_prompt
@@ -72,21 +73,6 @@ def reflection_prompt(experience: Experience, shown: Sequence[Bullet]) -> str:
                          program=(experience.program or "").strip() or "# (no usable program)", bullets=bullets)
 
 
-def yaml_answer(text: str) -> Any:
-    """The last fenced YAML block, or with no fence the whole answer when it is YAML (small models
-    often drop the fence)."""
-    try:
-        extract_fenced(text, "yaml")
-    except ParseError:
-        if "```" in (text or ""):
-            raise
-        try:
-            return clean_strings(safeyaml.load(text or ""))
-        except (safeyaml.YAMLError, RecursionError):
-            raise ParseError("the answer has no fenced ```yaml ... ``` block") from None
-    return parse_yaml_block(text)
-
-
 def _text(value: Any, where: str, limit: int) -> str:
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise ParseError(f"{where}: expected text, got {type(value).__name__}")
@@ -101,7 +87,7 @@ def parser(shown_ids: Sequence[str]):
     shown = set(shown_ids)
 
     def parse(text: str) -> Reflection:
-        value = yaml_answer(text)
+        value = yaml_answer(text, mapping_lines(KEYS))
         if not isinstance(value, dict):
             raise ParseError(f"expected a YAML mapping with keys {', '.join(KEYS)}, got {type(value).__name__}")
         unknown = sorted(str(k) for k in value if k not in KEYS)
@@ -138,4 +124,4 @@ def parser(shown_ids: Sequence[str]):
     return parse
 
 
-__all__ = ["Reflection", "STEP", "reflection_prompt", "attempts_text", "outcome_text", "parser", "yaml_answer"]
+__all__ = ["Reflection", "STEP", "reflection_prompt", "attempts_text", "outcome_text", "parser"]
