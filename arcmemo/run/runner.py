@@ -53,6 +53,7 @@ from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
 from arcmemo.run.progress import Reporter, TaskProgress
+from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, ProtocolError, check, from_record
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
@@ -123,8 +124,14 @@ class RunConfig:
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
     reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
     config_file: str | None = None    # the run configuration file its settings came from, if any
+    # Where arcmemo and the released code differ (run/protocol.py): a Protocol, or a profile name or
+    # recorded mapping (resolved here); config.json keeps it apart from the settings, under "protocol".
+    protocol: Protocol = field(default_factory=Protocol)
 
     def __post_init__(self) -> None:
+        self.protocol = from_record(self.protocol)
+        check(self.protocol, continual=self.continual, passes=self.passes, selection=self.selection,
+              scored=self.score)
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
         if self.order not in ORDERS:
@@ -258,7 +265,8 @@ class Runner:
             "kind": "solve",
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
-            "settings": dataclasses.asdict(self.config),
+            "settings": {k: v for k, v in dataclasses.asdict(self.config).items() if k != PROTOCOL_KEY},
+            PROTOCOL_KEY: self.config.protocol.record(),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
@@ -828,6 +836,18 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
                                max_helpers=helper_limit(llm, config.max_helpers))
 
 
+def check_protocol_fits(config: RunConfig, answers: dict, executor: Executor | None) -> None:
+    """ProtocolError, before a run directory exists, when the run's protocol needs what this run
+    lacks: test outputs to decide retries on, or (pass order) the driver's own process, where
+    each thread's conversation waits between passes."""
+    check(config.protocol, continual=config.continual, passes=config.passes, selection=config.selection,
+          scored=bool(answers))
+    if config.continual and config.protocol.continual_order == "pass" and not isinstance(executor, (InProcess,
+                                                                                                    type(None))):
+        raise ProtocolError(f"continual_order=pass (protocol {config.protocol.name}) keeps each thread's "
+                            "conversation in this process between passes: run it without --executor ray")
+
+
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
                runs_root: str, settings: Settings | None = None, progress: Reporter | None = None,
                run_id: str | None = None, taskset: TaskSet | None = None, executor: Executor | None = None) -> Runner:
@@ -836,9 +856,11 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     settings = settings or Settings.load()
     taskset = taskset or load_run_tasks(config)
     tasks = order_tasks(taskset, config)
+    answers = taskset.answers_for_scoring(config.score)
+    check_protocol_fits(config, answers, executor)
     run_id = run_id or new_run_id()
     llm = make_llm(run_id)
-    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=answers,
                     memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
                     settings=settings, progress=progress, executor=executor)
     runner.rundir.write_config(runner.resolved_config())
@@ -853,7 +875,7 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     if recorded.get("kind", "solve") != "solve":
         raise RunDirError(f"run {rundir.run_id} is a {recorded['kind']} run; only solve runs resume")
     try:
-        config = RunConfig.from_dict(recorded["settings"])
+        config = RunConfig.from_dict({**recorded["settings"], PROTOCOL_KEY: recorded.get(PROTOCOL_KEY)})
         task_ids = list(recorded["task_ids"])
     except (KeyError, TypeError, ValueError) as exc:
         raise RunDirError(f"{rundir.path}/config.json: not a run config arcmemo can resume ({exc})") from None
