@@ -66,8 +66,8 @@ from arcmemo.run.threads import (
     submitted_predictions,
     thread_record,
 )
-from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
-from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts, write_submission
+from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
@@ -155,14 +155,15 @@ class RunConfig:
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
             pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
-            select_params=self._seed_params())
+            select_params=self._seed_params(), view=self.protocol.selector_view, hint_form=self.protocol.hint_form,
+            caption_image="puzzle" if self.protocol.oe_caption == "per-puzzle" else "pairs")
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
                               temperature=self.temperature, reasoning_effort=self.reasoning_effort,
                               sample_offset=self._stream(pass_index, thread) * self.attempts,
-                              extra=self._seed_params())
+                              extra=self._seed_params(), feedback=self.protocol.feedback)
 
     def _seed_params(self) -> dict[str, Any]:
         return {} if self.model_seed is None else {"seed": self.model_seed}
@@ -171,6 +172,15 @@ class RunConfig:
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         # a run recorded before the probe existed resumes as it started: without it
         return cls(**{"probe_helpers": False, **_own_fields(cls, data)})
+
+
+@dataclass(frozen=True)
+class SharedRead:
+    """What a task's threads share when the protocol reads memory once per puzzle: the selection,
+    or the OE caption (an Outcome of selection.oe.caption_task)."""
+
+    selection: Selection | None = None
+    caption: Any = None
 
 
 @dataclass
@@ -483,11 +493,14 @@ class Runner:
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
         fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+        shared = self._shared_read(task, p, meter, fits)     # the protocol's once-per-puzzle steps, if any
+        if meter.fault is not None:
+            return self._lost(p, task.id, meter)
         if self.config.threads == 1:
-            runs = [self._solve_thread(task, p, 0, meter, fits)]
-        else:       # threads share nothing but the task: they run at once, each on its own samples
+            runs = [self._solve_thread(task, p, 0, meter, fits, shared)]
+        else:       # threads share nothing but the task (and `shared`): they run at once, each on its own samples
             with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
-                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter, fits),
+                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter, fits, shared),
                                      range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
@@ -532,20 +545,20 @@ class Runner:
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
         )
 
-    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit]) -> ThreadRun | None:
-        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it)
-        and one solver call; None when the endpoint failed under it."""
+    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
+                      shared: SharedRead | None = None) -> ThreadRun | None:
+        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it,
+        or the protocol selects once per puzzle: `shared`) and one solver call; None when the
+        endpoint failed under it."""
         label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
-        self.progress.step(label + "selecting")
-        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            selection = fit_selection(fits, self.memory)
+        if shared is not None and shared.selection is not None:
+            selection = shared.selection
         else:
-            selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
-        if meter.fault is not None:
-            return None
-        self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
-        self._say_if_nothing_matched(task.id, selection)
-        self._say_if_degraded(selection)
+            self.progress.step(label + "selecting")
+            selection = self._select(task, p, t, meter, fits, shared)
+            if meter.fault is not None:
+                return None
+            self._record_selection(task, p, t, selection)
         helpers = self._helpers_for(selection, fits)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
@@ -553,7 +566,8 @@ class Runner:
         ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
                            reselect=self._reselector(task, p, t, meter, reselections, fits)
-                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None)
+                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
+                           wants_retry=self._test_decides(task))
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -567,6 +581,54 @@ class Runner:
             return None
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
+
+    def _select(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
+                shared: SharedRead | None = None) -> Selection:
+        """Thread `t`'s selection: the probe's fits (ps), else the selection mode's, reading the
+        puzzle's caption when the protocol made one for all threads."""
+        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
+            return fit_selection(fits, self.memory)
+        settings = self.config.selection_settings(p, t)
+        if shared is not None and shared.caption is not None:
+            if not shared.caption.ok:
+                return Selection(mode=settings.mode, fallback=True, error=shared.caption.error)
+            settings = dataclasses.replace(settings, caption=shared.caption.value)
+        return select(task, self.memory, settings, meter)
+
+    def _record_selection(self, task: Task, p: int, t: int, selection: Selection, shared_by: int = 1) -> None:
+        record = selection_record(task.id, p, selection, concept_names(self.memory), thread=t)
+        if shared_by > 1:
+            record["shared_by_threads"] = shared_by
+        self.rundir.append_selection(record)
+        self._say_if_nothing_matched(task.id, selection)
+        self._say_if_degraded(selection)
+
+    def _shared_read(self, task: Task, p: int, meter: MeteredLLM, fits: list[Fit]) -> SharedRead | None:
+        """What the protocol reads once per puzzle for all its threads: the selection
+        (select_once), or, for OE, the caption (oe_caption per-puzzle); None: each thread its own."""
+        protocol, threads = self.config.protocol, self.config.threads
+        if threads == 1 or self.config.selection not in ("ps", "oe"):
+            return None
+        if protocol.select_once:
+            self.progress.step("selecting (once for every thread)")
+            selection = self._select(task, p, 0, meter, fits)
+            if meter.fault is None:
+                self._record_selection(task, p, 0, selection, shared_by=threads)
+            return SharedRead(selection=selection)
+        if self.config.selection == "oe" and protocol.oe_caption == "per-puzzle":
+            from arcmemo.selection.oe import caption_task
+
+            self.progress.step("captioning (once for every thread)")
+            return SharedRead(caption=caption_task(task, meter, self.config.selection_settings(p, 0)))
+        return None
+
+    def _test_decides(self, task: Task) -> Callable[[Any], bool] | None:
+        """retry_when=test-fails: whether an attempt's thread retries, from its test outputs scored
+        here (a yes or no is all the solver gets back); None: the solver's train-pair rule."""
+        if self.config.protocol.retry_when != "test-fails":
+            return None
+        answers = self.answers[task.id]
+        return lambda attempt: not all(step_verdicts(list(attempt.test_outputs or []), answers))
 
     def _probe(self, task: Task) -> list[Fit]:
         """The calls of memory's helpers that give every train output (run/probe.py): with
@@ -624,7 +686,7 @@ class Runner:
     def _say_if_degraded(self, selection) -> None:
         """Once per run and level: the select model did not see the whole memory in full."""
         level = selection_level(selection)
-        if level in (None, "full"):
+        if level in (None, "full", selection.stats.get("view")):     # what the protocol asked for is no degradation
             return
         if level in self._said_levels:          # a race between tasks in flight at worst says it twice
             return
