@@ -9,7 +9,7 @@ import re
 import pytest
 from click.testing import CliRunner
 from llm_stub import StubServer
-from runner_support import seed_code
+from runner_support import seed_code, task_of
 from test_paper_protocol import WRONG, only
 
 from arcmemo.cli import cli
@@ -179,3 +179,132 @@ def test_per_puzzle_oe_caption_is_one_call_with_one_picture_of_the_whole_puzzle(
     assert "one picture" in parts[0]["text"]
     (event,) = task_events(runner)
     assert all(t["selected"] for t in event["threads"])          # every thread picked from the one caption
+
+
+# -- continual order and the write filter ----------------------------------------------------------------
+
+def scripted_depths(fake_model, solved_at: dict[str, int | None]):
+    """The fake model solves task T at retry depth solved_at[T] (None: never), and writes memory."""
+    from runner_support import TASK_IDS, script_run
+
+    script_run(fake_model)
+
+    def answer(messages):
+        task_id = task_of(messages, TASK_IDS)
+        depth = depth_of(messages)
+        if solved_at.get(task_id) is not None and depth >= solved_at[task_id]:
+            return f"```python\n{seed_code(task_id)}\n```"
+        return WRONG
+
+    fake_model.on("solve", answer)
+
+
+def order_of(runner) -> list[str]:
+    """The run's event log as `task:T@pass` and `write:T@pass`."""
+    return [f"{e['type']}:{e['task_id']}@{e['pass_index']}" for e in runner.rundir.events()
+            if e["type"] in ("task", "write")]
+
+
+def continual_run(tmp_path, fake_llm, **settings):
+    from runner_support import TASK_IDS
+    from test_paper_protocol import solve_run
+
+    from arcmemo.memory.store import Memory
+
+    Memory(str(tmp_path / "memory.db")).close()
+    return solve_run(tmp_path, fake_llm, task_ids=TASK_IDS[:4], selection="none", continual=True, k=2,
+                     retries=2, helpers=False, **settings)
+
+
+@pytest.mark.parametrize("protocol", [{"name": "arcmemo", "continual_order": "pass"}, "released-code"])
+def test_pass_order_runs_each_retry_depth_as_a_pass_writing_at_each_blocks_end(tmp_path, fake_model, fake_llm,
+                                                                                protocol):
+    from runner_support import TASK_IDS
+
+    a, b, c, d = TASK_IDS[:4]
+    scripted_depths(fake_model, {a: 0, b: 1, c: 2, d: None})
+    runner, summary = continual_run(tmp_path, fake_llm, protocol=protocol)
+    assert order_of(runner) == [
+        f"task:{a}@1", f"task:{b}@1", f"write:{a}@1", f"task:{c}@1", f"task:{d}@1",     # depth 0 of every task
+        f"task:{b}@2", f"task:{c}@2", f"write:{b}@2", f"task:{d}@2",                    # depth 1 of the rest
+        f"task:{c}@3", f"task:{d}@3", f"write:{c}@3"]                                   # depth 2
+    assert sorted(summary["solved"]) == sorted([a, b, c])
+    # each pass went on with the thread's own conversation: one more answer each, the same sample
+    calls = [call for call in fake_model.calls_for("solve") if task_of(call.messages, TASK_IDS) == c]
+    assert [depth_of(call.messages) for call in calls] == [0, 1, 2]
+    assert len({call.sample for call in calls}) == 1
+    if protocol == "released-code":         # the opening prompt again, with the last answer after it
+        assert calls[2].messages[-1]["content"].startswith(calls[0].messages[-1]["content"])
+        assert "(attempt 2)" in calls[2].messages[-1]["content"] and len(calls[2].messages) == 2
+    else:                                   # the conversation so far, one more exchange
+        assert calls[2].messages[:4] == calls[1].messages[:4] and len(calls[2].messages) == 6
+    # the latest event holds every step of the thread, so the Table 4 block reads depths 0..2
+    events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
+    assert [s["round"] for s in events[c]["threads"][0]["steps"]] == [0, 1, 2]
+    assert summary["table4"]["oracle"][0][0] == 25.0 and summary["table4"]["oracle"][2][0] == 75.0
+
+
+def test_task_order_does_a_tasks_retries_inside_its_block(tmp_path, fake_model, fake_llm):
+    from runner_support import TASK_IDS
+
+    a, b, c, d = TASK_IDS[:4]
+    scripted_depths(fake_model, {a: 0, b: 1, c: 2, d: None})
+    runner, _ = continual_run(tmp_path, fake_llm)
+    assert order_of(runner) == [f"task:{a}@1", f"task:{b}@1", f"write:{a}@1", f"write:{b}@1",
+                                f"task:{c}@1", f"task:{d}@1", f"write:{c}@1"]
+
+
+def test_strict_writes_only_what_is_right_on_test_too(tmp_path, fake_model, fake_llm):
+    from runner_support import TASK_IDS, script_run
+    from test_paper_protocol import solve_run
+
+    from arcmemo.memory.store import Memory
+
+    a, b = TASK_IDS[:2]
+    script_run(fake_model)
+    fake_model.on("solve", lambda messages: (train_only(b) if task_of(messages, TASK_IDS) == b else
+                                             f"```python\n{seed_code(a)}\n```"))
+    orders = {}
+    for name, protocol in (("strict", {"name": "arcmemo", "write_when": "strict"}), ("clean", "arcmemo")):
+        (tmp_path / name).mkdir()
+        Memory(str(tmp_path / name / "memory.db")).close()
+        runner, _ = solve_run(tmp_path / name, fake_llm, task_ids=[a, b], selection="none", continual=True, k=2,
+                              retries=0, helpers=False, protocol=protocol)
+        orders[name] = order_of(runner)
+        config = json.loads((runner.rundir.path / "config.json").read_text())
+        assert is_test_informed(config) is (name == "strict")
+    assert orders["strict"] == [f"task:{a}@1", f"task:{b}@1", f"write:{a}@1"]     # b was right on train only
+    assert orders["clean"] == [f"task:{a}@1", f"task:{b}@1", f"write:{a}@1", f"write:{b}@1"]
+
+
+def test_a_pass_order_run_resumed_after_its_first_pass_goes_on_from_the_recorded_conversations(
+        tmp_path, fake_model, fake_llm):
+    from runner_support import TASK_IDS
+
+    from arcmemo.memory.store import Memory
+    from arcmemo.run.runner import resume_runner
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import load_solver
+
+    a, b, c, d = TASK_IDS[:4]
+    scripted_depths(fake_model, {a: 0, b: 1, c: 2, d: None})
+    runner, summary = continual_run(tmp_path, fake_llm, protocol={"name": "arcmemo", "continual_order": "pass"})
+    whole = order_of(runner)
+    # as if killed after the first pass: its events kept, the later passes' lost (their writes reached the store)
+    events = runner.rundir.path / "events.jsonl"
+    kept = [line for line in events.read_text().splitlines()
+            if json.loads(line).get("pass_index", 1) == 1]
+    events.write_text("\n".join(kept) + "\n")
+    (runner.rundir.path / "summary.json").unlink()
+    # a model that now answers every new question wrong: only the recorded conversations, asked again
+    # word for word (and so answered from the call cache), can solve b and c
+    fake_model.on("solve", lambda messages: WRONG)
+    before = fake_llm.usage()
+    with Memory(str(tmp_path / "memory.db")) as memory:
+        resumed = resume_runner(runner.rundir, memory=memory, make_llm=lambda run_id: fake_llm,
+                                sandbox=get_sandbox(), solver=load_solver("program-synthesis")).run()
+    after = fake_llm.usage()
+    # one question per thread still retrying: b, c, d at depth 1, then c, d at depth 2; none asked afresh
+    assert (after.calls - before.calls, after.cache_hits - before.cache_hits) == (5, 5)
+    assert order_of(runner) == whole
+    assert resumed["solved"] == summary["solved"] and resumed["table4"] == summary["table4"]

@@ -71,6 +71,7 @@ from arcmemo.selection import Selection, SelectionSettings, select, update_cheat
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
+from arcmemo.solverkit.conversation import SOLVED
 
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
@@ -268,6 +269,7 @@ class Runner:
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
+        self._latest: dict[str, TaskOutcome] = {}    # each task's latest outcome (run)
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
@@ -323,16 +325,18 @@ class Runner:
         self.rundir.append({"type": "session_start", "resumed": bool(events)})
 
         latest: dict[str, TaskOutcome] = {}
+        self._latest = latest       # a later pass in pass order goes on from each task's latest outcome
         per_pass: list[dict[str, Any]] = []
         stopped = None
+        passes = self.config.retries + 1 if self._pass_order else self.config.passes
         try:
             self.executor.prepare(self)
-            for p in range(1, self.config.passes + 1):
-                todo = self.tasks if p == 1 else [t for t in self.tasks
-                                                  if t.id in latest and not latest[t.id].passed_train]
+            for p in range(1, passes + 1):
+                todo = self._pass_todo(p, latest)
                 if not todo:
                     break
-                self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
+                self.progress.begin(len(todo), (f"pass {p} (retry depth {p - 1})" if self._pass_order else
+                                                f"pass {p}" if passes > 1 else "tasks"))
                 # Algorithm 1's blocks: every task of a block reads the memory as it was at the
                 # block's start, so they may be in flight at once; writes follow the block.
                 k = self.config.k if self.config.continual else len(todo)
@@ -356,6 +360,20 @@ class Runner:
             self._record_run(status=f"stopped: {stopped}" if stopped else "done",
                              memory_revision_end=summary["memory_revision_end"])
         return summary
+
+    @property
+    def _pass_order(self) -> bool:
+        """continual_order=pass: pass p runs retry depth p - 1 of every task that still retries."""
+        return self.config.continual and self.config.protocol.continual_order == "pass"
+
+    def _pass_todo(self, p: int, latest: dict[str, TaskOutcome]) -> list[Task]:
+        """The tasks pass p solves: every task first; then (--passes) those no attempt solved on
+        the train pairs, or (pass order) those with a thread that goes on retrying."""
+        if p == 1:
+            return self.tasks
+        if self._pass_order:
+            return [t for t in self.tasks if t.id in latest and _retrying(latest[t.id])]
+        return [t for t in self.tasks if t.id in latest and not latest[t.id].passed_train]
 
     def _solve_block(self, tasks: list[Task], p: int, latest: dict[str, TaskOutcome]
                      ) -> tuple[list[TaskOutcome], str | None]:
@@ -492,16 +510,20 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
-        fits = self._probe(task)        # memory does not change while a task is solved: once serves all
-        shared = self._shared_read(task, p, meter, fits)     # the protocol's once-per-puzzle steps, if any
-        if meter.fault is not None:
-            return self._lost(p, task.id, meter)
+        earlier = self._latest.get(task.id) if self._pass_order and p > 1 else None
+        if earlier is not None:     # pass order: each thread goes on from where the last pass left it
+            fits, solve_thread = [], lambda t: self._continue_thread(task, p, t, meter, earlier)
+        else:
+            fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+            shared = self._shared_read(task, p, meter, fits)     # the protocol's once-per-puzzle steps, if any
+            if meter.fault is not None:
+                return self._lost(p, task.id, meter)
+            solve_thread = lambda t: self._solve_thread(task, p, t, meter, fits, shared)    # noqa: E731
         if self.config.threads == 1:
-            runs = [self._solve_thread(task, p, 0, meter, fits, shared)]
+            runs = [solve_thread(0)]
         else:       # threads share nothing but the task (and `shared`): they run at once, each on its own samples
             with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
-                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter, fits, shared),
-                                     range(self.config.threads)))
+                runs = list(pool.map(solve_thread, range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
         predictions = submitted_predictions(runs, task)
@@ -525,7 +547,8 @@ class Runner:
         by_name = {c.name: c.id for c in concepts}
         offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
-        used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        fresh = [a for a in attempts if a.round == p - 1] if earlier is not None else attempts   # this pass's
+        used = helper_use(fresh, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
@@ -541,7 +564,7 @@ class Runner:
             helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
                                                + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
-            threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
+            threads=[self._thread_record(r, task, p, answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
         )
 
@@ -563,11 +586,16 @@ class Runner:
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
-        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
+        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
                            reselect=self._reselector(task, p, t, meter, reselections, fits)
                            if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
                            wants_retry=self._test_decides(task))
+        return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _run_solver(self, task: Task, t: int, selection: Selection, hint: Hint, ctx: SolveContext,
+                    meter: MeteredLLM, reselections: list[dict[str, Any]], helpers) -> ThreadRun | None:
+        """The solver's call for thread t; None when the endpoint failed under it."""
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -581,6 +609,46 @@ class Runner:
             return None
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
+
+    def _continue_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, earlier: TaskOutcome
+                         ) -> ThreadRun | None:
+        """Pass order, pass p > 1: thread t goes on from its conversations as the last pass left
+        them, with the hint it was opened with (the released code keeps a thread's first prompt);
+        one more round for a conversation that still retries, none for one that ended."""
+        label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
+        record = earlier.threads[t]
+        opened = self.done[(1, task.id)].threads[t]
+        selection = Selection(mode=self.config.selection, concept_ids=list(record["selected"]),
+                              hint=opened.get("hint", ""), fallback=bool(record["fallback"]),
+                              stats={"form": record["level"]} if record.get("level") else {})
+        helpers = self._helpers_for(selection, [])
+        reselections = list(record.get("reselections", []))
+        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
+                           run_id=self.rundir.run_id,
+                           progress=lambda text: self.progress.step(label + text),
+                           reselect=self._reselector(task, p, t, meter, reselections, [])
+                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
+                           wants_retry=self._test_decides(task), resume=list(record.get("conversations") or []))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
+        return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _solver_settings(self, p: int, t: int) -> SolverSettings:
+        """Thread t's solver settings in pass p; in pass order, pass p is one thread going on to
+        retry depth p - 1 (its samples are the first pass's)."""
+        if self._pass_order:
+            return dataclasses.replace(self.config.solver_settings(1, t), retries=p - 1)
+        return self.config.solver_settings(p, t)
+
+    def _thread_record(self, run: ThreadRun, task: Task, p: int, answers) -> dict[str, Any]:
+        """A thread as the event log keeps it (run/threads.py); in pass order also its conversations'
+        state for the next pass, and, in the first pass, the hint they were opened with."""
+        record = thread_record(run, len(task.test_inputs), answers)
+        if self._pass_order:
+            record["conversations"] = list(run.result.state)
+            if p == 1:
+                record["hint"] = run.selection.hint
+        return record
 
     def _select(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
                 shared: SharedRead | None = None) -> Selection:
@@ -710,7 +778,8 @@ class Runner:
         """MEMWRITE for the block's tasks whose program passed every train pair."""
         for outcome in block:
             key = (p, outcome.task_id)
-            if not outcome.passed_train or not outcome.code or key in self._writes_done():
+            code = self._to_write(outcome, p)
+            if not code or key in self._writes_done():
                 continue
             event = self._recovered_write(outcome.task_id, p)
             if event is None:
@@ -719,12 +788,26 @@ class Runner:
                                         "reason": "budget"})
                     continue
                 self.progress.step(f"writing memory from {outcome.task_id}")
-                event = self._write_one(outcome, p)
+                event = self._write_one(dataclasses.replace(outcome, code=code), p)
                 if event is None:
                     continue
                 self.progress.note(f"{outcome.task_id} {_write_line(event)}")
             self.rundir.append(event)
             self.write_events.append(event)
+
+    def _to_write(self, outcome: TaskOutcome, p: int) -> str | None:
+        """The program a continual run writes from a task's outcome in pass p, or None. arcmemo's
+        rule: its best program, if any program passed every train pair. write_when=strict (the
+        released code): a program also right on every test input (so the run is test-informed).
+        In pass order only the steps made in this pass count (the earlier ones had their pass)."""
+        protocol = self.config.protocol
+        if protocol.write_when == "train" and not self._pass_order:
+            return outcome.code if outcome.passed_train else None
+        depth = p - 1 if self._pass_order else None
+        steps = [s for t in outcome.threads for s in t["steps"] if depth is None or s["round"] == depth]
+        fits = [s["code"] for s in steps if s["code"] and s["passed_train"]
+                and (protocol.write_when == "train" or (s.get("test_correct") and all(s["test_correct"])))]
+        return outcome.code if outcome.code in fits else next(iter(fits), None)
 
     def _writes_done(self) -> set[tuple[int, str]]:
         return {(e["pass_index"], e["task_id"]) for e in self.write_events}
@@ -745,7 +828,8 @@ class Runner:
         task = next(t for t in self.tasks if t.id == outcome.task_id)
         run_id = self.rundir.run_id
         if self.config.selection == "cheatsheet":
-            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id)
+            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id,
+                                       model_params=self.config.protocol.curation_params() or None)
             written = {"added": [], "extended": ["cheatsheet"] if update.updated else [],
                        "failed": update.error is not None, "error": update.error}
         else:
@@ -816,6 +900,16 @@ class Runner:
             "stopped": stopped,
             "wall_time_s": round(wall, 2),
         }
+
+
+def _retrying(outcome: TaskOutcome) -> bool:
+    """Pass order: whether a task has a thread whose conversation goes on (none of its
+    conversations ended solved, and one has not ended)."""
+    for thread in outcome.threads:
+        states = thread.get("conversations") or []
+        if any(s.get("finished") is None for s in states) and not any(s.get("finished") == SOLVED for s in states):
+            return True
+    return False
 
 
 def _at_work(running: dict[int, Future]) -> int:
