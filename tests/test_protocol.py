@@ -135,3 +135,17 @@ def test_the_default_protocol_leaves_a_runs_results_as_they_were(tmp_path):
     """The same scripted runs as before protocols existed give the same submissions, Table 4,
     memory writes and prompts (tests/protocol_support.py made the fingerprint from that code)."""
     assert json.loads(json.dumps(fingerprint(tmp_path))) == json.loads(GOLDEN.read_text())
+
+
+def test_the_last_step_strict_score_keeps_a_threads_last_step_per_sample():
+    from arcmemo.scoring.strict import Step, last_step_table
+
+    right, wrong = (True,), (False,)
+    early = [Step(0, 0, True, right)]                                          # stopped at depth 0, right
+    undone = [Step(0, 0, True, right), Step(1, 0, False, right)]               # its last step fails train
+    two_samples = [Step(0, 0, False, right), Step(0, 1, True, right)]          # one sample right on everything
+    never = [Step(d, 0, True, wrong) for d in range(3)]
+    table = last_step_table([[early, never], [undone, never], [two_samples, never]], threads=2, retries=2)
+    # depth 0: puzzles 1, 2, 3 each solved by one of two threads: k=1 50%, k=2 100%;
+    # from depth 1 puzzle 2's thread ends on a step that fails train: 2 of 3 puzzles
+    assert table.strict == ((50.0, 100.0), (100 / 3, 200 / 3), (100 / 3, 200 / 3))

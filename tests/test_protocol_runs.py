@@ -308,3 +308,36 @@ def test_a_pass_order_run_resumed_after_its_first_pass_goes_on_from_the_recorded
     assert (after.calls - before.calls, after.cache_hits - before.cache_hits) == (5, 5)
     assert order_of(runner) == whole
     assert resumed["solved"] == summary["solved"] and resumed["table4"] == summary["table4"]
+
+
+# -- the strict score's two variants -----------------------------------------------------------------------
+
+# per thread: what it answers at each depth (a program right on the test input but wrong on the train pairs
+# counts for the test-only strict score, not for the released driver's train-and-test one)
+STRICT_PLAN = {0: ["test_only", "wrong", "wrong"], 1: ["wrong", "right"], 2: ["wrong", "wrong", "wrong"]}
+# hand-computed, rows retry depth 0..2, columns k = 1..3: a puzzle is solved by m of 3 threads, and a
+# k-subset holds one of them with probability 1 - C(3 - m, k) / C(3, k)
+TEST_ANY_STEP = [[100 / 3, 200 / 3, 100.0], [200 / 3, 100.0, 100.0], [200 / 3, 100.0, 100.0]]
+TRAIN_TEST_LAST_STEP = [[0.0, 0.0, 0.0], [100 / 3, 200 / 3, 100.0], [100 / 3, 200 / 3, 100.0]]
+
+
+def test_both_strict_variants_are_computed_and_the_summary_names_the_headlined_one(tmp_path, fake_model,
+                                                                                    fake_llm):
+    from test_paper_protocol import solve_run
+
+    def answer(messages, request):
+        plan = STRICT_PLAN[request.sample]
+        return ANSWERS[plan[min(depth_of(messages), len(plan) - 1)]]()
+
+    fake_model.on("solve", answer, with_request=True)
+    for protocol, headline in (("arcmemo", "test-any-step"),
+                               ({"name": "arcmemo", "strict_variant": "train-test-last-step"},
+                                "train-test-last-step")):
+        (tmp_path / headline).mkdir()
+        _, summary = solve_run(tmp_path / headline, fake_llm, task_ids=[P1], selection="none", threads=3,
+                               retries=2, protocol=protocol)
+        assert summary["strict_variant"] == headline
+        for d in range(3):
+            assert summary["table4"]["strict"][d] == pytest.approx(TEST_ANY_STEP[d]), d
+            assert summary["strict_train_test_last_step"]["strict"][d] == pytest.approx(TRAIN_TEST_LAST_STEP[d]), d
+        assert summary["strict_train_test_last_step"]["variant"] == "train-test-last-step"

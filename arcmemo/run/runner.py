@@ -67,6 +67,7 @@ from arcmemo.run.threads import (
     thread_record,
 )
 from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts, write_submission
+from arcmemo.scoring.strict import last_step_table, steps_from_records
 from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
@@ -355,6 +356,7 @@ class Runner:
         wall = previous_wall + time.monotonic() - started
         self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
         summary = self._summary(latest, done, per_pass, stopped, wall)
+        summary.update(_strict_variants(latest.values(), self.config))
         self.rundir.write_summary(summary)
         if self.config.continual:
             self._record_run(status=f"stopped: {stopped}" if stopped else "done",
@@ -939,6 +941,17 @@ def _table4(outcomes, config: RunConfig) -> dict[str, Any] | None:
     """The run's Table 4 block (run/threads.py), None when it cannot be computed (not scored)."""
     table = run_depth_table(list(outcomes), config.threads, config.retries)
     return None if table is None else table.to_dict()
+
+
+def _strict_variants(outcomes, config: RunConfig) -> dict[str, Any]:
+    """The released driver's strict score (train and test, last step; scoring/strict.py) beside
+    the table's test-only, any-step one, and which of the two the run's protocol headlines.
+    None when it cannot be computed (not scored, or recorded without steps)."""
+    outcomes = list(outcomes)
+    puzzles = [steps_from_records(o.threads, config.retries) for o in outcomes]
+    scored = outcomes and all(o.scores and p is not None and len(p) == config.threads for o, p in zip(outcomes, puzzles))
+    table = last_step_table(puzzles, config.threads, config.retries).to_dict() if scored else None
+    return {"strict_variant": config.protocol.strict_variant, "strict_train_test_last_step": table}
 
 
 def _outcome_line(outcome: TaskOutcome) -> str:
