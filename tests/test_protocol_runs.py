@@ -50,7 +50,11 @@ def play(body: dict) -> str:
 
 def solve(tmp_path, *args) -> tuple[dict, list[dict], dict]:
     """`arcmemo solve` on P1 against the stub: the run's config, the requests, its task event."""
+    from arcmemo.memory.store import Memory
+
     runs = tmp_path / "runs"
+    tmp_path.mkdir(exist_ok=True)
+    Memory(str(tmp_path / "memory.db")).close()
     with StubServer(answer=play) as stub:
         result = CliRunner().invoke(cli, ["solve", "--tasks", P1, "--selection", "none", "--threads", "3",
                                           "--retries", "2", "--model-seed", str(SEED), "-q",
@@ -65,11 +69,8 @@ def solve(tmp_path, *args) -> tuple[dict, list[dict], dict]:
 
 
 @pytest.fixture
-def endpoint(monkeypatch, tmp_path):
+def endpoint(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    from arcmemo.memory.store import Memory
-
-    Memory(str(tmp_path / "memory.db")).close()
 
 
 def steps(event: dict) -> list[int]:
@@ -341,3 +342,21 @@ def test_both_strict_variants_are_computed_and_the_summary_names_the_headlined_o
             assert summary["table4"]["strict"][d] == pytest.approx(TEST_ANY_STEP[d]), d
             assert summary["strict_train_test_last_step"]["strict"][d] == pytest.approx(TRAIN_TEST_LAST_STEP[d]), d
         assert summary["strict_train_test_last_step"]["variant"] == "train-test-last-step"
+
+
+@pytest.mark.parametrize("where", ["--kaggle", "--harness"])
+def test_export_refuses_a_test_informed_run_unless_allowed(tmp_path, endpoint, where):
+    solve(tmp_path, "--protocol", "released-code", "--retries", "1")
+    (run,) = (tmp_path / "runs").iterdir()
+    out = tmp_path / ("submission.json" if where == "--kaggle" else "harness")
+    args = ["runs", "export", run.name, where, str(out), "--run-dir", str(tmp_path / "runs")]
+    refused = CliRunner().invoke(cli, args)
+    assert refused.exit_code == 1 and "is test-informed (protocol released-code" in refused.output, refused.output
+    assert "--allow-test-informed" in refused.output and not out.exists()
+    allowed = CliRunner().invoke(cli, [*args, "--allow-test-informed"])
+    assert allowed.exit_code == 0 and out.exists(), allowed.output
+    solve(tmp_path / "clean", "--retries", "1")
+    (clean,) = (tmp_path / "clean" / "runs").iterdir()
+    exported = CliRunner().invoke(cli, ["runs", "export", clean.name, where, str(tmp_path / "clean" / "out"),
+                                        "--run-dir", str(tmp_path / "clean" / "runs")])
+    assert exported.exit_code == 0, exported.output

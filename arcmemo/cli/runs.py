@@ -272,23 +272,26 @@ def score(ctx, path, dataset, split, tasks_from, solutions, all_tasks, as_json) 
               help="Write the ARC Prize competition file (submission.json) for every task of the run's split.")
 @click.option("--harness", "harness_dir", type=click.Path(file_okay=False), default=None,
               help="Copy the run's per-task files (ARC Prize benchmarking harness shape) into this folder.")
+@click.option("--allow-test-informed", is_flag=True,
+              help="Export a test-informed run too (a protocol whose retries or writes read test outputs).")
 @run_dir_option
-def export(run, kaggle_path, harness_dir, run_dir) -> None:
+def export(run, kaggle_path, harness_dir, allow_test_informed, run_dir) -> None:
     """Export a run's submissions for Kaggle or the ARC Prize benchmarking harness."""
-    from arcmemo.run.export import export_harness, export_kaggle
+    from arcmemo.run.export import check_exportable, export_harness, export_kaggle
 
     if not kaggle_path and not harness_dir:
         raise click.UsageError("say where to: --kaggle FILE and/or --harness FOLDER")
     rundir = _find(run, _settings(run_dir))
+    check_exportable(rundir, allow_test_informed)       # before either file is written
     if kaggle_path:
-        done = export_kaggle(rundir, kaggle_path)
+        done = export_kaggle(rundir, kaggle_path, allow_test_informed)
         click.echo(f"{done.path}: {done.tasks} tasks, {done.tasks - len(done.placeholder_tasks)} from the run, "
                    f"{len(done.placeholder_tasks)} not reached (placeholder [[0]])"
                    + (f"; {done.empty_tests} test input(s) without a prediction (placeholder [[0]])"
                       if done.empty_tests else "")
                    + (f"; {done.repeated} single guess(es) submitted as both attempts" if done.repeated else ""))
     if harness_dir:
-        click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir)} submission files")
+        click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir, allow_test_informed)} submission files")
 
 
 @runs.command("report")

@@ -1,6 +1,10 @@
 """A run's submissions in other tools' shapes: Kaggle's submission.json, or a folder of
 per-task files for the ARC Prize benchmarking harness (the run's own files, which are
-already in its shape)."""
+already in its shape).
+
+A test-informed run (run/protocol.py: a test output decided its retries or its memory
+writes) is refused unless the caller allows it: its predictions are not a submission.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.run.protocol import test_informed
 from arcmemo.run.rundir import RunDir, RunDirError
 from arcmemo.scoring import KaggleExport, read_submission_dir, write_kaggle
 
@@ -30,13 +35,25 @@ def _run_predictions(rundir: RunDir):
     return predictions
 
 
-def export_kaggle(rundir: RunDir, path: str | Path) -> KaggleExport:
+def check_exportable(rundir: RunDir, allow_test_informed: bool = False) -> None:
+    """RunDirError for a test-informed run, unless allowed (`--allow-test-informed`)."""
+    config = rundir.config()
+    if test_informed(config) and not allow_test_informed:
+        name = config["protocol"].get("name", "?")
+        raise RunDirError(f"run {rundir.run_id} is test-informed (protocol {name}: test outputs decided its retries "
+                          "or memory writes), so its predictions are not a submission; --allow-test-informed "
+                          "exports them anyway")
+
+
+def export_kaggle(rundir: RunDir, path: str | Path, allow_test_informed: bool = False) -> KaggleExport:
     """Write the run's predictions as submission.json over every task of its split."""
+    check_exportable(rundir, allow_test_informed)
     return write_kaggle(path, run_split(rundir), _run_predictions(rundir))
 
 
-def export_harness(rundir: RunDir, directory: str | Path) -> int:
+def export_harness(rundir: RunDir, directory: str | Path, allow_test_informed: bool = False) -> int:
     """Copy the run's per-task submission files into `directory`; returns how many."""
+    check_exportable(rundir, allow_test_informed)
     _run_predictions(rundir)            # refuse to hand on a file that does not read back
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
