@@ -149,3 +149,27 @@ def test_the_last_step_strict_score_keeps_a_threads_last_step_per_sample():
     # depth 0: puzzles 1, 2, 3 each solved by one of two threads: k=1 50%, k=2 100%;
     # from depth 1 puzzle 2's thread ends on a step that fails train: 2 of 3 puzzles
     assert table.strict == ((50.0, 100.0), (100 / 3, 200 / 3), (100 / 3, 200 / 3))
+
+
+def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
+    from arcmemo.run.sweep import SweepError, load_sweep
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text("name: both\nsolve: {source: training, selection: ps}\n"
+                    "grid:\n  protocol: [arcmemo, released-code, {name: released-code, retry_when: train-fails}]\n")
+    names = [m.config.protocol.name for m in load_sweep(path).members]
+    assert names == ["arcmemo", "released-code", "released-code+retry_when=train-fails"]
+    path.write_text("name: bad\nsolve: {source: training}\ngrid:\n  protocol: [released]\n")
+    with pytest.raises(SweepError, match="unknown protocol 'released'"):
+        load_sweep(path)
+
+
+def test_pass_order_refuses_an_executor_outside_this_process():
+    from arcmemo.run.executors import Executor, InProcess
+    from arcmemo.run.runner import RunConfig, check_protocol_fits
+
+    config = RunConfig(source="training", continual=True, protocol="released-code")
+    check_protocol_fits(config, {"t": object()}, InProcess(4))
+    with pytest.raises(ProtocolError, match="without --executor ray"):
+        check_protocol_fits(config, {"t": object()}, Executor())            # as a Ray executor is
+    check_protocol_fits(RunConfig(source="training", protocol="released-code"), {"t": object()}, Executor())

@@ -307,6 +307,7 @@ class Runner:
     def run(self) -> dict[str, Any]:
         """Run every pass to the end (or to the budget), replaying what the log already holds."""
         started = time.monotonic()
+        check_executor(self.config, self.executor)      # a resumed run may be given another executor
         events = list(self.rundir.events())
         recorded = self.rundir.config()
         if not events and self.config.continual:
@@ -1011,6 +1012,12 @@ def check_protocol_fits(config: RunConfig, answers: dict, executor: Executor | N
     each thread's conversation waits between passes."""
     check(config.protocol, continual=config.continual, passes=config.passes, selection=config.selection,
           scored=bool(answers))
+    check_executor(config, executor)
+
+
+def check_executor(config: RunConfig, executor: Executor | None) -> None:
+    """Pass order hands each thread's earlier conversations from the driver's state to the task:
+    only an executor in this process can take them."""
     if config.continual and config.protocol.continual_order == "pass" and not isinstance(executor, (InProcess,
                                                                                                     type(None))):
         raise ProtocolError(f"continual_order=pass (protocol {config.protocol.name}) keeps each thread's "
