@@ -14,7 +14,11 @@ the loop (the driver) commits them to the run directory in task order. So a run'
 in flight, here or on Ray.
 
 Decisions that change memory or control the loop use train pairs only; test outputs are
-read by scoring and reported, never fed back. Every finished task, every selection and
+read by scoring and reported, never fed back. That is arcmemo's protocol; a run may ask for
+the ArcMemo authors' released code's instead (run/protocol.py), whose retries and writes
+read test outputs (here, never through the solver: it gets a yes or no), and whose
+continual order runs each retry depth as a pass of its own (`_pass_todo`,
+`_continue_thread`). Such a run is recorded as test-informed. Every finished task, every selection and
 every write is recorded in the run directory, so `resume` replays the log instead of
 redoing work: finished tasks are not re-solved, and a write already committed (found in
 the store's revision history by run and task) is not repeated.
@@ -576,11 +580,10 @@ class Runner:
         """One thread: its own selection (a sample of its own, unless the probe's `fits` make it,
         or the protocol selects once per puzzle: `shared`) and one solver call; None when the
         endpoint failed under it."""
-        label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
         if shared is not None and shared.selection is not None:
             selection = shared.selection
         else:
-            self.progress.step(label + "selecting")
+            self.progress.step(self._thread_label(t) + "selecting")
             selection = self._select(task, p, t, meter, fits, shared)
             if meter.fault is not None:
                 return None
@@ -589,12 +592,21 @@ class Runner:
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
-        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
-                           run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
-                           reselect=self._reselector(task, p, t, meter, reselections, fits)
-                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
-                           wants_retry=self._test_decides(task))
+        ctx = self._context(task, p, t, meter, selection, reselections, fits)
         return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _context(self, task: Task, p: int, t: int, meter: MeteredLLM, selection: Selection,
+                 reselections: list[dict[str, Any]], fits: list[Fit], resume: list[dict] | None = None
+                 ) -> SolveContext:
+        """What thread t's solver call is given: the model (metered), sandbox and settings, its
+        progress line, re-selection before a retry (--reselect-on-retry), the run's retry decision
+        (retry_when=test-fails) and, in pass order, the conversations to go on from."""
+        label = self._thread_label(t)
+        return SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
+                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
+                            reselect=self._reselector(task, p, t, meter, reselections, fits)
+                            if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
+                            wants_retry=self._test_decides(task), resume=resume)
 
     def _run_solver(self, task: Task, t: int, selection: Selection, hint: Hint, ctx: SolveContext,
                     meter: MeteredLLM, reselections: list[dict[str, Any]], helpers) -> ThreadRun | None:
@@ -618,7 +630,6 @@ class Runner:
         """Pass order, pass p > 1: thread t goes on from its conversations as the last pass left
         them, with the hint it was opened with (the released code keeps a thread's first prompt);
         one more round for a conversation that still retries, none for one that ended."""
-        label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
         record = earlier.threads[t]
         opened = self.done[(1, task.id)].threads[t]
         selection = Selection(mode=self.config.selection, concept_ids=list(record["selected"]),
@@ -626,15 +637,15 @@ class Runner:
                               stats={"form": record["level"]} if record.get("level") else {})
         helpers = self._helpers_for(selection, [])
         reselections = list(record.get("reselections", []))
-        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
-                           run_id=self.rundir.run_id,
-                           progress=lambda text: self.progress.step(label + text),
-                           reselect=self._reselector(task, p, t, meter, reselections, [])
-                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
-                           wants_retry=self._test_decides(task), resume=list(record.get("conversations") or []))
+        ctx = self._context(task, p, t, meter, selection, reselections, [],
+                            resume=list(record.get("conversations") or []))
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _thread_label(self, t: int) -> str:
+        """How the progress line names thread t (nothing for a one-thread run)."""
+        return f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
 
     def _solver_settings(self, p: int, t: int) -> SolverSettings:
         """Thread t's solver settings in pass p; in pass order, pass p is one thread going on to
@@ -778,7 +789,8 @@ class Runner:
                            f"the memory's names listed: {again['matched']} matched")
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
-        """MEMWRITE for the block's tasks whose program passed every train pair."""
+        """MEMWRITE for the block's tasks with a program to write (`_to_write`: one that passed
+        every train pair, under arcmemo's protocol)."""
         for outcome in block:
             key = (p, outcome.task_id)
             code = self._to_write(outcome, p)
