@@ -302,8 +302,10 @@ def test_a_pass_order_run_resumed_after_its_first_pass_goes_on_from_the_recorded
     fake_model.on("solve", lambda messages: WRONG)
     before = fake_llm.usage()
     with Memory(str(tmp_path / "memory.db")) as memory:
-        resumed = resume_runner(runner.rundir, memory=memory, make_llm=lambda run_id: fake_llm,
-                                sandbox=get_sandbox(), solver=load_solver("program-synthesis")).run()
+        again = resume_runner(runner.rundir, memory=memory, make_llm=lambda run_id: fake_llm,
+                              sandbox=get_sandbox(), solver=load_solver("program-synthesis"))
+        assert again.config.protocol == runner.config.protocol        # the recorded protocol, as it was
+        resumed = again.run()
     after = fake_llm.usage()
     # one question per thread still retrying: b, c, d at depth 1, then c, d at depth 2; none asked afresh
     assert (after.calls - before.calls, after.cache_hits - before.cache_hits) == (5, 5)
