@@ -69,8 +69,8 @@ def measure() -> dict[str, float]:
     from arcmemo.memory.render import render_oe, render_ps
     from arcmemo.memory.store import Memory
     from arcmemo.prompts import render_prompt
-    from arcmemo_program_synthesis.templates import TEMPLATES as solve
     from arcmemo.selection.views import collapsed_view, released_hint
+    from arcmemo_program_synthesis.templates import TEMPLATES as solve
 
     tasks = load_tasks("arc-agi-1/val100").tasks
     opening = [count(solve.render("system")) + count(solve.render("solve", puzzle=format_task(t), hint_section=""))
