@@ -9,6 +9,7 @@ import json
 
 import pytest
 import sqlalchemy as sa
+from test_store import memory_url  # noqa: F401  (the store tests' backends: SQLite, and PostgreSQL when set)
 
 from arcmemo.memory import migrations, schema
 from arcmemo.memory.concept import DATA_FIELDS
@@ -28,8 +29,8 @@ LESSON = {"format": "oe", "situation": "Colours swap.", "suggestion": "Build the
 
 
 @pytest.fixture
-def memory(tmp_path):
-    with Memory(str(tmp_path / "m.db")) as m:
+def memory(memory_url):  # noqa: F811
+    with Memory(memory_url) as m:
         yield m
 
 
@@ -78,7 +79,7 @@ def test_a_malformed_meta_is_refused_naming_it_and_nothing_is_stored(memory, met
 def test_merging_keeps_each_method_field_first_written(memory):
     memory.add(BULLET, actor="test")
     merged = memory.merge({**BULLET, "meta": {"section": "mistakes", "seen": 2}}, actor="test").concept
-    assert merged.meta == {**BULLET["meta"], "seen": 2}
+    assert merged.meta == {**BULLET["meta"], "seen": 2} and list(merged.meta)[-1] == "seen"
     edited = memory.edit(merged.id, {"meta": {"section": "mistakes"}}, actor="test", reason="moved",
                          format="playbook")
     assert edited.meta == {"section": "mistakes"}
