@@ -147,3 +147,23 @@ def test_the_concept_page_shows_a_methods_fields_escaped(tmp_path):
     assert "<li><b>section</b>: &lt;b&gt;bold&lt;/b&gt;</li>" in page and "<li><b>origin</b>: failure</li>" in page
     assert "PLAYBOOK concept" in page and "strategies-00001" in listing
     assert DATA_FIELDS[-1] == "meta"
+
+
+def test_concepts_stats_shows_a_formats_items_with_the_runs_counts_and_the_methods_verdicts(tmp_path):
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    db = str(tmp_path / "m.db")
+    with Memory(db) as memory:
+        a = memory.add(BULLET, actor="test").id
+        memory.add({**BULLET, "name": "strategies-00002"}, actor="test")
+        memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={a: ConceptUse(offered=1, offered_passing=1)})
+        memory.record_judgement(run_id="r1", pass_index=1, task_id="t1", verdicts={a: "harmful"})
+    table = CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook"]).output.splitlines()
+    assert table[0].split()[-4:] == ["offered", "passing", "helpful", "harmful"]
+    assert table[1].split()[1] == "strategies-00001" and table[1].split()[-4:] == ["1", "1", "0", "1"]
+    assert len(table) == 2          # the bullet never offered is left out without --all
+    rows = json.loads(CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook", "--all",
+                                               "--sort", "harmful", "--json"]).output)
+    assert [(r["name"], r["harmful"]) for r in rows] == [("strategies-00001", 1), ("strategies-00002", 0)]
