@@ -456,3 +456,18 @@ def test_a_task_written_in_an_earlier_pass_is_written_again_in_the_next(third_pa
     writes = [(e["pass_index"], e["task_id"], e.get("recovered", False)) for e in runner.rundir.events()
               if e["type"] == "write"]
     assert writes == [(1, ids[0], False), (1, ids[1], False), (2, ids[1], False)]
+
+
+def test_naming_the_methods_imports_none_of_them():
+    """The command line offers the methods' names (solve --help, --method NAME) from entry points alone."""
+    import subprocess
+
+    script = ("import sys\nfrom arcmemo.methods.discovery import method_names\nfrom arcmemo.cli import cli\n"
+              "names = method_names()\n"
+              "cli.main(['solve', '--help'], standalone_mode=False)\n"
+              "loaded = [m for m in sys.modules if m.startswith(('arcmemo.methods.arcmemo_', 'arcmemo.methods.baselines',"
+              " 'arcmemo.methods.cheatsheet', 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
+              "print(','.join(names), loaded)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "ps,oe,none,all,cheatsheet []"
