@@ -167,3 +167,18 @@ def test_concepts_stats_shows_a_formats_items_with_the_runs_counts_and_the_metho
     rows = json.loads(CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook", "--all",
                                                "--sort", "harmful", "--json"]).output)
     assert [(r["name"], r["harmful"]) for r in rows] == [("strategies-00001", 1), ("strategies-00002", 0)]
+
+
+def test_a_methods_edits_and_deletes_name_their_run_and_task_so_a_lost_write_is_recovered(memory):
+    bullet = memory.add(BULLET, actor="ace", run_id="r1", task_id="t1")
+    memory.add({**BULLET, "name": "strategies-00002"}, actor="ace", run_id="r1", task_id="t2")
+    memory.edit(bullet.id, {"description": "Count colours first."}, actor="ace", reason="curator: edit",
+                format="playbook", run_id="r1", task_id="t2", model="m")
+    memory.delete("strategies-00002", actor="ace", reason="curator: remove", format="playbook", run_id="r1",
+                  task_id="t3", model="m")
+    last_two = memory.history(format=None)[-2:]
+    assert [(r.op, r.run_id, r.task_id, r.model) for r in last_two] == [("edit", "r1", "t2", "m"),
+                                                                        ("delete", "r1", "t3", "m")]
+    t2, t3 = memory.writes_of("r1", "t2"), memory.writes_of("r1", "t3")
+    assert (t2.added, t2.extended, t2.removed) == (["strategies-00002"], ["strategies-00001"], [])
+    assert (t3.added, t3.extended, t3.removed) == ([], [], ["strategies-00002"])

@@ -873,7 +873,7 @@ class Runner:
         if write is None or (write.failed and (p, task_id) in self.writes_lost):
             return None
         return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": write.added,
-                "extended": write.extended, "failed": write.failed, "error": write.error,
+                "extended": write.extended, "removed": write.removed, "failed": write.failed, "error": write.error,
                 "usage": Usage().to_dict()}
 
     def _write(self, experiences: list[Experience], p: int) -> None:
@@ -1036,8 +1036,9 @@ def _outcome_line(outcome: TaskOutcome) -> str:
 def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
-    dropped = event.get("types_dropped")
+    dropped, removed = event.get("types_dropped"), event.get("removed")
     return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f", {len(removed)} removed" if removed else "")
             + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
