@@ -429,8 +429,8 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps",
              run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> Concept:
-        """Replace the given fields (validated as a whole concept); renames keep the id. `run_id`,
-        `task_id` and `model` go to the revision (a memory method's edit during a run)."""
+        """Replace the given fields (validated as a whole concept); renames keep the id. A memory
+        method's edit names its run, task and model, as its adds do (the revision keeps them)."""
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
@@ -458,6 +458,7 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps", run_id: str | None = None,
                task_id: str | None = None, model: str | None = None) -> None:
+        """Delete a concept (its revisions stay: `list(as_of=...)` still has it); run, task and model as for edit."""
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
