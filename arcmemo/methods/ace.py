@@ -134,27 +134,28 @@ class ACE(MethodBase):
         shown = [b for b in bullets if b.concept.id in was_shown]
         # a write that failed before for this task is asked afresh, not replayed from the call cache
         sample = memory.count_write_failures(task_id, (ace_reflect.STEP, ace_curate.STEP))
-        asked = ask(llm, [{"role": "user", "content": ace_reflect.reflection_prompt(experience, shown)}], role="aux",
-                    step=ace_reflect.STEP, parse=ace_reflect.parser([b.id for b in shown]), task_id=task_id,
-                    params=ctx.model_params or None, sample=sample)
+
+        def ask_for(step: str, prompt: str, parse):
+            return ask(llm, [{"role": "user", "content": prompt}], role="aux", step=step, parse=parse,
+                       task_id=task_id, params=ctx.model_params or None, sample=sample)
+
+        asked = ask_for(ace_reflect.STEP, ace_reflect.reflection_prompt(experience, shown),
+                        ace_reflect.parser([b.id for b in shown]))
         if not asked.ok:
             return _failed(memory, ctx, task_id, ace_reflect.STEP, asked, llm)
         reflection = asked.value
         if reflection.tags:
-            by_name = {b.id: b.concept.id for b in shown}
-            ctx.judge(task_id, {by_name[name]: verdict for name, verdict in reflection.tags.items()})
+            concept_ids = {b.id: b.concept.id for b in shown}
+            ctx.judge(task_id, {concept_ids[name]: verdict for name, verdict in reflection.tags.items()})
         notes = [f"reflector tagged {', '.join(reflection.dropped)}, not shown to the task: ignored"] \
             if reflection.dropped else []
         if not reflection.insights:
             return WriteEvent(task_id, error="; ".join(notes) or None)
-        curated = ask(llm, [{"role": "user", "content": ace_curate.curator_prompt(bullets, reflection,
-                                                                                 options.curator_tokens)}],
-                      role="aux", step=ace_curate.STEP, parse=partial(ace_curate.parse_deltas,
-                                                                      names=[b.id for b in bullets]), task_id=task_id,
-                      params=ctx.model_params or None, sample=sample)
+        curated = ask_for(ace_curate.STEP, ace_curate.curator_prompt(bullets, reflection, options.curator_tokens),
+                          partial(ace_curate.parse_deltas, names=[b.id for b in bullets]))
         if not curated.ok:
             return _failed(memory, ctx, task_id, ace_curate.STEP, curated, llm)
-        with memory.transaction():
+        with memory.transaction():         # one answer's operations apply whole or not at all
             applied = ace_curate.apply_deltas(memory, curated.value, bullets, task_id=task_id, run_id=ctx.run_id,
                                               model=_model(curated, llm))
         if applied.refused:
