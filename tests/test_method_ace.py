@@ -270,6 +270,8 @@ def test_answers_that_are_not_valid_yaml_are_read_line_by_line_when_their_shape_
                                      "  content: Note: {a: b} maps colours"))
     assert [(d.op, d.content) for d in deltas] == [("add", "def border(g):\n    return g[0]: first row"),
                                                    ("edit", "Note: {a: b} maps colours")]
+    unclosed = "I reviewed it.\n```yaml\ndiagnosis: it copied the input\ntags:\n  ace-00002: helpful\ninsights: []\n"
+    assert parser(["ace-00002"])(unclosed).tags == {"ace-00002": "helpful"}   # the model never closed its fence
     with pytest.raises(ValueError, match="invalid YAML"):
         parser(["ace-00001"])("diagnosis: d\ninsights: [unclosed: {\nwhat is this")
     with pytest.raises(ValueError, match="invalid YAML"):

@@ -1,8 +1,8 @@
 """Reading the reflector's and the curator's YAML answers, leniently where it is safe.
 
-Both are asked for one fenced YAML block. Small models often drop the fence, and write a
-lesson or a bullet's content holding `: ` or `{...}` without quotes, which is not valid
-YAML though what was meant is plain (`- Map colours: 1 to 5`). When the answer does not
+Both are asked for one fenced YAML block. Small models often drop the fence (or never close
+it), and write a lesson or a bullet's content holding `: ` or `{...}` without quotes, which
+is not valid YAML though what was meant is plain (`- Map colours: 1 to 5`). When the answer does not
 parse as YAML, it is read line by line in the shape asked for, each value taken literally:
 the reflector's top-level keys with their text, `id: verdict` lines and `- lesson` lines;
 the curator's `- op: ...` items with their `key: value` lines. Anything else raises the
@@ -20,16 +20,22 @@ from arcmemo.core.parsing import ParseError, clean_strings, extract_fenced
 
 _EMPTY = {"{}": {}, "[]": [], "": None}
 _BLOCK = ("|", "|-", ">", ">-")              # a block scalar's indicator: its text follows on the next lines
+_UNCLOSED = re.compile(r"```(?:yaml|yml)?[ \t]*\n(?![\s\S]*```)", re.IGNORECASE)   # the last fence, opened only
 
 
 def _body(text: str) -> str:
-    """The last fenced YAML block's text, or the whole answer when it has no fence at all."""
+    """The last fenced YAML block's text; the text after a last fence opened and never closed (the
+    model stopped without closing it); the whole answer when it has no fence at all."""
+    text = text or ""
     try:
         return extract_fenced(text, "yaml")
     except ParseError:
-        if "```" in (text or ""):
+        unclosed = _UNCLOSED.search(text)
+        if unclosed is not None:
+            return text[unclosed.end():]
+        if "```" in text:
             raise
-        return text or ""
+        return text
 
 
 def _literal(value: str) -> str:
