@@ -67,8 +67,9 @@ class RunRecords:
     def writes_of(self, run_id: str, task_id: str) -> WriteRecord | None:
         """What `run_id` wrote for `task_id` (None: nothing, not even a failure).
 
-        Concept and cheatsheet revisions give the names added and extended (a cheatsheet
-        rewrite counts as extending "cheatsheet"); a run with only a recorded failure failed.
+        Concept and sheet revisions give the names added and extended (a sheet's rewrite, even
+        its first, counts as extending it: "cheatsheet", "dc-rs"); a run with only a recorded
+        failure failed.
         """
         with self._read() as session:
             revisions = session.exec(select(ConceptRevision.name, ConceptRevision.op, ConceptRevision.format).where(
@@ -79,8 +80,7 @@ class RunRecords:
         if not revisions and failure is None:
             return None
         added = sorted({name for name, op, fmt in revisions if op == "add" and fmt != "sheet"})
-        extended = sorted({"cheatsheet" if fmt == "sheet" else name for name, op, fmt in revisions
-                           if op != "add" or fmt == "sheet"} - set(added))
+        extended = sorted({name for name, op, fmt in revisions if op != "add" or fmt == "sheet"} - set(added))
         return WriteRecord(added=added, extended=extended, error=failure, failed=not revisions)
 
     # -- runs --------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ being solved or was solved long ago.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 from scipy import ndimage
@@ -222,11 +222,4 @@ def task_profile(task: Task) -> str:
     return "\n".join(lines)
 
 
-def profile_words(texts: Sequence[str]) -> list[str]:
-    """The trait words of profiles (what a match can share), sorted, once each."""
-    from arcmemo.memory.lexical import terms
-
-    return sorted({w for text in texts for w in terms(text)})
-
-
-__all__ = ["task_profile", "profile_lines", "profile_words", "COLOUR_NAMES"]
+__all__ = ["task_profile", "profile_lines", "COLOUR_NAMES"]
