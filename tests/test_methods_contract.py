@@ -479,8 +479,9 @@ def test_naming_the_methods_imports_none_of_them():
               "names = method_names()\n"
               "cli.main(['solve', '--help'], standalone_mode=False)\n"
               "loaded = [m for m in sys.modules if m.startswith(('arcmemo.methods.arcmemo_', 'arcmemo.methods.baselines',"
-              " 'arcmemo.methods.cheatsheet', 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
+              " 'arcmemo.methods.cheatsheet', 'arcmemo.methods.reasoningbank', 'arcmemo.methods.dc_rs',"
+              " 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
               "print(','.join(names), loaded)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "ps,oe,none,all,cheatsheet []"
+    assert done.stdout.splitlines()[-1] == "ps,oe,none,all,cheatsheet,reasoningbank,dc-rs []"
