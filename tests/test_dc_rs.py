@@ -10,8 +10,10 @@ import dataclasses
 import json
 
 import pytest
+from click.testing import CliRunner
 from method_support import FAILED, SOLVED, block_tasks, experiences, fresh_memory, run_continual  # noqa: F401 (a fixture)
 
+from arcmemo.cli import cli
 from arcmemo.memory.io import export_yaml, import_file
 from arcmemo.memory.schema import MAX_ITEM
 from arcmemo.memory.store import Memory
@@ -140,6 +142,8 @@ def test_cases_export_and_import_with_their_program(method, memory, fake_llm, tm
     with Memory(str(tmp_path / "other.db")) as other:
         import_file(other, path, actor="test")
         assert export_yaml(other) == text
+    listed = CliRunner().invoke(cli, ["concepts", "list", "--format", "case", "--db", memory.url])
+    assert listed.exit_code == 0 and SOLVED in listed.output and FAILED not in listed.output
 
 
 @pytest.mark.parametrize("options, says", [
