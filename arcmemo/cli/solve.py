@@ -100,6 +100,9 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
               help="Re-run tasks no attempt solved on the train pairs, with the memory as it then is.")
 @click.option("--continual", is_flag=True, help="Write verified solves back into memory every K tasks.")
 @click.option("-k", "k", type=AtLeast(1), default=10, show_default=True, help="Write-back interval for --continual.")
+@click.option("--consolidate-every", type=AtLeast(1), default=None, metavar="N",
+              help="With --continual: after every N blocks' writes, merge near-duplicate concepts as `arcmemo "
+                   "concepts consolidate` does (the aux model judges pairs alike in words).")
 @click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True,
               help="Task order: as listed, or shuffled with --seed.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
@@ -156,7 +159,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @model_options
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
-          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, consolidate_every, order,
+          seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
           prompts_dir, grid_text, db, **models) -> None:
@@ -183,6 +187,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     # memory, run directory or model exists.
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
+    if consolidate_every and not continual and not resume:
+        raise click.UsageError("--consolidate-every needs --continual (a read-only run writes no memory)")
     scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     flags = model_flags(models)
@@ -202,7 +208,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
-            reselect_on_retry=reselect_on_retry, config_file=config_file,
+            reselect_on_retry=reselect_on_retry, config_file=config_file, consolidate_every=consolidate_every,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
             grid_text=settings.grid_text,
         )

@@ -48,6 +48,7 @@ from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import COUNTERS, ConceptUse
 from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.run.consolidating import consolidate_after_block
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
@@ -128,6 +129,7 @@ class RunConfig:
     config_file: str | None = None    # the run configuration file its settings came from, if any
     prompts_dir: str | None = None    # the user's templates, in force before the shipped ones (run/prompting.py)
     grid_text: str = DEFAULT_GRID_TEXT  # how prompts write grids (core/gridtext.py)
+    consolidate_every: int | None = None  # --continual: consolidate memory every N blocks (run/consolidating.py)
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
@@ -141,6 +143,8 @@ class RunConfig:
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
             raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
+        if self.consolidate_every is not None and (self.consolidate_every < 1 or not self.continual):
+            raise ValueError(f"consolidate_every needs continual and must be at least 1, got {self.consolidate_every}")
         check_grid_text(self.grid_text)
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
@@ -328,6 +332,7 @@ class Runner:
                     block, stopped = self._solve_block(todo[start:start + k], p, latest)
                     if self.config.continual and block:
                         self._write_back(block, p)
+                        consolidate_after_block(self, p, start // k + 1)
                     if stopped:
                         break
                 per_pass.append(self._pass_scores(p, latest))
