@@ -541,14 +541,21 @@ def _print_plan(plan, done: list, dry_run: bool, revision: int) -> None:
                    "`arcmemo concepts revert REV` (see `arcmemo concepts history NAME`)", err=True)
 
 
+def _who_and_why(verb: str, reason: str = ""):
+    """`--reason` and `--actor` of a command that merges or splits (kept with its revisions)."""
+    def decorate(fn):
+        fn = click.option("--actor", default=None, help=f"Who {verb} (default user:$USER).")(fn)
+        return click.option("--reason", default=reason, show_default=bool(reason),
+                            help="Why, kept with the revisions.")(fn)
+    return decorate
+
+
 @concepts.command("merge")
 @click.argument("into")
 @click.argument("others", nargs=-1, required=True)
 @db_option
 @_lookup_format
-@click.option("--reason", default="merged from the command line", show_default=True,
-              help="Why, kept with both revisions.")
-@click.option("--actor", default=None, help="Who merges (default user:$USER).")
+@_who_and_why("merges", "merged from the command line")
 @user_errors
 def merge(into, others, db, fmt, reason, actor) -> None:
     """Merge the concepts OTHERS into INTO (each an id or a name), as consolidate does.
@@ -582,8 +589,7 @@ def merge(into, others, db, fmt, reason, actor) -> None:
 @click.argument("ref")
 @db_option
 @_lookup_format
-@click.option("--reason", default="", help="Why, kept with the revisions.")
-@click.option("--actor", default=None, help="Who splits (default user:$USER).")
+@_who_and_why("splits")
 @user_errors
 def split(ref, db, fmt, reason, actor) -> None:
     """Undo merges: REF merged into others is restored as it was, or every concept merged into REF is.
@@ -607,8 +613,7 @@ def split(ref, db, fmt, reason, actor) -> None:
 @concepts.command("revert")
 @click.argument("revision", type=AtLeast(1))
 @db_option
-@click.option("--reason", default="", help="Why, kept with the revisions.")
-@click.option("--actor", default=None, help="Who reverts (default user:$USER).")
+@_who_and_why("reverts")
 @user_errors
 def revert(revision, db, reason, actor) -> None:
     """Undo the merge recorded at REVISION (its merge or merged revision; see `concepts history`).
