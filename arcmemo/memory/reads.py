@@ -251,8 +251,9 @@ class ConceptReads:
         with self._reading() as rows:
             merged = self._merged_into(rows)
             wanted = None if ids is None else set(ids)
-            if wanted is not None and merged:
-                ids += [absorbed for absorbed, survivor in merged.items() if survivor in wanted]
+            if wanted is not None:
+                merged = {absorbed: survivor for absorbed, survivor in merged.items() if survivor in wanted}
+                ids += list(merged)
             params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
             where = _where("run_id = :run_id" if run_id is not None else "",
                            f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "")
