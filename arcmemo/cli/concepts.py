@@ -441,7 +441,7 @@ def _unused_flag(row: dict, offers: int) -> str | None:
     return None
 
 
-def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int]) -> dict:
+def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int] | None = None) -> dict:
     """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass);
     a concept merged into another since counts for that one (a task once: a counter is set if any row set it)."""
     from arcmemo.core.settings import Settings
@@ -454,7 +454,7 @@ def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int]) -> di
     for event in latest.values():
         used: dict[int, dict] = {}
         for row in event.get("concept_use") or []:
-            mine = used.setdefault(merged_into.get(row["id"], row["id"]), {})
+            mine = used.setdefault((merged_into or {}).get(row["id"], row["id"]), {})
             for name in COUNTERS:
                 mine[name] = max(mine.get(name, 0), int(row.get(name, 0)))
         for concept_id, row in used.items():
