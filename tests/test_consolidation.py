@@ -348,6 +348,13 @@ def test_a_continual_run_consolidates_every_n_blocks_once(tmp_path, fake_model, 
     assert (learned.op, learned.actor, learned.run_id) == ("merged", "consolidate", runner.rundir.run_id)
     kept = memory.get("map colours through a table")
     assert set(kept.used_in) >= {"f76d97a5", *TASK_IDS[:2]}
+    # the run's use counts (stats --run) of the concepts merged away count for the survivor
+    ids = {kept.id, *(absorbed for absorbed, into in memory.merged_into().items() if into == kept.id)}
+    offered = sum(any(r["id"] in ids and r["offered"] for r in e.get("concept_use") or [])
+                  for e in runner.rundir.events() if e["type"] == "task")
+    stats = CliRunner().invoke(cli, ["concepts", "stats", "--run", str(runner.rundir.path), "--json",
+                                     "--db", str(tmp_path / "memory.db")])
+    assert [(r["name"], r["offered"]) for r in json.loads(stats.output)] == [(kept.name, offered)] and offered >= 2
     # resumed, the consolidations already done are not done again
     calls, revision = len(fake_model.calls_for(STEP)), memory.revision()
     shutil.copy(runner.rundir.path / "events.jsonl", tmp_path / "events.before")
