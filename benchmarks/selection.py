@@ -75,7 +75,7 @@ def measure(memory, tasks, llm, fake, settings, real, tokenizer: Timed) -> dict:
     the time in the embedded server's tokenizer)."""
     from arcmemo.llm.counting import ESTIMATE
     from arcmemo.memory.library import library
-    from arcmemo.selection import select
+    from arcmemo.methods import select
     from arcmemo.selection.ps import plan_prompt
 
     prompts, errors, hints, shown, plans, counting, forms = [], [], [], [], [], [], set()

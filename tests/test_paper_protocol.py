@@ -212,7 +212,8 @@ def test_degraded_selection_is_said_once_per_run_and_recorded_per_task(tmp_path,
 def test_the_papers_hint_names_the_other_concepts_within_the_hint_budget(tmp_path, fake_model, fake_llm):
     from arcmemo.core.estimate import estimate_tokens
     from arcmemo.memory.library import library
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.methods import select
+    from arcmemo.selection import SelectionSettings
     from arcmemo.selection.ps import NOTE_OTHERS
     from benchmarks.synthetic import synthetic_concepts
 
@@ -285,7 +286,8 @@ def test_reselect_on_retry_selects_again_with_the_feedback_and_the_retry_shows_i
 
 
 def test_oe_reselection_shows_the_feedback_with_the_caption(tmp_path, fake_model, fake_llm):
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.methods import select
+    from arcmemo.selection import SelectionSettings
 
     memory = Memory(str(tmp_path / "m.db"))
     memory.merge_many([({"format": "oe", "situation": f"situation {i}", "suggestion": f"do {i}"}, None)

@@ -7,8 +7,9 @@ import pytest
 
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory.store import Memory
+from arcmemo.methods import select
 from arcmemo.sandbox import get_sandbox
-from arcmemo.selection import SelectionSettings, select
+from arcmemo.selection import SelectionSettings
 from arcmemo.selection.views import collapsed_view, released_hint
 from arcmemo.solverkit import run_program
 from arcmemo.solverkit.feedback import last_attempt_feedback

@@ -415,14 +415,14 @@ def test_records_written_in_a_transaction_roll_back_with_it(memory):
 
 # -- schema -------------------------------------------------------------------------------------
 
-MIGRATED = ["m001_initial", "m002_concept_helper", "m003_concept_usage"]
+MIGRATED = ["m001_initial", "m002_concept_helper", "m003_concept_usage", "m004_method_items"]
 PINNED_SCHEMA = {
     "_migrations": ["applied_at", "name"],
     "concept": ["content_hash", "created_at", "created_by_model", "cues", "description", "format", "helper", "id",
-                "implementation", "kind", "name", "output_typing", "parameters", "routine_subtype", "situation",
-                "source", "suggestion", "updated_at", "used_in"],
-    "conceptusage": ["called", "called_passing", "concept_id", "created_at", "id", "offered", "pass_index", "run_id",
-                     "solved", "task_id"],
+                "implementation", "kind", "meta", "name", "output_typing", "parameters", "routine_subtype",
+                "situation", "source", "suggestion", "updated_at", "used_in"],
+    "conceptusage": ["called", "called_passing", "concept_id", "created_at", "harmful", "helpful", "id", "offered",
+                     "offered_passing", "pass_index", "run_id", "solved", "task_id"],
     "conceptrevision": ["actor", "concept_id", "created_at", "format", "id", "model", "name", "op", "reason",
                         "run_id", "snapshot", "task_id"],
     "customtype": ["created_at", "definition", "id", "name"],

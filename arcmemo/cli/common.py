@@ -41,6 +41,8 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.core.helpercode", "HelperError"),
     ("arcmemo.run.helpercheck", "HelperVerificationError"),
     ("arcmemo.solverkit.discovery", "PluginError"),
+    ("arcmemo.methods.discovery", "MethodError"),      # a memory method not installed, or one that does not load
+    ("arcmemo.methods.contract", "MethodOptionError"),  # --method-option a method does not take
     ("arcmemo.llm.backend", "LLMError"),            # includes the endpoint's refusals (EndpointFatal)
     ("arcmemo.llm.weights", "LocalModelError"),
     ("arcmemo.memory.errors", "StoreError"),       # a memory that is not one, a name not in it, bad data

@@ -382,49 +382,54 @@ def graph(name, db, graphml, as_json) -> None:
 @click.option("--run", "run_ref", default=None, metavar="RUN",
               help="Count only this run's tasks, read from its run directory (any run, read-only ones included).")
 @run_dir_option
-@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved", "name", "id"]),
+@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved", "offered_passing",
+                                                      "helpful", "harmful", "name", "id"]),
               default="called_passing", show_default=True, help="Order of the rows (counts: most first).")
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True,
+              help="The items of this format (a memory method's: `arcmemo methods list`).")
 @click.option("--all", "show_all", is_flag=True, help="Also the concepts never offered.")
 @click.option("--unused-after", type=AtLeast(1), default=10, show_default=True, metavar="N",
-              help="Flag a concept with a helper offered at least N times whose helper was never called, or never "
-                   "called by a program passing the train pairs.")
+              help="Flag a concept offered at least N times whose helper was never called, or never by a program "
+                   "passing the train pairs (one without a helper: never offered to a task that passed them).")
 @click.option("--flagged", is_flag=True, help="Only the flagged concepts.")
 @click.option("--json", "as_json", is_flag=True, help="The rows as JSON.")
 @user_errors
-def stats(db, run_ref, run_dir, sort_by, show_all, unused_after, flagged, as_json) -> None:
-    """How solves used each PS concept, measured by running the programs.
+def stats(db, run_ref, run_dir, sort_by, fmt, show_all, unused_after, flagged, as_json) -> None:
+    """How solves used each PS concept (or item of --format), measured by running the programs.
 
     offered: tasks it was offered to; called: its helper was called by a program there;
     called passing: by a program that passed every train pair; solved: called in a task the
-    run finally solved. Without --run: every run that wrote this memory (seeding, solve
-    --continual); a read-only solve keeps its counts in its run directory (--run). A concept
-    merged into another counts for that one while merged.
+    run finally solved; offered passing: offered to a task whose program passed every train
+    pair; helpful, harmful: the memory method's own verdicts (ACE's, say). Without --run:
+    every run that wrote this memory (seeding, solve --continual); a read-only solve keeps
+    its counts in its run directory (--run). A concept merged into another counts for that
+    one while merged.
 
-    The flag column marks concepts memory keeps offering without use: offered at least
-    --unused-after times and never called, or called but never by a passing program
-    (candidates to edit, merge or delete). A concept without a helper cannot be called, so it
-    is never flagged: its counts cannot tell whether its text helped."""
-    from arcmemo.memory.reads import COUNTERS, ConceptUse
+    The flag column marks what memory keeps offering without use: offered at least
+    --unused-after times and, with a helper, never called or never called by a passing
+    program; without one, never offered to a task whose program passed the train pairs
+    (candidates to edit, merge or delete)."""
+    from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
 
     memory = _open_for_reading(db)
     counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir, memory.merged_into())
     rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
-            for c in memory.list("ps") if show_all or c.id in counts]
+            for c in memory.list(fmt) if show_all or c.id in counts]
     for row in rows:
         row["flag"] = _unused_flag(row, unused_after)
     if flagged:
         rows = [r for r in rows if r["flag"]]
-    if sort_by in COUNTERS:
+    if sort_by in (*COUNTERS, *JUDGED):
         rows.sort(key=lambda r: (-r[sort_by], -r["called"], -r["offered"], r["name"]))
     else:
         rows.sort(key=lambda r: r[sort_by])
     if as_json:
         echo_json(rows)
     elif rows:
-        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in COUNTERS), r["flag"] or ""]
-                           for r in rows],
-                          ["id", "name", "helper", "offered", "called", "called passing", "solved", "flag"]))
+        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in (*COUNTERS, *JUDGED)),
+                            r["flag"] or ""] for r in rows],
+                          ["id", "name", "helper", *(k.replace("_", " ") for k in (*COUNTERS, *JUDGED)), "flag"]))
     else:
         click.echo(("no concept is flagged" if flagged else "no concept was offered in a recorded solve yet")
                    + (f" (run {run_ref})" if run_ref else ""), err=True)
@@ -432,8 +437,10 @@ def stats(db, run_ref, run_dir, sort_by, show_all, unused_after, flagged, as_jso
 
 def _unused_flag(row: dict, offers: int) -> str | None:
     """Why a concept's counts say memory offers it without use (stats --unused-after), or None."""
-    if not row["helper"] or row["offered"] < offers:
+    if row["offered"] < offers:
         return None
+    if not row["helper"]:
+        return None if row["offered_passing"] else f"offered {row['offered']}x, never to a task that passed"
     if not row["called"]:
         return f"offered {row['offered']}x, never called"
     if not row["called_passing"]:

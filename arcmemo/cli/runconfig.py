@@ -65,6 +65,8 @@ def _lines(text: str) -> dict[Any, int]:
 def _yaml_type_problem(param: click.Parameter, value: Any) -> str | None:
     """What is wrong with a YAML value's type for `param`, or None."""
     kind = param.type
+    if getattr(param, "multiple", False):
+        return None if isinstance(value, list) and all(isinstance(v, str) for v in value) else "expected a list of text"
     if getattr(param, "is_flag", False):
         return None if isinstance(value, bool) else "expected true or false"
     if isinstance(value, bool):
@@ -102,21 +104,28 @@ def load_config(path: Path, command: click.Command, ctx: click.Context) -> dict[
     if not isinstance(data, dict):
         raise ConfigFileError(path, 1, "expected a mapping of option names to values")
     params = {p.name: p for p in command.params if p.name not in NOT_KEYS and isinstance(p, click.Option)}
+    # an option's other long names are keys too (`method` for `selection`, as --method is --selection)
+    aliases = {flag[2:].replace("-", "_"): p.name for p in params.values() for flag in p.opts
+               if flag.startswith("--") and flag[2:].replace("-", "_") not in params}
     lines = _lines(text)
     values: dict[str, Any] = {}
     for key, value in data.items():
         line = lines.get(key)
         name = str(key).replace("-", "_")
+        name = aliases.get(name, name)
         param = params.get(name)
         if param is None:
             raise ConfigFileError(path, line, f"unknown key {key!r} (keys are the options of "
                                               f"`arcmemo {command.name}`: {', '.join(sorted(params))})")
+        if name in values:
+            raise ConfigFileError(path, line, f"key {key!r} sets {name!r} again; give it once")
         problem = _yaml_type_problem(param, value)
         if problem is not None:
             raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {value!r}")
         if not getattr(param, "is_flag", False):
             try:
-                param.type.convert(value, param, ctx)
+                for one in (value if getattr(param, "multiple", False) else [value]):
+                    param.type.convert(one, param, ctx)
             except click.ClickException as exc:     # the option's own check: range, choices, path
                 raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
         values[name] = value

@@ -20,8 +20,7 @@ from arcmemo.cli.common import (
     task_source_options,
     warn,
 )
-from arcmemo.cli.selection_options import selection_options
-from arcmemo.selection.types import MODES
+from arcmemo.cli.selection_options import MethodChoice, selection_options
 
 
 def _load_task(task_ref: str, source: str):
@@ -38,8 +37,9 @@ def _load_task(task_ref: str, source: str):
 
 @click.command("select")
 @click.argument("task_ref", metavar="TASK")
-@click.option("--mode", type=click.Choice(MODES), default="ps", show_default=True,
-              help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
+@click.option("--mode", "--method", "mode", type=MethodChoice(), default="ps", show_default=True,
+              help="The memory method whose read step selects: ps (reasoning-based), oe (caption + top-k), all, "
+                   "none, cheatsheet, or any installed one (`arcmemo methods list`).")
 @selection_options("--mode")
 @click.option("--other-names", is_flag=True,
               help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
@@ -73,9 +73,10 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
     TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1).
     The memory is only read."""
     from arcmemo.core.settings import Settings
+    from arcmemo.methods import load_method, select
     from arcmemo.run.records import concept_names, selection_record
     from arcmemo.run.session import open_session, resolve_models
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.selection import SelectionSettings
     from arcmemo.selection.budget import budgets_for
 
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
@@ -84,7 +85,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
         prompts = session.use_prompts(settings.prompts_dir, settings.grid_text)
         memory = session.memory()
         llm = None
-        if mode in ("ps", "oe"):
+        if getattr(load_method(mode), "read_roles", ()):
             models = resolve_models({"base_url": base_url, "aux_model": aux_model, "select_model": select_model,
                                      "cache": False if no_cache else None})
             llm = session.llm(run_id, models)

@@ -10,6 +10,25 @@ from arcmemo.cli.common import AtLeast
 from arcmemo.selection.types import MIN_HINT_BUDGET, MIN_TOKEN_BUDGET
 
 
+def method_names() -> tuple[str, ...]:
+    """The installed memory methods' names (entry points; no method is imported)."""
+    from arcmemo.methods.discovery import method_names as names
+
+    return names()
+
+
+class MethodChoice(click.Choice):
+    """The installed memory methods as an option's choices, looked up when the option is parsed or
+    helped, each time (the names keep their own cache, renewed when the import path changes)."""
+
+    def __init__(self) -> None:         # click.Choice would look the choices up now, at import
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        return method_names()
+
+
 def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
     """`--top-k`, `--expand`, `--token-budget` and `--hint-budget`; `mode_flag` is the command's
     flag that picks the selection mode (`--mode`, `--selection`), named in the help."""

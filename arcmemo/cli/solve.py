@@ -32,8 +32,7 @@ from arcmemo.cli.common import (
 )
 from arcmemo.cli.protocol_options import protocol_options
 from arcmemo.cli.runconfig import config_option
-from arcmemo.cli.selection_options import selection_options
-from arcmemo.selection.types import MODES
+from arcmemo.cli.selection_options import MethodChoice, selection_options
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -50,6 +49,22 @@ def _unless_from_config(value, name: str):
     from click.core import ParameterSource
 
     return None if click.get_current_context().get_parameter_source(name) == ParameterSource.DEFAULT_MAP else value
+
+
+def _method_options(pairs: tuple[str, ...]) -> dict:
+    """--method-option KEY=VALUE pairs as a mapping, each VALUE read as YAML (a number stays a number)."""
+    from arcmemo.core import safeyaml
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE", param_hint="--method-option")
+        try:
+            options[key.strip()] = safeyaml.load(value) if value.strip() else None
+        except safeyaml.YAMLError:
+            options[key.strip()] = value
+    return options
 
 
 def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
@@ -90,8 +105,12 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
               help="An installed solver plugin (see `arcmemo solvers list`).")
-@click.option("--selection", type=click.Choice(MODES), default="ps", show_default=True,
-              help="How memory is read: ps (reasoning-based), oe (caption + top-k), none, all, cheatsheet.")
+@click.option("--selection", "--method", "selection", type=MethodChoice(), default="ps", show_default=True,
+              help="The memory method: how memory is read and written (ps: reasoning-based, oe: caption + "
+                   "top-k, none, all, cheatsheet, or any installed one: `arcmemo methods list`).")
+@click.option("--method-option", "method_options", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the memory method's own (repeatable; VALUE is read as YAML: 5, true, text). "
+                   "`arcmemo methods list` names each method's options.")
 @click.option("--memory-format", type=click.Choice(["ps", "oe"]), default=None,
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
 @selection_options("--selection")
@@ -160,7 +179,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @protocol_options
 @model_options
 @db_option
-def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
+def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, method_options,
+          memory_format,
           top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, consolidate_every, order,
           seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
@@ -223,7 +243,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
             consolidate_every=consolidate_every,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
-            grid_text=protocol.grid_text,
+            grid_text=protocol.grid_text, method_options=_method_options(method_options),
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:

@@ -22,7 +22,7 @@ from arcmemo.memory import schema
 from arcmemo.memory.concept import CONCEPT_COLUMNS, DATA_FIELDS
 
 encode = json.JSONEncoder(ensure_ascii=False).encode   # the store's JSON text (store._json_dumps)
-JSON_FIELDS = frozenset(("parameters", "cues", "implementation", "used_in", "helper"))
+JSON_FIELDS = frozenset(("parameters", "cues", "implementation", "used_in", "helper", "meta"))
 ROW_COLUMNS = CONCEPT_COLUMNS[1:]                      # all but the id, which the database gives
 REVISION_COLUMNS = ("concept_id", "format", "name", "op", "actor", "reason", "run_id", "task_id", "model", "snapshot",
                     "created_at")

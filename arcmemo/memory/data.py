@@ -49,10 +49,10 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The paper's merge of two normalised concepts with the same key.
 
     used_in is a union; description, typing, kind and subtype keep the first non-empty
-    value; parameters merge by name; cues and implementation notes are appended with
-    order-preserving de-duplication; the first verified helper stays (`second_helper`). A
-    cheatsheet (format "sheet") is one evolving text: its newest non-empty description
-    replaces the old one.
+    value, and so does each of a method's own fields (meta); parameters merge by name; cues
+    and implementation notes are appended with order-preserving de-duplication; the first
+    verified helper stays (`second_helper`). A cheatsheet (format "sheet") is one evolving
+    text: its newest non-empty description replaces the old one.
     """
     out = dict(old)
     for field in ("kind", "routine_subtype", "output_typing", "description", "situation", "suggestion"):
@@ -64,6 +64,8 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     for field in ("cues", "implementation", "used_in"):
         out[field] = _union(old[field], new[field])
     out["helper"] = old.get("helper") or new.get("helper")   # the first verified helper stays
+    kept = old.get("meta") or {}
+    out["meta"] = {**kept, **{k: v for k, v in (new.get("meta") or {}).items() if k not in kept}} or None
     return out
 
 

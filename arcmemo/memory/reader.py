@@ -26,7 +26,7 @@ from arcmemo.memory.reads import ConceptReads, Rows
 
 # The migrations (migrations.py) whose schema the statements in reads.py are written for; a
 # test keeps this equal to migrations.MIGRATIONS, so a new migration is a decision made here.
-MIGRATIONS = ("m001_initial", "m002_concept_helper", "m003_concept_usage")
+MIGRATIONS = ("m001_initial", "m002_concept_helper", "m003_concept_usage", "m004_method_items")
 
 
 class SQLiteReader(ConceptReads):

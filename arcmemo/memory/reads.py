@@ -33,7 +33,8 @@ Rows = Callable[[str, dict[str, Any]], list[Sequence[Any]]]
 _JSON = ("parameters", "cues", "implementation", "used_in")
 _TIMES = ("created_at", "updated_at")
 # concept_of relies on the order
-assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13] == "helper" and CONCEPT_COLUMNS[-2:] == _TIMES
+assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13:16] == ("helper", "source", "meta")
+assert CONCEPT_COLUMNS[-2:] == _TIMES
 _decode = json.JSONDecoder().decode
 _FIELDS = frozenset(CONCEPT_COLUMNS)
 
@@ -41,7 +42,8 @@ _COLUMNS = ", ".join(f'"{name}"' for name in CONCEPT_COLUMNS)
 _SELECT = f"SELECT {_COLUMNS} FROM concept"
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 _LIKE_ESCAPE = str.maketrans({"/": "//", "%": "/%", "_": "/_"})
-COUNTERS = ("offered", "called", "called_passing", "solved")
+COUNTERS = ("offered", "called", "called_passing", "solved", "offered_passing")   # what the run counts
+JUDGED = ("helpful", "harmful")                 # what the memory method judged (usage.py: record_judgement)
 
 
 @dataclass
@@ -52,9 +54,12 @@ class ConceptUse:
     called: int = 0
     called_passing: int = 0
     solved: int = 0
+    offered_passing: int = 0        # offered to a task that passed its train pairs
+    helpful: int = 0
+    harmful: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in COUNTERS}
+        return {name: getattr(self, name) for name in (*COUNTERS, *JUDGED)}
 
 
 def _time(value: Any) -> datetime | None:
@@ -73,11 +78,13 @@ def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _
     else:
         parameters, cues, implementation, used_in = (_decode(v) if isinstance(v, str) else v
                                                      for v in (parameters, cues, implementation, used_in))
-    helper = row[13]
+    helper, meta = row[13], row[15]
     if helper is not None and type(helper) is str:
         helper = _decode(helper)      # "null" (or SQL NULL, for rows older than the column): no helper
-    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, *row[14:-2],
-                   time_of(row[-2]), time_of(row[-1]))
+    if meta is not None and type(meta) is str:
+        meta = _decode(meta)
+    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, row[14], meta,
+                   *row[16:-2], time_of(row[-2]), time_of(row[-1]))
 
 
 def concepts_of(rows: Iterable[Sequence[Any]]) -> list[Concept]:
@@ -137,8 +144,8 @@ def _usage_merged(merged: dict[int, int], where: str, params: dict[str, Any]) ->
     params = {**params, **{f"a{i}": a for i, a in enumerate(merged)}, **{f"s{i}": s for i, s in enumerate(merged.values())}}
     mapped = ("CASE concept_id " + " ".join(f"WHEN :a{i} THEN :s{i}" for i in range(len(merged)))
               + " ELSE concept_id END")
-    per_task = ", ".join(f"max(CAST({name} AS INTEGER)) AS {name}" for name in COUNTERS)
-    sums = ", ".join(f"sum({name})" for name in COUNTERS)
+    per_task = ", ".join(f"max(CAST({name} AS INTEGER)) AS {name}" for name in (*COUNTERS, *JUDGED))
+    sums = ", ".join(f"sum({name})" for name in (*COUNTERS, *JUDGED))
     return (f"SELECT concept_id, {sums} FROM (SELECT {mapped} AS concept_id, {per_task} FROM conceptusage{where} "
             f"GROUP BY run_id, pass_index, task_id, {mapped}) per_task GROUP BY concept_id", params)
 
@@ -257,7 +264,7 @@ class ConceptReads:
             params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
             where = _where("run_id = :run_id" if run_id is not None else "",
                            f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "")
-            sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in COUNTERS)
+            sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in (*COUNTERS, *JUDGED))
             if merged:
                 found = rows(*_usage_merged(merged, where, params))
             else:
@@ -324,4 +331,5 @@ class ConceptReads:
             return dict(sorted(found.items()))
 
 
-__all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "Rows", "concept_of", "concepts_of", "from_snapshot", "from_snapshots"]
+__all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "JUDGED", "Rows", "concept_of", "concepts_of", "from_snapshot",
+           "from_snapshots"]

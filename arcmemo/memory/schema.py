@@ -65,6 +65,7 @@ MAX_TEXT = 50_000         # a description, situation or suggestion (a cheatsheet
 MAX_ITEM = 5_000          # a typing, subtype, cue, implementation note, parameter description
 MAX_ITEMS = 1_000         # parameters, cues, implementation notes of one concept; concepts of one answer
 MAX_TASKS = 100_000       # used_in
+MAX_META = 20_000         # a concept's meta, as JSON text
 
 ANSWER = {"answer": True}  # validation context of the answer forms
 JOIN_SPLIT_NOTES = {"join_split_notes": True}  # validation context of ArcMemo's released files
@@ -159,6 +160,44 @@ def _code(value: Any) -> str | None:
 def _unique(items: list) -> list:
     """Order-preserving de-duplication, empty items dropped."""
     return list(dict.fromkeys(item for item in items if item is not None))
+
+
+def _meta(value: Any) -> dict | None:
+    """A method's own fields: a mapping of names to JSON values (text cleaned, at most MAX_META as
+    JSON); an empty one is none."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConceptDataError(f"expected a mapping of a method's fields, got {type(value).__name__}")
+    clean = _json_value(value, "")
+    if len(json.dumps(clean, ensure_ascii=False)) > MAX_META:
+        raise ConceptDataError(f"is too long as JSON (at most {MAX_META:,} characters)")
+    return clean or None
+
+
+def _json_value(value: Any, where: str, depth: int = 0) -> Any:
+    """`value` as plain JSON data (text cleaned); ConceptDataError at the path (`where`, from meta)
+    of the first value that is not."""
+    def refuse(detail: str):
+        return ConceptDataError(f"{where}: {detail}" if where else detail, where or None, detail)
+
+    if depth > 8:
+        raise refuse("nested too deeply (at most 8 levels)")
+    if isinstance(value, str):
+        return clean_text(value)
+    if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and value == value
+                                                          and abs(value) != float("inf")):
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or not key.strip():
+                raise refuse(f"a key must be text, got {_brief(key)}")
+            out[clean_line(key).strip()] = _json_value(item, f"{where}.{key}" if where else key, depth + 1)
+        return out
+    if isinstance(value, list):
+        return [_json_value(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+    raise refuse(f"expected text, a number, true/false, a list or a mapping, got {type(value).__name__}")
 
 
 Name = Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True))]
@@ -300,6 +339,7 @@ class ConceptData(_PSFields):
     suggestion: LongText = None
     helper: Helper | None = None
     source: Annotated[str, BeforeValidator(_choice(SOURCES, optional=False))]
+    meta: Annotated[dict | None, BeforeValidator(_meta)] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -452,12 +492,14 @@ def helper_data(helper: Helper) -> dict[str, Any]:
 
 
 def content_hash(data: dict[str, Any]) -> str:
-    """sha256 of what a concept says: every data field except name, used_in and source.
+    """sha256 of what a concept says: every data field except name, used_in and source (and meta
+    when it has none, so a concept without one hashes as before the field existed).
 
     Two OE lessons with the same situation and suggestion have the same hash (the OE
     merge key); PS concepts merge by name, so for them the hash only detects change.
     """
-    body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")}
+    body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")
+            and (k != "meta" or data.get(k))}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -566,7 +608,8 @@ def custom_type(name: Any, definition: Any) -> tuple[str, str]:
 __all__ = [
     "FORMATS", "KINDS", "SOURCES", "DATA_FIELDS", "LIST_FIELDS", "HELPER_FIELDS", "VERIFIED_FIELDS", "Helper",
     "helper_data", "check_helper_of", "PARAMETER_FIELDS", "ANSWER_FIELDS",
-    "LESSON_FIELDS", "MAX_NAME", "MAX_TEXT", "MAX_ITEM", "MAX_ITEMS", "MAX_TASKS", "ANSWER", "JOIN_SPLIT_NOTES",
+    "LESSON_FIELDS", "MAX_NAME", "MAX_TEXT", "MAX_ITEM", "MAX_ITEMS", "MAX_TASKS", "MAX_META", "ANSWER",
+    "JOIN_SPLIT_NOTES",
     "ConceptData", "ConceptAnswer", "LessonAnswer", "Parameter", "ConceptDataError",
     "normalize", "content_hash", "checked_text", "name_key", "concept_answers", "lesson_answers", "data_error",
     "split_custom_type", "custom_types_in", "split_custom_types", "custom_type",

@@ -3,10 +3,11 @@
 consolidates the memory after every N blocks' writes.
 
 After block b of pass p has been written back (b counted from 1 within the pass), when b is
-a multiple of N, the memory is consolidated as `arcmemo concepts consolidate` does it (the
-run's aux model judges the pairs found by words; the run's tasks lend their train inputs
-as probe inputs), the merges are revisions of the run (its run id, actor `consolidate`),
-and one event records what was merged, refused and asked:
+a multiple of N, the concepts of the format the run writes back (--memory-format) are
+consolidated as `arcmemo concepts consolidate` does it (the run's aux model judges the pairs
+found by words; the run's tasks lend their train inputs as probe inputs), the merges are
+revisions of the run (its run id, actor `consolidate`), and one event records what was
+merged, refused and asked:
 
     {"type": "consolidate", "pass_index": p, "block": b, "merged": [...], "refused": [...],
      "unjudged": [...], "judged": n, "sandbox_runs": n, "usage": {...}, "revision": r}

@@ -7,7 +7,7 @@ from the seed solutions and then used frozen. Here:
    as `arcmemo seed` does (seeding.verify_seeds); a failing one is reported and skipped;
 2. in file order, the curator (role aux) rewrites the sheet after each verified seed,
    reading the puzzle, the program and, when the seed has a hand annotation, its summary
-   and pseudocode (selection.cheatsheet.update_cheatsheet). Each rewrite is a revision of
+   and pseudocode (methods.cheatsheet.update_cheatsheet). Each rewrite is a revision of
    the memory's one `cheatsheet` item, with run, task and model; a rewrite the curator
    botches is recorded as a write failure and the sheet stays as it was.
 
@@ -38,6 +38,7 @@ from arcmemo import __version__
 from arcmemo.abstraction.seedfile import SeedError, find_seed_files
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import LLMSettings, Usage
+from arcmemo.methods.cheatsheet import current_sheet, update_cheatsheet
 from arcmemo.prompts import keep_tail
 from arcmemo.run.longrun import Job, check_named
 from arcmemo.run.metered import MeteredLLM
@@ -46,7 +47,6 @@ from arcmemo.run.rundir import RunDir, new_run_id
 from arcmemo.run.runner import memory_url_for_record
 from arcmemo.run.seeding import SeedOptions, SeedSummary, read_lib, verify_seeds
 from arcmemo.run.session import RunSession, check_models, start_models
-from arcmemo.selection.cheatsheet import current_sheet, update_cheatsheet
 
 RUN_KIND = "cheatsheet"
 DEFAULT_MAX_WORDS = 1500

@@ -43,19 +43,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcmemo import __version__
-from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.answers import INTERRUPTS, describe
 from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import COUNTERS, ConceptUse
-from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.methods.contract import Experience, WriteContext, WriteEvent, check_options
+from arcmemo.methods.discovery import MODES, load_method
+from arcmemo.methods.experience import experience_of, feedback_of
+from arcmemo.methods.reading import select
+from arcmemo.prompts import template_hashes
 from arcmemo.run.consolidating import consolidate_after_block
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
-from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.metered import MeteredLLM, TaskMeters
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
 from arcmemo.run.progress import Reporter, TaskProgress
@@ -76,7 +80,7 @@ from arcmemo.run.threads import (
 )
 from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts, write_submission
 from arcmemo.scoring.strict import last_step_table, steps_from_records
-from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
+from arcmemo.selection import Selection, SelectionSettings
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
@@ -108,7 +112,7 @@ class RunConfig:
     score: bool = True                # False: solve without scoring (the summary's score is unknown)
     limit: int | None = None
     solver: str = "program-synthesis"
-    selection: str = "ps"
+    selection: str = "ps"             # the memory method (arcmemo.methods; --method is the same)
     memory_format: str | None = None  # ps | oe; defaults from the selection mode
     top_k: int = 5
     expand: bool = False
@@ -139,9 +143,15 @@ class RunConfig:
     # Where arcmemo and the released code differ (run/protocol.py): a Protocol, or a profile name or
     # recorded mapping (resolved here); config.json keeps it apart from the settings, under "protocol".
     protocol: Protocol = field(default_factory=Protocol)
+    method_options: dict[str, Any] = field(default_factory=dict)  # the memory method's own settings
     consolidate_every: int | None = None  # --continual: consolidate memory every N blocks (run/consolidating.py)
 
     def __post_init__(self) -> None:
+        if self.selection not in MODES:
+            raise ValueError(f"selection must name an installed memory method ({', '.join(MODES)}; "
+                             f"`arcmemo methods list`), not {self.selection!r}")
+        if self.method_options:
+            check_options(load_method(self.selection), self.method_options)
         self.protocol = from_record(self.protocol)
         check(self.protocol, continual=self.continual, passes=self.passes, selection=self.selection,
               scored=self.score)
@@ -174,7 +184,8 @@ class RunConfig:
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
             pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
             select_params=self._seed_params(), view=self.protocol.selector_view, hint_form=self.protocol.hint_form,
-            caption_image="puzzle" if self.protocol.oe_caption == "per-puzzle" else "pairs")
+            caption_image="puzzle" if self.protocol.oe_caption == "per-puzzle" else "pairs",
+            options=dict(self.method_options))
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
@@ -224,6 +235,8 @@ class TaskOutcome:
     # level (the most degraded of its threads'). Runs from before threads have neither.
     threads: list[dict[str, Any]] = field(default_factory=list)
     selection_level: str | None = None
+    # The feedback each thread's kept conversation was answered with, per round (methods/experience.py)
+    feedback: list[dict[str, Any]] = field(default_factory=list)
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -498,7 +511,7 @@ class Runner:
         """A task's concept use into memory, by the driver in task order; only for a run that writes
         memory (a read-only run leaves it as it was: its use stays in its task events)."""
         if self.config.continual and outcome.concept_use:
-            used = {row["id"]: ConceptUse(**{name: row[name] for name in COUNTERS}) for row in outcome.concept_use}
+            used = {row["id"]: ConceptUse(**{name: row.get(name, 0) for name in COUNTERS}) for row in outcome.concept_use}
             self.memory.record_usage(run_id=self.rundir.run_id, pass_index=outcome.pass_index,
                                      task_id=outcome.task_id, used=used)
 
@@ -568,6 +581,8 @@ class Runner:
         shown = list(dict.fromkeys(selected + reselected + offered))
         fresh = [a for a in attempts if a.round == p - 1] if earlier is not None else attempts   # this pass's
         used = helper_use(fresh, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        for counts in used.values():        # what train pairs alone say of an item, for every memory method
+            counts.offered_passing = int(bool(counts.offered) and passed)
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
@@ -585,6 +600,7 @@ class Runner:
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
             threads=[self._thread_record(r, task, p, answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
+            feedback=[f for r in runs for f in feedback_of(r.thread, r.result.attempts, r.result.trace.transcript)],
         )
 
     def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
@@ -801,26 +817,39 @@ class Runner:
                            f"the memory's names listed: {again['matched']} matched")
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
-        """MEMWRITE for the block's tasks with a program to write (`_to_write`: one that passed
-        every train pair, under arcmemo's protocol)."""
+        """MEMWRITE: the block's tasks not written yet, in task order, as the memory method sees
+        them (`_experience`), to its write (which chooses what it learns from: ArcMemo's methods,
+        the programs that passed every train pair)."""
+        pending = []
         for outcome in block:
-            key = (p, outcome.task_id)
-            code = self._to_write(outcome, p)
-            if not code or key in self._writes_done():
+            experience = self._experience(outcome, p)
+            if experience is None or (p, outcome.task_id) in self._writes_done():
                 continue
             event = self._recovered_write(outcome.task_id, p)
             if event is None:
-                if self._over_budget():
-                    self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": outcome.task_id,
-                                        "reason": "budget"})
-                    continue
-                self.progress.step(f"writing memory from {outcome.task_id}")
-                event = self._write_one(dataclasses.replace(outcome, code=code), p)
-                if event is None:
-                    continue
-                self.progress.note(f"{outcome.task_id} {_write_line(event)}")
+                pending.append(experience)
+                continue
             self.rundir.append(event)
             self.write_events.append(event)
+        if pending:
+            self._write(pending, p)
+
+    @property
+    def method(self):
+        """The run's memory method (arcmemo.methods)."""
+        return load_method(self.config.selection)
+
+    def _experience(self, outcome: TaskOutcome, p: int) -> Experience | None:
+        """The task as the memory method may see it (train pairs only: methods/experience.py). arcmemo's
+        protocol hands every task to the method, which chooses what it learns from; the released
+        code's (write_when=strict, or pass order) only a task its own rule writes (`_to_write`),
+        with the program that rule chose."""
+        task = next(t for t in self.tasks if t.id == outcome.task_id)
+        experience = experience_of(task, outcome.event())
+        if self.config.protocol.write_when == "train" and not self._pass_order:
+            return experience
+        code = self._to_write(outcome, p)
+        return None if code is None else dataclasses.replace(experience, program=code, passed_train=True)
 
     def _to_write(self, outcome: TaskOutcome, p: int) -> str | None:
         """The program a continual run writes from a task's outcome in pass p, or None. arcmemo's
@@ -843,47 +872,83 @@ class Runner:
         """A write for this task that reached the store before a kill lost its event, rebuilt from
         the store's own records (revisions, or the recorded failure) so it is not done twice. A
         write lost to the endpoint is tried again (its failure record is not a finished write)."""
+        if any(q < p and t == task_id for q, t in self._writes_done()):
+            return None     # an earlier pass wrote it too: the store cannot tell that pass's writes from this one's
         write = self.memory.writes_of(self.rundir.run_id, task_id)
         if write is None or (write.failed and (p, task_id) in self.writes_lost):
             return None
         return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": write.added,
-                "extended": write.extended, "failed": write.failed, "error": write.error,
+                "extended": write.extended, "removed": write.removed, "failed": write.failed, "error": write.error,
                 "usage": Usage().to_dict()}
 
-    def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any] | None:
-        meter = MeteredLLM(self.llm)
-        task = next(t for t in self.tasks if t.id == outcome.task_id)
-        run_id = self.rundir.run_id
-        if self.config.selection == "cheatsheet":
-            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id,
-                                       model_params=self.config.protocol.curation_params() or None)
-            written = {"added": [], "extended": ["cheatsheet"] if update.updated else [],
-                       "failed": update.error is not None, "error": update.error}
-        else:
-            solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
-            if self.config.memory_format == "oe":
-                result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
-            else:
-                verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
-                          if self.config.helpers else None)
-                result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
-                                  memory_tokens=self.settings.abstraction_memory_tokens, verify_helpers=verify)
-            written = {"added": list(result.added), "extended": list(result.extended),
-                       "failed": bool(result.failed), "error": result.error,
-                       "helpers": list(result.helpers),
-                       "helper_problems": list(result.helper_problems),
-                       "types_dropped": list(result.types_dropped)}
-        if meter.fault is not None and written["failed"]:
-            return self._lost(p, task.id, meter, kind="write_lost")
-        return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
+    def _write(self, experiences: list[Experience], p: int) -> None:
+        """One call of the method's write for `experiences`, each task's write then recorded in task
+        order with its own usage (TaskMeters): as written, skipped for the budget, or lost to the
+        endpoint (`--resume` writes it again); a fatal endpoint fault ends the run here."""
+        meters = TaskMeters(self.llm)
+        skipped: set[str] = set()
 
-    def _over_budget(self, in_flight: Collection[Future] = ()) -> bool:
+        def proceed(task_id: str) -> bool:
+            if meters.fatal is not None:
+                return False
+            if self._over_budget(writing=[m.usage.to_dict() for m in meters.meters.values()]):
+                skipped.add(task_id)
+                return False
+            meters.start(task_id)
+            return True
+
+        ctx = self._write_context(p, proceed)
+        try:
+            events = list(self.method.write(experiences, self.memory, meters, ctx) or [])
+        except INTERRUPTS:
+            raise
+        except Exception as exc:        # a method broke its contract: its block's writes failed, the run goes on
+            error = f"memory method {self.config.selection!r}: its write raised {describe(exc)}"
+            events = [WriteEvent(e.task_id, failed=True, error=error) for e in experiences]
+        given = {e.task_id: e for e in events if isinstance(e, WriteEvent)}
+        for experience in experiences:
+            task_id = experience.task_id
+            if task_id in skipped:
+                self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": task_id, "reason": "budget"})
+                continue
+            meter = meters.meters.get(task_id)
+            event = given.get(task_id) or (WriteEvent(task_id) if meter is not None else None)
+            if event is None:               # the method learned nothing from this task (and asked nothing)
+                continue
+            if meter is not None and meter.fault is not None and event.failed:
+                self._lost(p, task_id, meter, kind="write_lost")
+                continue
+            usage = meter.usage if meter is not None else Usage()
+            record = {"type": "write", "pass_index": p, **event.record(), "usage": usage.to_dict()}
+            self.progress.note(f"{task_id} {_write_line(record)}")
+            self.rundir.append(record)
+            self.write_events.append(record)
+
+    def _write_context(self, p: int, proceed: Callable[[str], bool]) -> WriteContext:
+        run_id = self.rundir.run_id
+
+        def verifier(task: Task):
+            return write_verifier(self.sandbox, self.memory, task, self.config.source, run_id) if self.config.helpers \
+                else None
+
+        def judge(task_id: str, verdicts: dict[int, str]) -> None:
+            self.memory.record_judgement(run_id=run_id, pass_index=p, task_id=task_id, verdicts=verdicts)
+
+        return WriteContext(run_id=run_id, pass_index=p, memory_format=self.config.memory_format,
+                            memory_tokens=self.settings.abstraction_memory_tokens, examples=lambda: self.examples,
+                            verifier=verifier, model_params=dict(self.config.protocol.curation_params() or {}),
+                            options=dict(self.config.method_options), progress=self.progress.step, proceed=proceed,
+                            judge=judge)
+
+    def _over_budget(self, in_flight: Collection[Future] = (), writing: Collection[dict] = ()) -> bool:
         """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget,
-        counting each task still in flight (or finished, not yet committed) at that cost too."""
+        counting each task still in flight (or finished, not yet committed) at that cost too, and the
+        usage of writes made but not yet recorded (`writing`)."""
         if self.config.budget_usd is None:
             return False
         costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
+        costs += [u.get("cost_usd", 0) for u in writing]
         spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
         expected = max(costs, default=0)
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
@@ -910,7 +975,8 @@ class Runner:
             "per_task": per_task_scores(latest, self.config.threads, self.config.retries),
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
-            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
+            "concept_use": {name: sum(row.get(name, 0) for o in done.values() for row in o.concept_use)
+                            for name in COUNTERS},
             "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
@@ -975,15 +1041,10 @@ def _outcome_line(outcome: TaskOutcome) -> str:
 def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
-    dropped = event.get("types_dropped")
+    dropped, removed = event.get("types_dropped"), event.get("removed")
     return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f", {len(removed)} removed" if removed else "")
             + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
-
-
-def _trace_text(outcome: TaskOutcome) -> str:
-    """What the cheatsheet curator reads: the program whole, the end of the reasoning."""
-    return (f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\n"
-            f"Reasoning:\n{keep_tail(outcome.reasoning or '')}")
 
 
 REDACTED = "***"

@@ -54,12 +54,14 @@ class Scale:
 
 
 def roles_used(config: RunConfig) -> set[str]:
-    """The model roles a solve run calls: the solver always, select and aux as its settings need."""
-    roles = {"solver"}
-    if config.selection in ("ps", "oe"):
-        roles.add("select")
-    if config.selection == "oe" or config.continual:
-        roles.add("aux")
+    """The model roles a solve run calls: the solver always, and what its memory method's read
+    (and, for a continual run, its write) calls."""
+    from arcmemo.methods import load_method
+
+    method = load_method(config.selection)
+    roles = {"solver", *getattr(method, "read_roles", ())}
+    if config.continual:
+        roles.update(getattr(method, "write_roles", ()))
     return roles
 
 
@@ -79,16 +81,16 @@ def check_models(llm: LLM, roles: set[str]) -> None:
             raise weights.LocalModelError(f"model {name!r} cannot start: {problem}")
 
 
-def check_cheatsheet(memory: Memory, config: RunConfig) -> None:
-    """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
-    grows one from the run's own solves) a memory with no sheet would make it the no-memory
-    baseline in disguise, so it is refused before a run directory exists."""
-    from arcmemo.selection.cheatsheet import current_sheet
+def check_method(memory: Memory, config: RunConfig) -> None:
+    """RunDirError, before a run directory exists, when the memory method finds the run pointless
+    on this memory (the cheatsheet baseline without a sheet to show is the no-memory baseline
+    in disguise)."""
+    from arcmemo.methods import load_method
 
-    if config.selection == "cheatsheet" and not config.continual and current_sheet(memory) is None:
-        raise RunDirError(f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one "
-                          "with `arcmemo cheatsheet build seeds/` (or add --continual to grow one from this "
-                          "run's solves)")
+    check = getattr(load_method(config.selection), "check", None)
+    problem = check(memory, continual=config.continual) if check is not None else None
+    if problem:
+        raise RunDirError(problem)
 
 
 def check_call_params(llm: LLM, config: RunConfig, roles: set[str]) -> None:
@@ -136,7 +138,9 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
     """A solve that reads memory without writing it needs one that exists: a mistyped --db (or a
     config file's relative path run from another directory) would otherwise read an empty memory
     made on the spot. --continual may start from nothing; --selection none reads nothing."""
-    if config.continual or config.selection == "none":
+    from arcmemo.methods import load_method
+
+    if config.continual or not getattr(load_method(config.selection), "reads_memory", True):
         return
     path = sqlite_file(url)
     if path is not None and not path.exists():
@@ -247,7 +251,7 @@ class RunSession:
         check_call_params(llm, config, roles_used(config))
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
-        check_cheatsheet(memory, config)
+        check_method(memory, config)
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)

@@ -34,6 +34,7 @@ from arcmemo.run.runner import RunConfig
 from arcmemo.run.session import Scale
 
 MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
+ALIASES = {"method": "selection"}   # the memory method, by the name of solve's --method
 TOP_KEYS = ("name", "solve", "grid", "repeats", "memory", "executor", "tasks_in_flight", "ray_address")
 
 
@@ -82,6 +83,7 @@ def load_sweep(path: str | Path) -> Sweep:
     shared, grid = data.get("solve") or {}, data.get("grid") or {}
     if not isinstance(shared, dict) or not isinstance(grid, dict):
         raise SweepError(f"{path}: solve and grid must be mappings")
+    shared, grid = _unaliased(path, shared, "solve"), _unaliased(path, grid, "grid")
     config_keys = {f.name for f in dataclasses.fields(RunConfig)}
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
@@ -110,6 +112,17 @@ def load_sweep(path: str | Path) -> Sweep:
         raise SweepError(f"{path}: executor must be local or ray, not {scale.executor!r}")
     name = str(data.get("name") or path.stem)
     return Sweep(name=name, path=path, members=members, memory=data.get("memory"), scale=scale)
+
+
+def _unaliased(path: Path, settings: dict, where: str) -> dict:
+    """`settings` with each alias (ALIASES) under the setting's own name; one given both ways is an error."""
+    out, given = {}, {}
+    for key, value in settings.items():
+        name = ALIASES.get(key, key)
+        if name in out:
+            raise SweepError(f"{path}: {where}.{given[name]} and {where}.{key} both set {name}; give it once")
+        out[name], given[name] = value, key
+    return out
 
 
 def record_path(runs_dir: str | Path, name: str) -> Path:
