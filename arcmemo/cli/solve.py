@@ -31,7 +31,7 @@ from arcmemo.cli.common import (
     warn,
 )
 from arcmemo.cli.runconfig import config_option
-from arcmemo.cli.selection_options import MethodChoice, selection_options
+from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -176,7 +176,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, method_options,
           memory_format,
-          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          top_k, expand, token_budget, hint_budget, use_prior, attempts, retries, passes, continual,
+          k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
           prompts_dir, grid_text, db, **models) -> None:
@@ -224,7 +225,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             reselect_on_retry=reselect_on_retry, config_file=config_file,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
-            grid_text=settings.grid_text, method_options=_method_options(method_options),
+            grid_text=settings.grid_text, method_options={**_method_options(method_options), **flag_options(use_prior=use_prior)},
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
