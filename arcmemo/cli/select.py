@@ -64,7 +64,7 @@ def _load_task(task_ref: str, source: str):
 @prompts_option
 @grid_text_option
 @db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use_prior, other_names,
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, other_names,
                    probe_helpers, ps_caption,
                    dataset, split, tasks_from,
                    solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
@@ -80,7 +80,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
     from arcmemo.selection import SelectionSettings
     from arcmemo.selection.budget import budgets_for
 
-    options = flag_options(use_prior=use_prior)
+    options = flag_options(use_prior=use_prior, failure_lessons=failure_lessons)
     check_options(load_method(mode), options)
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")

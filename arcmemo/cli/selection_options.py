@@ -30,8 +30,9 @@ class MethodChoice(click.Choice):
 
 
 def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
-    """`--top-k`, `--expand`, `--token-budget`, `--hint-budget` and `--use-prior`; `mode_flag` is
-    the command's flag that picks the selection mode (`--mode`, `--selection`), named in the help."""
+    """`--top-k`, `--expand`, `--token-budget`, `--hint-budget`, `--use-prior` and
+    `--failure-lessons`; `mode_flag` is the command's flag that picks the selection mode
+    (`--mode`, `--selection`), named in the help."""
     def decorate(fn: Callable) -> Callable:
         for option in reversed([
             click.option("--top-k", type=AtLeast(1), default=5, show_default=True,
@@ -49,6 +50,9 @@ def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
                          help="ps, oe: order what the select model is shown by each item's recorded use (offered "
                               "to tasks that passed their train pairs, a method's helpful/harmful verdicts; never "
                               "test results). Sets the method option use_prior."),
+            click.option("--failure-lessons", type=click.Choice(["include", "exclude"]), default=None,
+                         help="ps, oe: show the lessons learned from failed tasks (include, the default when there "
+                              "are any) or leave them out. Sets the method option failure_lessons."),
         ]):
             fn = option(fn)
         return fn
@@ -56,6 +60,6 @@ def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
 
 
 def flag_options(**flags: object) -> dict:
-    """The method options the flags for them set (`--use-prior`): those given, by option name;
-    an unset flag sets nothing."""
+    """The method options the flags for them set (`--use-prior`, `--failure-lessons`,
+    `--learn-from-failures`): those given, by option name; an unset flag sets nothing."""
     return {name: value for name, value in flags.items() if value not in (None, False)}

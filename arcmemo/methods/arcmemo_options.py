@@ -1,6 +1,10 @@
-"""The settings ArcMemo's methods (ps, oe) take beyond the paper's (`--method-option`, or the flag
-`--use-prior` that sets it):
+"""The settings ArcMemo's methods (ps, oe) take beyond the paper's (`--method-option`, or the solve
+flags `--learn-from-failures`, `--failure-lessons`, `--use-prior` that set them):
 
+- learn_from_failures (false): a block's tasks whose programs failed their train pairs after
+  every retry are written too, as OE lessons marked as from a failure (failure_write.py);
+- failure_lessons (include | exclude; include): whether selection shows those lessons
+  (failure_lessons.py; include shows them only where there are any);
 - use_prior (false): the memory's own use counts order what selection shows (selection/prior.py).
 """
 
@@ -12,11 +16,14 @@ from typing import Any
 
 from arcmemo.methods.contract import MethodBase, MethodOptionError
 
-OPTION_NAMES = ("use_prior",)
+FAILURE_LESSONS = ("include", "exclude")
+OPTION_NAMES = ("learn_from_failures", "failure_lessons", "use_prior")
 
 
 @dataclass(frozen=True)
 class ArcMemoOptions:
+    learn_from_failures: bool = False
+    failure_lessons: str = "include"
     use_prior: bool = False
 
     @classmethod
@@ -24,9 +31,12 @@ class ArcMemoOptions:
         """The options a run or command gave (names other than OPTION_NAMES are not looked at:
         check_options refuses them first). MethodOptionError naming a value of the wrong kind."""
         options = dict(options or {})
-        for name in ("use_prior",):
+        for name in ("learn_from_failures", "use_prior"):
             if not isinstance(options.get(name, False), bool):
                 raise MethodOptionError(f"method option {name} must be true or false, got {options[name]!r}")
+        if options.get("failure_lessons", "include") not in FAILURE_LESSONS:
+            raise MethodOptionError(f"method option failure_lessons must be {' or '.join(FAILURE_LESSONS)}, "
+                                    f"got {options['failure_lessons']!r}")
         return cls(**{name: options[name] for name in OPTION_NAMES if name in options})
 
 
@@ -43,4 +53,4 @@ class ArcMemoMethod(MethodBase):
         return None
 
 
-__all__ = ["ArcMemoOptions", "ArcMemoMethod", "OPTION_NAMES"]
+__all__ = ["ArcMemoOptions", "ArcMemoMethod", "FAILURE_LESSONS", "OPTION_NAMES"]

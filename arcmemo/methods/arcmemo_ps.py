@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arcmemo.methods.arcmemo_options import ArcMemoMethod, ArcMemoOptions
 from arcmemo.methods.arcmemo_write import write_arcmemo
+from arcmemo.methods.failure_lessons import with_failure_lessons
 from arcmemo.selection.prior import use_prior
 from arcmemo.selection.ps import select_ps
 
@@ -17,7 +18,11 @@ class ArcMemoPS(ArcMemoMethod):
 
     def read(self, task, memory, settings, llm):
         options = ArcMemoOptions.of(settings.options)
-        return select_ps(task, memory, settings, llm, prior=use_prior(memory) if options.use_prior else None)
+        prior = use_prior(memory) if options.use_prior else None
+        selection = select_ps(task, memory, settings, llm, prior=prior)
+        if options.failure_lessons == "include":
+            selection = with_failure_lessons(selection, task, memory, settings, llm, prior)
+        return selection
 
     def write(self, experiences, memory, llm, ctx):
         return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")
