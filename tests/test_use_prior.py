@@ -150,3 +150,34 @@ def test_a_ps_run_with_use_prior_shows_the_better_used_concept_first(tmp_path, f
     plain, ordered = (call.prompt for call in fake_model.calls_for("select_ps"))
     assert plain.index("alpha recolour") < plain.index("beta recolour")
     assert ordered.index("beta recolour") < ordered.index("alpha recolour")
+
+
+def test_a_run_with_both_features_gives_the_same_results_whatever_is_in_flight(tmp_path, fake_model):
+    """The prior read as of the revision and the failure lessons written in task order: four tasks in
+    flight at once give the run directory and memory one task at a time gives. The select model
+    names whichever of two equal concepts is listed second, so a prior read as use is recorded
+    (the block's earlier tasks, done or not yet) would make the answers depend on timing."""
+    from runner_support import TASK_IDS, script_run
+    from test_tasks_in_flight import memory_contents, run_directory_contents, solve
+
+    def second_listed(messages):
+        text = "\n".join(str(m.get("content", "")) for m in messages)
+        return f"```yaml\n- {max(('alpha recolour', 'beta recolour'), key=text.find)}\n```"
+
+    script_run(fake_model, unsolved={TASK_IDS[1], TASK_IDS[4]}, delay_s=0.05)
+    fake_model.on("select_ps", second_listed)
+    fake_model.on("oe_failure", lambda messages: "```yaml\n- situation: The output keeps the input's size.\n"
+                                                 "  suggestion: Start from a copy of the input.\n```")
+    settings = dict(continual=True, k=3, retries=1, method_options={"use_prior": True, "learn_from_failures": True})
+    results = {}
+    for name, slots in (("one", 1), ("four", 4)):
+        (tmp_path / name).mkdir()
+        with Memory(str(tmp_path / name / "memory.db")) as memory:
+            two_concepts(memory)
+        results[name] = solve(tmp_path / name, slots, **settings)
+    (one, one_summary, one_memory), (four, _, four_memory) = results["one"], results["four"]
+    assert one_summary["failure_lessons"] == {"written": 1, "offered": 3}
+    chosen = [e["selected"] for e in one.rundir.events() if e["type"] == "task"]
+    assert {tuple(ids) for ids in chosen} != {tuple(chosen[0])}      # the prior changed the choice between blocks
+    assert run_directory_contents(four.rundir.path) == run_directory_contents(one.rundir.path)
+    assert memory_contents(four_memory) == memory_contents(one_memory) != []
