@@ -28,7 +28,7 @@ from arcmemo.memory.library import Library, library
 from arcmemo.memory.render import render_oe
 from arcmemo.prompts import render_prompt
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, with_retry_feedback, yaml_list_answer
-from arcmemo.selection.prior import UsePrior, by_prior, ties_by_prior
+from arcmemo.selection.prior import UsePrior, by_prior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 
 MAX_NUMBER_DIGITS = 9       # a lesson number written as text; longer is not a lesson number
@@ -118,18 +118,18 @@ def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
     by `prior`. Returns the messages, the lessons in their numbers' order, and stats."""
     limit = settings.token_budget
     stats = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
-    order = None if prior is None else prior.of(lib.concepts)
+    ordered = None if prior is None else prior_order(lib, prior)
+    order = None if ordered is None else ordered.scores
 
     def numbered(positions: list[int]) -> list[int]:
         return sorted(positions) if order is None else by_prior(sorted(positions), order)
 
     frame = estimate_tokens(_messages(caption, "", settings.top_k)[0]["content"]) + MESSAGE_TOKENS
-    everything = None if order is None else numbered(list(range(len(lib))))
-    messages = _messages(caption, lib.lessons_text(everything), settings.top_k)
+    messages = _messages(caption, lib.lessons_text() if ordered is None else ordered.lessons_text(lib), settings.top_k)
     planned = frame + lib.tokens(lib.lessons_text())     # the same lessons numbered 1..n in any order
     tokens = planned if count.estimate or planned > OVERESTIMATE * limit else count.messages(messages)
     if tokens <= limit:
-        shown = list(lib.concepts) if everything is None else [lib.concepts[i] for i in everything]
+        shown = list(lib.concepts if ordered is None else ordered.in_order)
         return messages, shown, {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
     ranked = lib.rank(caption) if order is None else ties_by_prior(lib.rank(caption), lib.index.scores(caption), order)
     sums = [0]

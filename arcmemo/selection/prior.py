@@ -73,8 +73,50 @@ def ties_by_prior(ranked: Sequence[int], scores: Sequence[float], prior: Sequenc
     return sorted(ranked, key=lambda i: (-scores[i], -prior[i]))
 
 
-_held: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Memory -> (revision, UsePrior)
 _lock = threading.Lock()
+
+
+class PriorOrder:
+    """One library's listings in the order of one prior (both fixed for a memory revision), each
+    made when first asked and kept, as the library keeps its own (memory/library.py)."""
+
+    def __init__(self, lib, prior: UsePrior):
+        self.prior = prior                      # not the library: it is the key this is kept under
+        self.scores = prior.of(lib.concepts)    # per position
+        self.numbered = by_prior(range(len(lib.concepts)), self.scores)   # OE: lesson numbers' order
+        self.in_order = [lib.concepts[i] for i in self.numbered]
+        self._texts: dict = {}
+
+    def text(self, lib, form, types) -> str:
+        """lib.text of every concept in `form` with `types`, each section's concepts by prior."""
+        key = ("ps", form, types)
+        if key not in self._texts:
+            self._texts[key] = lib.text(None, form, types, self.scores)
+        return self._texts[key]
+
+    def lessons_text(self, lib) -> str:
+        """Every lesson numbered by prior (render_oe)."""
+        if "oe" not in self._texts:
+            self._texts["oe"] = lib.lessons_text(self.numbered)
+        return self._texts["oe"]
+
+
+_orders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Library -> PriorOrder
+
+
+def prior_order(lib, prior: UsePrior) -> PriorOrder:
+    """The PriorOrder of `lib` by `prior`, made once per pair."""
+    with _lock:
+        held = _orders.get(lib)
+    if held is not None and held.prior is prior:
+        return held
+    made = PriorOrder(lib, prior)
+    with _lock:
+        _orders[lib] = made
+    return made
+
+
+_held: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Memory -> (revision, UsePrior)
 
 
 def use_prior(memory) -> UsePrior:
@@ -91,4 +133,5 @@ def use_prior(memory) -> UsePrior:
     return prior
 
 
-__all__ = ["NEUTRAL", "UsePrior", "by_prior", "prior_score", "ties_by_prior", "use_prior"]
+__all__ = ["NEUTRAL", "PriorOrder", "UsePrior", "by_prior", "prior_order", "prior_score", "ties_by_prior",
+           "use_prior"]

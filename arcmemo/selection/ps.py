@@ -55,7 +55,7 @@ from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
-from arcmemo.selection.prior import UsePrior, ties_by_prior
+from arcmemo.selection.prior import UsePrior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 
 NOTE_FULL = ""
@@ -170,7 +170,8 @@ def _frame(lib: Library, puzzle: str) -> int:
 def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None, prior: UsePrior | None = None) -> PromptPlan:
     """Build the select_ps prompt within settings.token_budget (see module docstring)."""
     count = counter_for(llm, "select")
-    order = None if prior is None else prior.of(lib.concepts)
+    ordered = None if prior is None else prior_order(lib, prior)
+    order = None if ordered is None else ordered.scores
     puzzle = puzzle_text(task, settings)
     limit = settings.token_budget
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
@@ -181,7 +182,8 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None, prior
         size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) - around, form, ALL_TYPES)
         if size is None:
             continue
-        messages = _messages(lib.text(None, form, ALL_TYPES, order), note, puzzle)
+        listing = lib.text(None, form, ALL_TYPES) if ordered is None else ordered.text(lib, form, ALL_TYPES)
+        messages = _messages(listing, note, puzzle)
         tokens = around + size if count.estimate else count.messages(messages)
         if tokens <= limit:
             return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": name,
