@@ -184,8 +184,8 @@ def test_show_list_with_code_and_stats(db):
         memory.record_usage(run_id="r", pass_index=1, task_id="t",
                             used={ids["rotate grid"]: ConceptUse(1, 1, 1, 1), ids["half turn"]: ConceptUse(1, 0, 0, 0)})
     table = run("concepts", "stats", "--db", db).output.splitlines()
-    assert table[0].split() == ["id", "format", "name", "helper", "offered", "called", "called", "passing", "solved",
-                                "offered", "passing", "helpful", "harmful"]
+    assert table[0].split() == ["id", "name", "helper", "offered", "called", "called", "passing", "solved", "offered",
+                                "passing", "helpful", "harmful"]
     assert "rotate grid" in table[1] and "half turn" in table[2] and len(table) == 3
     as_json = run("concepts", "stats", "--db", db, "--json", "--sort", "name", "--all")
     assert [r["name"] for r in __import__("json").loads(as_json.output)] == ["half turn", "plain concept", "rotate grid"]

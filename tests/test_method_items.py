@@ -9,6 +9,7 @@ import json
 
 import pytest
 import sqlalchemy as sa
+from test_store import memory_url  # noqa: F401  (the store tests' backends: SQLite, and PostgreSQL when set)
 
 from arcmemo.memory import migrations, schema
 from arcmemo.memory.concept import DATA_FIELDS
@@ -28,8 +29,8 @@ LESSON = {"format": "oe", "situation": "Colours swap.", "suggestion": "Build the
 
 
 @pytest.fixture
-def memory(tmp_path):
-    with Memory(str(tmp_path / "m.db")) as m:
+def memory(memory_url):  # noqa: F811
+    with Memory(memory_url) as m:
         yield m
 
 
@@ -78,7 +79,7 @@ def test_a_malformed_meta_is_refused_naming_it_and_nothing_is_stored(memory, met
 def test_merging_keeps_each_method_field_first_written(memory):
     memory.add(BULLET, actor="test")
     merged = memory.merge({**BULLET, "meta": {"section": "mistakes", "seen": 2}}, actor="test").concept
-    assert merged.meta == {**BULLET["meta"], "seen": 2}
+    assert merged.meta == {**BULLET["meta"], "seen": 2} and list(merged.meta)[-1] == "seen"
     edited = memory.edit(merged.id, {"meta": {"section": "mistakes"}}, actor="test", reason="moved",
                          format="playbook")
     assert edited.meta == {"section": "mistakes"}
@@ -146,3 +147,38 @@ def test_the_concept_page_shows_a_methods_fields_escaped(tmp_path):
     assert "<li><b>section</b>: &lt;b&gt;bold&lt;/b&gt;</li>" in page and "<li><b>origin</b>: failure</li>" in page
     assert "PLAYBOOK concept" in page and "strategies-00001" in listing
     assert DATA_FIELDS[-1] == "meta"
+
+
+def test_concepts_stats_shows_a_formats_items_with_the_runs_counts_and_the_methods_verdicts(tmp_path):
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    db = str(tmp_path / "m.db")
+    with Memory(db) as memory:
+        a = memory.add(BULLET, actor="test").id
+        memory.add({**BULLET, "name": "strategies-00002"}, actor="test")
+        memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={a: ConceptUse(offered=1, offered_passing=1)})
+        memory.record_judgement(run_id="r1", pass_index=1, task_id="t1", verdicts={a: "harmful"})
+    table = CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook"]).output.splitlines()
+    assert table[0].split()[-4:] == ["offered", "passing", "helpful", "harmful"]
+    assert table[1].split()[1:] == ["strategies-00001", "-", "1", "0", "0", "0", "1", "0", "1"]
+    assert len(table) == 2          # the bullet never offered is left out without --all
+    rows = json.loads(CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook", "--all",
+                                               "--sort", "harmful", "--json"]).output)
+    assert [(r["name"], r["harmful"]) for r in rows] == [("strategies-00001", 1), ("strategies-00002", 0)]
+
+
+def test_a_methods_edits_and_deletes_name_their_run_and_task_so_a_lost_write_is_recovered(memory):
+    bullet = memory.add(BULLET, actor="ace", run_id="r1", task_id="t1")
+    memory.add({**BULLET, "name": "strategies-00002"}, actor="ace", run_id="r1", task_id="t2")
+    memory.edit(bullet.id, {"description": "Count colours first."}, actor="ace", reason="curator: edit",
+                format="playbook", run_id="r1", task_id="t2", model="m")
+    memory.delete("strategies-00002", actor="ace", reason="curator: remove", format="playbook", run_id="r1",
+                  task_id="t3", model="m")
+    last_two = memory.history(format=None)[-2:]
+    assert [(r.op, r.run_id, r.task_id, r.model) for r in last_two] == [("edit", "r1", "t2", "m"),
+                                                                        ("delete", "r1", "t3", "m")]
+    t2, t3 = memory.writes_of("r1", "t2"), memory.writes_of("r1", "t3")
+    assert (t2.added, t2.extended, t2.removed) == (["strategies-00002"], ["strategies-00001"], [])
+    assert (t3.added, t3.extended, t3.removed) == ([], [], ["strategies-00002"])

@@ -435,3 +435,39 @@ def test_a_write_that_breaks_the_contract_is_recorded_and_stores_nothing(name, e
     assert memory.list() == [] and memory.revision() == 0
     if name == "malformed":         # the store refused it; the write failure is on record with the task
         assert [f.task_id for f in memory.write_failures(run_id=runner.rundir.run_id)] == TASK_IDS[:2]
+
+
+def test_a_task_written_in_an_earlier_pass_is_written_again_in_the_next(third_party, tmp_path, fake_model, fake_llm):
+    """A method that learns from failures writes a task each pass it is solved in; the earlier pass's
+    revisions are not taken for this pass's write (the store cannot tell passes apart)."""
+    from runner_support import TASK_IDS, script_run
+
+    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import load_solver
+
+    ids = TASK_IDS[:2]
+    script_run(fake_model, unsolved={ids[1]})
+    memory = Memory(str(tmp_path / "memory.db"))
+    config = RunConfig(source="training", task_ids=ids, selection="diary", continual=True, k=2, retries=0, passes=2)
+    runner = new_runner(config, memory=memory, make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(),
+                        solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
+    runner.run()
+    writes = [(e["pass_index"], e["task_id"], e.get("recovered", False)) for e in runner.rundir.events()
+              if e["type"] == "write"]
+    assert writes == [(1, ids[0], False), (1, ids[1], False), (2, ids[1], False)]
+
+
+def test_naming_the_methods_imports_none_of_them():
+    """The command line offers the methods' names (solve --help, --method NAME) from entry points alone."""
+    import subprocess
+
+    script = ("import sys\nfrom arcmemo.methods.discovery import method_names\nfrom arcmemo.cli import cli\n"
+              "names = method_names()\n"
+              "cli.main(['solve', '--help'], standalone_mode=False)\n"
+              "loaded = [m for m in sys.modules if m.startswith(('arcmemo.methods.arcmemo_', 'arcmemo.methods.baselines',"
+              " 'arcmemo.methods.cheatsheet', 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
+              "print(','.join(names), loaded)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "ps,oe,none,all,cheatsheet []"

@@ -379,27 +379,28 @@ def graph(name, db, graphml, as_json) -> None:
 @click.option("--run", "run_ref", default=None, metavar="RUN",
               help="Count only this run's tasks, read from its run directory (any run, read-only ones included).")
 @run_dir_option
-@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved",
-                                                       "offered_passing", "helpful", "harmful", "name", "id"]),
+@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved", "offered_passing",
+                                                      "helpful", "harmful", "name", "id"]),
               default="called_passing", show_default=True, help="Order of the rows (counts: most first).")
-@click.option("--format", "fmt", type=FORMAT, help="Only this format (default: every format).")
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True,
+              help="The items of this format (a memory method's: `arcmemo methods list`).")
 @click.option("--all", "show_all", is_flag=True, help="Also the concepts never offered.")
 @click.option("--json", "as_json", is_flag=True, help="The rows as JSON.")
 @user_errors
 def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
-    """How solves used each item of memory (every method's), measured by running the programs.
+    """How solves used each PS concept (or item of --format), measured by running the programs.
 
     offered: tasks it was offered to; called: its helper was called by a program there;
     called passing: by a program that passed every train pair; solved: called in a task the
     run finally solved; offered passing: offered to a task whose program passed every train
-    pair; helpful, harmful: the memory method's own verdicts (ACE's tags). Without --run:
+    pair; helpful, harmful: the memory method's own verdicts (ACE's, say). Without --run:
     every run that wrote this memory (seeding, solve --continual); a read-only solve keeps
     its counts in its run directory (--run)."""
     from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
 
     memory = _open_for_reading(db)
     counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir)
-    rows = [{"id": c.id, "format": c.format, "name": c.name, "helper": c.helper["name"] if c.helper else None,
+    rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
             for c in memory.list(fmt) if show_all or c.id in counts]
     if sort_by in (*COUNTERS, *JUDGED):
@@ -409,9 +410,8 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
     if as_json:
         echo_json(rows)
     elif rows:
-        click.echo(_table([[r["id"], r["format"], r["name"], r["helper"] or "-", *(r[k] for k in (*COUNTERS, *JUDGED))]
-                           for r in rows], ["id", "format", "name", "helper", "offered", "called", "called passing",
-                                            "solved", "offered passing", "helpful", "harmful"]))
+        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in (*COUNTERS, *JUDGED))]
+                           for r in rows], ["id", "name", "helper", *(k.replace("_", " ") for k in (*COUNTERS, *JUDGED))]))
     else:
         click.echo("no concept was offered in a recorded solve yet" + (f" (run {run_ref})" if run_ref else ""),
                    err=True)
@@ -420,7 +420,7 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
 def _run_usage(ref: str, run_dir: str | None) -> dict:
     """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass)."""
     from arcmemo.core.settings import Settings
-    from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
+    from arcmemo.memory.reads import COUNTERS, ConceptUse
     from arcmemo.run.rundir import RunDir
 
     run = RunDir.find(ref, Settings.load(runs_dir=run_dir).runs_dir)
@@ -429,7 +429,7 @@ def _run_usage(ref: str, run_dir: str | None) -> dict:
     for event in latest.values():
         for row in event.get("concept_use") or []:
             total = counts.setdefault(row["id"], ConceptUse())
-            for name in (*COUNTERS, *JUDGED):
+            for name in COUNTERS:
                 setattr(total, name, getattr(total, name) + int(row.get(name, 0)))
     return counts
 

@@ -25,7 +25,7 @@ NOT_KEYS = {"config_file", "resume", "help"}    # options a configuration file c
 def shipped_configs() -> dict[str, Path]:
     """The shipped run configurations by name (file name without .yaml)."""
     folder = Path(str(resources.files("arcmemo") / "data" / "configs"))
-    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    return dict(sorted((p.stem, p) for p in folder.glob("*.yaml")))     # a setting, then its -released
 
 
 def config_file(value: str) -> Path:

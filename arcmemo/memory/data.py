@@ -64,7 +64,8 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     for field in ("cues", "implementation", "used_in"):
         out[field] = _union(old[field], new[field])
     out["helper"] = old.get("helper") or new.get("helper")   # the first verified helper stays
-    out["meta"] = {**(new.get("meta") or {}), **(old.get("meta") or {})} or None   # a method's field: the first value stays
+    kept = old.get("meta") or {}
+    out["meta"] = {**kept, **{k: v for k, v in (new.get("meta") or {}).items() if k not in kept}} or None
     return out
 
 

@@ -427,8 +427,10 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         for data, model in items:
             self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
 
-    def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps") -> Concept:
-        """Replace the given fields (validated as a whole concept); renames keep the id."""
+    def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps",
+             run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> Concept:
+        """Replace the given fields (validated as a whole concept); renames keep the id. A memory
+        method's edit names its run, task and model, as its adds do (the revision keeps them)."""
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
@@ -451,16 +453,20 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
                 self._check_helper(session, clean)
             if old and (not new or new["name"] != old["name"]):
                 self._check_no_callers(session, old["name"], concept.name)
-            return self._update(session, concept, clean, "edit", actor=actor, reason=reason)
+            return self._update(session, concept, clean, "edit", actor=actor, reason=reason, run_id=run_id,
+                                task_id=task_id, model=model)
 
-    def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps") -> None:
+    def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps", run_id: str | None = None,
+               task_id: str | None = None, model: str | None = None) -> None:
+        """Delete a concept (its revisions stay: `list(as_of=...)` still has it); run, task and model as for edit."""
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
                 raise UnknownConcept(_missing(ref, format))
             if concept.helper:
                 self._check_no_callers(session, concept.helper["name"], concept.name)
-            self._log(session, concept, "delete", actor=actor, reason=reason)
+            self._log(session, concept, "delete", actor=actor, reason=reason, run_id=run_id, task_id=task_id,
+                      model=model)
             session.execute(CONCEPTS.delete().where(CONCEPTS.c.id == concept.id))
 
     # -- helpers -----------------------------------------------------------------------

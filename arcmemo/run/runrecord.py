@@ -141,7 +141,7 @@ def partial_summary(rundir: RunDir, config: dict[str, Any]) -> dict[str, Any]:
 
 def _summary_object_rows(kind: str, summary: dict[str, Any]) -> list[tuple[str, Any]]:
     """A seed or cheatsheet run's summary in the rows its command printed at its end."""
-    from arcmemo.llm import Usage           # only here: `runs list` must not load the model client
+    from arcmemo.llm import Usage  # only here: `runs list` must not load the model client
 
     if kind == SEED:
         from arcmemo.run.seeding import SeedSummary as cls
