@@ -39,6 +39,13 @@ def used(memory, concept_id: int, offered: int, passing: int, task: str = "t") -
                             used={concept_id: ConceptUse(offered=1, offered_passing=int(i < passing))})
 
 
+def rated(memory, worse, better) -> None:
+    """`better` went with passing tasks, `worse` did not, and a later write made that count."""
+    used(memory, worse.id, offered=3, passing=0)
+    used(memory, better.id, offered=3, passing=3)
+    memory.add({"format": "sheet", "name": "cheatsheet", "description": "a revision after the use"}, actor="t")
+
+
 def test_counts_are_read_as_of_the_memory_revision(tmp_path):
     """Use recorded after the newest revision (a block's tasks, in flight or done) waits for the
     next write: every task of a block sees the same prior."""
@@ -66,9 +73,7 @@ def two_lessons(memory, long: bool = False):
 def test_oe_two_equal_lessons_swap_their_numbers_when_their_counts_differ(tmp_path, fake_model, fake_llm):
     memory = Memory(str(tmp_path / "memory.db"))
     a, b = two_lessons(memory)
-    used(memory, a.id, offered=2, passing=0)
-    used(memory, b.id, offered=2, passing=2)
-    memory.add({"format": "ps", "name": "a revision after the use", "kind": "routine"}, actor="t")
+    rated(memory, worse=a, better=b)
     task = load_tasks("training", ids=[TASK]).tasks[0]
     fake_model.on("caption", lambda messages: CAPTION)
     fake_model.on("select_oe", lambda messages: "```yaml\n- 1\n```")
@@ -137,9 +142,7 @@ def test_a_ps_run_with_use_prior_shows_the_better_used_concept_first(tmp_path, f
 
     memory = Memory(str(tmp_path / "memory.db"))
     alpha, beta = two_concepts(memory)
-    used(memory, alpha.id, offered=3, passing=0)
-    used(memory, beta.id, offered=3, passing=3)
-    memory.add({"format": "oe", "situation": "A later write.", "suggestion": "Nothing."}, actor="t")
+    rated(memory, worse=alpha, better=beta)
     script_run(fake_model)
     fake_model.on("select_ps", lambda messages: "```yaml\n- alpha recolour\n```")
     for options in ({}, {"use_prior": True}):
