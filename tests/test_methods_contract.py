@@ -339,8 +339,8 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
     assert config.selection_settings(1).options == {"tone": "dry"}
     with pytest.raises(MethodOptionError, match=r"memory method 'diary' takes no option 'mood' \(its options: tone\)"):
         RunConfig(selection="diary", method_options={"mood": "x"})
-    with pytest.raises(MethodOptionError, match=r"'ps' takes no option 'tone' \(it takes none\)"):
-        RunConfig(selection="ps", method_options={"tone": "x"})
+    with pytest.raises(MethodOptionError, match=r"'none' takes no option 'tone' \(it takes none\)"):
+        RunConfig(selection="none", method_options={"tone": "x"})
     import click
 
     path = tmp_path / "run.yaml"
