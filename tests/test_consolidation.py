@@ -307,11 +307,13 @@ def test_stats_flags_concepts_offered_often_and_never_used(db):
         for i in range(12):
             memory.record_usage(run_id="r", pass_index=1, task_id=f"t{i}", used={
                 c["flip grid"].id: ConceptUse(1), c["rotate grid"].id: ConceptUse(1, int(i == 0)),
-                c["upscale grid"].id: ConceptUse(1, 1, 1), c["color mapping"].id: ConceptUse(1)})
+                c["upscale grid"].id: ConceptUse(1, 1, 1), c["color mapping"].id: ConceptUse(1),
+                c["recolour cells by a colour table"].id: ConceptUse(1, offered_passing=int(i == 3))})
         memory.record_usage(run_id="r", pass_index=1, task_id="t99", used={c["enlarge grid"].id: ConceptUse(1)})
     rows = {r["name"]: r["flag"] for r in json.loads(invoke("concepts", "stats", "--json", db=db).output)}
     assert rows == {"flip grid": "offered 12x, never called", "rotate grid": "offered 12x, never called by a passing "
-                    "program", "upscale grid": None, "color mapping": None, "enlarge grid": None}
+                    "program", "upscale grid": None, "color mapping": "offered 12x, never to a task that passed",
+                    "recolour cells by a colour table": None, "enlarge grid": None}
     flagged = invoke("concepts", "stats", "--flagged", "--unused-after", "13", db=db)
     assert flagged.exit_code == 0 and "no concept is flagged" in flagged.output
     table = invoke("concepts", "stats", "--flagged", db=db).output
