@@ -180,6 +180,20 @@ def test_concepts_of_different_formats_are_refused_naming_both(memory):
 
 
 
+def test_a_lesson_from_a_failure_is_not_merged_with_one_from_a_success(memory, fake_model, fake_llm):
+    fake_model.on(STEP, lambda messages: SAME)
+    lesson = by_name(memory)["lesson-colour-table"]
+    failed = memory.add({"format": "oe", "name": "lesson-failed-table", "used_in": ["f76d97a5"], "meta": {"from": "failure"},
+                         "situation": "Every input colour always became the same output colour.",
+                         "suggestion": "A colour table built from the examples and applied to every cell."}, actor="test")
+    plan = plan_for(memory, get_sandbox(), fake_llm, formats=["oe"])
+    assert plan.merges == [] and fake_model.calls_for(STEP) == []
+    assert any("'lesson-colour-table'" in r and "'lesson-failed-table'" in r and "own fields differ" in r
+               for r in plan.refused)
+    with pytest.raises(MergeRefused, match=r"a memory method's own fields differ \(meta \{\} and \{'from': 'failure'\}"):
+        memory.merge_concepts(lesson.id, [failed.id], actor="test")
+
+
 def test_a_helper_cannot_move_to_a_concept_named_otherwise(memory):
     c = by_name(memory)
     memory.add(routine("spin grid", "Rotate the grid.", [("grid", "grid", None), ("n", "int", None)], [], ["t9"]),

@@ -105,6 +105,10 @@ def plan_consolidation(memory, behaviour, llm=None, *, formats: Iterable[str] | 
     for pair in pairs:
         a, b = pair.first, pair.second
         words = f"words and typings alike ({pair.overlap:.2f})"
+        if (a.meta or {}) != (b.meta or {}):       # the store refuses it (merges.absorb): no need to ask
+            plan.refused.append(f"{label(a)} and {label(b)}: {words}, but their memory method's own fields differ "
+                                f"(meta {a.meta or {}} and {b.meta or {}})")
+            continue
         if a.helper and b.helper:
             verdict = behaviour.compare(a, b)
             if verdict.same is False:

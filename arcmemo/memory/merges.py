@@ -18,7 +18,8 @@ was, and the survivor loses what the merge brought while keeping what was writte
 (three-way, field by field, `undone`).
 
 Refused with MergeRefused, naming both concepts, and writing nothing: concepts of different
-formats; an absorbed concept with a helper when the survivor has none (a helper is named
+formats, or whose memory method's own fields (`meta`) differ; an absorbed concept with a
+helper when the survivor has none (a helper is named
 after its concept); a parameter the survivor's helper does not take; a helper that other
 helpers call; undoing a merge that is no longer in force, or whose concept's name is taken.
 
@@ -62,6 +63,9 @@ def absorb(survivor: Concept, other: Concept, *, aligned: bool = False) -> dict[
         refuse("they are of different formats")
     if survivor.format == "sheet":
         refuse("a cheatsheet is one text, there is nothing to merge")
+    if (survivor.meta or {}) != (other.meta or {}):
+        refuse(f"a memory method's own fields differ (meta {survivor.meta or {}} and {other.meta or {}}: a lesson "
+               "from a failure and one from a success, say), and only that method knows how to join them")
     if other.helper and not survivor.helper:
         refuse(f"{other.name!r} has a helper and {survivor.name!r} has none; a helper is named after its concept, "
                f"so merge {survivor.name!r} into {other.name!r} instead")
