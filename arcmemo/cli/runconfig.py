@@ -111,14 +111,17 @@ def load_config(path: Path, command: click.Command, ctx: click.Context) -> dict[
         if param is None:
             raise ConfigFileError(path, line, f"unknown key {key!r} (keys are the options of "
                                               f"`arcmemo {command.name}`: {', '.join(sorted(params))})")
-        problem = _yaml_type_problem(param, value)
-        if problem is not None:
-            raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {value!r}")
-        if not getattr(param, "is_flag", False):
-            try:
-                param.type.convert(value, param, ctx)
-            except click.ClickException as exc:     # the option's own check: range, choices, path
-                raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
+        if param.multiple:      # an option given any number of times: one value or a list of them
+            value = value if isinstance(value, list) else [value]
+        for one in value if param.multiple else [value]:
+            problem = _yaml_type_problem(param, one)
+            if problem is not None:
+                raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {one!r}")
+            if not getattr(param, "is_flag", False):
+                try:
+                    param.type.convert(one, param, ctx)
+                except click.ClickException as exc:     # the option's own check: range, choices, path
+                    raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
         values[name] = value
     return values
 
