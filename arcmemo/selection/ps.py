@@ -49,7 +49,6 @@ from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
-from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
 from arcmemo.selection.types import Selection, SelectionSettings
 
@@ -242,6 +241,8 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     chosen = [lib.by_id[i] for i in match.ids]
     added: list = []
     if settings.expand and chosen:
+        from arcmemo.selection.expand import expand_neighbours  # networkx: only when asked for
+
         added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
     solver_count = counter_for(llm, "solver")
     final = fit_hint(chosen + added, lib, settings.hint_budget, solver_count)
