@@ -18,7 +18,7 @@ makes, priced by arcmemo/data/models.yaml. Stated assumptions, each a flag:
 - selection runs once per thread (the threads are independent); a picture costs 255 tokens
   (gpt-4.1, one 512 px tile).
 
-    python benchmarks/paper_cost.py [--answer-tokens 10000] [--runs 3]
+    python benchmarks/paper_cost.py [--answer-tokens 10000] [--runs 1]
 
 Measure your own answer sizes with a few puzzles first (`arcmemo solve --config
 arcmemo-ps --limit 5`, then `arcmemo calls usage --run RUN`) and give them here.
@@ -58,10 +58,10 @@ def measure() -> dict[str, float]:
     from arcmemo.memory.io import import_file
     from arcmemo.memory.render import render_oe, render_ps
     from arcmemo.memory.store import Memory
-    from arcmemo.prompts import Templates, render_prompt
+    from arcmemo.prompts import render_prompt
+    from arcmemo_program_synthesis.templates import TEMPLATES as solve
 
     tasks = load_tasks("arc-agi-1/val100").tasks
-    solve = Templates("arcmemo_program_synthesis", "prompts")
     opening = [count(solve.render("system")) + count(solve.render("solve", puzzle=format_task(t), hint_section=""))
                for t in tasks]
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")
@@ -119,7 +119,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answer-tokens", type=int, default=10_000, help="o4-mini output per answer (assumed)")
     parser.add_argument("--round-tokens", type=int, default=1_500, help="conversation growth per retry (assumed)")
-    parser.add_argument("--runs", type=int, default=3, help="repeated runs per setting (the paper: 3)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="repeated runs of each setting, beyond the paper (its run0..run2 are the 3 threads of "
+                             "one run, counted already)")
     args = parser.parse_args()
     from arcmemo.llm.catalog import load_catalog
 

@@ -16,7 +16,8 @@ from arcmemo.cli.common import ArcmemoGroup
 
 # command name -> the module defining it (its COMMANDS list holds the command)
 MODULES = {
-    "calls": "calls", "cheatsheet": "cheatsheet", "concepts": "concepts", "models": "models", "runs": "runs", "seed": "seed",
+    "calls": "calls", "cheatsheet": "cheatsheet", "concepts": "concepts", "models": "models", "prompts": "prompts",
+    "runs": "runs", "seed": "seed",
     "select": "select", "serve": "serve", "solve": "solve", "solvers": "solvers", "sweep": "sweep",
     "tasks": "tasks",
 }

@@ -20,8 +20,10 @@ from arcmemo.cli.common import (
     UserError,
     as_user_error,
     db_option,
+    grid_text_option,
     model_flags,
     model_options,
+    prompts_option,
     reasoning_efforts,
     run_dir_option,
     task_source,
@@ -162,13 +164,15 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--require-isolation", type=LazyChoice(_isolation_levels), default=None,
               help="Refuse to run unless the sandbox isolates programs at least this well here "
                    "(full: PID/network/mount namespaces, Landlock view, seccomp).")
+@prompts_option
+@grid_text_option
 @model_options
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
           top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
-          max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation, db,
-          **models) -> None:
+          max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
+          prompts_dir, grid_text, db, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
@@ -193,11 +197,12 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
     scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
-    settings = Settings.load(db=db, runs_dir=run_dir)
+    settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     flags = model_flags(models)
     config = models_settings = None
-    if resume and config_file:
-        raise click.UsageError("--resume continues a run with its recorded settings: leave out --config")
+    if resume and (config_file or prompts_dir or grid_text):
+        raise click.UsageError("--resume continues a run with its recorded settings (its prompts too): leave out "
+                               "--config, --prompts and --grid-text")
     if not resume:
         if tasks_from is not None:    # a task file on the command line wins over a --config's split
             dataset, split = _unless_from_config(dataset, "dataset"), _unless_from_config(split, "split")
@@ -211,6 +216,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             reselect_on_retry=reselect_on_retry, config_file=config_file,
+            prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
+            grid_text=settings.grid_text,
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
@@ -219,7 +226,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.report import summary_table
 
-    click.echo(summary_table(summary))
+    click.echo(summary_table(summary, runner.rundir.config()))
     click.echo(f"run directory: {runner.rundir.path}")
     if summary.get("tasks_lost"):
         warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "

@@ -41,6 +41,7 @@ from typing import Any
 from arcmemo import __version__
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
@@ -54,13 +55,15 @@ from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.records import concept_names, selection_record
+from arcmemo.run.report import running_score
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
 from arcmemo.run.taskrecords import TaskRecords, TaskResult
 from arcmemo.run.threads import (
     ThreadRun,
     best_thread,
-    run_depth_table,
+    outcome_scores,
+    per_task_scores,
     selection_level,
     submitted_predictions,
     thread_record,
@@ -123,6 +126,8 @@ class RunConfig:
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
     reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
     config_file: str | None = None    # the run configuration file its settings came from, if any
+    prompts_dir: str | None = None    # the user's templates, in force before the shipped ones (run/prompting.py)
+    grid_text: str = DEFAULT_GRID_TEXT  # how prompts write grids (core/gridtext.py)
 
     def __post_init__(self) -> None:
         if self.memory_format is None:
@@ -136,6 +141,7 @@ class RunConfig:
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
             raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
+        check_grid_text(self.grid_text)
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
     def _stream(self, pass_index: int, thread: int) -> int:
@@ -452,9 +458,8 @@ class Runner:
 
     def _totals(self, latest: dict[str, TaskOutcome]) -> str:
         usage = total_usage([o.usage for o in self.done.values()] + [e.get("usage", {}) for e in self.write_events])
-        score = _mean_scores(latest.values())["oracle2"]
-        return (f"oracle@2 {'?' if score is None else f'{score:.1f}'} · "
-                f"{usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}")
+        score = running_score(latest.values(), self.config.threads, self.config.retries, self.rundir.config())
+        return f"{score} · {usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}"
 
     def _lost(self, p: int, task_id: str, meter: MeteredLLM, kind: str = "task_lost") -> None:
         """Log what the endpoint cost this task (or write); a fatal fault ends the run here."""
@@ -707,9 +712,9 @@ class Runner:
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
 
     # ------------------------------------------------------------------ scores
-    @staticmethod
-    def _pass_scores(p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
-        return {"pass": p, "tasks": len(latest), **_mean_scores(latest.values())}
+    def _pass_scores(self, p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
+        return {"pass": p, "tasks": len(latest),
+                **outcome_scores(latest.values(), self.config.threads, self.config.retries, table=False)}
 
     def _summary(self, latest, done, per_pass, stopped, wall) -> dict[str, Any]:
         usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in self.write_events]
@@ -720,13 +725,12 @@ class Runner:
             "run_id": self.rundir.run_id,
             "tasks": len(latest),
             "tasks_planned": len(self.tasks),
-            **_mean_scores(latest.values()),
+            **outcome_scores(latest.values(), self.config.threads, self.config.retries),  # scoring/runscore.py
             "scored": bool(self.answers),     # False: no test outputs (or --no-score); scores are None
             "passes": per_pass,
             "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
             "solved": sorted(t for t, o in latest.items() if o.scores.get("oracle2") == 1),
-            "per_task": {t: {**o.scores, "passed_train": o.passed_train, "pass": o.pass_index,
-                             "selected": len(o.selected)} for t, o in sorted(latest.items())},
+            "per_task": per_task_scores(latest, self.config.threads, self.config.retries),
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
             "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
@@ -734,7 +738,6 @@ class Runner:
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
             "retries": self.config.retries,
-            "table4": _table4(latest.values(), self.config),
             "concepts_added": added,
             "concepts_extended": extended,
             "writes": len(self.write_events),
@@ -753,15 +756,6 @@ def _at_work(running: dict[int, Future]) -> int:
     return sum(not f.done() for f in running.values())
 
 
-def _mean_scores(outcomes) -> dict[str, float | None]:
-    """Mean oracle@1, oracle@2 and strict in percent; None (unknown) when a task was not scored."""
-    outcomes = list(outcomes)
-    if any(not o.scores for o in outcomes):
-        return {name: None for name in ("oracle1", "oracle2", "strict")}
-    n = len(outcomes) or 1
-    return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
-
-
 def _level_counts(outcomes) -> dict[str, int]:
     """How many tasks got each selection level (the tasks whose selection had a model step)."""
     counts: dict[str, int] = {}
@@ -769,12 +763,6 @@ def _level_counts(outcomes) -> dict[str, int]:
         if o.selection_level is not None:
             counts[o.selection_level] = counts.get(o.selection_level, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: LEVELS.index(kv[0]) if kv[0] in LEVELS else len(LEVELS)))
-
-
-def _table4(outcomes, config: RunConfig) -> dict[str, Any] | None:
-    """The run's Table 4 block (run/threads.py), None when it cannot be computed (not scored)."""
-    table = run_depth_table(list(outcomes), config.threads, config.retries)
-    return None if table is None else table.to_dict()
 
 
 def _outcome_line(outcome: TaskOutcome) -> str:

@@ -27,7 +27,7 @@ import importlib
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,6 +178,7 @@ class RunSession:
         self._warming: threading.Thread | None = None
         self.llms: list[LLM] = []
         self.executors: list[Executor] = []
+        self._prompts = ExitStack()
 
     # -- the parts ---------------------------------------------------------------------
     def memory(self, url: str | None = None) -> Memory:
@@ -231,6 +232,13 @@ class RunSession:
         self.llms.append(llm)
         return llm
 
+    def use_prompts(self, prompts_dir: str | Path | None, grid_text: str):
+        """Check the user's templates and the grid text style (PromptError now, before anything is
+        opened), and put them in force until the session closes (run/prompting.py)."""
+        from arcmemo.run.prompting import PromptSetup
+
+        return self._prompts.enter_context(PromptSetup(prompts_dir, grid_text))
+
     def close(self) -> None:
         self.reporter.close()
         for executor in self.executors:
@@ -239,6 +247,7 @@ class RunSession:
             llm.close()
         if self._memory is not None:
             self._memory.close()
+        self._prompts.close()
 
     # -- solve ---------------------------------------------------------------------------
     def executor(self, llm: LLM, config: RunConfig, memory_url: str, scale: Scale) -> Executor:
@@ -267,10 +276,12 @@ class RunSession:
         self._warm_up()
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
+        self.use_prompts(config.prompts_dir, config.grid_text)
         sandbox = self.sandbox
         check_memory_exists(self.settings.db, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
+        self._check_long_run(llm, config, taskset)
         check_models(llm, roles_used(config))
         check_call_params(llm, config, roles_used(config))
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
@@ -280,6 +291,30 @@ class RunSession:
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
+
+    def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
+        """LongRunError when the run would take hours on the embedded model it did not name; the
+        estimate said when it runs there by name (run/longrun.py)."""
+        from arcmemo.run.longrun import check_named, solve_job
+        from arcmemo.run.runner import order_tasks
+
+        job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
+                        config.passes)
+        estimate = check_named(llm, job, "--solver-model")
+        if estimate:
+            self.reporter.note(estimate)
+
+    def _note_changed_templates(self, recorded: dict[str, Any], solver) -> None:
+        """Say which templates differ from those the run started with (edited since, or a new arcmemo):
+        the requests made from now on are not the ones recorded."""
+        from arcmemo.prompts import template_hashes
+        from arcmemo.run.prompting import changed_templates
+
+        solver_now = solver.template_hashes() if hasattr(solver, "template_hashes") else {}
+        changed = (changed_templates(recorded.get("prompt_templates") or {}, template_hashes())
+                   + changed_templates(recorded.get("solver_templates") or {}, solver_now))
+        if changed:
+            self.reporter.note(f"prompt templates changed since the run started: {', '.join(changed)}")
 
     def resume_solve(self, ref: str, model_flags: dict[str, Any], scale: Scale | None = None) -> Runner:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
@@ -295,6 +330,8 @@ class RunSession:
         solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
+        self.use_prompts(runner.config.prompts_dir, runner.config.grid_text)
+        self._note_changed_templates(recorded, solver)
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())

@@ -129,6 +129,16 @@ def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> Non
     os.replace(tmp, path)
 
 
+def sweep_table(rundirs: list) -> str:
+    """The sweep's closing table: its members side by side, as `runs compare` shows them (a
+    member that did not finish shows the tasks it did, scored so far)."""
+    from arcmemo.run.report import compare_table
+    from arcmemo.run.runrecord import read_run
+
+    records = [read_run(rundir) for rundir in rundirs]
+    return compare_table([(r.config, r.summary) for r in records if r.summary is not None])
+
+
 def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) -> str:
     """The memory a member reads (and, with continual, writes): the starting memory itself for a
     read-only member; its own copy of it for one that writes."""
@@ -151,4 +161,4 @@ def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) 
 
 
 __all__ = ["Member", "Sweep", "SweepError", "load_sweep", "member_memory", "read_record", "record_path",
-           "write_record"]
+           "sweep_table", "write_record"]

@@ -1,5 +1,6 @@
 """Scoring: oracle@k and the strict score (scores.py), the paper's per-depth table of a
-run's threads (threads.py), submission files in the ARC Prize harness shape
+run's threads (threads.py), the score every view of a run headlines and the ARC Prize score
+beside it (runscore.py), submission files in the ARC Prize harness shape
 (submissions.py, harness.py), Kaggle's submission.json (kaggle.py), and scoring other
 tools' submissions (rescore.py).
 
@@ -9,6 +10,7 @@ The only package that reads test outputs besides the run loop that hands them ov
 from arcmemo.scoring.harness import CallUse, Share, attempt_metadata
 from arcmemo.scoring.kaggle import KaggleExport, read_kaggle, write_kaggle
 from arcmemo.scoring.rescore import Rescored, rescore
+from arcmemo.scoring.runscore import ARC_PRIZE, RunScore, run_score
 from arcmemo.scoring.scores import (
                                     OFFICIAL_K,
                                     TaskScore,
@@ -41,4 +43,4 @@ __all__ = ["OFFICIAL_K", "TaskScore", "attempts_from_predictions", "oracle_at_k"
            "score_submission_dir", "write_submission", "CallUse", "Share", "attempt_metadata",
            "KaggleExport", "read_kaggle", "write_kaggle", "Rescored", "rescore",
            "DepthTable", "PuzzleThreads", "ThreadFinal", "depth_table", "puzzle_from_steps", "step_verdicts",
-           "submitted_attempts"]
+           "submitted_attempts", "ARC_PRIZE", "RunScore", "run_score"]
