@@ -13,7 +13,6 @@ The paper's settings ship in `arcmemo/data/configs/` (`arcmemo solve --config ar
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ NOT_KEYS = {"config_file", "resume", "help"}    # options a configuration file c
 
 
 def shipped_configs() -> dict[str, Path]:
-    """The shipped run configurations by name (file name without .yaml)."""
-    folder = Path(str(resources.files("arcmemo") / "data" / "configs"))
+    """The shipped run configurations by name (file name without .yaml): a folder of the
+    installed package (listed for --config's help, so importlib.resources is not loaded for it)."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "configs"
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
 
 

@@ -34,10 +34,14 @@ class TaskError(ValueError):
     """A task file or grid is malformed; the message names the file and the path."""
 
 
+class UnknownTask(TaskError):
+    """Task ids the source does not hold."""
+
+
 def _check_known(unknown: list[str]) -> None:
-    """TaskError naming the unknown ids (the first ten), if any."""
+    """UnknownTask naming the unknown ids (the first ten), if any."""
     if unknown:
-        raise TaskError(f"unknown task id(s): {', '.join(unknown[:10])}")
+        raise UnknownTask(f"unknown task id(s): {', '.join(unknown[:10])}")
 
 
 @dataclass(frozen=True)
