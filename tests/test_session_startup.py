@@ -12,7 +12,8 @@ from runner_support import TASK_IDS, script_run
 from arcmemo.core.settings import Settings
 from arcmemo.run import session as session_module
 from arcmemo.run.runner import RunConfig
-from arcmemo.run.session import ENDPOINT_CLIENT, RunSession, resolve_models
+from arcmemo.run.session import RunSession, resolve_models
+from arcmemo.run.warmup import ENDPOINT_CLIENT
 from arcmemo.sandbox import pool
 
 
@@ -72,3 +73,42 @@ def test_a_worker_that_cannot_start_is_reported_where_the_run_uses_the_sandbox(t
     finally:
         session.close()
         pool._shared.close()
+
+
+def test_the_solve_command_starts_them_before_it_imports_the_run_layer(tmp_path):
+    """The run layer's imports (the store, the selection and abstraction steps) take about half
+    a second: the worker starts up meanwhile, not after."""
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = """
+import builtins, json, sys, threading
+from arcmemo.llm.backend import register_model
+from arcmemo.llm.fake import FakeModel
+from runner_support import script_run
+register_model("fake", script_run(FakeModel("fake")))
+seen = {}
+real_import = builtins.__import__
+def watch(name, *args, **kwargs):
+    if name == "arcmemo.run.runner" and "runner" not in seen:
+        seen["runner"] = sorted(t.name for t in threading.enumerate())
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = watch
+from arcmemo.cli import cli
+try:
+    cli.main(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(seen))
+"""
+    args = ["solve", "--tasks", TASK_IDS[0], "--selection", "none", "--retries", "0", "-q", "--db",
+            str(tmp_path / "m.db"), "--run-dir", str(tmp_path / "runs"), "--solver-model", "fake"]
+    env = {**os.environ, "ARCMEMO_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": os.pathsep.join(str(root / p) for p in ("", "solvers", "tests"))}
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    threads = json.loads(done.stdout.splitlines()[-1])["runner"]
+    assert {"sandbox-warm-up", "client-warm-up"} & set(threads), threads

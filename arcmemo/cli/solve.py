@@ -188,16 +188,19 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C or SIGTERM).
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import Scale, open_session, resolve_models
+    from arcmemo.run.warmup import warm_up
 
     # Everything is checked before the session opens: a bad flag or setting fails before any
     # memory, run directory or model exists.
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
-    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
+    warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
+    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.session import Scale, open_session, resolve_models
+
+    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     flags = model_flags(models)
     config = models_settings = None
     if resume and (config_file or prompts_dir or grid_text):

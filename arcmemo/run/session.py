@@ -12,19 +12,13 @@ flags (the CLI), the tasks, the solver plugin, the model client and the embedded
 files, the executor (Ray installed, reachable, given a memory its workers can open), the
 memory, and only then the run directory.
 
-The sandbox's first worker starts first, on a background thread: its process (an
-interpreter importing numpy, entering its namespaces) starts up on another core while
-this one loads the tasks and opens the models and the memory; the run waits for it only
-where it first needs the sandbox (its isolation report in the run's config). The model
-client's HTTP library (the `openai` package, the largest import of a solve) is imported
-on a second background thread meanwhile, so that it goes on while the run waits for that
-worker and for the programs the probe runs in it, not after.
+A solve begins its start-up in the background first (run/warmup.py): the sandbox's first
+worker and the endpoint client's library; the session waits for the worker only where the
+run's config reports its isolation.
 """
 
 from __future__ import annotations
 
-import importlib
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -49,9 +43,9 @@ from arcmemo.run.runner import (
     new_runner,
     resume_runner,
 )
+from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
 
 DEFAULT_TASKS_IN_FLIGHT = 8     # an endpoint's tasks are latency-bound: several at once cost nothing extra
-ENDPOINT_CLIENT = "arcmemo.llm.openai_backend"      # imported on a background thread at a solve's start
 EXECUTORS = ("local", "ray")
 
 
@@ -155,16 +149,6 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
                          "with `arcmemo seed seeds/` or `arcmemo concepts import FILE --db PATH`, or pass --db)")
 
 
-def shared_sandbox(settings: Settings | None = None):
-    """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb
-    (also for commands that run programs outside a run: concepts edit and import)."""
-    from arcmemo.sandbox import get_sandbox
-
-    settings = settings or Settings.load()
-    return get_sandbox(workers=settings.sandbox_workers, timeout_s=settings.sandbox_timeout_s,
-                       memory_mb=settings.sandbox_memory_mb)
-
-
 class RunSession:
     """Opens what a run needs, once, and closes it all at the end (`open_session`)."""
 
@@ -175,7 +159,6 @@ class RunSession:
         self.require_isolation = require_isolation
         self._memory: Memory | None = None
         self._sandbox = None
-        self._warming: threading.Thread | None = None
         self.llms: list[LLM] = []
         self.executors: list[Executor] = []
         self._prompts = ExitStack()
@@ -194,35 +177,10 @@ class RunSession:
         if self._sandbox is None:
             sandbox = shared_sandbox(self.settings)
             if self.require_isolation:
-                self._warmed()
+                sandbox_started(sandbox)
                 sandbox.check_isolation(self.require_isolation)
             self._sandbox = sandbox
         return self._sandbox
-
-    def _warm_up(self) -> None:
-        """Start the sandbox's first worker on a background thread (see the module docstring). A
-        worker that cannot start is not reported here: the run's first use of the sandbox tries
-        again and says why."""
-        if self._warming is not None:
-            return
-        sandbox = shared_sandbox(self.settings)
-
-        def start() -> None:
-            try:
-                sandbox.check_isolation()
-            except Exception:       # raised again, with its context, where the run uses the sandbox
-                pass
-
-        self._warming = threading.Thread(target=start, name="sandbox-warm-up", daemon=True)
-        self._warming.start()
-        threading.Thread(target=importlib.import_module, args=(ENDPOINT_CLIENT,), name="client-warm-up",
-                         daemon=True).start()
-
-    def _warmed(self) -> None:
-        """Wait for the worker `_warm_up` is starting (using the sandbox meanwhile would start a
-        second one beside it)."""
-        if self._warming is not None:
-            self._warming.join()
 
     def llm(self, run_id: str, models: LLMSettings) -> LLM:
         """A model client for one run (its calls logged under the run id); its API key is never
@@ -273,7 +231,7 @@ class RunSession:
         """A fresh solve run, each part opened in the order of the module docstring."""
         from arcmemo.solverkit import load_solver
 
-        self._warm_up()
+        warm_up(self.settings)          # begun already by the solve command; else now
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
         self.use_prompts(config.prompts_dir, config.grid_text)
@@ -287,7 +245,7 @@ class RunSession:
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
         check_cheatsheet(memory, config)
-        self._warmed()              # the run's config reports the sandbox's isolation
+        sandbox_started(sandbox)        # the run's config reports the sandbox's isolation
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
@@ -322,7 +280,7 @@ class RunSession:
 
         rundir = RunDir.find(ref, self.settings.runs_dir)
         recorded = rundir.config()
-        self._warm_up()
+        warm_up(self.settings)
         sandbox = self.sandbox
         explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
         memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
@@ -335,7 +293,7 @@ class RunSession:
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
-        self._warmed()
+        sandbox_started(sandbox)
         return runner
 
     def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:
