@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-import sqlalchemy as sa
 from click.testing import CliRunner
 from test_store import memory_url  # noqa: F401  (the store tests' SQLite/PostgreSQL fixture)
 
@@ -134,19 +133,12 @@ def test_the_store_checks_dependencies_and_names_across_concepts(memory):
 
 
 def test_opening_an_older_memory_adds_the_helper_column_and_usage_table(tmp_path):
-    from arcmemo.memory import migrations
+    from memory_support import memory_before_helpers
 
-    path = tmp_path / "old.db"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:             # a memory made before executable concepts
-        migrations.m001_initial(conn)
-        meta, ledger = migrations._ledger()
-        meta.create_all(conn)
-        conn.execute(ledger.insert().values(name="m001_initial"))
-        conn.execute(sa.text("INSERT INTO concept (format, name, parameters, cues, implementation, used_in, source, "
-                             "content_hash, created_at, updated_at) VALUES ('ps', 'old', '[]', '[]', '[]', '[]', "
-                             "'human', 'h', '2024-01-01 00:00:00', '2024-01-01 00:00:00')"))
-    engine.dispose()
+    path = memory_before_helpers(tmp_path / "old.db", "INSERT INTO concept (format, name, parameters, cues, "
+                                 "implementation, used_in, source, content_hash, created_at, updated_at) VALUES ('ps', "
+                                 "'old', '[]', '[]', '[]', '[]', 'human', 'h', '2024-01-01 00:00:00', "
+                                 "'2024-01-01 00:00:00')")
     with Memory(path) as memory:
         assert memory.migrations()[-2:] == ["m002_concept_helper", "m003_concept_usage"]
         assert memory.get("old").helper is None and memory.helpers() == {}

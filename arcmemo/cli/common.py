@@ -34,6 +34,7 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.run.rundir", "RunDirError"),
     ("arcmemo.run.ray_executor", "RayUnavailable"),
     ("arcmemo.run.sweep", "SweepError"),
+    ("arcmemo.run.protocol", "ProtocolError"),
     ("arcmemo.abstraction.seedfile", "SeedError"),
     ("arcmemo.abstraction.annotations", "AnnotationError"),
     ("arcmemo.abstraction.seedhelpers", "HelperLibraryError"),   # a seed directory's helper library

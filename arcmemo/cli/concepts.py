@@ -56,24 +56,31 @@ def _url(db: str | None, *, create: bool = False) -> str:
     return url
 
 
+def _closed_at_the_end(memory):
+    """`memory`, closed when the command ends (its SQLite file left without -wal/-shm beside it)."""
+    click.get_current_context().call_on_close(memory.close)
+    return memory
+
+
 def _open(db: str | None, *, create: bool = False):
     """The Memory for --db/ARCMEMO_DB."""
     from arcmemo.memory.store import Memory
 
     url = _url(db, create=create)
     try:
-        return Memory(url)
+        return _closed_at_the_end(Memory(url))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
 
 def _open_for_reading(db: str | None):
-    """The memory for a command that only reads concepts: lean for an up-to-date SQLite file
-    (no database libraries loaded; see memory/reader.py), else the full Memory."""
+    """The memory for a command that only reads: opened read-only, so nothing is ever written to
+    it (memory/reader.py): lean for an up-to-date SQLite file (no database libraries loaded),
+    else the full Memory in read-only mode."""
     from arcmemo.memory.reader import open_reader
 
     try:
-        return open_reader(_url(db))
+        return _closed_at_the_end(open_reader(_url(db)))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -346,18 +353,20 @@ def graph(name, db, graphml, as_json) -> None:
     A type link: a routine returns what another concept takes as a parameter (its output
     typing matches the parameter's typing). A co-usage link: two concepts were used in the
     same tasks. NAME is matched like `show`'s REF."""
-    from arcmemo.memory.graph import build_graph, describe_link, neighbours, write_graphml
+    from arcmemo.memory.links import describe_link
 
     if name is None and graphml is None:
         raise UserError("give a concept NAME, --graphml PATH, or both")
     memory = _open_for_reading(db)
-    g = build_graph(memory.list("ps"))
     if graphml:
+        from arcmemo.memory.graph import build_graph, write_graphml
+
+        g = build_graph(memory.list("ps"))
         write_graphml(g, graphml)
         click.echo(f"wrote {g.number_of_nodes()} concepts, {g.number_of_edges()} edges to {graphml}", err=True)
     if name is not None:
         name = memory.find(name, "ps").name
-        rows = neighbours(g, name)
+        rows = memory.links().neighbours(name)
         if as_json:
             echo_json(rows)
             return
@@ -432,31 +441,51 @@ def _run_usage(ref: str, run_dir: str | None) -> dict:
 @click.option("--as-of", type=AtLeast(0), metavar="REV", help="The memory as it was after revision REV.")
 @user_errors
 def export(path, db, fmt, as_of) -> None:
-    """Write the memory as canonical YAML to PATH (default: stdout)."""
-    from arcmemo.memory.io import export_yaml
+    """Write the memory as canonical YAML to PATH (default: stdout).
 
-    text = export_yaml(_open_for_reading(db), as_of=as_of, format=fmt)
+    The export streams (its memory use does not grow with the memory's size); a file is
+    written beside PATH and renamed onto it at the end, so PATH is never half-written."""
+    from arcmemo.memory.io import write_yaml
+
+    memory = _open_for_reading(db)
     if path in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        Path(path).write_text(text, encoding="utf-8")
-        click.echo(f"wrote {path}", err=True)
+        write_yaml(memory, sys.stdout, as_of=as_of, format=fmt)
+        return
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            write_yaml(memory, out, as_of=as_of, format=fmt)
+        partial.replace(target)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    click.echo(f"wrote {path}", err=True)
 
 
 @concepts.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @db_option
 @click.option("--actor", default=None, help="Who imports (default user:$USER).")
+@click.option("--on-duplicate", type=click.Choice(["refuse", "merge"]), default="refuse", show_default=True,
+              help="A concept given twice in one file (the same name; a lesson: the same text): refuse the file, "
+                   "or merge the two (each merge is listed).")
+@click.option("--max-new-types", type=AtLeast(0), default=None, metavar="N",
+              help="Create at most N custom types per file; the others are listed, not created "
+                   "[default: 500; raise it for an export of a large memory].")
 @click.option("--json", "as_json", is_flag=True, help="What each file added, extended and left unchanged, as JSON.")
 @user_errors
-def import_command(paths, db, actor, as_json) -> None:
+def import_command(paths, db, actor, on_duplicate, max_new_types, as_json) -> None:
     """Merge memory files (arcmemo YAML, ArcMemo JSON) into the memory.
 
     Accepts arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) and parsed_lessons.json
     (OE). Each file is checked completely first and written in one transaction; its helpers
     are verified in the sandbox (their programs run on their tasks), and one that fails
-    rejects the whole file."""
-    from arcmemo.memory.io import import_file
+    rejects the whole file. Nothing is coerced: a number, list or mapping where text belongs
+    is an error naming the line and field. A typing defines a custom type only when it reads
+    `name := type expression`; any other typing stays text."""
+    from arcmemo.memory.io import MAX_IMPORT_TYPES, import_file
     from arcmemo.run.helpercheck import HelperVerifier
     from arcmemo.run.session import shared_sandbox
 
@@ -464,14 +493,28 @@ def import_command(paths, db, actor, as_json) -> None:
     results = []
     for path in paths:
         verifier = HelperVerifier(shared_sandbox(), {name: c.helper for name, c in memory.helpers().items()})
-        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check)
+        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check, on_duplicate=on_duplicate,
+                        max_new_types=MAX_IMPORT_TYPES if max_new_types is None else max_new_types)
         results.append({"path": r.path, "kind": r.kind, "added": r.added, "extended": r.extended,
-                        "unchanged": r.unchanged, "custom_types": r.custom_types})
-        if not as_json:
-            click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
-                       f"{r.custom_types} custom types")
+                        "unchanged": r.unchanged, "custom_types": r.custom_types,
+                        "merged_duplicates": r.merged_duplicates, "types_dropped": r.types_dropped})
+        if as_json:
+            continue
+        click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
+                   f"{r.custom_types} custom types")
+        for line in r.merged_duplicates:
+            click.echo(f"  merged: {line}")
+        if r.types_dropped:
+            click.echo(f"  {len(r.types_dropped)} custom type(s) not created, over the cap of "
+                       f"{MAX_IMPORT_TYPES if max_new_types is None else max_new_types} per file (--max-new-types): "
+                       f"{_listed(r.types_dropped)}; the typings naming them keep the name as text")
     if as_json:
         echo_json(results)
+
+
+def _listed(names: list[str], most: int = 10) -> str:
+    shown = ", ".join(repr(n) for n in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 COMMANDS = [concepts]

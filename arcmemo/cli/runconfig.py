@@ -25,7 +25,7 @@ def shipped_configs() -> dict[str, Path]:
     """The shipped run configurations by name (file name without .yaml): a folder of the
     installed package (listed for --config's help, so importlib.resources is not loaded for it)."""
     folder = Path(__file__).resolve().parents[1] / "data" / "configs"
-    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    return dict(sorted((p.stem, p) for p in folder.glob("*.yaml")))     # a setting, then its -released
 
 
 def config_file(value: str) -> Path:

@@ -299,7 +299,7 @@ def _older_selections(rundir) -> list[dict]:
     url = rundir.config().get("memory_url")
     if not url or (("://" not in url) and not Path(url).is_file()):
         return []
-    with Memory(url) as memory:
+    with Memory(url, read_only=True) as memory:
         names = concept_names(memory)
         return [{"task_id": r.task_id, "pass_index": r.pass_index, "mode": r.mode, "unmatched": r.unmatched,
                  "concepts": [names.get(i, f"#{i}") for i in r.concept_ids], "fallback": r.fallback,
@@ -417,7 +417,7 @@ def run_memory(rundir, db: str | None):
         warn(f"the memory of run {rundir.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
              "show as ids, without the selection's reasoning or what was written")
         return None
-    return Memory(url)
+    return Memory(url, read_only=True)
 
 
 @runs.command("delete")

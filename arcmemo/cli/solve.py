@@ -30,6 +30,7 @@ from arcmemo.cli.common import (
     task_source_options,
     warn,
 )
+from arcmemo.cli.protocol_options import protocol_options
 from arcmemo.cli.runconfig import config_option
 from arcmemo.cli.selection_options import selection_options
 from arcmemo.selection.types import MODES
@@ -166,17 +167,22 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "(full: PID/network/mount namespaces, Landlock view, seccomp).")
 @prompts_option
 @grid_text_option
+@protocol_options
 @model_options
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
           top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
-          prompts_dir, grid_text, db, **models) -> None:
+          prompts_dir, grid_text, db, protocol_request, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
-    baseline, cheatsheet, arcmemo-oe, arcmemo-ps, arcmemo-oe-continual); flags win over it.
+    baseline, cheatsheet, arcmemo-oe, arcmemo-ps, arcmemo-oe-continual, each also as
+    NAME-released: the released code's protocol); flags win over it.
+
+    --protocol picks arcmemo's clean protocol (the default) or the released code's; each
+    of its choices has a flag of its own, which overrides the named one.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
     try --limit 1). Every run gets a directory under --run-dir with its config, events,
@@ -206,10 +212,16 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     if resume and (config_file or prompts_dir or grid_text):
         raise click.UsageError("--resume continues a run with its recorded settings (its prompts too): leave out "
                                "--config, --prompts and --grid-text")
+    if resume and protocol_request.given():
+        raise click.UsageError("--resume keeps the run's recorded protocol: leave out --protocol and its choices")
     if not resume:
         if tasks_from is not None:    # a task file on the command line wins over a --config's split
             dataset, split = _unless_from_config(dataset, "dataset"), _unless_from_config(split, "split")
         source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
+        if settings.origin("grid_text") != "default":     # a setting of its own, and a choice of the protocol
+            protocol_request.choices["grid_text"] = settings.grid_text
+        protocol = _protocol(protocol_request, continual=continual, passes=passes, selection=selection,
+                             scored=not no_score)
         config = RunConfig(
             source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
             score=not no_score, limit=limit, solver=solver, selection=selection,
@@ -218,9 +230,9 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
-            reselect_on_retry=reselect_on_retry, config_file=config_file,
+            reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
-            grid_text=settings.grid_text,
+            grid_text=protocol.grid_text,
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
@@ -235,6 +247,19 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "
              f"retry them with: {_resume(session, runner)}")
         sys.exit(EXIT_LOST)
+
+
+def _protocol(request, **run):
+    """The run's protocol (run/protocol.py) from --protocol and the choice flags; a bad name or a
+    choice this run cannot apply is a usage error, before anything is opened."""
+    from arcmemo.run.protocol import ProtocolError, check, resolve
+
+    try:
+        protocol = resolve(request.name, request.choices)
+        check(protocol, **run)
+    except ProtocolError as exc:
+        raise click.UsageError(str(exc)) from None
+    return protocol
 
 
 def _resume(session, runner) -> str:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from arcmemo.memory.typings import split_definition
+
 FORMATS = ("ps", "oe", "sheet")
 KINDS = ("structure", "routine")
 SOURCES = ("human", "self", "import")
@@ -33,13 +35,10 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-_CUSTOM_TYPE = re.compile(r"^\s*(\w[\w -]*?)\s*:=\s*(\S.*?)\s*$", re.S)
-
-
 def split_custom_type(typing: str | None) -> tuple[str, str] | None:
-    """(name, definition) when `typing` defines a custom type (`name := definition`), else None."""
-    match = _CUSTOM_TYPE.match(typing or "")
-    return (match.group(1), match.group(2)) if match else None
+    """(name, definition) when `typing` defines a custom type (`name := definition`, the definition
+    a type expression: typings.py), else None: the typing is text that defines nothing."""
+    return split_definition(typing)
 
 
 def name_key(name: str) -> str:

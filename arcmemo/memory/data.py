@@ -22,6 +22,12 @@ def _union(old: list, new: list) -> list:
     return out
 
 
+def merge_key(data: dict[str, Any]) -> tuple[str, str]:
+    """What two normalised concepts that merge share: (format, name), or for an OE lesson
+    ("oe", its content hash): lessons merge by what they say."""
+    return ("oe", content_hash(data)) if data["format"] == "oe" else (data["format"], data["name"])
+
+
 def merge_parameters(old: list[dict], new: list[dict]) -> list[dict]:
     """Parameters merge by name: a new name is appended; a known one only fills its empty fields."""
     out = [dict(p) for p in old]
@@ -70,4 +76,5 @@ def second_helper(old: dict[str, Any], new: dict[str, Any]) -> dict | None:
     return None
 
 
-__all__ = ["merge", "merge_parameters", "second_helper", "normalize", "content_hash", "custom_types_in", "ConceptDataError"]
+__all__ = ["merge", "merge_key", "merge_parameters", "second_helper", "normalize", "content_hash", "custom_types_in",
+           "ConceptDataError"]

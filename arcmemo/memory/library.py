@@ -36,6 +36,7 @@ from typing import Any
 from arcmemo.core.estimate import estimate_tokens
 from arcmemo.memory import render
 from arcmemo.memory.lexical import LexicalIndex, Vocabulary, concept_text, tie
+from arcmemo.memory.links import LinkIndex, links_of
 from arcmemo.memory.models import Concept
 
 
@@ -267,14 +268,14 @@ class Library:
         """The estimate of lesson i rendered alone (as lesson 1)."""
         return self._column("lesson tokens", lambda c: estimate_tokens(render.render_oe([c]))).at(i)
 
-    # -- graph ---------------------------------------------------------------------------------
+    # -- links ---------------------------------------------------------------------------------
 
     @cached_property
-    def graph(self):
-        """The type and co-usage graph of the concepts (graph.build_graph)."""
-        from arcmemo.memory.graph import build_graph
-
-        return build_graph(self.concepts)
+    def links(self) -> LinkIndex:
+        """Who feeds whom and who was used with whom, for one concept's neighbours (links.py);
+        each concept's links are kept with it across revisions."""
+        column = self._column("links", links_of)
+        return LinkIndex(column.at(i) for i, c in enumerate(self.concepts) if c.format == "ps")
 
 
 class _PrefixSizes:

@@ -32,8 +32,10 @@ def _run_predictions(rundir: RunDir, allow_test_informed: bool = False):
     record = read_run(rundir)
     record.check_exportable()
     if test_informed(record.config) and not allow_test_informed:
-        raise RunDirError(f"run {rundir.run_id} is test-informed (a test output decided something in it): its "
-                          "predictions are not a held-out submission; pass --allow-test-informed to export it anyway")
+        name = (record.config.get("protocol") or {}).get("name", "?")
+        raise RunDirError(f"run {rundir.run_id} is test-informed (protocol {name}: a test output decided its retries "
+                          "or memory writes), so its predictions are not a held-out submission; pass "
+                          "--allow-test-informed to export it anyway")
     predictions, _, errors = read_submission_dir(rundir.submissions)
     if errors:
         task_id, error = next(iter(errors.items()))

@@ -14,7 +14,11 @@ the loop (the driver) commits them to the run directory in task order. So a run'
 in flight, here or on Ray.
 
 Decisions that change memory or control the loop use train pairs only; test outputs are
-read by scoring and reported, never fed back. Every finished task, every selection and
+read by scoring and reported, never fed back. That is arcmemo's protocol; a run may ask for
+the ArcMemo authors' released code's instead (run/protocol.py), whose retries and writes
+read test outputs (here, never through the solver: it gets a yes or no), and whose
+continual order runs each retry depth as a pass of its own (`_pass_todo`,
+`_continue_thread`). Such a run is recorded as test-informed. Every finished task, every selection and
 every write is recorded in the run directory, so `resume` replays the log instead of
 redoing work: finished tasks are not re-solved, and a write already committed (found in
 the store's revision history by run and task) is not repeated.
@@ -54,6 +58,7 @@ from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
 from arcmemo.run.progress import Reporter, TaskProgress
+from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, ProtocolError, check, from_record
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.report import running_score
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -68,11 +73,13 @@ from arcmemo.run.threads import (
     submitted_predictions,
     thread_record,
 )
-from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
-from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts, write_submission
+from arcmemo.scoring.strict import last_step_table, steps_from_records
+from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
+from arcmemo.solverkit.conversation import SOLVED
 
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
@@ -128,8 +135,14 @@ class RunConfig:
     config_file: str | None = None    # the run configuration file its settings came from, if any
     prompts_dir: str | None = None    # the user's templates, in force before the shipped ones (run/prompting.py)
     grid_text: str = DEFAULT_GRID_TEXT  # how prompts write grids (core/gridtext.py)
+    # Where arcmemo and the released code differ (run/protocol.py): a Protocol, or a profile name or
+    # recorded mapping (resolved here); config.json keeps it apart from the settings, under "protocol".
+    protocol: Protocol = field(default_factory=Protocol)
 
     def __post_init__(self) -> None:
+        self.protocol = from_record(self.protocol)
+        check(self.protocol, continual=self.continual, passes=self.passes, selection=self.selection,
+              scored=self.score)
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
         if self.order not in ORDERS:
@@ -142,6 +155,8 @@ class RunConfig:
         if self.max_helpers is not None and self.max_helpers < 0:
             raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
         check_grid_text(self.grid_text)
+        if self.grid_text == DEFAULT_GRID_TEXT:      # not chosen on its own: the protocol's (released-code: numpy)
+            self.grid_text = self.protocol.grid_text
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
     def _stream(self, pass_index: int, thread: int) -> int:
@@ -154,14 +169,15 @@ class RunConfig:
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
             pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
-            select_params=self._seed_params())
+            select_params=self._seed_params(), view=self.protocol.selector_view, hint_form=self.protocol.hint_form,
+            caption_image="puzzle" if self.protocol.oe_caption == "per-puzzle" else "pairs")
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
                               temperature=self.temperature, reasoning_effort=self.reasoning_effort,
                               sample_offset=self._stream(pass_index, thread) * self.attempts,
-                              extra=self._seed_params())
+                              extra=self._seed_params(), feedback=self.protocol.feedback)
 
     def _seed_params(self) -> dict[str, Any]:
         return {} if self.model_seed is None else {"seed": self.model_seed}
@@ -170,6 +186,15 @@ class RunConfig:
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         # a run recorded before the probe existed resumes as it started: without it
         return cls(**{"probe_helpers": False, **_own_fields(cls, data)})
+
+
+@dataclass(frozen=True)
+class SharedRead:
+    """What a task's threads share when the protocol reads memory once per puzzle: the selection,
+    or the OE caption (an Outcome of selection.oe.caption_task)."""
+
+    selection: Selection | None = None
+    caption: Any = None
 
 
 @dataclass
@@ -257,6 +282,7 @@ class Runner:
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
+        self._latest: dict[str, TaskOutcome] = {}    # each task's latest outcome (run)
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
@@ -264,7 +290,8 @@ class Runner:
             "kind": "solve",
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
-            "settings": dataclasses.asdict(self.config),
+            "settings": {k: v for k, v in dataclasses.asdict(self.config).items() if k != PROTOCOL_KEY},
+            PROTOCOL_KEY: self.config.protocol.record(),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
@@ -292,6 +319,7 @@ class Runner:
     def run(self) -> dict[str, Any]:
         """Run every pass to the end (or to the budget), replaying what the log already holds."""
         started = time.monotonic()
+        check_executor(self.config, self.executor)      # a resumed run may be given another executor
         events = list(self.rundir.events())
         recorded = self.rundir.config()
         if not events and self.config.continual:
@@ -311,16 +339,18 @@ class Runner:
         self.rundir.append({"type": "session_start", "resumed": bool(events)})
 
         latest: dict[str, TaskOutcome] = {}
+        self._latest = latest       # a later pass in pass order goes on from each task's latest outcome
         per_pass: list[dict[str, Any]] = []
         stopped = None
+        passes = self.config.retries + 1 if self._pass_order else self.config.passes
         try:
             self.executor.prepare(self)
-            for p in range(1, self.config.passes + 1):
-                todo = self.tasks if p == 1 else [t for t in self.tasks
-                                                  if t.id in latest and not latest[t.id].passed_train]
+            for p in range(1, passes + 1):
+                todo = self._pass_todo(p, latest)
                 if not todo:
                     break
-                self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
+                self.progress.begin(len(todo), (f"pass {p} (retry depth {p - 1})" if self._pass_order else
+                                                f"pass {p}" if passes > 1 else "tasks"))
                 # Algorithm 1's blocks: every task of a block reads the memory as it was at the
                 # block's start, so they may be in flight at once; writes follow the block.
                 k = self.config.k if self.config.continual else len(todo)
@@ -339,11 +369,26 @@ class Runner:
         wall = previous_wall + time.monotonic() - started
         self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
         summary = self._summary(latest, done, per_pass, stopped, wall)
+        summary.update(_strict_variants(latest.values(), self.config))
         self.rundir.write_summary(summary)
         if self.config.continual:
             self._record_run(status=f"stopped: {stopped}" if stopped else "done",
                              memory_revision_end=summary["memory_revision_end"])
         return summary
+
+    @property
+    def _pass_order(self) -> bool:
+        """continual_order=pass: pass p runs retry depth p - 1 of every task that still retries."""
+        return self.config.continual and self.config.protocol.continual_order == "pass"
+
+    def _pass_todo(self, p: int, latest: dict[str, TaskOutcome]) -> list[Task]:
+        """The tasks pass p solves: every task first; then (--passes) those no attempt solved on
+        the train pairs, or (pass order) those with a thread that goes on retrying."""
+        if p == 1:
+            return self.tasks
+        if self._pass_order:
+            return [t for t in self.tasks if t.id in latest and _retrying(latest[t.id])]
+        return [t for t in self.tasks if t.id in latest and not latest[t.id].passed_train]
 
     def _solve_block(self, tasks: list[Task], p: int, latest: dict[str, TaskOutcome]
                      ) -> tuple[list[TaskOutcome], str | None]:
@@ -479,13 +524,20 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
-        fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+        earlier = self._latest.get(task.id) if self._pass_order and p > 1 else None
+        if earlier is not None:     # pass order: each thread goes on from where the last pass left it
+            fits, solve_thread = [], lambda t: self._continue_thread(task, p, t, meter, earlier)
+        else:
+            fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+            shared = self._shared_read(task, p, meter, fits)     # the protocol's once-per-puzzle steps, if any
+            if meter.fault is not None:
+                return self._lost(p, task.id, meter)
+            solve_thread = lambda t: self._solve_thread(task, p, t, meter, fits, shared)    # noqa: E731
         if self.config.threads == 1:
-            runs = [self._solve_thread(task, p, 0, meter, fits)]
-        else:       # threads share nothing but the task: they run at once, each on its own samples
+            runs = [solve_thread(0)]
+        else:       # threads share nothing but the task (and `shared`): they run at once, each on its own samples
             with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
-                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter, fits),
-                                     range(self.config.threads)))
+                runs = list(pool.map(solve_thread, range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
         predictions = submitted_predictions(runs, task)
@@ -509,7 +561,8 @@ class Runner:
         by_name = {c.name: c.id for c in concepts}
         offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
-        used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        fresh = [a for a in attempts if a.round == p - 1] if earlier is not None else attempts   # this pass's
+        used = helper_use(fresh, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
         names = {c.id: c.name for c in concepts}
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
@@ -525,32 +578,46 @@ class Runner:
             helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
                                                + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
-            threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
+            threads=[self._thread_record(r, task, p, answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
         )
 
-    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit]) -> ThreadRun | None:
-        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it)
-        and one solver call; None when the endpoint failed under it."""
-        label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
-        self.progress.step(label + "selecting")
-        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            selection = fit_selection(fits, self.memory)
+    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
+                      shared: SharedRead | None = None) -> ThreadRun | None:
+        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it,
+        or the protocol selects once per puzzle: `shared`) and one solver call; None when the
+        endpoint failed under it."""
+        if shared is not None and shared.selection is not None:
+            selection = shared.selection
         else:
-            selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
-        if meter.fault is not None:
-            return None
-        self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
-        self._say_if_nothing_matched(task.id, selection)
-        self._say_if_degraded(selection)
+            self.progress.step(self._thread_label(t) + "selecting")
+            selection = self._select(task, p, t, meter, fits, shared)
+            if meter.fault is not None:
+                return None
+            self._record_selection(task, p, t, selection)
         helpers = self._helpers_for(selection, fits)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
-        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
-                           run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
-                           reselect=self._reselector(task, p, t, meter, reselections, fits)
-                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None)
+        ctx = self._context(task, p, t, meter, selection, reselections, fits)
+        return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _context(self, task: Task, p: int, t: int, meter: MeteredLLM, selection: Selection,
+                 reselections: list[dict[str, Any]], fits: list[Fit], resume: list[dict] | None = None
+                 ) -> SolveContext:
+        """What thread t's solver call is given: the model (metered), sandbox and settings, its
+        progress line, re-selection before a retry (--reselect-on-retry), the run's retry decision
+        (retry_when=test-fails) and, in pass order, the conversations to go on from."""
+        label = self._thread_label(t)
+        return SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
+                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
+                            reselect=self._reselector(task, p, t, meter, reselections, fits)
+                            if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
+                            wants_retry=self._test_decides(task), resume=resume)
+
+    def _run_solver(self, task: Task, t: int, selection: Selection, hint: Hint, ctx: SolveContext,
+                    meter: MeteredLLM, reselections: list[dict[str, Any]], helpers) -> ThreadRun | None:
+        """The solver's call for thread t; None when the endpoint failed under it."""
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -564,6 +631,93 @@ class Runner:
             return None
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
+
+    def _continue_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, earlier: TaskOutcome
+                         ) -> ThreadRun | None:
+        """Pass order, pass p > 1: thread t goes on from its conversations as the last pass left
+        them, with the hint it was opened with (the released code keeps a thread's first prompt);
+        one more round for a conversation that still retries, none for one that ended."""
+        record = earlier.threads[t]
+        opened = self.done[(1, task.id)].threads[t]
+        selection = Selection(mode=self.config.selection, concept_ids=list(record["selected"]),
+                              hint=opened.get("hint", ""), fallback=bool(record["fallback"]),
+                              stats={"form": record["level"]} if record.get("level") else {})
+        helpers = self._helpers_for(selection, [])
+        reselections = list(record.get("reselections", []))
+        ctx = self._context(task, p, t, meter, selection, reselections, [],
+                            resume=list(record.get("conversations") or []))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
+        return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _thread_label(self, t: int) -> str:
+        """How the progress line names thread t (nothing for a one-thread run)."""
+        return f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
+
+    def _solver_settings(self, p: int, t: int) -> SolverSettings:
+        """Thread t's solver settings in pass p; in pass order, pass p is one thread going on to
+        retry depth p - 1 (its samples are the first pass's)."""
+        if self._pass_order:
+            return dataclasses.replace(self.config.solver_settings(1, t), retries=p - 1)
+        return self.config.solver_settings(p, t)
+
+    def _thread_record(self, run: ThreadRun, task: Task, p: int, answers) -> dict[str, Any]:
+        """A thread as the event log keeps it (run/threads.py); in pass order also its conversations'
+        state for the next pass, and, in the first pass, the hint they were opened with."""
+        record = thread_record(run, len(task.test_inputs), answers)
+        if self._pass_order:
+            record["conversations"] = list(run.result.state)
+            if p == 1:
+                record["hint"] = run.selection.hint
+        return record
+
+    def _select(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
+                shared: SharedRead | None = None) -> Selection:
+        """Thread `t`'s selection: the probe's fits (ps), else the selection mode's, reading the
+        puzzle's caption when the protocol made one for all threads."""
+        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
+            return fit_selection(fits, self.memory)
+        settings = self.config.selection_settings(p, t)
+        if shared is not None and shared.caption is not None:
+            if not shared.caption.ok:
+                return Selection(mode=settings.mode, fallback=True, error=shared.caption.error)
+            settings = dataclasses.replace(settings, caption=shared.caption.value)
+        return select(task, self.memory, settings, meter)
+
+    def _record_selection(self, task: Task, p: int, t: int, selection: Selection, shared_by: int = 1) -> None:
+        record = selection_record(task.id, p, selection, concept_names(self.memory), thread=t)
+        if shared_by > 1:
+            record["shared_by_threads"] = shared_by
+        self.rundir.append_selection(record)
+        self._say_if_nothing_matched(task.id, selection)
+        self._say_if_degraded(selection)
+
+    def _shared_read(self, task: Task, p: int, meter: MeteredLLM, fits: list[Fit]) -> SharedRead | None:
+        """What the protocol reads once per puzzle for all its threads: the selection
+        (select_once), or, for OE, the caption (oe_caption per-puzzle); None: each thread its own."""
+        protocol, threads = self.config.protocol, self.config.threads
+        if threads == 1 or self.config.selection not in ("ps", "oe"):
+            return None
+        if protocol.select_once:
+            self.progress.step("selecting (once for every thread)")
+            selection = self._select(task, p, 0, meter, fits)
+            if meter.fault is None:
+                self._record_selection(task, p, 0, selection, shared_by=threads)
+            return SharedRead(selection=selection)
+        if self.config.selection == "oe" and protocol.oe_caption == "per-puzzle":
+            from arcmemo.selection.oe import caption_task
+
+            self.progress.step("captioning (once for every thread)")
+            return SharedRead(caption=caption_task(task, meter, self.config.selection_settings(p, 0)))
+        return None
+
+    def _test_decides(self, task: Task) -> Callable[[Any], bool] | None:
+        """retry_when=test-fails: whether an attempt's thread retries, from its test outputs scored
+        here (a yes or no is all the solver gets back); None: the solver's train-pair rule."""
+        if self.config.protocol.retry_when != "test-fails":
+            return None
+        answers = self.answers[task.id]
+        return lambda attempt: not all(step_verdicts(list(attempt.test_outputs or []), answers))
 
     def _probe(self, task: Task) -> list[Fit]:
         """The calls of memory's helpers that give every train output (run/probe.py): with
@@ -621,7 +775,7 @@ class Runner:
     def _say_if_degraded(self, selection) -> None:
         """Once per run and level: the select model did not see the whole memory in full."""
         level = selection_level(selection)
-        if level in (None, "full"):
+        if level in (None, "full", selection.stats.get("view")):     # what the protocol asked for is no degradation
             return
         if level in self._said_levels:          # a race between tasks in flight at worst says it twice
             return
@@ -642,10 +796,12 @@ class Runner:
                            f"the memory's names listed: {again['matched']} matched")
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
-        """MEMWRITE for the block's tasks whose program passed every train pair."""
+        """MEMWRITE for the block's tasks with a program to write (`_to_write`: one that passed
+        every train pair, under arcmemo's protocol)."""
         for outcome in block:
             key = (p, outcome.task_id)
-            if not outcome.passed_train or not outcome.code or key in self._writes_done():
+            code = self._to_write(outcome, p)
+            if not code or key in self._writes_done():
                 continue
             event = self._recovered_write(outcome.task_id, p)
             if event is None:
@@ -654,12 +810,26 @@ class Runner:
                                         "reason": "budget"})
                     continue
                 self.progress.step(f"writing memory from {outcome.task_id}")
-                event = self._write_one(outcome, p)
+                event = self._write_one(dataclasses.replace(outcome, code=code), p)
                 if event is None:
                     continue
                 self.progress.note(f"{outcome.task_id} {_write_line(event)}")
             self.rundir.append(event)
             self.write_events.append(event)
+
+    def _to_write(self, outcome: TaskOutcome, p: int) -> str | None:
+        """The program a continual run writes from a task's outcome in pass p, or None. arcmemo's
+        rule: its best program, if any program passed every train pair. write_when=strict (the
+        released code): a program also right on every test input (so the run is test-informed).
+        In pass order only the steps made in this pass count (the earlier ones had their pass)."""
+        protocol = self.config.protocol
+        if protocol.write_when == "train" and not self._pass_order:
+            return outcome.code if outcome.passed_train else None
+        depth = p - 1 if self._pass_order else None
+        steps = [s for t in outcome.threads for s in t["steps"] if depth is None or s["round"] == depth]
+        fits = [s["code"] for s in steps if s["code"] and s["passed_train"]
+                and (protocol.write_when == "train" or (s.get("test_correct") and all(s["test_correct"])))]
+        return outcome.code if outcome.code in fits else next(iter(fits), None)
 
     def _writes_done(self) -> set[tuple[int, str]]:
         return {(e["pass_index"], e["task_id"]) for e in self.write_events}
@@ -680,7 +850,8 @@ class Runner:
         task = next(t for t in self.tasks if t.id == outcome.task_id)
         run_id = self.rundir.run_id
         if self.config.selection == "cheatsheet":
-            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id)
+            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id,
+                                       model_params=self.config.protocol.curation_params() or None)
             written = {"added": [], "extended": ["cheatsheet"] if update.updated else [],
                        "failed": update.error is not None, "error": update.error}
         else:
@@ -695,7 +866,8 @@ class Runner:
             written = {"added": list(result.added), "extended": list(result.extended),
                        "failed": bool(result.failed), "error": result.error,
                        "helpers": list(result.helpers),
-                       "helper_problems": list(result.helper_problems)}
+                       "helper_problems": list(result.helper_problems),
+                       "types_dropped": list(result.types_dropped)}
         if meter.fault is not None and written["failed"]:
             return self._lost(p, task.id, meter, kind="write_lost")
         return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
@@ -751,6 +923,16 @@ class Runner:
         }
 
 
+def _retrying(outcome: TaskOutcome) -> bool:
+    """Pass order: whether a task has a thread whose conversation goes on (none of its
+    conversations ended solved, and one has not ended)."""
+    for thread in outcome.threads:
+        states = thread.get("conversations") or []
+        if any(s.get("finished") is None for s in states) and not any(s.get("finished") == SOLVED for s in states):
+            return True
+    return False
+
+
 def _at_work(running: dict[int, Future]) -> int:
     """Tasks still being solved (a finished task waiting for its turn to commit holds no slot)."""
     return sum(not f.done() for f in running.values())
@@ -765,6 +947,17 @@ def _level_counts(outcomes) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: LEVELS.index(kv[0]) if kv[0] in LEVELS else len(LEVELS)))
 
 
+def _strict_variants(outcomes, config: RunConfig) -> dict[str, Any]:
+    """The released driver's strict score (train and test, last step; scoring/strict.py) beside
+    the table's test-only, any-step one, and which of the two the run's protocol headlines.
+    None when it cannot be computed (not scored, or recorded without steps)."""
+    outcomes = list(outcomes)
+    puzzles = [steps_from_records(o.threads, config.retries) for o in outcomes]
+    scored = outcomes and all(o.scores and p is not None and len(p) == config.threads for o, p in zip(outcomes, puzzles))
+    table = last_step_table(puzzles, config.threads, config.retries).to_dict() if scored else None
+    return {"strict_variant": config.protocol.strict_variant, "strict_train_test_last_step": table}
+
+
 def _outcome_line(outcome: TaskOutcome) -> str:
     if not outcome.scores:
         verdict = "passed train pairs (not scored)" if outcome.passed_train else "failed train pairs (not scored)"
@@ -777,7 +970,9 @@ def _outcome_line(outcome: TaskOutcome) -> str:
 def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
-    return f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+    dropped = event.get("types_dropped")
+    return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
 def _trace_text(outcome: TaskOutcome) -> str:
@@ -816,6 +1011,24 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
                                max_helpers=helper_limit(llm, config.max_helpers))
 
 
+def check_protocol_fits(config: RunConfig, answers: dict, executor: Executor | None) -> None:
+    """ProtocolError, before a run directory exists, when the run's protocol needs what this run
+    lacks: test outputs to decide retries on, or (pass order) the driver's own process, where
+    each thread's conversation waits between passes."""
+    check(config.protocol, continual=config.continual, passes=config.passes, selection=config.selection,
+          scored=bool(answers))
+    check_executor(config, executor)
+
+
+def check_executor(config: RunConfig, executor: Executor | None) -> None:
+    """Pass order hands each thread's earlier conversations from the driver's state to the task:
+    only an executor in this process can take them."""
+    if config.continual and config.protocol.continual_order == "pass" and not isinstance(executor, (InProcess,
+                                                                                                    type(None))):
+        raise ProtocolError(f"continual_order=pass (protocol {config.protocol.name}) keeps each thread's "
+                            "conversation in this process between passes: run it without --executor ray")
+
+
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
                runs_root: str, settings: Settings | None = None, progress: Reporter | None = None,
                run_id: str | None = None, taskset: TaskSet | None = None, executor: Executor | None = None) -> Runner:
@@ -824,9 +1037,11 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     settings = settings or Settings.load()
     taskset = taskset or load_run_tasks(config)
     tasks = order_tasks(taskset, config)
+    answers = taskset.answers_for_scoring(config.score)
+    check_protocol_fits(config, answers, executor)
     run_id = run_id or new_run_id()
     llm = make_llm(run_id)
-    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=answers,
                     memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
                     settings=settings, progress=progress, executor=executor)
     runner.rundir.write_config(runner.resolved_config())
@@ -841,7 +1056,7 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     if recorded.get("kind", "solve") != "solve":
         raise RunDirError(f"run {rundir.run_id} is a {recorded['kind']} run; only solve runs resume")
     try:
-        config = RunConfig.from_dict(recorded["settings"])
+        config = RunConfig.from_dict({**recorded["settings"], PROTOCOL_KEY: recorded.get(PROTOCOL_KEY)})
         task_ids = list(recorded["task_ids"])
     except (KeyError, TypeError, ValueError) as exc:
         raise RunDirError(f"{rundir.path}/config.json: not a run config arcmemo can resume ({exc})") from None

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from arcmemo.llm import Usage
 from arcmemo.run.report import score_of, summary_rows
 from arcmemo.run.rundir import RunDir, RunDirError
 from arcmemo.scoring.runscore import RunScore
@@ -142,6 +141,8 @@ def partial_summary(rundir: RunDir, config: dict[str, Any]) -> dict[str, Any]:
 
 def _summary_object_rows(kind: str, summary: dict[str, Any]) -> list[tuple[str, Any]]:
     """A seed or cheatsheet run's summary in the rows its command printed at its end."""
+    from arcmemo.llm import Usage  # only here: `runs list` must not load the model client
+
     if kind == SEED:
         from arcmemo.run.seeding import SeedSummary as cls
     else:

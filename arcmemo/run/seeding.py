@@ -272,6 +272,13 @@ class _Writer:
         self.llm = llm
         self.pending = pending             # seeds without a hand annotation for every format asked
 
+    def _record(self, result: WriteResult) -> None:
+        """Count a write; custom types it could not create (over the cap per write) are a problem said at once."""
+        self.summary.add_write(result)
+        if result.types_dropped:
+            self.problem(f"{result.task_id}: {len(result.types_dropped)} custom type(s) not created, over the cap "
+                         f"per write: {', '.join(result.types_dropped)}")
+
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
         verified = verification(item.seed.task_id, self.tasks, item.seed.code, self.run_id)
         helpers = {concept: {"name": h.name, "source": h.source, "depends": list(h.depends), "verified": verified}
@@ -283,7 +290,7 @@ class _Writer:
             self.summary.write_failures += 1
             self.problem(str(exc))
             return []
-        self.summary.add_write(result)
+        self._record(result)
         self.summary.annotated += 1
         return list(formats)
 
@@ -312,7 +319,7 @@ class _Writer:
                                   memory_tokens=self.session.settings.abstraction_memory_tokens)
             else:
                 result = write_oe(self.memory, self.llm, solution, run_id=self.run_id, examples=self.examples)
-            self.summary.add_write(result)
+            self._record(result)
             if result.failed:
                 self.problem(f"{item.seed.path}: {fmt} write failed ({result.error})")
             else:

@@ -35,15 +35,22 @@ def parse_caption(text: str) -> str:
     return f"Observations:\n{observations}\n\nPossible rules (speculation):\n{speculation}"
 
 
-def caption_messages(task, vision: bool) -> list[dict]:
+def caption_messages(task, vision: bool, image: str = "pairs") -> list[dict]:
     """The caption prompt: for a model that reads images (the paper's way), one rendered PNG per
-    train pair (input beside output) and per test input, each after a line naming it; for
-    any other model the grids as text."""
+    train pair (input beside output) and per test input, each after a line naming it, or
+    (`image` "puzzle", as the released code does) one PNG of the whole puzzle; for any other
+    model the grids as text."""
     if not vision:
         return [{"role": "user", "content": render_prompt(
             "caption", grid_format=render_prompt("caption_grids").strip(), puzzle=format_task(task))}]
-    from arcmemo.pictures import image_part, task_images
+    from arcmemo.pictures import image_part, task_images, task_rows
+    from arcmemo.pictures import png as picture_of
 
+    if image == "puzzle":     # each pair's input above its output, the test inputs last (no outputs: a Task has none)
+        text = render_prompt("caption", grid_format=render_prompt("caption_picture_whole").strip(),
+                             puzzle="One picture follows.")
+        picture = picture_of(task_rows(task), columns=True)
+        return [{"role": "user", "content": [{"type": "text", "text": text}, image_part(picture)]}]
     labels = [f"Example {i} (input left, output right):" for i in range(1, len(task.train) + 1)]
     labels += [f"Test input {j}:" for j in range(1, len(task.test_inputs) + 1)]
     text = render_prompt("caption", grid_format=render_prompt("caption_pictures").strip(),
@@ -57,7 +64,7 @@ def caption_messages(task, vision: bool) -> list[dict]:
 def caption_task(task, llm, settings: SelectionSettings) -> Outcome:
     """The structured caption (role aux, step caption); Outcome.value is the caption text.
     Pictures go to an aux model with `vision: true` in models.yaml, text to any other."""
-    messages = caption_messages(task, vision=llm.traits("aux").vision is True)
+    messages = caption_messages(task, vision=llm.traits("aux").vision is True, image=settings.caption_image)
     return ask(llm, messages, role="aux", step="caption", parse=parse_caption, task_id=task.id,
                params=settings.caption_params, sample=settings.pass_index)
 
@@ -138,7 +145,10 @@ def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
     lib = library(memory, "oe")
     if not lib.concepts:
         return Selection(mode="oe", stats={"memory_size": 0, "shown": 0})
-    cap = caption_task(task, llm, settings)
+    if settings.caption is not None:     # made once for the task's threads (protocol oe_caption per-puzzle)
+        cap = Outcome(value=settings.caption)
+    else:
+        cap = caption_task(task, llm, settings)
     completions = list(cap.completions)
     if not cap.ok:
         return Selection(mode="oe", fallback=True, error=cap.error, reasoning=cap.raw,

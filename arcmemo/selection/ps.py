@@ -34,6 +34,7 @@ is then counted, and re-planned by the ratio the count shows until it fits (a fe
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,8 +50,10 @@ from arcmemo.memory.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
+from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
 from arcmemo.selection.types import Selection, SelectionSettings
+from arcmemo.selection.views import collapsed_view, released_hint
 
 NOTE_FULL = ""
 COLLAPSE_BELOW = 2
@@ -105,6 +108,27 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     n, _ = largest_fit(len(others), lambda n: estimate_tokens(text(n)), limit, None if count.estimate else
                        lambda n: count(text(n)))
     return text(n)
+
+
+_collapsed_views: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # Library -> its collapsed view
+
+
+def _collapsed(lib: Library) -> str:
+    """The released code's view of the library (views.collapsed_view), made once per revision."""
+    text = _collapsed_views.get(lib)
+    if text is None:
+        text = _collapsed_views[lib] = collapsed_view(lib.concepts, lib.custom_types)
+    return text
+
+
+def released_form_hint(lib: Library, chosen: Sequence, settings: SelectionSettings,
+                       count: TokenCounter = ESTIMATE) -> str:
+    """The released code's hint (views.released_hint): the chosen concepts, every custom type and,
+    when `other_names` and it fits the hint budget, the other concepts' names by section."""
+    hint = released_hint(lib.concepts, chosen, lib.custom_types, others=settings.other_names)
+    if settings.other_names and count(hint) > settings.hint_budget:
+        hint = released_hint(lib.concepts, chosen, lib.custom_types, others=False)
+    return hint
 
 
 def puzzle_text(task, settings: SelectionSettings) -> str:
@@ -167,7 +191,16 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> Pr
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
     frame = _frame(lib, puzzle)
     everything = list(lib.concepts)
-    for name, form, note in WHOLE_FORMS:
+    forms = WHOLE_FORMS
+    if settings.view == "collapsed":       # the released code's view; past the budget, as arcmemo degrades
+        text = _collapsed(lib)
+        messages = _messages(text, NOTE_FULL, puzzle)
+        tokens = frame + lib.tokens(text) if count.estimate else count.messages(messages)
+        if tokens <= limit:
+            return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": "collapsed",
+                                                     "view": "collapsed", "prompt_tokens_est": tokens})
+        forms = [f for f in WHOLE_FORMS if f[0] == "compressed"]
+    for name, form, note in forms:
         around = frame + lib.tokens(note)
         size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) - around, form, ALL_TYPES)
         if size is None:
@@ -241,15 +274,16 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     chosen = [lib.by_id[i] for i in match.ids]
     added: list = []
     if settings.expand and chosen:
-        from arcmemo.selection.expand import expand_neighbours  # networkx: only when asked for
-
-        added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, graph=lib.graph)
+        added = expand_neighbours(lib.concepts, chosen, settings.expand_limit, links=lib.links)
     solver_count = counter_for(llm, "solver")
     final = fit_hint(chosen + added, lib, settings.hint_budget, solver_count)
     kept = {c.id for c in final}
-    hint = lib.text(lib.positions(final))
-    if settings.other_names:
-        hint = with_other_names(hint, lib, final, settings.hint_budget, solver_count)
+    if settings.hint_form == "released":
+        hint = released_form_hint(lib, final, settings, solver_count)
+    else:
+        hint = lib.text(lib.positions(final))
+        if settings.other_names:
+            hint = with_other_names(hint, lib, final, settings.hint_budget, solver_count)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
              "names_ignored": max(0, len(outcome.value) - MAX_NAMES),

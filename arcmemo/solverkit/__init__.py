@@ -10,7 +10,11 @@ import from this module only; what it exports is arcmemo's public plugin API:
 - running programs (`programs.py`): `run_program` on a task's pairs in the sandbox,
   `rank_attempts`, `select_predictions` (two distinct guesses per test input), `usage_of`;
 - the retry-with-feedback loop (`conversation.py`): `Conversation`, `Program`, `converse`,
-  `solve_result`, and the execution feedback it sends (`feedback.py`);
+  `solve_result`, and the execution feedback it sends (`feedback.py`); what the run's
+  protocol asks of it `converse` does itself: the feedback's form
+  (`SolverSettings.feedback`), retries the run decides (`SolveContext.wants_retry`: a yes
+  or no, never a test output) and going on from an earlier pass (`SolveContext.resume`,
+  from `SolveResult.state`);
 - helpers from memory (`helpers.py`): `Hint.helpers` is a `MemoryHelpers`, the offered
   concepts' verified functions; `helpers_section` shows them in a prompt and `converse(...,
   helpers=hint.helpers)` makes them importable and records which a program called;

@@ -34,8 +34,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arcmemo.memory.graph import build_graph, neighbours
 from arcmemo.memory.io import read_edit
+from arcmemo.memory.library import library
 from arcmemo.memory.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import thumbnail_png
@@ -228,10 +228,11 @@ class Site:
             before = after
         graph_edges, ids, helper = [], {}, None
         if concept.format == "ps":
-            ps = self.memory.list("ps")
-            graph, ids = build_graph(ps), {c.name: c.id for c in ps}
-            graph_edges = neighbours(graph, concept.name) if concept.name in graph else []
-            helper = helper_view(concept, {c.helper["name"]: c for c in ps if c.helper},
+            lib = library(self.memory, "ps")                 # kept per memory revision
+            if concept.name in lib.links:
+                graph_edges = lib.links.neighbours(concept.name)
+                ids = {e["name"]: lib.links.concept(e["name"]).id for e in graph_edges}
+            helper = helper_view(concept, {c.helper["name"]: c for c in lib.concepts if c.helper},
                                  self.memory.usage(concept_ids=[concept.id]).get(concept.id), self.sources.name_of)
         came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}
                            | {("", t) for t in concept.used_in or []})
