@@ -23,7 +23,7 @@ Columns:
   hint            real tokens of the hint handed to the solver, max (budget: --hint-budget)
   est. error      the estimate against the real count on the prompts sent, min / max
   plan ms         arcmemo's own time planning the prompt (selection.ps.plan_prompt) per task, warm
-                  mean / first task after the memory changed. Time spent in the model's
+                  median / first task after the memory changed. Time spent in the model's
                   tokenizer is apart:
   x base          the warm plan against the baseline: the same plan on the smallest memory,
                   measured in this run (a plan ranks every concept, so it grows with memory
@@ -106,7 +106,7 @@ def measure(memory, tasks, llm, fake, settings, real, tokenizer: Timed) -> dict:
         shown.append(sel.stats["shown"])
         forms.add(sel.stats["form"])
     return {"prompts": prompts, "errors": errors, "hints": hints, "shown": shown, "forms": forms,
-            "plan_cold": plans[0], "plan_warm": statistics.mean(plans[1:] or plans),
+            "plan_cold": plans[0], "plan_warm": statistics.median(plans[1:] or plans),
             "count_warm": statistics.mean(counting[1:] or counting)}
 
 
