@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -171,6 +172,7 @@ def main() -> int:
           f"load average {load_start:.1f} at the start")
     print_table(["executor", "N", "tasks", "solved", "calls", "wall s", "workers s", "ideal s", "x ideal", "vs N=1",
                  "load"], rows, right=True)
+    shutil.rmtree(work, ignore_errors=True)           # the paper's memory copy among it: data, never kept
     ok = all(r["solved"] == r["tasks"] == args.tasks for r in results.values())
     if ("in-process", 1) in results and ("in-process", 16) in results:
         speedup = results[("in-process", 1)]["wall"] / results[("in-process", 16)]["wall"]
