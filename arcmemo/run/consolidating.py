@@ -21,13 +21,14 @@ before anything is merged, as it stops a write. The model calls' usage is in the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arcmemo.consolidation import ACTOR
-from arcmemo.consolidation.plan import Plan, apply_plan, plan_consolidation
-from arcmemo.core.tasks import Task
-from arcmemo.run.helperbehaviour import Behaviour, TrainInputs
 from arcmemo.run.metered import MeteredLLM
+
+if TYPE_CHECKING:
+    from arcmemo.consolidation.plan import Plan
+    from arcmemo.core.tasks import Task
 
 EVENT = "consolidate"
 
@@ -36,7 +37,11 @@ def plan_for(memory, sandbox, llm=None, *, tasks: Sequence[Task] = (), formats: 
              **options: Any) -> Plan:
     """A consolidation plan for `memory` (consolidation/plan.py), its helpers run in `sandbox` on
     probe inputs that include the train inputs of `tasks` (a run's own) besides the bundled
-    datasets'; `options`: plan_consolidation's (min_overlap, max_judged)."""
+    datasets'; `options`: plan_consolidation's (min_overlap, max_judged). Its libraries (numpy,
+    scipy) load here, when a consolidation runs, not with every solve."""
+    from arcmemo.consolidation.plan import plan_consolidation
+    from arcmemo.run.helperbehaviour import Behaviour, TrainInputs
+
     behaviour = Behaviour(sandbox, memory.list("ps"), TrainInputs(tasks))
     return plan_consolidation(memory, behaviour, llm, formats=formats, **options)
 
@@ -47,6 +52,8 @@ def consolidate_after_block(runner: Any, pass_index: int, block: int) -> dict[st
     every = runner.config.consolidate_every
     if not every or block % every or _done(runner, pass_index, block):
         return None
+    from arcmemo.consolidation.plan import apply_plan
+
     runner.progress.step(f"consolidating memory after block {block}")
     meter = MeteredLLM(runner.llm)
     plan = plan_for(runner.memory, runner.sandbox, meter, tasks=runner.tasks, formats=[runner.config.memory_format])
