@@ -180,8 +180,7 @@ class MethodBase:
         return None
 
     def option_problem(self, options: dict[str, Any]) -> str | None:
-        """What is wrong with the values of these options, which it takes (None: nothing), so a bad
-        value is refused when a run starts rather than failing every read and write."""
+        """What is wrong with the values of these options, all of them its own (None: nothing)."""
         return None
 
 
@@ -199,9 +198,9 @@ def check_options(method: Any, options: Any) -> None:
         raise MethodOptionError(f"memory method {method.name!r} takes no option {', '.join(map(repr, unknown))} "
                          f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
     problem = getattr(method, "option_problem", None)
-    problem = problem(options) if callable(problem) else None
-    if problem:
-        raise MethodOptionError(f"memory method {method.name!r}: {problem}")
+    why = problem(options) if callable(problem) else None
+    if why:
+        raise MethodOptionError(f"memory method {method.name!r}: {why}")
 
 
 def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,
