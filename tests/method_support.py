@@ -48,3 +48,22 @@ def run_continual(method: str, task_ids, tmp_path, llm, *, k: int = 2):
     runner = new_runner(config, memory=memory, make_llm=lambda run_id: llm, sandbox=get_sandbox(),
                         solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
     return runner, memory
+
+
+def round_trip_and_list(memory, fmt: str, tmp_path) -> tuple[str, str]:
+    """`memory` exported as YAML, imported into an empty memory (which must export the same text),
+    and `concepts list --format fmt`'s output: (the YAML, the listing)."""
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+    from arcmemo.memory.io import export_yaml, import_file
+
+    text = export_yaml(memory)
+    path = tmp_path / f"{fmt}.yaml"
+    path.write_text(text)
+    with Memory(str(tmp_path / "imported.db")) as other:
+        import_file(other, path, actor="test")
+        assert export_yaml(other) == text
+    listed = CliRunner().invoke(cli, ["concepts", "list", "--format", fmt, "--db", memory.url])
+    assert listed.exit_code == 0, listed.output
+    return text, listed.output

@@ -10,13 +10,10 @@ import dataclasses
 import json
 
 import pytest
-from click.testing import CliRunner
-from method_support import FAILED, SOLVED, block_tasks, experiences, fresh_memory, run_continual  # noqa: F401 (a fixture)
+from method_support import fresh_memory  # noqa: F401 (the memory fixture)
+from method_support import FAILED, SOLVED, block_tasks, experiences, round_trip_and_list, run_continual
 
-from arcmemo.cli import cli
-from arcmemo.memory.io import export_yaml, import_file
 from arcmemo.memory.schema import MAX_ITEM
-from arcmemo.memory.store import Memory
 from arcmemo.methods import MethodOptionError, WriteContext, load_method, select
 from arcmemo.methods.dc_rs import SHEET_NAME, DynamicCheatsheetRS
 from arcmemo.methods.task_profile import task_profile
@@ -135,15 +132,9 @@ def test_a_program_too_long_for_a_case_is_recorded_not_kept(method, memory, fake
 
 def test_cases_export_and_import_with_their_program(method, memory, fake_llm, tmp_path):
     method.write(experiences(TASKS), memory, fake_llm, WriteContext(run_id="r1"))
-    text = export_yaml(memory)
+    text, listed = round_trip_and_list(memory, "case", tmp_path)
     assert "format: case" in text and "def transform" in text
-    path = tmp_path / "cases.yaml"
-    path.write_text(text)
-    with Memory(str(tmp_path / "other.db")) as other:
-        import_file(other, path, actor="test")
-        assert export_yaml(other) == text
-    listed = CliRunner().invoke(cli, ["concepts", "list", "--format", "case", "--db", memory.url])
-    assert listed.exit_code == 0 and SOLVED in listed.output and FAILED not in listed.output
+    assert SOLVED in listed and FAILED not in listed
 
 
 @pytest.mark.parametrize("options, says", [

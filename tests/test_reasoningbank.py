@@ -10,13 +10,10 @@ import dataclasses
 import json
 
 import pytest
-from click.testing import CliRunner
-from method_support import FAILED, SOLVED, block_tasks, experiences, fresh_memory, run_continual  # noqa: F401 (a fixture)
+from method_support import fresh_memory  # noqa: F401 (the memory fixture)
+from method_support import FAILED, SOLVED, block_tasks, experiences, round_trip_and_list, run_continual
 
-from arcmemo.cli import cli
 from arcmemo.core.parsing import ParseError
-from arcmemo.memory.io import export_yaml, import_file
-from arcmemo.memory.store import Memory
 from arcmemo.methods import MethodOptionError, WriteContext, load_method, select
 from arcmemo.methods.reasoningbank import parse_items
 from arcmemo.methods.task_profile import task_profile
@@ -207,16 +204,9 @@ def test_bank_items_export_import_list_and_show_like_any_item(method, memory, fa
     fake_model.queue("reasoningbank_success", answer("Learn the colour table"))
     fake_model.queue("reasoningbank_failure", answer("Check every example"))
     write(method, memory, fake_llm)
-    text = export_yaml(memory)
+    text, listed = round_trip_and_list(memory, "bank", tmp_path)
     assert "origin: failure" in text and "task_profile:" in text and "suggestion:" in text
-    path = tmp_path / "bank.yaml"
-    path.write_text(text)
-    with Memory(str(tmp_path / "other.db")) as other:
-        import_file(other, path, actor="test")
-        assert export_yaml(other) == text
-    listed = CliRunner().invoke(cli, ["concepts", "list", "--format", "bank", "--db", memory.url])
-    assert listed.exit_code == 0, listed.output
-    assert "Learn the colour table" in listed.output and "Check every example" in listed.output
+    assert "Learn the colour table" in listed and "Check every example" in listed
 
 
 def test_the_concept_page_shows_a_bank_item_and_a_case_with_their_fields(memory, tmp_path):
