@@ -10,8 +10,15 @@ import dataclasses
 import json
 
 import pytest
-from method_support import fresh_memory  # noqa: F401 (the memory fixture)
-from method_support import FAILED, SOLVED, block_tasks, experiences, round_trip_and_list, run_continual
+from method_support import (
+    FAILED,
+    SOLVED,
+    block_tasks,
+    experiences,
+    fresh_memory,  # noqa: F401 (the memory fixture)
+    round_trip_and_list,
+    run_continual,
+)
 
 from arcmemo.core.parsing import ParseError
 from arcmemo.methods import MethodOptionError, WriteContext, load_method, select
