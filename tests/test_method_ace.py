@@ -25,6 +25,7 @@ from arcmemo.methods.ace_curate import parse_deltas, playbook_part
 from arcmemo.methods.ace_playbook import canonical_id, playbook, ranked
 from arcmemo.methods.ace_refine import duplicates, refine, similarity, words
 from arcmemo.methods.ace_reflect import Reflection, parser
+from arcmemo.methods.option_values import read_options
 from arcmemo.selection import SelectionSettings
 
 SOLVED, FAILED = "0d3d703e", "25d8a9c8"
@@ -358,17 +359,19 @@ def test_when_grow_and_refine_runs(options, merged, memory, tasks, fake_model, f
 # -- options, store round trip, CLI -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("options, error", [
-    ({"max_bullets": 0}, "option max_bullets must be a whole number of at least 1 (or null), got 0"),
-    ({"dedup_threshold": 1.5}, "option dedup_threshold must be a number above 0 and at most 1, got 1.5"),
+    ({"max_bullets": -1}, "option max_bullets must be between 0 and 100000, got -1"),
+    ({"dedup_threshold": 1.5}, "option dedup_threshold must be between 0.1 and 1.0, got 1.5"),
+    ({"dedup_threshold": "high"}, "option dedup_threshold must be a number, got 'high'"),
     ({"reflect_on_failures": "yes"}, "option reflect_on_failures must be true or false, got 'yes'"),
-    ({"curator_tokens": 10}, "option curator_tokens must be a whole number of at least 200"),
+    ({"curator_tokens": 10}, "option curator_tokens must be between 200 and 100000, got 10"),
 ])
 def test_bad_option_values_are_refused_at_start_naming_the_option(options, error):
     from arcmemo.run.runner import RunConfig
 
     with pytest.raises(MethodOptionError, match=re.escape(f"memory method 'ace': {error}")):
         RunConfig(selection="ace", method_options=options)
-    assert AceOptions.of({"max_bullets": None, "dedup_threshold": 1}).dedup_threshold == 1.0
+    assert read_options(AceOptions, {"max_bullets": 3, "dedup_threshold": 1}) == AceOptions(max_bullets=3,
+                                                                                          dedup_threshold=1.0)
 
 
 def test_the_playbook_round_trips_through_export_and_import_and_is_listed(memory, tmp_path):

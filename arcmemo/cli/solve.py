@@ -32,7 +32,7 @@ from arcmemo.cli.common import (
 )
 from arcmemo.cli.protocol_options import protocol_options
 from arcmemo.cli.runconfig import config_option
-from arcmemo.cli.selection_options import MethodChoice, selection_options
+from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -67,27 +67,39 @@ def _method_options(pairs: tuple[str, ...]) -> dict:
     return options
 
 
-def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
-                    tasks: str | None) -> tuple[str, list[str] | None]:
-    """The task-source options and --tasks (ids, comma-separated, or a file of ids) -> (source, ids).
-    Ids without a split are looked up in both splits of the dataset."""
-    from arcmemo.core.tasks import read_id_list
+def _task_ids(values: tuple[str, ...]) -> list[str] | None:
+    """--tasks, given any number of times: a value naming a file is a file of ids, any other
+    value ids separated by commas or spaces (never tried as a file: 32 ids joined are too
+    long a name for the OS). In the order given, each id once; None when there is no --tasks."""
+    from arcmemo.core.tasks import TaskError, check_task_id, read_id_list
 
-    ids = None
-    if tasks:
-        path = Path(tasks)
-        if path.exists():
+    if not values:
+        return None
+    ids: list[str] = []
+    for value in values:
+        is_file = os.path.isfile(value)
+        try:
+            found = read_id_list(Path(value).read_text(encoding="utf-8") if is_file else value)
+        except UnicodeDecodeError:
+            raise click.BadParameter(f"{value}: not UTF-8 text", param_hint="--tasks") from None
+        except OSError as exc:
+            raise click.BadParameter(f"{value}: cannot read ({exc.strerror})", param_hint="--tasks") from None
+        if not found:
+            raise click.BadParameter(f"no task ids in {value if is_file else repr(value)}", param_hint="--tasks")
+        for task_id in found:
             try:
-                ids = read_id_list(path.read_text(encoding="utf-8"))
-            except UnicodeDecodeError:
-                raise click.BadParameter(f"{path}: not UTF-8 text", param_hint="--tasks") from None
-            except OSError as exc:
-                raise click.BadParameter(f"{path}: cannot read ({exc.strerror})", param_hint="--tasks") from None
-        else:
-            ids = read_id_list(tasks)
-        if not ids:
-            raise click.BadParameter(f"no task ids given{f' in {path}' if path.exists() else ''}",
-                                     param_hint="--tasks")
+                ids.append(check_task_id(task_id, value))
+            except TaskError as exc:
+                raise click.BadParameter(str(exc) if is_file else f"{task_id[:80]!r}: not a file, nor a task id "
+                                         "(letters, digits, '_', '-' and '.')", param_hint="--tasks") from None
+    return list(dict.fromkeys(ids))
+
+
+def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
+                    tasks: tuple[str, ...]) -> tuple[str, list[str] | None]:
+    """The task-source options and --tasks -> (source, ids). Ids without a split are looked up in
+    both splits of the dataset."""
+    ids = _task_ids(tasks)
     source = task_source(dataset, split, tasks_from, solutions, default_split=None if ids else "training")
     if source is None:
         source = "all"
@@ -101,7 +113,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @task_source_options
 @click.option("--no-score", is_flag=True,
               help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
-@click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
+@click.option("--tasks", multiple=True, metavar="IDS|FILE",
+              help="Task ids, comma- or space-separated, or a file of ids (one per line); may be repeated.")
 @click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
               help="An installed solver plugin (see `arcmemo solvers list`).")
@@ -119,7 +132,14 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,
               help="Re-run tasks no attempt solved on the train pairs, with the memory as it then is.")
 @click.option("--continual", is_flag=True, help="Write verified solves back into memory every K tasks.")
+@click.option("--learn-from-failures", is_flag=True,
+              help="ps, oe with --continual: also write OE lessons (marked as from a failure) from the tasks whose "
+                   "programs failed their train pairs after every retry. Sets the method option "
+                   "learn_from_failures.")
 @click.option("-k", "k", type=AtLeast(1), default=10, show_default=True, help="Write-back interval for --continual.")
+@click.option("--consolidate-every", type=AtLeast(1), default=None, metavar="N",
+              help="With --continual: after every N blocks' writes, merge near-duplicate concepts as `arcmemo "
+                   "concepts consolidate` does (the aux model judges pairs alike in words).")
 @click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True,
               help="Task order: as listed, or shuffled with --seed.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
@@ -178,7 +198,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, method_options,
           memory_format,
-          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
+          learn_from_failures, k, consolidate_every, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
           prompts_dir, grid_text, db, protocol_request, **models) -> None:
@@ -201,16 +222,21 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C or SIGTERM).
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import Scale, open_session, resolve_models
+    from arcmemo.run.warmup import warm_up
 
     # Everything is checked before the session opens: a bad flag or setting fails before any
     # memory, run directory or model exists.
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
-    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
+    if consolidate_every and not continual and not resume:
+        raise click.UsageError("--consolidate-every needs --continual (a read-only run writes no memory)")
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
+    warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
+    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.session import Scale, open_session, resolve_models
+
+    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     flags = model_flags(models)
     config = models_settings = None
     if resume and (config_file or prompts_dir or grid_text):
@@ -235,8 +261,10 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
+            consolidate_every=consolidate_every,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
-            grid_text=protocol.grid_text, method_options=_method_options(method_options),
+            grid_text=protocol.grid_text, method_options={**_method_options(method_options), **flag_options(
+                use_prior=use_prior, failure_lessons=failure_lessons, learn_from_failures=learn_from_failures)},
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:

@@ -20,10 +20,8 @@ nothing it said is stored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 from arcmemo.core.answers import INTERRUPTS, describe
 from arcmemo.core.estimate import estimate_tokens
@@ -31,15 +29,8 @@ from arcmemo.methods import ace_curate, ace_reflect
 from arcmemo.methods.ace_playbook import FORMAT, playbook, within
 from arcmemo.methods.ace_playbook import hint as playbook_hint
 from arcmemo.methods.ace_refine import refine
-from arcmemo.methods.contract import (
-    Experience,
-    MethodBase,
-    MethodOptionError,
-    WriteContext,
-    WriteEvent,
-    each_experience,
-    guarded,
-)
+from arcmemo.methods.contract import Experience, MethodBase, WriteContext, WriteEvent, each_experience, guarded
+from arcmemo.methods.option_values import option_names, problem_with, read_options
 from arcmemo.selection.conversation import ask
 from arcmemo.selection.types import Selection
 
@@ -48,45 +39,14 @@ NAME = "ace"
 
 @dataclass(frozen=True)
 class AceOptions:
-    """The method's own settings (--method-option KEY=VALUE)."""
+    """The method's own settings (--method-option KEY=VALUE; option_values.py reads and checks them)."""
 
-    max_bullets: int | None = None      # at most this many bullets shown (None: as many as the hint budget holds)
+    max_bullets: int = field(default=0, metadata={"min": 0, "max": 100_000})  # at most this many shown (0: as many as fit)
     reflect_on_failures: bool = True    # learn from tasks that failed their train pairs too (ACE does)
     refine: bool = True                 # grow-and-refine after each block's deltas
-    refine_above: int = 0               # ... only once the playbook holds more bullets than this (ACE's lazy mode)
-    dedup_threshold: float = 0.8        # the word overlap at which two bullets are one (ace_refine.py)
-    curator_tokens: int = 1500          # the playbook's share of the curator prompt
-
-    @classmethod
-    def of(cls, given: Mapping[str, Any] | None) -> AceOptions:
-        """The settings from --method-option values; MethodOptionError naming the first bad one."""
-        given = dict(given or {})
-
-        def whole(key: str, least: int, none_ok: bool = False):
-            value = given.get(key, getattr(cls, key))
-            if value is None and none_ok:
-                return None
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise MethodOptionError(f"memory method {NAME!r}: option {key} must be a whole number of at "
-                                        f"least {least}{' (or null)' if none_ok else ''}, got {value!r}")
-            return value
-
-        def flag(key: str) -> bool:
-            value = given.get(key, getattr(cls, key))
-            if not isinstance(value, bool):
-                raise MethodOptionError(f"memory method {NAME!r}: option {key} must be true or false, got {value!r}")
-            return value
-
-        threshold = given.get("dedup_threshold", cls.dedup_threshold)
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-            raise MethodOptionError(f"memory method {NAME!r}: option dedup_threshold must be a number above 0 and "
-                                    f"at most 1, got {threshold!r}")
-        return cls(max_bullets=whole("max_bullets", 1, none_ok=True), reflect_on_failures=flag("reflect_on_failures"),
-                   refine=flag("refine"), refine_above=whole("refine_above", 0), dedup_threshold=float(threshold),
-                   curator_tokens=whole("curator_tokens", 200))
-
-
-OPTION_NAMES = tuple(AceOptions.__dataclass_fields__)
+    refine_above: int = field(default=0, metadata={"min": 0, "max": 1_000_000})  # ... only past this many bullets
+    dedup_threshold: float = field(default=0.8, metadata={"min": 0.1, "max": 1.0})  # word overlap of one bullet
+    curator_tokens: int = field(default=1500, metadata={"min": 200, "max": 100_000})  # the curator's playbook share
 
 
 class ACE(MethodBase):
@@ -95,10 +55,10 @@ class ACE(MethodBase):
                    "draws lessons from successes and failures, a curator adds, edits and removes bullets")
     formats = (FORMAT,)
     write_roles = ("aux",)
-    option_names = OPTION_NAMES
+    option_names = option_names(AceOptions)
 
-    def check_option_values(self, options):
-        AceOptions.of(options)
+    def option_problem(self, options):
+        return problem_with(AceOptions, options)
 
     def check(self, memory, *, continual: bool) -> str | None:
         """Without --continual (which grows the playbook from the run's own tasks) an empty playbook
@@ -109,16 +69,16 @@ class ACE(MethodBase):
                 "run's tasks (or import one: `arcmemo concepts import`)")
 
     def read(self, task, memory, settings, llm):
-        options = AceOptions.of(settings.options)
+        options = read_options(AceOptions, settings.options)
         bullets = playbook(memory)
-        shown = within(bullets, settings.hint_budget, options.max_bullets)
+        shown = within(bullets, settings.hint_budget, options.max_bullets or None)
         text = playbook_hint(shown)
         return Selection(mode=self.name, concept_ids=[b.concept.id for b in shown], hint=text,
                          stats={"memory_size": len(bullets), "shown": len(shown), "cut": len(bullets) - len(shown),
                                 "hint_tokens_est": estimate_tokens(text)})
 
     def write(self, experiences, memory, llm, ctx):
-        options = AceOptions.of(ctx.options)
+        options = read_options(AceOptions, ctx.options)
         learns = (lambda e: True) if options.reflect_on_failures else (lambda e: e.passed_train)
         events = [event for experience in each_experience(experiences, ctx, learns_from=learns)
                   if (event := guarded(lambda e: self._write_one(e, memory, llm, ctx, options), experience, memory,
@@ -192,4 +152,4 @@ def _failed(memory, ctx: WriteContext, task_id: str, step: str, outcome, llm) ->
     return WriteEvent(task_id, failed=True, error=error)
 
 
-__all__ = ["ACE", "AceOptions", "OPTION_NAMES", "NAME"]
+__all__ = ["ACE", "AceOptions", "NAME"]

@@ -179,14 +179,13 @@ class MethodBase:
         """Why a run of this method on `memory` would be pointless (None: it would not)."""
         return None
 
-    def check_option_values(self, options: dict[str, Any]) -> None:
-        """MethodOptionError naming a setting whose value this method cannot use (asked at start,
-        once the names were found to be its own; default: any value goes)."""
+    def option_problem(self, options: dict[str, Any]) -> str | None:
+        """What is wrong with the values of these options, all of them its own (None: nothing)."""
+        return None
 
 
 class MethodOptionError(ValueError):
-    """Settings a memory method does not take (the message names them and the ones it does), or values
-    it cannot use (the message names the setting)."""
+    """Settings a memory method does not take (the message names them and the ones it does)."""
 
 
 def check_options(method: Any, options: Any) -> None:
@@ -198,9 +197,10 @@ def check_options(method: Any, options: Any) -> None:
     if unknown:
         raise MethodOptionError(f"memory method {method.name!r} takes no option {', '.join(map(repr, unknown))} "
                          f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
-    check_values = getattr(method, "check_option_values", None)
-    if callable(check_values):
-        check_values(dict(options))
+    problem = getattr(method, "option_problem", None)
+    why = problem(options) if callable(problem) else None
+    if why:
+        raise MethodOptionError(f"memory method {method.name!r}: {why}")
 
 
 def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,
