@@ -53,6 +53,8 @@ BANK_ITEM = {"format": "bank", "name": "Learn the colour table", "description": 
 CASE = {"format": "case", "name": "c8f0f002", "description": "size: samesize\nchange: colourmap",
         "implementation": ["def transform(grid):\n    return grid\n"]}
 DC_RS_SHEET = {"format": "sheet", "name": "dc-rs", "description": "- a colour table first"}
+BULLET = {"format": "playbook", "name": "ace-00001", "description": "Look for a colour table first.",
+          "meta": {"section": "strategies"}}
 ITEMS = "```yaml\n- title: {}\n  description: When colours swap.\n  content: Build the table.\n```"
 CAPTION = "<observations>\n- colours change\n</observations>\n<speculation>\n- a table\n</speculation>"
 
@@ -93,6 +95,11 @@ HAPPY = {
     "dc-rs": ([CASE, DC_RS_SHEET], answers("<cheatsheet>\n- the table of c8f0f002\n</cheatsheet>"),
               answers("<cheatsheet>\n- check the table\n</cheatsheet>"),
               [CASE["name"], "dc-rs"], {SOLVED: [SOLVED], FAILED: ["dc-rs"]}),
+    # ACE reflects on the failure too (here it draws no lesson from it, so nothing is curated)
+    "ace": ([BULLET], [], answers("```yaml\ndiagnosis: a table\ntags: {}\ninsights:\n  - map colours by a table\n```",
+                                  "```yaml\n- op: add\n  section: strategies\n  content: Map colours by a table.\n```",
+                                  "```yaml\ndiagnosis: it copied\ntags: {}\ninsights: []\n```"),
+            [BULLET["name"]], {SOLVED: ["ace-00002"], FAILED: []}),
 }
 
 
@@ -149,7 +156,7 @@ def test_any_method_survives_answers_it_cannot_use(name, tasks, tmp_path):
     keeps without asking a model), the run goes on."""
     method = load_method(name)
     memory = Memory(str(tmp_path / "memory.db"))
-    for item in (PS_CONCEPT, LESSON, SHEET, BANK_ITEM, CASE, DC_RS_SHEET):
+    for item in (PS_CONCEPT, LESSON, SHEET, BANK_ITEM, CASE, DC_RS_SHEET, BULLET):
         memory.add(item, actor="test")
     model_free = KEPT_WITHOUT_A_MODEL.get(name, set())
     stored = {(c.format, c.name, c.content_hash) for c in memory.list() if c.format not in model_free}
@@ -485,8 +492,8 @@ def test_naming_the_methods_imports_none_of_them():
               "cli.main(['solve', '--help'], standalone_mode=False)\n"
               "loaded = [m for m in sys.modules if m.startswith(('arcmemo.methods.arcmemo_', 'arcmemo.methods.baselines',"
               " 'arcmemo.methods.cheatsheet', 'arcmemo.methods.reasoningbank', 'arcmemo.methods.dc_rs',"
-              " 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
+              " 'arcmemo.methods.ace', 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
               "print(','.join(names), loaded)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "ps,oe,none,all,cheatsheet,reasoningbank,dc-rs []"
+    assert done.stdout.splitlines()[-1] == f"{','.join(SHIPPED)} []"

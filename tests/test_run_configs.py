@@ -18,7 +18,7 @@ from arcmemo.cli.solve import solve
 
 CLEAN_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
 PAPER_SETTINGS = CLEAN_SETTINGS | {f"{name}-released" for name in CLEAN_SETTINGS}
-METHOD_SETTINGS = {"reasoningbank", "dc-rs"}     # the other memory methods on the paper's (clean) protocol
+METHOD_SETTINGS = {"reasoningbank", "dc-rs", "ace"}     # the other memory methods on the paper's (clean) protocol
 
 
 def options(*args) -> dict:
@@ -119,7 +119,7 @@ def test_a_bad_file_fails_before_anything_runs_naming_file_line_and_key(tmp_path
 def test_an_unknown_config_name_lists_the_shipped_ones(tmp_path):
     result = CliRunner().invoke(cli, ["solve", "--config", "arcmemo-xx"])
     assert result.exit_code == 2
-    assert ("arcmemo-xx: no such file, nor a shipped configuration (arcmemo-oe, arcmemo-oe-continual, "
+    assert ("arcmemo-xx: no such file, nor a shipped configuration (ace, arcmemo-oe, arcmemo-oe-continual, "
             "arcmemo-oe-continual-released, arcmemo-oe-released, arcmemo-ps, ") in result.output
 
 

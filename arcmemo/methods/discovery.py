@@ -33,6 +33,7 @@ SHIPPED = {
     "cheatsheet": "arcmemo.methods.cheatsheet:Cheatsheet",
     "reasoningbank": "arcmemo.methods.reasoningbank:ReasoningBank",
     "dc-rs": "arcmemo.methods.dc_rs:DynamicCheatsheetRS",
+    "ace": "arcmemo.methods.ace:ACE",
 }
 OWN = "arcmemo"
 

@@ -1,6 +1,7 @@
 """A memory method's own settings (--method-option KEY=VALUE) read into a dataclass of defaults:
 every field is one option; a whole-number field takes whole numbers within its bounds
-(`field(metadata={"min": .., "max": ..})`), a true/false field true or false. A method's
+(`field(metadata={"min": .., "max": ..})`), a number field numbers within its bounds, a
+true/false field true or false. A method's
 `option_problem` reports what `read_options` refuses, so a run refuses it at start."""
 
 from __future__ import annotations
@@ -13,6 +14,13 @@ from arcmemo.methods.contract import MethodOptionError
 T = TypeVar("T")
 
 
+def _within(field: dataclasses.Field, value: Any) -> Any:
+    low, high = field.metadata.get("min"), field.metadata.get("max")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise MethodOptionError(f"option {field.name} must be between {low} and {high}, got {value}")
+    return value
+
+
 def _checked(field: dataclasses.Field, value: Any) -> Any:
     default = field.default
     if isinstance(default, bool):
@@ -22,10 +30,11 @@ def _checked(field: dataclasses.Field, value: Any) -> Any:
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise MethodOptionError(f"option {field.name} must be a whole number, got {value!r}")
-        low, high = field.metadata.get("min"), field.metadata.get("max")
-        if (low is not None and value < low) or (high is not None and value > high):
-            raise MethodOptionError(f"option {field.name} must be between {low} and {high}, got {value}")
-        return value
+        return _within(field, value)
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise MethodOptionError(f"option {field.name} must be a number, got {value!r}")
+        return _within(field, float(value))
     raise TypeError(f"option {field.name}: no rule for values like its default {default!r}")
 
 
