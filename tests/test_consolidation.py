@@ -22,7 +22,7 @@ from arcmemo.memory.merges import undone
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import ConceptUse
 from arcmemo.run.consolidating import plan_for
-from arcmemo.run.helperbehaviour import Behaviour
+from arcmemo.run.helperbehaviour import Behaviour, probed
 from arcmemo.sandbox import get_sandbox
 
 
@@ -440,3 +440,28 @@ def test_the_shipped_memory_written_twice_consolidates_and_splits_back_byte_for_
     for m in merged:
         assert invoke("concepts", "split", m["into"]["name"], db=db).exit_code == 0
     assert invoke("concepts", "export", db=db).output == export
+
+
+def test_a_timeout_on_a_busy_machine_is_run_again_before_it_counts(memory):
+    """A grid that timed out once (the machine was busy, not the helper slow) is run again, so two
+    helpers that behave alike are not told apart by the load; one that times out every time fails."""
+    from types import SimpleNamespace
+
+    class Flaky:
+        """A sandbox whose first run of each program times out on its first grid."""
+
+        def __init__(self, always: bool = False):
+            self.seen, self.always = set(), always
+
+        def run(self, program, grids, modules=None):
+            first = program not in self.seen or self.always
+            self.seen.add(program)
+            return [SimpleNamespace(ok=False, error="timeout", output=None) if first and i == 0
+                    else SimpleNamespace(ok=True, error=None, output=[[len(g)]]) for i, g in enumerate(grids)]
+
+    rotate = next(c for c in memory.list("ps") if c.name == "rotate grid")
+    grids = [((1, 2),), ((3,), (4,))]
+    call = f"{rotate.helper['name']}(grid, 1)"
+    p = probed(rotate)
+    assert Behaviour(Flaky(), [rotate])._run(p, call, grids) == [((1,),), ((2,),)]
+    assert Behaviour(Flaky(always=True), [rotate])._run(p, call, grids) == [None, ((2,),)]

@@ -37,6 +37,7 @@ from arcmemo.run.probe import candidate_calls
 
 PROBE_COLORS = (0, 1, 2)
 MIN_RESULTS = 3
+TIMEOUT_RETRIES = 2      # times a grid that timed out is run again before its timeout counts
 PROBE_GRIDS: tuple[Grid, ...] = (
     ((1, 2, 3), (4, 5, 6), (7, 8, 9)),
     ((0, 0, 0, 0, 0), (0, 3, 3, 0, 0), (0, 3, 0, 0, 0), (0, 0, 0, 0, 6), (0, 0, 0, 6, 6)),
@@ -187,12 +188,23 @@ class Behaviour:
     def _run(self, p: Probed, call: str, grids: list[Grid]) -> list[Result]:
         helper = p.concept.helper["name"]
         program = _PROGRAM.format(module=MODULE, helper=helper, call=call)
-        try:
-            outcomes = self.sandbox.run(program, grids, modules={MODULE: helpers_module(self.concepts, [helper])})
-        except Exception as exc:  # the sandbox could not run it: a failed call, reported
-            self.faults.append(f"{call}: {type(exc).__name__}: {str(exc)[:200]}")
-            return [None] * len(grids)
-        return [tuple(map(tuple, o.output)) if o.ok else None for o in outcomes]
+        modules = {MODULE: helpers_module(self.concepts, [helper])}
+        results: list[Result] = [None] * len(grids)
+        todo = list(range(len(grids)))
+        for _ in range(1 + TIMEOUT_RETRIES):
+            try:
+                outcomes = self.sandbox.run(program, [grids[i] for i in todo], modules=modules)
+            except Exception as exc:  # the sandbox could not run it: a failed call, reported
+                self.faults.append(f"{call}: {type(exc).__name__}: {str(exc)[:200]}")
+                return [None] * len(grids)
+            for i, o in zip(todo, outcomes):
+                results[i] = tuple(map(tuple, o.output)) if o.ok else None
+            # a timeout on a busy machine says nothing of the helper: run those grids again before
+            # it counts as a failure (one that loops for ever times out every time)
+            todo = [i for i, o in zip(todo, outcomes) if o.error == "timeout"]
+            if not todo:
+                break
+        return results
 
     def groups(self, concepts: Sequence[Concept]) -> list[tuple[list[Concept], str]]:
         """The groups of concepts whose helpers behave the same, each with what showed it: the same
