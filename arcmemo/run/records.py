@@ -7,13 +7,15 @@ A selection record keeps the names of the concepts offered as they were then, so
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from arcmemo.core.text import utf8_safe
+from arcmemo.run.prepared import prepared
 from arcmemo.selection import Selection
 
 
-def selection_record(task_id: str, pass_index: int, selection: Selection, names: dict[int, str], *,
+def selection_record(task_id: str, pass_index: int, selection: Selection, names: Mapping[int, str], *,
                      thread: int = 0, retry: int = 0) -> dict[str, Any]:
     """One line of `selections.jsonl`: what selection offered a task in a pass (in one thread,
     before its first answer or, re-selected, before retry `retry`), and why, and how the
@@ -34,6 +36,7 @@ def selection_record(task_id: str, pass_index: int, selection: Selection, names:
     }
 
 
-def concept_names(memory) -> dict[int, str]:
-    """id -> name of every concept in memory (what selection records name concepts by)."""
-    return {c.id: c.name for c in memory.list()}
+def concept_names(memory) -> Mapping[int, str]:
+    """id -> name of every concept in memory (what selection records name concepts by), as
+    prepared for its current revision (prepared.py: read once per revision, not per record)."""
+    return prepared(memory).names

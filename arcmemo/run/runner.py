@@ -51,7 +51,8 @@ from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
-from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
+from arcmemo.run.prepared import prepared
+from arcmemo.run.probe import PROBED, Fit, answered, fit_attempts, fit_selection, probe, with_fit_attempts
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.records import concept_names, selection_record
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
@@ -118,6 +119,7 @@ class RunConfig:
     helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
     max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
     probe_helpers: bool = True        # try the helpers on the train pairs; offer first those that fit (probe.py)
+    fits_as_answers: bool = True      # each fit is also a candidate answer of its own, made by memory (probe.py)
     # The paper's protocol (issue 13): independent threads per task, its hint, re-selection.
     threads: int = 1                  # each a selection plus a sample and its retry chain
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
@@ -162,8 +164,8 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        # a run recorded before the probe existed resumes as it started: without it
-        return cls(**{"probe_helpers": False, **_own_fields(cls, data)})
+        # a run recorded before the probe (or fits as answers) existed resumes as it started: without it
+        return cls(**{"probe_helpers": False, "fits_as_answers": False, **_own_fields(cls, data)})
 
 
 @dataclass
@@ -184,6 +186,7 @@ class TaskOutcome:
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
     helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
     helper_fits: list[str] = field(default_factory=list)       # calls the probe found to give every train output
+    fit_answers: list[str] = field(default_factory=list)       # those whose outputs were submitted (--fits-as-answers)
     concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its use counters
     # Threads (run/threads.py): every thread's selection and steps, and the task's selection
     # level (the most degraded of its threads'). Runs from before threads have neither.
@@ -310,8 +313,8 @@ class Runner:
         try:
             self.executor.prepare(self)
             for p in range(1, self.config.passes + 1):
-                todo = self.tasks if p == 1 else [t for t in self.tasks
-                                                  if t.id in latest and not latest[t.id].passed_train]
+                todo = self.tasks if p == 1 else [t for t in self.tasks if t.id in latest
+                                                  and not (latest[t.id].passed_train or latest[t.id].fit_answers)]
                 if not todo:
                     break
                 self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
@@ -475,6 +478,7 @@ class Runner:
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
         fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+        from_memory = self._fit_answers(task, fits)
         if self.config.threads == 1:
             runs = [self._solve_thread(task, p, 0, meter, fits)]
         else:       # threads share nothing but the task: they run at once, each on its own samples
@@ -483,29 +487,31 @@ class Runner:
                                      range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
+        attempts = [a for r in runs for a in r.result.attempts]          # the model's
+        best = best_thread(runs, len(task.test_inputs))                 # what a memory write learns from
+        passed = any(r.result.passed_train for r in runs)
+        runs = [dataclasses.replace(r, result=with_fit_attempts(r.result, from_memory, len(task.test_inputs)))
+                for r in runs]                                          # the fits ranked with each thread's attempts
         predictions = submitted_predictions(runs, task)
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
         answers = self.answers.get(task.id)     # none: the run solves without scoring
         if answers:
             self.progress.step("scoring")
         score = score_task(attempts_from_predictions(predictions), answers) if answers else None
-        attempts = [a for r in runs for a in r.result.attempts]
         write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
             self.llm, task.id, first_call, attempts, predictions, started=started,
             extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
                    "solver": self.config.solver}))
-        best = best_thread(runs, len(task.test_inputs))
-        passed = any(r.result.passed_train for r in runs)
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices
         reselected = [i for record in again for i in record["selected"]]
-        concepts = self.memory.list("ps") if selected or reselected or any(r.helpers for r in runs) else []
-        by_name = {c.name: c.id for c in concepts}
-        offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
+        memory = prepared(self.memory)
+        offered = [memory.by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered
+                   if h.concept in memory.by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
-        used = helper_use(attempts, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
-        names = {c.id: c.name for c in concepts}
+        used = helper_use(attempts, shown, memory.helper_owner, solved=bool(score is not None and score.oracle2 == 1))
+        names = memory.names
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=passed,
@@ -517,6 +523,7 @@ class Runner:
             notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])
                    + ([r.result.error] if r.result.error else [])],
             helper_fits=list(dict.fromkeys(call for r in runs if r.helpers for call in r.helpers.fits)),
+            fit_answers=answered(from_memory, predictions),
             helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
                                                + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
@@ -530,7 +537,7 @@ class Runner:
         label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
         self.progress.step(label + "selecting")
         if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            selection = fit_selection(fits, self.memory)
+            selection = fit_selection(fits, prepared(self.memory))
         else:
             selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
         if meter.fault is not None:
@@ -566,7 +573,14 @@ class Runner:
         if not (self.config.helpers and self.config.probe_helpers and self.config.selection in PROBED):
             return []
         self.progress.step("trying memory's helpers on the train pairs")
-        return probe(task, self.memory.list("ps"), self.sandbox)[0]
+        return probe(task, prepared(self.memory), self.sandbox)[0]
+
+    def _fit_answers(self, task: Task, fits: list[Fit]) -> list:
+        """--fits-as-answers: each fit as a candidate answer of its own, made by memory (probe.fit_attempts)."""
+        if not (fits and self.config.fits_as_answers):
+            return []
+        self.progress.step("running memory's fitting calls as answers")
+        return fit_attempts(task, fits, prepared(self.memory), self.sandbox)
 
     def _helpers_for(self, selection, fits: list[Fit]) -> MemoryHelpers | None:
         """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
@@ -583,7 +597,7 @@ class Runner:
             usage = self.memory.usage(concept_ids=wanted) if wanted else None
         if not wanted:
             return None
-        helpers = offer_helpers(self.memory.list("ps"), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
+        helpers = offer_helpers(prepared(self.memory), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
         if helpers is not None:
             helpers.fits = [f.call for f in fits if f.helper in set(helpers.names())]
         return helpers
@@ -731,6 +745,7 @@ class Runner:
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
             "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
             "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
+            "fit_answer_tasks": sorted(t for t, o in latest.items() if o.fit_answers),
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
             "retries": self.config.retries,
@@ -783,7 +798,8 @@ def _outcome_line(outcome: TaskOutcome) -> str:
     else:
         verdict = ("solved" if outcome.scores["oracle2"] == 1 else
                    "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
-    return f"{verdict} · {len(outcome.selected)} concepts offered"
+    answered = f" · answered by memory's fit {', '.join(outcome.fit_answers)}" if outcome.fit_answers else ""
+    return f"{verdict} · {len(outcome.selected)} concepts offered{answered}"
 
 
 def _write_line(event: dict[str, Any]) -> str:

@@ -1,0 +1,146 @@
+"""What a run derives from memory beyond selection, prepared once per memory revision.
+
+Every task of a run needs the same things from memory besides what selection picks: the
+concepts' names (selection records name concepts by them), the PS concepts by id and by
+name, which helper each concept owns, the helpers' sources to join into a task's
+`memory_helpers` module (with the helpers they call), the custom types a hint needs, and
+which helpers the probe can try and how their parameters are filled (probe.py). None of
+it depends on the task, so a task's cost would otherwise grow with memory size for no
+reason.
+
+`prepared(memory)` returns the `Prepared` for the memory's current revision. It stands on
+selection's own preparation (`memory.library.library`): a `Prepared` wraps the PS
+`Library` of a revision, so the memory is read (and its concepts decoded) only where that
+library reads it, once per revision, incrementally after a write; a new library (a write
+landed) makes the next call build a new `Prepared`, which takes over the per-concept probe
+specs of the concepts the write left as they were. Shared by every task and thread of the
+process (a Ray worker prepares its own); treat it as read-only.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+from arcmemo.core.helpercode import build_module, closure
+from arcmemo.memory.concept import FORMATS
+from arcmemo.memory.library import Library, library
+from arcmemo.run.probe import ProbeSpec, probe_spec
+
+
+class Names(Mapping):
+    """id -> name of the concepts of several libraries (one per format), looked up in their
+    own indexes by id rather than copied: a new revision costs nothing here."""
+
+    def __init__(self, libraries: Sequence[Library]):
+        self.libraries = libraries
+
+    def __getitem__(self, concept_id: int) -> str:
+        for lib in self.libraries:
+            concept = lib.by_id.get(concept_id)
+            if concept is not None:
+                return concept.name
+        raise KeyError(concept_id)
+
+    def __iter__(self) -> Iterator[int]:
+        return (concept_id for lib in self.libraries for concept_id in lib.by_id)
+
+    def __len__(self) -> int:
+        return sum(len(lib) for lib in self.libraries)
+
+
+class Prepared:
+    """The PS memory of one revision (its `Library`) and what the run derives from it.
+    `others`: the same memory's libraries of the other formats (for `names`); `previous`: the
+    Prepared of an earlier revision, whose probe specs are taken over for the concepts that
+    did not change (the same objects, library.py)."""
+
+    def __init__(self, lib: Library, others: Sequence[Library] = (), previous: Prepared | None = None):
+        self.library = lib
+        self.revision = lib.revision
+        self.names = Names([lib, *others])          # id -> name of every concept, all formats
+        # the specs the earlier revision made, if it made any (taking them must not make them)
+        self._earlier = vars(previous).get("_specs", {}) if previous is not None else {}
+        self._modules: dict[tuple[str, ...], str] = {}
+
+    @property
+    def concepts(self) -> Sequence[Any]:
+        """The PS concepts, in memory order."""
+        return self.library.concepts
+
+    @property
+    def by_id(self) -> Mapping[int, Any]:
+        return self.library.by_id
+
+    @property
+    def custom_types(self) -> Mapping[str, str]:
+        return self.library.custom_types
+
+    @cached_property
+    def by_name(self) -> dict[str, int]:
+        """PS concept name -> id."""
+        return {c.name: c.id for c in self.concepts}
+
+    @cached_property
+    def helpers(self) -> dict[str, dict]:
+        """Helper function name -> the helper (name, source, depends, verified) of its concept."""
+        return {c.helper["name"]: c.helper for c in self.concepts if c.helper}
+
+    @cached_property
+    def helper_owner(self) -> dict[str, int]:
+        """Helper function name -> the id of the concept it implements."""
+        return {c.helper["name"]: c.id for c in self.concepts if c.helper}
+
+    @cached_property
+    def _specs(self) -> dict[int, tuple[Any, ProbeSpec | None]]:
+        """Per concept with a helper (keyed by the concept object's identity, kept alive with
+        it): the concept and its probe spec (None: the probe cannot try it)."""
+        earlier, specs = self._earlier, {}
+        for c in self.concepts:
+            if c.helper:
+                held = earlier.get(id(c))
+                specs[id(c)] = held if held is not None and held[0] is c else (c, probe_spec(c))
+        self._earlier = {}
+        return specs
+
+    @cached_property
+    def probeable(self) -> list[ProbeSpec]:
+        """The probe specs of the helpers the probe can try, in memory order."""
+        return [spec for _, spec in self._specs.values() if spec is not None]
+
+    def module(self, names: Iterable[str]) -> str:
+        """One module of the named helpers and every helper they call (kept per set of names)."""
+        key = tuple(sorted(set(names)))
+        if key not in self._modules:
+            sources = self.helpers
+            needed = closure(key, lambda name: sources[name]["depends"] if name in sources else [])
+            self._modules[key] = build_module({name: sources[name]["source"] for name in needed if name in sources})
+        return self._modules[key]
+
+    def hint(self, concepts: Sequence[Any]) -> str:
+        """The PS hint of these concepts (objects of this revision): as selection renders one,
+        with the custom types they need."""
+        return self.library.text(self.library.positions(concepts)) if concepts else ""
+
+
+_prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()      # Memory -> Prepared
+_lock = threading.Lock()
+
+
+def prepared(memory) -> Prepared:
+    """The Prepared of `memory` at its current revision (module docstring)."""
+    lib = library(memory, "ps")
+    with _lock:
+        held = _prepared.get(memory)
+        if held is not None and held.library is lib:
+            return held
+        fresh = Prepared(lib, [library(memory, fmt) for fmt in FORMATS if fmt != "ps"], previous=held)
+        if not memory.in_transaction():
+            _prepared[memory] = fresh
+        return fresh
+
+
+__all__ = ["Names", "Prepared", "prepared"]
