@@ -39,7 +39,8 @@ def shift_content(grid, offset):
 
 @pytest.fixture(scope="module")
 def training():
-    return load_tasks("training", ids=["0d3d703e", "b1948b0a", "c8f0f002", "9172f3a0", "25ff71a9", "6150a2bd"])
+    return load_tasks("training", ids=["0d3d703e", "b1948b0a", "c8f0f002", "9172f3a0", "25ff71a9", "6150a2bd",
+                                       "aabf363d"])
 
 
 @pytest.fixture
@@ -56,6 +57,8 @@ def test_a_colour_table_is_what_every_cell_of_every_pair_follows():
     assert color_table([([[1]], [[5]]), ([[1]], [[6]])]) is None      # the pairs disagree
     assert color_table([([[1, 2]], [[1], [2]])]) is None            # another shape
     assert color_table([([[1, 2]], [[1, 2]])]) is None              # nothing changes
+    assert color_table([([[1, 2]], [[5, 2]])], [[[2, 1]]]) == {1: 5}
+    assert color_table([([[1, 2]], [[5, 2]])], [[[2, 7]]]) is None    # a test colour the table never saw
 
 
 def test_sizes_and_shifts_are_inferred_only_when_every_pair_agrees():
@@ -71,6 +74,7 @@ def test_sizes_and_shifts_are_inferred_only_when_every_pair_agrees():
 
 def test_facts_come_from_the_train_pairs_of_real_tasks(training):
     assert task_facts(training.by_id("b1948b0a")).mapping == {6: 2}
+    assert task_facts(training.by_id("aabf363d")).mapping is None     # its test input brings a new colour
     assert task_facts(training.by_id("9172f3a0")).factors == (3,)
     assert task_facts(training.by_id("25ff71a9")).offset == (1, 0)
     assert task_facts(training.by_id("9172f3a0")).shape == (9, 9)

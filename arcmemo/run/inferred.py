@@ -6,8 +6,11 @@ colour table, a scale factor of 5, an output size or a shift are facts of one ta
 are read from the train pairs (and, for colours, the test inputs), never from a test
 output, each only when every train pair agrees:
 
-- `mapping`: the colour -> colour table when inputs and outputs have the same shapes and
-  every input colour always becomes the same output colour (only the colours that change);
+- `mapping`: the colour -> colour table when inputs and outputs have the same shapes,
+  every input colour always becomes the same output colour (only the colours that change
+  are kept), and every colour of the test inputs is one the train inputs show: a colour
+  the table never saw could become anything (aabf363d recolours a shape by a marker's
+  colour; its table from the train pairs is wrong on the test input's new colour);
 - `factors`: the whole ratio between output and input sizes (an enlargement) or input and
   output sizes (a reduction), the same for height and width in every pair;
 - `shape`: the output's (height, width) when every train output has it;
@@ -49,9 +52,10 @@ def task_colors(task: Any) -> list[int]:
     return sorted({int(v) for g in grids for row in g for v in row})
 
 
-def color_table(pairs: Sequence[tuple[Grid, Grid]]) -> dict[int, int] | None:
+def color_table(pairs: Sequence[tuple[Grid, Grid]], test_inputs: Sequence[Grid] = ()) -> dict[int, int] | None:
     """The colour -> colour table every pair follows cell by cell (the changed colours only);
-    None when shapes differ, a colour goes two ways, or nothing changes."""
+    None when shapes differ, a colour goes two ways, nothing changes, or a test input holds a
+    colour no train input does."""
     table: dict[int, int] = {}
     for source, target in pairs:
         if _shape(source) != _shape(target):
@@ -60,6 +64,8 @@ def color_table(pairs: Sequence[tuple[Grid, Grid]]) -> dict[int, int] | None:
             for a, b in zip(row_in, row_out):
                 if table.setdefault(int(a), int(b)) != int(b):
                     return None
+    if any(int(v) not in table for grid in test_inputs for row in grid for v in row):
+        return None
     changed = {a: b for a, b in sorted(table.items()) if a != b}
     return changed or None
 
@@ -119,7 +125,8 @@ def shift(pairs: Sequence[tuple[Grid, Grid]]) -> tuple[int, int] | None:
 def task_facts(task: Any) -> TaskFacts:
     """What the task's train pairs (and test inputs, for colours) say (module docstring)."""
     pairs = [(pair.input, pair.output) for pair in task.train]
-    return TaskFacts(colors=tuple(task_colors(task)), mapping=color_table(pairs), factors=scale_factors(pairs),
+    return TaskFacts(colors=tuple(task_colors(task)), mapping=color_table(pairs, task.test_inputs),
+                     factors=scale_factors(pairs),
                      shape=common_shape([o for _, o in pairs]), offset=shift(pairs))
 
 
