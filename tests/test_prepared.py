@@ -125,3 +125,15 @@ def test_inside_a_write_transaction_nothing_is_kept(large_memory):
     with large_memory.transaction():
         inside = prepared(large_memory)
     assert prepared(large_memory) is not inside
+
+
+def test_names_cover_every_format_and_a_ps_lookup_reads_no_other(tmp_path, reads_counted):
+    with Memory(tmp_path / "memory.db") as memory:
+        memory.merge(rotate_concept(), actor="test")
+        lesson = memory.add({"format": "oe", "name": "look for symmetry", "situation": "a mirrored grid",
+                             "suggestion": "compare the halves"}, actor="test")
+        names = prepared(memory).names
+        rotate = memory.get("rotate grid").id
+        assert names[rotate] == "rotate grid" and ("list", "oe") not in reads_counted
+        assert names[lesson.id] == "look for symmetry" and names.get(10_000) is None
+        assert dict(names) == {rotate: "rotate grid", lesson.id: "look for symmetry"}

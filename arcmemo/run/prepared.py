@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import cached_property
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cached_property, partial
 from typing import Any
 
 from arcmemo.core.helpercode import build_module, closure
@@ -32,18 +32,28 @@ from arcmemo.run.probe import ProbeSpec, probe_spec
 
 
 class Names(Mapping):
-    """id -> name of the concepts of several libraries (one per format), looked up in their
-    own indexes by id rather than copied: a new revision costs nothing here."""
+    """id -> name of every concept: looked up by id in the PS library, then in those of the
+    other formats (`others()`, fetched on the first id PS does not have), not copied: a new
+    revision costs nothing here, and a PS run never reads the other formats."""
 
-    def __init__(self, libraries: Sequence[Library]):
-        self.libraries = libraries
+    def __init__(self, ps: Library, others: Callable[[], Sequence[Library]] = tuple):
+        self._ps, self._others, self._fetched = ps, others, None
+
+    @property
+    def libraries(self) -> list[Library]:
+        if self._fetched is None:
+            self._fetched = list(self._others())
+        return [self._ps, *self._fetched]
 
     def __getitem__(self, concept_id: int) -> str:
-        for lib in self.libraries:
+        concept = self._ps.by_id.get(concept_id)
+        for lib in ([] if concept is not None else self.libraries[1:]):
             concept = lib.by_id.get(concept_id)
             if concept is not None:
-                return concept.name
-        raise KeyError(concept_id)
+                break
+        if concept is None:
+            raise KeyError(concept_id)
+        return concept.name
 
     def __iter__(self) -> Iterator[int]:
         return (concept_id for lib in self.libraries for concept_id in lib.by_id)
@@ -54,14 +64,15 @@ class Names(Mapping):
 
 class Prepared:
     """The PS memory of one revision (its `Library`) and what the run derives from it.
-    `others`: the same memory's libraries of the other formats (for `names`); `previous`: the
-    Prepared of an earlier revision, whose probe specs are taken over for the concepts that
-    did not change (the same objects, library.py)."""
+    `others()`: the same memory's libraries of the other formats (for `names`); `previous`:
+    the Prepared of an earlier revision, whose probe specs are taken over for the concepts
+    that did not change (the same objects, library.py)."""
 
-    def __init__(self, lib: Library, others: Sequence[Library] = (), previous: Prepared | None = None):
+    def __init__(self, lib: Library, others: Callable[[], Sequence[Library]] = tuple,
+                 previous: Prepared | None = None):
         self.library = lib
         self.revision = lib.revision
-        self.names = Names([lib, *others])          # id -> name of every concept, all formats
+        self.names = Names(lib, others)             # id -> name of every concept, all formats
         # the specs the earlier revision made, if it made any (taking them must not make them)
         self._earlier = vars(previous).get("_specs", {}) if previous is not None else {}
         self._modules: dict[tuple[str, ...], str] = {}
@@ -126,6 +137,12 @@ class Prepared:
         return self.library.text(self.library.positions(concepts)) if concepts else ""
 
 
+def _other_formats(memory_ref: weakref.ref) -> list[Library]:
+    """The libraries of the formats besides PS (a weak reference: the cache must not keep its memory alive)."""
+    memory = memory_ref()
+    return [] if memory is None else [library(memory, fmt) for fmt in FORMATS if fmt != "ps"]
+
+
 _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()      # Memory -> Prepared
 _lock = threading.Lock()
 
@@ -137,7 +154,7 @@ def prepared(memory) -> Prepared:
         held = _prepared.get(memory)
         if held is not None and held.library is lib:
             return held
-        fresh = Prepared(lib, [library(memory, fmt) for fmt in FORMATS if fmt != "ps"], previous=held)
+        fresh = Prepared(lib, partial(_other_formats, weakref.ref(memory)), previous=held)
         if not memory.in_transaction():
             _prepared[memory] = fresh
         return fresh
