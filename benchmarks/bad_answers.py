@@ -44,7 +44,8 @@ def main() -> int:
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.methods import select
+    from arcmemo.selection import SelectionSettings
     from arcmemo.selection.matching import NameMatcher
     from benchmarks.synthetic import synthetic_concepts
     from benchmarks.table import print_table

@@ -11,7 +11,8 @@ temperature (2 attempts, 1 feedback round), reading its own copy of the memory:
     ps+helpers-unprobed  the selected concepts' helpers (--no-probe-helpers)
     all+helpers       the whole memory, plus helpers (as many as the model is given), probed
 
-It prints one table: tasks solved (oracle@2 = 1), mean oracle@2, tasks whose program passed
+It prints one table: tasks solved (both submitted attempts' ARC Prize score 1), the run's score
+(the paper's oracle@k over its threads at its retry depth: oracle@1, one thread), tasks whose program passed
 every train pair, tasks where the probe found a fitting helper call, how often a helper was
 called, tokens, the summed latency of the model calls made (`model s`: right across resumed
 sessions, where `wall s` misses what a killed session did before its first task ended), and
@@ -145,7 +146,10 @@ def fit_tasks(summary: dict, work: str, name: str) -> int:
 
 def row(name: str, summary: dict, n: int, work: str) -> list:
     usage, use = summary.get("usage", {}), summary.get("concept_use") or {}
-    return [name, f"{len(summary.get('solved', []))}/{n}", summary.get("oracle2"), len(summary.get("passed_train", [])),
+    from arcmemo.run.report import score_of
+
+    score = score_of(None, summary)
+    return [name, f"{len(summary.get('solved', []))}/{n}", score.cell(), len(summary.get("passed_train", [])),
             f"{fit_tasks(summary, work, name)}/{n}", f"{use.get('called', 0)}/{use.get('called_passing', 0)}",
             usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0), model_seconds(summary["run_id"]),
             summary.get("wall_time_s")]
@@ -180,7 +184,7 @@ def main() -> int:
     summaries = {name: run_setting(name, args, tasks) for name in settings}
     print(f"efficacy: {len(tasks)} ARC-AGI-1 training tasks, model {args.model}, temperature {args.temperature}, "
           f"seed {args.seed}, 2 attempts, 1 retry, at most {args.max_tokens} tokens per answer")
-    print_table(["setting", "solved", "oracle@2 %", "passed train", "probe fit", "helper called/passing", "tokens",
+    print_table(["setting", "solved", "score %", "passed train", "probe fit", "helper called/passing", "tokens",
                  "model s", "wall s"],
                 [row(name, summaries[name], len(tasks), args.work) for name in settings])
     if {"none", "ps", "ps+helpers"} <= set(summaries):

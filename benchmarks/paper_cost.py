@@ -18,7 +18,16 @@ makes, priced by arcmemo/data/models.yaml. Stated assumptions, each a flag:
 - selection runs once per thread (the threads are independent); a picture costs 255 tokens
   (gpt-4.1, one 512 px tile).
 
-    python benchmarks/paper_cost.py [--answer-tokens 10000] [--runs 3]
+Each setting is estimated under both protocols (arcmemo/run/protocol.py). Under the
+released code's (`-released`): PS and OE selection and the OE caption are made once per
+puzzle, the PS select prompt holds the collapsed memory and the hint every custom type and
+the other names by section (both measured), a retry shows the opening prompt with the last
+answer only (one round's growth, not d rounds'), and the cheatsheet is curated from BARC's
+160 seeds with 4,096-token answers. Its retries follow test results rather than train pairs:
+the rates above are the test results already, so they stay. Grids are measured as arcmemo
+writes them (digits); the released code's numpy text takes more tokens, left out here.
+
+    python benchmarks/paper_cost.py [--answer-tokens 10000] [--runs 1]
 
 Measure your own answer sizes with a few puzzles first (`arcmemo solve --config
 arcmemo-ps --limit 5`, then `arcmemo calls usage --run RUN`) and give them here.
@@ -40,6 +49,7 @@ from benchmarks.token_counts import PAPER_MEMORY
 LESSONS = PAPER_MEMORY.with_name("parsed_lessons.json")
 PUZZLES, THREADS, LIMIT, AUX_ANSWER, SHEET_TOKENS, PICTURE_TOKENS = 100, 3, 32_000, 1_000, 2_000, 255
 SEEDS = 44
+BARC_SEEDS, RELEASED_SHEET_TOKENS = 160, 4_096      # the released code's cheatsheet build
 # the paper's Table 4 (and Table 3 for continual), oracle@1 (k=1) at retry depth 0 and 1, in %
 DEPTH_SCORES = {"baseline": (46.33, 57.83), "cheatsheet": (47.50, 56.67), "arcmemo-oe": (48.00, 56.67),
                 "arcmemo-ps": (49.33, 58.00), "arcmemo-oe-continual": (46.33, 57.17)}
@@ -58,10 +68,11 @@ def measure() -> dict[str, float]:
     from arcmemo.memory.io import import_file
     from arcmemo.memory.render import render_oe, render_ps
     from arcmemo.memory.store import Memory
-    from arcmemo.prompts import Templates, render_prompt
+    from arcmemo.prompts import render_prompt
+    from arcmemo.selection.views import collapsed_view, released_hint
+    from arcmemo_program_synthesis.templates import TEMPLATES as solve
 
     tasks = load_tasks("arc-agi-1/val100").tasks
-    solve = Templates("arcmemo_program_synthesis", "prompts")
     opening = [count(solve.render("system")) + count(solve.render("solve", puzzle=format_task(t), hint_section=""))
                for t in tasks]
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")
@@ -71,6 +82,9 @@ def measure() -> dict[str, float]:
     full = render_ps(concepts, types)
     select_ps = [count(render_prompt("select_ps", memory=full, memory_note="", puzzle=format_task(t)))
                  for t in tasks[:10]]
+    collapsed = collapsed_view(concepts, types)
+    select_collapsed = [count(render_prompt("select_ps", memory=collapsed, memory_note="", puzzle=format_task(t)))
+                        for t in tasks[:10]]
     lessons_text = "\n\n".join(f"{i}. {render_oe([c]).strip()}" for i, c in enumerate(lessons, 1))
     caption = "- an observation about the grids.\n" * 50           # about a caption's length
     select_oe = count(render_prompt("select_oe", caption=caption, lessons=lessons_text, top_k=5))
@@ -81,32 +95,41 @@ def measure() -> dict[str, float]:
     return {"puzzles": len(tasks), "solve_opening": statistics.mean(opening),
             "paper_concepts": len(concepts), "paper_lessons": len(lessons),
             "select_ps": statistics.mean(select_ps), "select_oe": select_oe,
+            "select_ps_released": statistics.mean(select_collapsed),
+            "memory_chars": len(full), "collapsed_chars": len(collapsed),
             "ps_hint": statistics.mean(count(p) for p in picked) + count(names),
+            "ps_hint_released": statistics.mean(count(released_hint(concepts, concepts[i:i + 6], types))
+                                                for i in range(0, 60, 6)),
             "oe_hint": AUX_ANSWER + statistics.mean(count(render_oe(lessons[i:i + 5])) for i in range(0, 50, 5)),
             "caption": statistics.mean(captioning)}
 
 
-def estimate(name: str, m: dict[str, float], answer: int, round_tokens: int) -> dict[str, float]:
-    """Tokens per model and cost of one run of setting `name` (one value per o4-mini answer size)."""
+def estimate(name: str, m: dict[str, float], answer: int, round_tokens: int,
+             released: bool = False) -> dict[str, float]:
+    """Tokens per model and cost of one run of setting `name` (one value per o4-mini answer size),
+    under arcmemo's protocol or (`released`) the released code's."""
     s0, s1 = DEPTH_SCORES[name]
     rounds = [1.0, 1 - s0 / 100, 1 - s1 / 100]                 # threads asked at depth 0, 1, 2
-    hint = {"baseline": 0, "cheatsheet": SHEET_TOKENS, "arcmemo-ps": m["ps_hint"]}.get(name, m["oe_hint"])
+    ps_hint = m["ps_hint_released"] if released else m["ps_hint"]
+    hint = {"baseline": 0, "cheatsheet": SHEET_TOKENS, "arcmemo-ps": ps_hint}.get(name, m["oe_hint"])
     calls = PUZZLES * THREADS * sum(rounds)
-    solver_in = PUZZLES * THREADS * sum(r * (m["solve_opening"] + hint + d * round_tokens)
-                                        for d, r in enumerate(rounds))
+    growth = (lambda d: round_tokens * min(d, 1)) if released else (lambda d: round_tokens * d)   # last attempt only
+    solver_in = PUZZLES * THREADS * sum(r * (m["solve_opening"] + hint + growth(d)) for d, r in enumerate(rounds))
+    selections = PUZZLES * (1 if released else THREADS)         # once per puzzle, or once per thread
     o4_in, o4_calls, gpt_in, gpt_out = solver_in, calls, 0.0, 0.0
-    if name == "arcmemo-ps":                                    # o4-mini reads the whole memory per thread
-        o4_in += PUZZLES * THREADS * m["select_ps"]
-        o4_calls += PUZZLES * THREADS
+    if name == "arcmemo-ps":                                    # o4-mini reads the whole memory
+        o4_in += selections * (m["select_ps_released"] if released else m["select_ps"])
+        o4_calls += selections
     if name.startswith("arcmemo-oe"):                           # gpt-4.1: caption, then picks lessons
-        gpt_in += PUZZLES * THREADS * (m["caption"] + m["select_oe"])
-        gpt_out += PUZZLES * THREADS * 2 * AUX_ANSWER
+        gpt_in += selections * (m["caption"] + m["select_oe"])
+        gpt_out += selections * 2 * AUX_ANSWER
     if name == "arcmemo-oe-continual":                          # two gpt-4.1 calls per write, ~60 writes
         gpt_in += 120 * 4_000
         gpt_out += 120 * AUX_ANSWER
     if name == "cheatsheet":                                    # the build, once: a rewrite per seed
-        gpt_in += SEEDS * (SHEET_TOKENS + 3_000)
-        gpt_out += SEEDS * SHEET_TOKENS
+        seeds, sheet = (BARC_SEEDS, RELEASED_SHEET_TOKENS) if released else (SEEDS, SHEET_TOKENS)
+        gpt_in += seeds * (sheet + 3_000)
+        gpt_out += seeds * sheet
     return {"o4_calls": o4_calls, "o4_in": o4_in, "o4_out": o4_calls * answer, "o4_out_limit": o4_calls * LIMIT,
             "gpt_in": gpt_in, "gpt_out": gpt_out}
 
@@ -119,7 +142,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answer-tokens", type=int, default=10_000, help="o4-mini output per answer (assumed)")
     parser.add_argument("--round-tokens", type=int, default=1_500, help="conversation growth per retry (assumed)")
-    parser.add_argument("--runs", type=int, default=3, help="repeated runs per setting (the paper: 3)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="repeated runs of each setting, beyond the paper (its run0..run2 are the 3 threads of "
+                             "one run, counted already)")
     args = parser.parse_args()
     from arcmemo.llm.catalog import load_catalog
 
@@ -133,16 +158,19 @@ def main() -> int:
           f"{m['solve_opening']:,.0f}; PS selection prompt with all {m['paper_concepts']} concepts "
           f"{m['select_ps']:,.0f}; OE selection prompt with all {m['paper_lessons']} lessons {m['select_oe']:,.0f}; "
           f"PS hint (6 concepts + every name) {m['ps_hint']:,.0f}; OE hint (caption + 5 lessons) {m['oe_hint']:,.0f}; "
-          f"caption request {m['caption']:,.0f}")
+          f"caption request {m['caption']:,.0f}; released: PS selection prompt with the collapsed memory "
+          f"{m['select_ps_released']:,.0f} (memory {m['collapsed_chars']:,} characters, against "
+          f"{m['memory_chars']:,} in full), PS hint {m['ps_hint_released']:,.0f}")
     print(f"prices (per M tokens): o4-mini ${o4.input} in / ${o4.output} out; gpt-4.1 ${gpt.input} in / "
           f"${gpt.output} out; o4-mini answers of {args.answer_tokens:,} tokens (limit {LIMIT:,})\n")
     rows = []
-    for name in DEPTH_SCORES:
-        e = estimate(name, m, args.answer_tokens, args.round_tokens)
+    for name, released in ((n, r) for n in DEPTH_SCORES for r in (False, True)):
+        e = estimate(name, m, args.answer_tokens, args.round_tokens, released)
         aux = dollars(e["gpt_in"], gpt.input) + dollars(e["gpt_out"], gpt.output)
         typical = dollars(e["o4_in"], o4.input) + dollars(e["o4_out"], o4.output) + aux
         bound = dollars(e["o4_in"], o4.input) + dollars(e["o4_out_limit"], o4.output) + aux
-        rows.append([name, f"{e['o4_calls']:,.0f}", f"{e['o4_in'] / 1e6:.1f}M", f"{e['o4_out'] / 1e6:.1f}M",
+        label = name + ("-released" if released else "")
+        rows.append([label, f"{e['o4_calls']:,.0f}", f"{e['o4_in'] / 1e6:.1f}M", f"{e['o4_out'] / 1e6:.1f}M",
                      f"${aux:,.0f}", f"${typical:,.0f}", f"${bound:,.0f}", f"${typical * args.runs:,.0f}"])
     print_table(["setting", "o4-mini calls", "o4-mini in", "o4-mini out", "gpt-4.1", "one run",
                  "one run at the limit", f"{args.runs} runs"], rows)

@@ -1,25 +1,33 @@
-"""Benchmark: the sandbox against a fresh interpreter per program and plain in-process exec.
+"""Benchmark: the sandbox against a fresh interpreter per program, a plain fork + pipe per
+program without isolation, the bare fork floor, and plain in-process exec.
 
 Runs N small correct programs (default 1,000), each on the train pairs of the real ARC
-training task it solves, three ways:
+training task it solves, these ways:
 
   (a) a fresh `python` process per program (import numpy, exec, run, print JSON) — the
       way simple harnesses do it; measured on a sample and extrapolated per program, with
       the sandbox workers' environment (one BLAS/OpenMP thread), sequentially and from as
       many threads as cores;
   (b) plain in-process `exec` + call — no isolation at all, the lower limit;
-  (c) arcmemo.sandbox.Sandbox — one forked, rlimited process per program, from a pool of
+  (c) arcmemo.sandbox.Sandbox — one forked, contained process per program, from a pool of
       warm workers (one per core), called from as many threads as workers, and also
       sequentially from one thread (per-run latency);
-  (f) for reference, an empty fork + exit + wait, repeated n times, in a fresh process with
-      numpy loaded (like a worker) and one with numpy and scipy (like its scipy server),
-      mixed as the workload's programs are: what any one-process-per-run design pays at
-      least on this machine.
+  (d) a plain fork server per worker, as the sandbox's but with no isolation: a warm
+      process with numpy loaded (and one with scipy too, for the programs that use it)
+      reads a program from a pipe and forks; the child runs it and writes its results to a
+      pipe; from as many threads as workers, and sequentially. The sandbox's cost over (d)
+      is what containment (namespaces, a folder of its own, Landlock, seccomp, limits) and
+      its supervision add to one process per program;
+  (f) the bare fork floor: an empty fork + exit + wait in a warm process with numpy loaded
+      (like a worker) and one with numpy and scipy (like its scipy server), mixed as the
+      workload's programs are: what any one-process-per-run design pays at least here.
 
-Wall time depends on other load on the machine; the CPU column (every process involved:
-this one, the workers and everything they fork) much less so; compare ratios on both.
-Sequential runs are compared with sequential ones and parallel with parallel; each target
-line says PASS or FAIL.
+The sequential measurements (c1), (d1) and (f) are taken in the same run, interleaved in
+blocks of 50 programs, so that other load on the machine falls on all three alike; the
+machine's load average is printed as the run starts and ends. Wall time depends on other
+load; the CPU column (every process involved: this one, the workers and everything they
+fork) much less so; compare ratios on both. Sequential runs are compared with sequential
+ones and parallel with parallel; each target line says PASS or FAIL.
 
 Programs: a built-in set of small solutions plus, with `--seeds DIR`, the `<task_id>.py`
 seed solutions found there (default: the project's seeds/). Every program is checked
@@ -33,6 +41,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
+import struct
 import subprocess
 import sys
 import time
@@ -181,40 +191,127 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def sandbox_cpu(sb: Sandbox) -> float:
-    """CPU of this process plus the workers and everything under them."""
-    total = time.process_time()
-    for w in sb._idle:
-        for pid in descendants(w.pid):
-            try:
-                total += proc_cpu(pid)
-            except OSError:
-                pass
+def _tree_cpu(root: int) -> float:
+    total = 0.0
+    for pid in descendants(root):
+        try:
+            total += proc_cpu(pid)
+        except OSError:
+            pass
     return total
 
 
-FORK_LOOP = r"""
+def sandbox_cpu(sb: Sandbox) -> float:
+    """CPU of this process plus the workers and everything under them."""
+    return time.process_time() + sum(_tree_cpu(w.pid) for w in sb._idle)
+
+
+FORK_FLOOR = r"""
 import os, resource, sys, time
 import {modules}
-n = int(sys.argv[1])
-t, r = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-for _ in range(n):
+for line in sys.stdin:
+    t, r = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(int(line)):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    wall = time.perf_counter() - t
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = s.ru_utime + s.ru_stime - r.ru_utime - r.ru_stime + c.ru_utime + c.ru_stime - c0.ru_utime - c0.ru_stime
+    print(wall, cpu, flush=True)
+"""
+
+PLAIN_SERVER = r"""
+import json, os, struct, sys
+import numpy as np
+import {modules}
+pipe_in, pipe_out = sys.stdin.buffer, sys.stdout.buffer
+while len(head := pipe_in.read(4)) == 4:
+    req = json.loads(pipe_in.read(struct.unpack(">I", head)[0]))
+    r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        ns = {{"__name__": "__program__"}}
+        exec(compile(req["source"], "<program>", "exec"), ns)
+        data = json.dumps([np.asarray(ns["transform"](np.array(g, dtype=int))).tolist() for g in req["grids"]])
+        view = memoryview(data.encode())
+        while view:
+            view = view[os.write(w, view):]
         os._exit(0)
+    os.close(w)
+    chunks = []
+    while chunk := os.read(r, 1 << 16):
+        chunks.append(chunk)
+    os.close(r)
     os.waitpid(pid, 0)
-wall = time.perf_counter() - t
-s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-print(wall, s.ru_utime + s.ru_stime - r.ru_utime - r.ru_stime + c.ru_utime + c.ru_stime)
+    body = b"".join(chunks)
+    pipe_out.write(struct.pack(">I", len(body)) + body)
+    pipe_out.flush()
 """
 
 
-def empty_forks(n: int, modules: str) -> tuple[float, float]:
-    """(wall, CPU) seconds of n empty fork+exit+wait in a fresh process that imported `modules`."""
-    out = subprocess.run([sys.executable, "-I", "-c", FORK_LOOP.format(modules=modules), str(n)],
-                         capture_output=True, text=True, check=True, env=WORKER_ENV)
-    wall, cpu = out.stdout.split()
-    return float(wall), float(cpu)
+def _warm_process(script: str, modules: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-I", "-c", script.format(modules=modules)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=WORKER_ENV)
+
+
+class ForkFloor:
+    """(f) empty fork + exit + wait, in a warm process with numpy loaded and one with scipy too."""
+
+    def __init__(self) -> None:
+        self.procs = {False: _warm_process(FORK_FLOOR, "numpy"), True: _warm_process(FORK_FLOOR, "scipy.ndimage")}
+
+    def forks(self, n: int, scipy: bool) -> tuple[float, float]:
+        """(wall, CPU) seconds of n empty forks."""
+        if not n:
+            return 0.0, 0.0
+        proc = self.procs[scipy]
+        proc.stdin.write(f"{n}\n".encode())
+        proc.stdin.flush()
+        wall, cpu = proc.stdout.readline().split()
+        return float(wall), float(cpu)
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            proc.stdin.close()
+            proc.wait()
+
+
+class PlainForkServers:
+    """(d) per worker, a plain fork server with numpy loaded and one with scipy too: a program
+    comes in on a pipe, a forked child runs it and writes its results to a pipe. No
+    isolation, no limits, no supervision beyond waiting for the child."""
+
+    def __init__(self, workers: int) -> None:
+        self.free: queue.Queue = queue.Queue()
+        self.procs: list[subprocess.Popen] = []
+        for _ in range(workers):
+            pair = {False: _warm_process(PLAIN_SERVER, "numpy"), True: _warm_process(PLAIN_SERVER, "scipy.ndimage")}
+            self.procs += pair.values()
+            self.free.put(pair)
+
+    def run(self, source: str, grids: list) -> list:
+        pair = self.free.get()
+        try:
+            proc = pair["scipy" in source]
+            body = json.dumps({"source": source, "grids": grids}).encode()
+            proc.stdin.write(struct.pack(">I", len(body)) + body)
+            proc.stdin.flush()
+            (size,) = struct.unpack(">I", proc.stdout.read(4))
+            return json.loads(proc.stdout.read(size))
+        finally:
+            self.free.put(pair)
+
+    def cpu(self) -> float:
+        """CPU of this process plus the servers and everything they forked."""
+        return time.process_time() + sum(_tree_cpu(proc.pid) for proc in self.procs)
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.stdin.close()
+            proc.wait()
 
 
 def children_cpu() -> float:
@@ -251,30 +348,62 @@ def main(argv=None) -> None:
         assert run_inprocess(src, inputs) == outputs
     t_exec, c_exec = time.perf_counter() - t, time.process_time() - c
 
-    # (c) the sandbox: parallel from `workers` threads, then sequential from one
+    load_before = os.getloadavg()[0]
+    scipy_share = sum("scipy" in src for src, _, _ in work) / len(work)
+
+    def checked(run):
+        return lambda item: [list(o) for o in run(item[0], item[1])] == item[2]
+
+    # (c) the sandbox and (d) the plain fork servers, parallel from `workers` threads
     with Sandbox(workers=workers, timeout_s=5.0) as sb:
         sb.warm()
         sb.run(work[0][0], work[0][1])  # first run pays one-time costs
-
-        def one(item):
-            src, inputs, outputs = item
-            out = sb.run(src, inputs)
-            return [o.output for o in out] == outputs
-
         t, c = time.perf_counter(), sandbox_cpu(sb)
         with ThreadPoolExecutor(workers) as ex:
-            ok = list(ex.map(one, work))
+            ok = list(ex.map(checked(lambda src, grids: [o.output for o in sb.run(src, grids)]), work))
         t_sb, c_sb = time.perf_counter() - t, sandbox_cpu(sb) - c
         assert all(ok), f"{ok.count(False)} sandbox runs disagreed with in-process exec"
         isolation = sb.isolation
+    plain = PlainForkServers(workers)
+    try:
+        plain.run(work[0][0], work[0][1])
+        t, c = time.perf_counter(), plain.cpu()
+        with ThreadPoolExecutor(workers) as ex:
+            ok = list(ex.map(checked(plain.run), work))
+        t_plain, c_plain = time.perf_counter() - t, plain.cpu() - c
+        assert all(ok), f"{ok.count(False)} plain fork runs disagreed with in-process exec"
+    finally:
+        plain.close()
 
+    # (c1), (d1) and (f), sequential, interleaved in blocks so other load falls on all three alike
+    seq = {name: [0.0, 0.0] for name in ("c1", "d1", "f", "f1", "f2")}
     with Sandbox(workers=1, timeout_s=5.0) as sb1:
         sb1.warm()
-        t, c = time.perf_counter(), sandbox_cpu(sb1)
-        for item in work:
-            src, inputs, outputs = item
-            assert [o.output for o in sb1.run(src, inputs)] == outputs
-        t_sb1, c_sb1 = time.perf_counter() - t, sandbox_cpu(sb1) - c
+        plain1, floor = PlainForkServers(1), ForkFloor()
+        try:
+            for src, inputs, _ in work[:20]:  # both warm
+                sb1.run(src, inputs)
+                plain1.run(src, inputs)
+            ways = [("c1", lambda: sandbox_cpu(sb1), lambda src, grids: [o.output for o in sb1.run(src, grids)]),
+                    ("d1", plain1.cpu, plain1.run)]
+            for k, start in enumerate(range(0, len(work), 50)):
+                block = work[start:start + 50]
+                for name, cpu, run in ways[k % 2:] + ways[:k % 2]:  # each goes first every other block
+                    t, c = time.perf_counter(), cpu()
+                    assert all(map(checked(run), block)), f"({name}) disagreed with in-process exec"
+                    seq[name][0] += time.perf_counter() - t
+                    seq[name][1] += cpu() - c
+                with_scipy = sum("scipy" in src for src, _, _ in block)
+                for name, count, scipy in (("f1", len(block), False), ("f2", len(block), True),
+                                           ("f", len(block) - with_scipy, False), ("f", with_scipy, True)):
+                    wall, cpu_s = floor.forks(count, scipy)
+                    seq[name][0] += wall
+                    seq[name][1] += cpu_s
+        finally:
+            plain1.close()
+            floor.close()
+    (t_sb1, c_sb1), (t_plain1, c_plain1) = seq["c1"], seq["d1"]
+    (t_np, c_np), (t_sp, c_sp), (t_fork, c_fork) = seq["f1"], seq["f2"], seq["f"]
 
     # (a) fresh interpreter per program, on a sample: sequentially, then from `workers` threads
     sample = work[: max(1, min(args.sample_a, len(work)))]
@@ -290,25 +419,20 @@ def main(argv=None) -> None:
     t_fresh_par = (time.perf_counter() - t) / len(sample) * args.n
     c_fresh_par = (time.process_time() + children_cpu() - c) / len(sample) * args.n
 
-    # (f) what one process per run costs at least here, mixed like the workload's programs
-    scipy_share = sum("scipy" in src for src, _, _ in work) / len(work)
-    t_np, c_np = empty_forks(args.n, "numpy")
-    t_sp, c_sp = empty_forks(args.n, "numpy, scipy.ndimage")
-    t_fork = (1 - scipy_share) * t_np + scipy_share * t_sp
-    c_fork = (1 - scipy_share) * c_np + scipy_share * c_sp
-
     n = args.n
     rows = [
         ("(a1) fresh interpreter per program, sequential*", t_fresh, c_fresh),
         (f"(a) fresh interpreter per program, {workers} threads*", t_fresh_par, c_fresh_par),
         ("(b) in-process exec (no isolation)", t_exec, c_exec),
         (f"(c) sandbox, {workers} workers, {workers} threads", t_sb, c_sb),
+        (f"(d) plain fork + pipe, no isolation, {workers} servers, {workers} threads", t_plain, c_plain),
         ("(c1) sandbox, 1 worker, sequential", t_sb1, c_sb1),
+        ("(d1) plain fork + pipe, no isolation, sequential", t_plain1, c_plain1),
         ("(f1) empty fork+exit, numpy loaded", t_np, c_np),
         ("(f2) empty fork+exit, numpy+scipy loaded", t_sp, c_sp),
         (f"(f) = f1/f2 mixed as the programs ({scipy_share:.0%} scipy)", t_fork, c_fork),
     ]
-    load = os.getloadavg()[0]
+    load_after = os.getloadavg()[0]
     print()
     width = max(len(name) for name, _, _ in rows)
     print(f"{'method':<{width}} {'wall s':>8} {'wall ms/prog':>13} {'CPU ms/prog':>12}")
@@ -318,19 +442,23 @@ def main(argv=None) -> None:
     print("-" * (width + 36))
     print(f"* measured on {len(sample)} programs ({per_a * 1000:.1f} ms each) and extrapolated to {n}")
     print("CPU = all processes involved (parent, workers, forked runs); less sensitive to other load than wall")
-    print(f"load average during the run: {load:.2f} on {workers} cores")
+    print("(c1), (d1) and (f) were measured in this run interleaved, in blocks of 50 programs")
+    print(f"load average (1 min) at the start {load_before:.2f}, at the end {load_after:.2f}, on {workers} cores")
     targets = [
         ("sandbox speed-up over a fresh interpreter, parallel (a)/(c), wall", t_fresh_par / t_sb, ">=", 20),
         ("sandbox speed-up over a fresh interpreter, sequential (a1)/(c1), wall", t_fresh / t_sb1, ">=", 20),
         ("sandbox cost relative to in-process exec, sequential (c1)/(b), wall", t_sb1 / t_exec, "<=", 3),
+        ("containment's cost over a plain fork + pipe, sequential (c1)/(d1), wall", t_sb1 / t_plain1, "<=", 1.5),
+        ("containment's cost over a plain fork + pipe, parallel (c)/(d), CPU", c_sb / c_plain, "<=", 2),
     ]
     for name, value, op, target in targets:
         ok = value >= target if op == ">=" else value <= target
         print(f"{name}: {value:7.2f}x  (target {op} {target}x)  {'PASS' if ok else 'FAIL'}")
     print(f"CPU: sandbox speed-up over (a) {c_fresh_par / c_sb:.1f}x; sandbox relative to (b) {c_sb / c_exec:.2f}x")
     print(f"empty fork+exit (f) relative to (b), CPU: {c_fork / c_exec:.2f}x  (the cost of a process per run)")
-    print(f"sandbox relative to (f), sequential wall: {t_sb1 / t_fork:.2f}x, CPU: {c_sb / c_fork:.2f}x  "
-          "(what isolation, supervision and the program add to one bare process per run)")
+    print(f"relative to (f), sequential: the sandbox {t_sb1 / t_fork:.2f}x wall, {c_sb1 / c_fork:.2f}x CPU; "
+          f"a plain fork + pipe {t_plain1 / t_fork:.2f}x wall, {c_plain1 / c_fork:.2f}x CPU")
+    print("  (what containment, supervision, the pipes and the program add to one bare process per run)")
     print(f"isolation level: {isolation.get('level')}")
     print(f"isolation layers: {json.dumps(isolation)}")
 

@@ -34,20 +34,19 @@ def prompts(n_tasks: int) -> dict[str, list[str]]:
     from arcmemo.core.gridtext import format_task
     from arcmemo.core.tasks import load_tasks
     from arcmemo.memory.render import render_ps
-    from arcmemo.prompts import Templates
+    from arcmemo.prompts import ARCMEMO_TEMPLATES as select
+    from arcmemo_program_synthesis.templates import TEMPLATES as solve
 
     tasks = load_tasks("training").tasks[:n_tasks]
     puzzles = [format_task(t) for t in tasks]
     out = {"puzzles (grids)": puzzles}
     concepts = _paper_concepts()
     if concepts:
-        select = Templates("arcmemo.prompts")
         size = max(1, len(concepts) // n_tasks)
         out["select_ps + paper memory"] = [
             select.render("select_ps", memory=render_ps(concepts[i * size:(i + 1) * size]), memory_note="",
                           puzzle=puzzle)
             for i, puzzle in enumerate(puzzles)]
-        solve = Templates("arcmemo_program_synthesis", "prompts")
         out["solve + hint"] = [
             solve.render("system") + "\n" + solve.render("solve", puzzle=puzzle,
                                                          hint_section=render_ps(concepts[i:i + 3]))

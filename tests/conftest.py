@@ -4,6 +4,38 @@ from __future__ import annotations
 
 import pytest
 
+SLOW_OPTION = "--slow"
+
+
+def pytest_addoption(parser):
+    parser.addoption(SLOW_OPTION, action="store_true", default=False,
+                     help="also run the tests marked slow (the embedded model, the browser, Ray, real processes "
+                          "killed and timed); .ci/run does")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without --slow, the slow tests are deselected (not skipped: nothing to read in the summary for them)
+    and the header says how many and how to run them."""
+    if config.getoption(SLOW_OPTION) or config.getoption("markexpr"):
+        return          # --slow, or the user chose with -m
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        config.hook.pytest_deselected(items=slow)
+        config._arcmemo_slow_deselected = len(slow)
+
+
+def pytest_report_header(config):
+    if not config.getoption(SLOW_OPTION):
+        return f"slow tests are left out: run `pytest {SLOW_OPTION}` for them too (the embedded model, browsers, Ray)"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    count = getattr(config, "_arcmemo_slow_deselected", 0)
+    if count:
+        terminalreporter.write_line(f"{count} slow tests were left out; `pytest {SLOW_OPTION}` runs them too")
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):

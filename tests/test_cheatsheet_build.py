@@ -109,3 +109,60 @@ def test_solve_refuses_a_frozen_cheatsheet_that_was_never_built(tmp_path, fake_m
     assert "holds no cheatsheet for --selection cheatsheet to show; build one with `arcmemo cheatsheet build" \
         in result.output
     assert not runs.exists()
+
+
+BARC = Path(__file__).resolve().parent / "data" / "barc"
+
+
+def barc_build(tmp_path, *args):
+    return CliRunner().invoke(cli, ["cheatsheet", "build", str(BARC), "--lib", str(BARC / "common.py"), "--transpose",
+                                    "--aux-model", "fake", "-q", "--db", str(tmp_path / "memory.db"),
+                                    "--run-dir", str(tmp_path / "runs"), *args])
+
+
+def test_released_build_from_barc_seeds_asks_as_the_authors_code_did(tmp_path, fake_model):
+    fake_model.on("cheatsheet", curator)
+    result = barc_build(tmp_path, "--released")
+    assert result.exit_code == 0, result.output
+    calls = fake_model.calls_for("cheatsheet")
+    assert len(calls) == 2
+    assert all(c.params["temperature"] == 0.3 and c.params["max_tokens"] == 4096 for c in calls)
+    assert "Keep it under about 2000 words" in calls[0].prompt
+    assert re.search(r"Example 1 input \(\d+x\d+\):\n\[\[\d, ", calls[0].prompt)       # numpy grids
+    (run,) = (tmp_path / "runs").iterdir()
+    config = json.loads((run / "config.json").read_text())
+    assert config["call_defaults"]["aux"] == {"temperature": 0.3, "max_tokens": 4096}
+    assert (config["max_words"], config["grid_text"], config["prompt_templates"]["cheatsheet"]["source"]) == \
+        (2000, "numpy", "shipped")
+
+
+def test_flags_given_win_over_released_and_the_default_build_is_arcmemos(tmp_path, fake_model):
+    fake_model.on("cheatsheet", curator)
+    result = barc_build(tmp_path, "--released", "--aux-temperature", "0.7", "--max-words", "800",
+                        "--grid-text", "digits")
+    assert result.exit_code == 0, result.output
+    first = fake_model.calls_for("cheatsheet")[0]
+    assert first.params == {"temperature": 0.7, "max_tokens": 4096}
+    assert "about 800 words" in first.prompt and "[[" not in first.prompt
+    (tmp_path / "plain").mkdir()
+    default = barc_build(tmp_path / "plain")
+    assert default.exit_code == 0, default.output
+    plain = fake_model.calls_for("cheatsheet")[-1]
+    assert "temperature" not in plain.params and "about 1500 words" in plain.prompt
+
+
+def test_without_an_endpoint_a_build_says_its_time_and_wants_the_embedded_model_named(tmp_path, monkeypatch):
+    import arcmemo.run.curating as curating
+
+    def never(*args, **kwargs):
+        raise AssertionError("the embedded model was about to be checked or started")
+
+    monkeypatch.setattr(curating, "check_models", never)
+    result = CliRunner().invoke(cli, ["cheatsheet", "build", str(SEEDS), "--db", str(tmp_path / "memory.db"),
+                                      "--run-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 1
+    (line,) = result.output.strip().splitlines()
+    assert re.fullmatch(r"Error: curating 44 seed\(s\): 44 call\(s\) of the embedded model, about [\d.]+ h to "
+                        r"[\d.]+ h on a 2-core CPU, as no endpoint is configured\. To go ahead on it, name it "
+                        r"\(--aux-model local\); or give an endpoint \(--base-url or OPENAI_BASE_URL\) and a model", line)
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "memory.db").exists()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-import sqlalchemy as sa
 from click.testing import CliRunner
 from test_store import memory_url  # noqa: F401  (the store tests' SQLite/PostgreSQL fixture)
 
@@ -134,22 +133,15 @@ def test_the_store_checks_dependencies_and_names_across_concepts(memory):
 
 
 def test_opening_an_older_memory_adds_the_helper_column_and_usage_table(tmp_path):
-    from arcmemo.memory import migrations
+    from memory_support import memory_before_helpers
 
-    path = tmp_path / "old.db"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:             # a memory made before executable concepts
-        migrations.m001_initial(conn)
-        meta, ledger = migrations._ledger()
-        meta.create_all(conn)
-        conn.execute(ledger.insert().values(name="m001_initial"))
-        conn.execute(sa.text("INSERT INTO concept (format, name, parameters, cues, implementation, used_in, source, "
-                             "content_hash, created_at, updated_at) VALUES ('ps', 'old', '[]', '[]', '[]', '[]', "
-                             "'human', 'h', '2024-01-01 00:00:00', '2024-01-01 00:00:00')"))
-    engine.dispose()
+    path = memory_before_helpers(tmp_path / "old.db", "INSERT INTO concept (format, name, parameters, cues, "
+                                 "implementation, used_in, source, content_hash, created_at, updated_at) VALUES ('ps', "
+                                 "'old', '[]', '[]', '[]', '[]', 'human', 'h', '2024-01-01 00:00:00', "
+                                 "'2024-01-01 00:00:00')")
     with Memory(path) as memory:
-        assert memory.migrations()[-2:] == ["m002_concept_helper", "m003_concept_usage"]
-        assert memory.get("old").helper is None and memory.helpers() == {}
+        assert memory.migrations()[1:3] == ["m002_concept_helper", "m003_concept_usage"]
+        assert memory.get("old").helper is None and memory.helpers() == {} and memory.get("old").meta is None
         memory.merge(rotate_concept(), actor="a")
         assert memory.get("rotate grid").helper["name"] == "rotate_grid"
 
@@ -192,7 +184,8 @@ def test_show_list_with_code_and_stats(db):
         memory.record_usage(run_id="r", pass_index=1, task_id="t",
                             used={ids["rotate grid"]: ConceptUse(1, 1, 1, 1), ids["half turn"]: ConceptUse(1, 0, 0, 0)})
     table = run("concepts", "stats", "--db", db).output.splitlines()
-    assert table[0].split() == ["id", "name", "helper", "offered", "called", "called", "passing", "solved"]
+    assert table[0].split() == ["id", "name", "helper", "offered", "called", "called", "passing", "solved", "offered",
+                                "passing", "helpful", "harmful"]
     assert "rotate grid" in table[1] and "half turn" in table[2] and len(table) == 3
     as_json = run("concepts", "stats", "--db", db, "--json", "--sort", "name", "--all")
     assert [r["name"] for r in __import__("json").loads(as_json.output)] == ["half turn", "plain concept", "rotate grid"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import networkx as nx
 import pytest
 
@@ -89,3 +91,151 @@ def test_links_read_as_sentences():
         "'sort objects' and 'extract objects' were used together in 2 tasks",
         "'sort objects' and 'is largest' were used together in 1 task",
     ]
+
+
+# -- one concept's neighbours without the whole graph (memory/links.py) ---------------------------
+
+def whole_graph_expand(concepts, chosen, limit):
+    """selection's expand as it was before the link index: ranked over the whole graph."""
+    from collections import Counter, defaultdict
+
+    graph = build_graph(concepts)
+    producers, seen = Counter(), set()
+    for source, _, attrs in graph.edges(data=True):
+        if attrs["kind"] == "type" and (source, attrs["typing"]) not in seen:
+            seen.add((source, attrs["typing"]))
+            producers[attrs["typing"]] += 1
+    picked, score = {c.name for c in chosen}, defaultdict(float)
+    for name in picked:
+        for row in neighbours(graph, name) if name in graph else []:
+            if row["name"] in picked:
+                continue
+            if row["kind"] == "co_usage":
+                score[row["name"]] += row["weight"]
+            elif row["direction"] == "in":
+                score[row["name"]] += 1.0 / max(producers[row["typing"]], 1)
+    return sorted(score, key=lambda n: (-score[n], n))[:limit]
+
+
+def sixty_concepts() -> list[Concept]:
+    """The edge cases above and 54 synthetic concepts sharing tasks from a pool of 12."""
+    import random
+
+    from benchmarks.synthetic import synthetic_concepts
+
+    rng = random.Random(7)
+    made = []
+    for data in synthetic_concepts(54, seed=3):
+        data["used_in"] = rng.sample([f"t{i}" for i in range(12)], rng.randint(0, 3))
+        made.append(ps(**{k: v for k, v in data.items() if k != "format"}))
+    return CONCEPTS + made
+
+
+@pytest.fixture(scope="module")
+def shipped() -> list[Concept]:
+    from pathlib import Path
+
+    from arcmemo.memory.reader import open_reader
+
+    with open_reader(str(Path(__file__).resolve().parents[1] / "memory.db")) as memory:
+        return memory.list("ps")
+
+
+@pytest.mark.parametrize("memory", ["sixty", "shipped"])
+def test_the_link_index_gives_every_concepts_neighbours_as_the_whole_graph_does(memory, shipped):
+    from arcmemo.memory.links import LinkIndex
+
+    concepts = sixty_concepts() if memory == "sixty" else shipped
+    graph, index = build_graph(concepts), LinkIndex.of(concepts)
+    assert len(concepts) >= 36 and graph.number_of_edges() > 100
+    for c in concepts:
+        assert index.neighbours(c.name) == neighbours(graph, c.name), c.name
+    with pytest.raises(LookupError, match="no ps concept named 'nope'"):
+        index.neighbours("nope")
+
+
+def test_a_typings_producers_are_counted_as_the_whole_graph_counts_them():
+    from collections import Counter
+
+    from arcmemo.memory.links import LinkIndex, alternatives
+
+    concepts = sixty_concepts() + [
+        ps("loop", kind="routine", output_typing="loop type", parameters=[{"name": "x", "typing": "loop type"}]),
+        ps("feeder", kind="routine", output_typing="loop type"),       # loop is its only consumer, and feeds itself
+        ps("orphan", kind="routine", output_typing="nobody takes this")]
+    graph, index = build_graph(concepts), LinkIndex.of(concepts)
+    sources = Counter(typing for _, typing in {(a, d["typing"]) for a, _, d in graph.edges(data=True)
+                                               if d["kind"] == "type"})
+    typings = {t for c in concepts for t in alternatives(c.output_typing)}
+    assert {t: index.producers(t) for t in typings} == {t: sources[t] for t in typings}
+    assert index.producers("loop type") == 1 and index.producers("nobody takes this") == 0
+
+
+@pytest.mark.parametrize("memory", ["sixty", "shipped"])
+def test_expand_ranks_as_it_did_over_the_whole_graph(memory, shipped):
+    import random
+
+    from arcmemo.memory.links import LinkIndex
+    from arcmemo.selection.expand import expand_neighbours
+
+    concepts = sixty_concepts() if memory == "sixty" else shipped
+    index, rng = LinkIndex.of(concepts), random.Random(11)
+    for _ in range(40):
+        chosen, limit = rng.sample(concepts, rng.randint(1, 4)), rng.randint(1, 10)
+        expected = whole_graph_expand(concepts, chosen, limit)
+        assert [c.name for c in expand_neighbours(concepts, chosen, limit, links=index)] == expected
+        assert [c.name for c in expand_neighbours(concepts, chosen, limit)] == expected
+
+
+def test_the_links_read_from_the_database_are_those_of_the_concepts(tmp_path):
+    from arcmemo.memory.links import LinkIndex
+    from arcmemo.memory.reader import SQLiteReader, open_reader
+    from arcmemo.memory.store import Memory
+
+    with Memory(tmp_path / "m.db") as memory:
+        for c in sixty_concepts():
+            memory.add(c.to_data(), actor="a")
+        memory.merge({"format": "oe", "situation": "s", "suggestion": "t", "used_in": ["t1"]}, actor="a")
+    for reader in (open_reader(str(tmp_path / "m.db")), Memory(tmp_path / "m.db", read_only=True)):
+        with reader:
+            concepts, read = reader.list("ps"), reader.links()
+            whole = LinkIndex.of(concepts)
+            assert [read.neighbours(c.name) for c in concepts] == [whole.neighbours(c.name) for c in concepts]
+            assert read.concept("crop").id == reader.find("crop").id
+    assert isinstance(open_reader(str(tmp_path / "m.db")), SQLiteReader)
+
+
+def test_the_graph_command_does_not_build_the_whole_graph(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+    from arcmemo.memory import graph
+    from arcmemo.memory.store import Memory
+
+    with Memory(tmp_path / "m.db") as memory:
+        for c in CONCEPTS:
+            memory.add(c.to_data(), actor="a")
+    monkeypatch.setattr(graph, "build_graph", lambda concepts: pytest.fail("built the whole graph"))
+    result = CliRunner().invoke(cli, ["concepts", "graph", "Sort Objects", "--json", "--db", str(tmp_path / "m.db")])
+    assert result.exit_code == 0, result.output
+    assert [r["name"] for r in json.loads(result.output)] == ["extract objects", "recolor", "extract objects",
+                                                              "is largest"]
+
+
+def test_a_memorys_links_are_prepared_once_per_revision_and_only_for_what_changed(tmp_path, monkeypatch):
+    from arcmemo.memory import library as library_module
+    from arcmemo.memory.store import Memory
+
+    made = []
+    monkeypatch.setattr(library_module, "links_of",
+                        lambda c, real=library_module.links_of: made.append(c.name) or real(c))
+    with Memory(tmp_path / "m.db") as memory:
+        for c in CONCEPTS:
+            memory.add(c.to_data(), actor="a")
+        first = library_module.library(memory, "ps").links
+        assert len(made) == len(CONCEPTS) and library_module.library(memory, "ps").links is first
+        memory.merge({"name": "crop", "used_in": ["t3"]}, actor="a")
+        made.clear()
+        links = library_module.library(memory, "ps").links
+        assert made == ["crop"]                                   # the others' links carried over
+        assert ("co_usage", "crop") in {(r["kind"], r["name"]) for r in links.neighbours("is largest")}

@@ -59,10 +59,10 @@ def test_selected_helpers_are_offered_called_and_counted(tmp_path, fake_model, f
     assert {r["name"]: (r["offered"], r["called"], r["called_passing"], r["solved"]) for r in first["concept_use"]} == {
         "rotate grid": (1, 1, 1, 1), "plain structure": (1, 0, 0, 0)}
     assert {r["name"]: r["called"] for r in second["concept_use"]} == {"rotate grid": 0, "plain structure": 0}
-    assert summary["concept_use"] == {"offered": 4, "called": 1, "called_passing": 1, "solved": 1}
+    assert summary["concept_use"] == {"offered": 4, "called": 1, "called_passing": 1, "solved": 1, "offered_passing": 4}
     assert memory.usage() == {}      # a read-only run leaves memory as it was; its counts are in its events
     assert _run_usage(str(runner.rundir.path), None)[rotate] == ConceptUse(offered=2, called=1, called_passing=1,
-                                                                           solved=1)
+                                                                           solved=1, offered_passing=2)
     stats = CliRunner().invoke(cli, ["concepts", "stats", "--db", str(memory.url), "--run", str(runner.rundir.path),
                                      "--json"])
     assert stats.exit_code == 0, stats.output
@@ -80,8 +80,8 @@ def test_a_run_that_writes_memory_counts_its_use_there(tmp_path, fake_model, fak
     fake_model.on("solve", lambda messages: next(replies))
     runner, _ = run(tmp_path, fake_llm, memory, continual=True, k=1)
     rotate = memory.get("rotate grid").id
-    assert memory.usage()[rotate] == ConceptUse(offered=2, called=1, called_passing=1, solved=1)
-    assert memory.usage(run_id=runner.rundir.run_id)[rotate] == ConceptUse(2, 1, 1, 1)
+    assert memory.usage()[rotate] == ConceptUse(offered=2, called=1, called_passing=1, solved=1, offered_passing=2)
+    assert memory.usage(run_id=runner.rundir.run_id)[rotate] == ConceptUse(2, 1, 1, 1, 2)
 
 
 def test_a_reselection_before_a_retry_offers_its_concepts_helpers(tmp_path, fake_model, fake_llm, memory):

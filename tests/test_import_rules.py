@@ -26,11 +26,12 @@ ALLOWED: dict[str, set[str]] = {
     "selection": {"core", "memory", "llm", "prompts", "pictures"},
     "abstraction": {"core", "memory", "llm", "prompts"},
     "solverkit": {"core", "llm", "sandbox", "prompts"},
+    "methods": {"core", "memory", "llm", "prompts", "selection", "abstraction"},
     "run": {"core", "prompts", "sandbox", "memory", "llm", "scoring", "pictures", "selection", "abstraction",
-            "solverkit"},
+            "solverkit", "methods"},
     "web": {"core", "memory", "scoring", "pictures", "run"},
     "cli": {"core", "prompts", "sandbox", "memory", "llm", "scoring", "pictures", "selection", "abstraction",
-            "solverkit", "run", "web"},
+            "solverkit", "methods", "run", "web"},
 }
 # Database libraries belong to the store (arcmemo/memory) and the call log (arcmemo/llm/log).
 DATABASE_LIBRARIES = {"sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "psycopg2"}

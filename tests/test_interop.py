@@ -100,7 +100,7 @@ def test_a_kaggle_file_with_a_bad_entry(tmp_path):
     scored = rescore(path)
     assert scored.result.oracle2 == 0.5 and scored.result.oracle1 == 0.25
     result = invoke("runs", "score", path)
-    assert result.exit_code == 1 and re.search(r"oracle@2 \(official\) +50\.00", result.stdout)
+    assert result.exit_code == 1 and re.search(r"ARC Prize score \(2 submitted attempts\) +50\.00", result.stdout)
 
 
 def values(scores):
@@ -183,7 +183,7 @@ def test_a_run_without_answers_solves_and_says_the_score_is_unknown(tmp_path, fa
     runner, summary = _run(tmp_path / "bare", fake_llm, source=str(challenges))
     assert summary["scored"] is False and summary["oracle2"] is None and summary["tasks"] == 2
     assert summary["passed_train"] == sorted(ids) and summary["solved"] == []
-    assert "oracle@2 (official)" in summary_table(summary) and "unknown (no test outputs)" in summary_table(summary)
+    assert "ARC Prize score" in summary_table(summary) and "unknown (no test outputs)" in summary_table(summary)
     assert sorted(p.stem for p in runner.rundir.submissions.iterdir()) == sorted(ids)
     _, scored = _run(tmp_path / "scored", fake_llm, source=str(challenges), solutions=str(solutions))
     assert scored["scored"] is True and scored["oracle2"] == 100.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -79,11 +80,15 @@ def test_the_lean_path_prints_what_the_full_store_prints(db, tmp_path, memory):
     assert "-> 0" in lean[0] and "-> 1" in lean[12] and "recolor object" in lean[12]  # close names suggested
 
 
-def test_other_memories_open_as_the_full_store(tmp_path):
-    empty = tmp_path / "empty.db"
-    empty.touch()                                                 # no tables: the store creates them
-    with open_reader(str(empty)) as memory:
-        assert isinstance(memory, Memory) and memory.list() == []
+def test_other_memories_open_as_the_full_store_read_only(tmp_path):
+    newer = tmp_path / "newer.db"
+    with Memory(newer) as memory:
+        memory.add({"name": "recolor object"}, actor="a")
+        memory.engine.dispose()
+    with sqlite3.connect(newer) as conn:                         # a migration this version does not know
+        conn.execute("INSERT INTO _migrations (name) VALUES ('m999_from_the_future')")
+    with open_reader(str(newer)) as memory:
+        assert isinstance(memory, Memory) and memory.read_only and [c.name for c in memory.list()] == ["recolor object"]
     assert not SQLiteReader.open(str(tmp_path / "missing.db")) and not (tmp_path / "missing.db").exists()
     (tmp_path / "text.db").write_text("not a database\n")
     result = CliRunner().invoke(cli, ["concepts", "list", "--db", str(tmp_path / "text.db")])

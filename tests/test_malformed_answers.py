@@ -38,7 +38,9 @@ from arcmemo.llm.log import CallLog
 from arcmemo.memory.data import normalize
 from arcmemo.memory.models import WriteFailure
 from arcmemo.memory.store import Memory
-from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.methods import select
+from arcmemo.methods.cheatsheet import update_cheatsheet
+from arcmemo.selection import SelectionSettings
 from arcmemo.selection.matching import NameMatcher
 
 CODE = "def transform(grid):\n    return [[3 if c == 1 else 4 if c == 2 else c for c in row] for row in grid]\n"

@@ -207,7 +207,7 @@ def test_line_lookup_for_nested_paths():
     assert files.path_parts("parameters[2].name") == ["parameters", 2, "name"]
 
 
-def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):
+def test_two_lessons_under_one_name_are_refused_at_the_line(tmp_path):
     from arcmemo.memory.io import MemoryImportError, import_file
     from arcmemo.memory.store import Memory
 
@@ -216,7 +216,8 @@ def test_a_file_the_store_refuses_as_a_whole_names_the_file(tmp_path):
                     "- {format: oe, name: same, situation: a, suggestion: b}\n"
                     "- {format: oe, name: same, situation: c, suggestion: d}\n")
     memory = Memory(str(tmp_path / "m.db"))
-    with pytest.raises(MemoryImportError, match=r"two\.yaml: .*both named 'same'"):
+    with pytest.raises(MemoryImportError, match=r"two\.yaml:4: concepts\[1\]\.name: two different lessons are named "
+                                                r"'same' \(the other at line 3 \(concepts\[0\]\)\)"):
         import_file(memory, path, actor="test")
     assert memory.list() == [] and memory.revision() == 0
 
@@ -297,3 +298,70 @@ def test_the_fast_emitter_writes_what_yaml_dump_writes():
                          default_flow_style=False)
     assert mio.to_yaml(doc) == expected
     assert yaml.safe_load(expected) == doc
+
+
+# -- export streams ---------------------------------------------------------------------------
+
+def test_the_streamed_export_is_the_whole_documents_text(memory, monkeypatch):
+    """write_yaml writes a chunk of concepts at a time; the bytes are dump_yaml's of the whole memory,
+    with long lines folded, blocks, quotes and unicode, as of any revision and for any format."""
+    from arcmemo.memory.io import dump_yaml
+
+    monkeypatch.setattr(mio, "EXPORT_CHUNK", 2)
+    assert export_yaml(memory) == dump_yaml([], {}) == "arcmemo_memory: 1\ncustom_types: {}\nconcepts: []\n"
+    fill(memory)
+    long = " ".join(["a long cue that the emitter folds at a hundred columns:"] * 5)
+    for i in range(7):
+        memory.add({"name": f"z concept {6 - i}", "cues": [long, f"'{i}': quoted"], "description": "line\n  indented"},
+                   actor="a")
+    revisions = [memory.revision()]
+    memory.edit("z concept 3", {"name": "a renamed concept"}, actor="u", reason="r")
+    memory.delete("z concept 5", actor="u", reason="r")
+    revisions += [memory.revision(), 1, 3]
+    for as_of in [None, *revisions]:
+        for fmt in (None, "ps", "oe", "sheet"):
+            whole = dump_yaml(memory.list(fmt, as_of=as_of),
+                              memory.custom_types(as_of=as_of) if fmt in (None, "ps") else {})
+            assert export_yaml(memory, as_of=as_of, format=fmt) == whole, (as_of, fmt)
+    assert "a renamed concept" in export_yaml(memory) and "a renamed concept" not in export_yaml(memory, as_of=1)
+
+
+def test_the_export_reads_a_chunk_of_concepts_at_a_time(memory, monkeypatch):
+    from arcmemo.memory import reads
+
+    for i in range(23):
+        memory.add({"name": f"c{i:02d}", "used_in": [f"t{i}"]}, actor="a")
+    memory.edit("c05", {"description": "changed"}, actor="u", reason="r")
+    read: list[int] = []
+    for name in ("concepts_of", "from_snapshots"):
+        real = getattr(reads, name)
+        monkeypatch.setattr(reads, name, lambda rows, real=real: read.append(len(got := real(rows))) or got)
+    monkeypatch.setattr(mio, "EXPORT_CHUNK", 5)
+    text = export_yaml(memory)
+    assert max(read) <= 5 and sum(read) == 23 and text.count("- format: ps") == 23
+    read.clear()
+    export_yaml(memory, as_of=23)                           # before the edit: c05 rebuilt from its snapshot
+    assert max(read) <= 5 and sum(read) == 23
+
+
+def test_the_export_command_never_leaves_a_half_written_file(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    db, out = tmp_path / "m.db", tmp_path / "memory.yaml"
+    with Memory(db) as memory:
+        fill(memory)
+    out.write_text("the previous export\n")
+
+    def broken(concept):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(mio, "concept_entry", broken)
+    result = CliRunner().invoke(cli, ["concepts", "export", str(out), "--db", str(db)])
+    assert result.exit_code == 1 and "No space left on device" in result.output
+    assert out.read_text() == "the previous export\n" and sorted(p.name for p in tmp_path.iterdir()) == ["m.db", "memory.yaml"]
+    monkeypatch.undo()
+    assert CliRunner().invoke(cli, ["concepts", "export", str(out), "--db", str(db)]).exit_code == 0
+    with Memory(db) as memory:
+        assert out.read_text() == export_yaml(memory)

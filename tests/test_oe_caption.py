@@ -15,8 +15,9 @@ from PIL import Image
 from arcmemo.core.gridtext import format_grid
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
+from arcmemo.methods import select
 from arcmemo.pictures import task_images
-from arcmemo.selection import SelectionSettings, select
+from arcmemo.selection import SelectionSettings
 
 CAPTION = ("<observations>\n- three vertical stripes per grid\n- each colour maps to one other colour\n"
            "</observations>\n<speculation>\n- a fixed colour substitution table\n</speculation>")

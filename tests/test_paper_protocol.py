@@ -5,6 +5,7 @@ and re-selection before a retry."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from statistics import mean, stdev
 
@@ -87,7 +88,7 @@ def test_three_threads_two_retries_give_the_hand_computed_table(tmp_path, fake_m
     runs = ["--run-dir", str(tmp_path / "runs")]
     shown = CliRunner().invoke(cli, ["runs", "show", runner.rundir.run_id, *runs])
     assert shown.exit_code == 0, shown.output
-    assert "oracle@k by retry depth" in shown.output and "k=2 (official)" in shown.output
+    assert "oracle@k by retry depth" in shown.output and "k=2" in shown.output and "official" not in shown.output
     depth1 = next(line for line in shown.output.splitlines() if line.startswith("1 "))
     assert depth1.split() == ["1", "100.00", "0.00", "75.00", "58.33", f"({stdev([100, 0, 75]):.2f})",
                               "91.67", f"({stdev([100, 75, 100]):.2f})", "100.00"]   # hand-computed above
@@ -107,11 +108,17 @@ def test_mean_over_runs_is_each_cells_mean_and_sample_std():
         return {"run_id": run_id, "oracle1": 40.0 + shift, "oracle2": 50.0 + shift, "strict": 30.0,
                 "table4": {"threads": 2, "retries": 1, "puzzles": 4, "oracle": cells, "strict": cells}}
 
-    text = mean_text([summary("a", 0), summary("b", 3), summary("c", 9)])
+    text = mean_text([({}, summary("a", 0)), ({}, summary("b", 3)), ({}, summary("c", 9))])
     spread = stdev([0, 3, 9])
-    assert f"{mean([40, 43, 49]):.2f} ({spread:.2f})" in text                # oracle@1 over the runs
-    assert f"{mean([40, 43, 49]):.2f} ({spread:.2f})" in text.split("\n")[4]  # Table 4, depth 1, k=2
-    assert "30.00 (0.00)" in text                                            # strict: the same in each
+    lines = text.split("\n")
+    depth1 = next(line for line in lines if line.startswith("1 "))        # Table 4, depth 1: k=1, k=2
+    assert depth1.split() == ["1", f"{mean([30, 33, 39]):.2f}", f"({spread:.2f})", f"{mean([40, 43, 49]):.2f}",
+                              f"({spread:.2f})"]
+    # the headline: oracle@2 at the full depth (1), the cell above; the submitted attempts' apart
+    assert re.search(rf"oracle@2 over threads, retry depth 1 \(the paper's score\) +{mean([40, 43, 49]):.2f} "
+                     rf"\({spread:.2f}\)", text)
+    assert re.search(rf"ARC Prize score \(2 submitted attempts\) +{mean([50, 53, 59]):.2f} \({spread:.2f}\)", text)
+    assert "the submitted attempts' strict" in text and "30.00 (0.00)" in text    # the same in each run
 
 
 def test_mean_refuses_runs_of_other_shapes():
@@ -120,9 +127,9 @@ def test_mean_refuses_runs_of_other_shapes():
     one = {"run_id": "a", "table4": {"threads": 3, "retries": 2}}
     other = {"run_id": "b", "table4": {"threads": 1, "retries": 2}}
     with pytest.raises(MismatchedRuns, match="a: 3 threads, 2 retries, b: 1 threads"):
-        mean_text([one, other])
+        mean_text([({}, one), ({}, other)])
     with pytest.raises(MismatchedRuns, match="no per-depth table in run.* b"):
-        mean_text([one, {"run_id": "b"}])
+        mean_text([({}, one), ({}, {"run_id": "b"})])
 
 
 @pytest.mark.parametrize("args, message", [(["--threads", "0"], "--threads"), (["--token-budget", "-5"], "budget")])
@@ -205,7 +212,8 @@ def test_degraded_selection_is_said_once_per_run_and_recorded_per_task(tmp_path,
 def test_the_papers_hint_names_the_other_concepts_within_the_hint_budget(tmp_path, fake_model, fake_llm):
     from arcmemo.core.estimate import estimate_tokens
     from arcmemo.memory.library import library
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.methods import select
+    from arcmemo.selection import SelectionSettings
     from arcmemo.selection.ps import NOTE_OTHERS
     from benchmarks.synthetic import synthetic_concepts
 
@@ -278,7 +286,8 @@ def test_reselect_on_retry_selects_again_with_the_feedback_and_the_retry_shows_i
 
 
 def test_oe_reselection_shows_the_feedback_with_the_caption(tmp_path, fake_model, fake_llm):
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.methods import select
+    from arcmemo.selection import SelectionSettings
 
     memory = Memory(str(tmp_path / "m.db"))
     memory.merge_many([({"format": "oe", "situation": f"situation {i}", "suggestion": f"do {i}"}, None)

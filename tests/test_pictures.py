@@ -1,5 +1,5 @@
 """The grid renderer: known grids give the expected cell colours in SVG (parsed) and PNG (decoded
-with Pillow), differing cells are outlined, and the vision pictures carry no answers."""
+with Pillow), differing cells are crossed, pictures fit a width, and the vision pictures carry no answers."""
 
 from __future__ import annotations
 
@@ -12,9 +12,22 @@ import pytest
 from PIL import Image
 
 from arcmemo.core.tasks import Pair, Task
-from arcmemo.pictures import COLOURS, Panel, attempt_rows, image_part, lay_out, png, svg, task_images, task_rows
-from arcmemo.pictures.palette import DIFF_INNER, DIFF_OUTER, rgb
+from arcmemo.pictures import (
+    COLOURS,
+    Panel,
+    attempt_rows,
+    image_part,
+    lay_out,
+    png,
+    svg,
+    task_images,
+    task_rows,
+    thumbnail_png,
+)
+from arcmemo.pictures.layout import MAX_CELL, READABLE_CELL, fitted, largest_cell, place, resolve_rows
+from arcmemo.pictures.palette import DIFF_FRAME, GRID_LINE, rgb
 from arcmemo.pictures.png import to_png
+from arcmemo.pictures.puzzles import THUMBNAIL_CELL
 from arcmemo.pictures.svg import to_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -58,23 +71,27 @@ def test_png_pixels_have_the_palette_colours():
     assert _pixel(image, 1, 1) == (255, 255, 255)      # the page around it
 
 
-def test_differing_cells_are_outlined_and_keep_their_colour():
-    expected = ((1, 1, 1), (1, 1, 1))
+def test_differing_cells_are_crossed_and_keep_their_colour():
+    expected = ((1, 1, 1), (1, 1, 4))
     got = ((1, 1, 1), (1, 2, 1))
     rows = [[Panel("attempt", got, expected), Panel("expected", expected)]]
-    scene = lay_out(rows, cell=12)
+    scene = lay_out(rows, cell=24)
     attempt, truth = scene.grids
-    assert attempt.differs == {(1, 1)} and not truth.differs
+    assert attempt.differs == {(1, 1), (1, 2)} and not truth.differs
+    assert [t.text for t in scene.texts] == ["attempt (2 cells differ)", "expected"]
     image = Image.open(io.BytesIO(to_png(scene)))
-    x, y = attempt.x + 12, attempt.y + 12                       # top-left of cell (1, 1)
-    assert _pixel(image, x + 6, y + 6) == rgb(COLOURS[2])       # its own colour in the middle
-    assert _pixel(image, x + 1, y + 6) == rgb(DIFF_OUTER)       # black outline outside
-    assert _pixel(image, x + 3, y + 6) == rgb(DIFF_INNER)       # white outline inside
-    assert _pixel(image, attempt.x + 1, attempt.y + 6) == rgb(COLOURS[1])   # an equal cell is not marked
+    x, y = attempt.x + 24, attempt.y + 24                       # top-left of cell (1, 1), red
+    assert _pixel(image, x + 12, y + 12) == (255, 255, 255)     # the × in white ink: red is dark
+    for corner in ((x + 3, y + 12), (x + 12, y + 3), (x + 20, y + 12), (x + 12, y + 20)):
+        assert _pixel(image, *corner) == rgb(COLOURS[2])        # around the ×, the cell keeps its colour
+    blue = attempt.x + 48
+    assert _pixel(image, blue + 12, y + 12) == (255, 255, 255) and _pixel(image, blue + 4, y + 12) == rgb(COLOURS[1])
+    assert _pixel(image, attempt.x + 12, attempt.y + 12) == rgb(COLOURS[1])   # an equal cell is not marked
     root = ET.fromstring(to_svg(scene))
-    marks = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "differs"]
-    assert len(marks) == 2 and {m.get("stroke") for m in marks} == {DIFF_OUTER, DIFF_INNER}
-    assert all(x <= float(m.get("x")) < x + 12 and y <= float(m.get("y")) < y + 12 for m in marks)
+    marks = [p for p in root.iter(f"{SVG}path") if p.get("class") == "differs"]
+    assert len(marks) == 1 and marks[0].get("stroke") == "#FFFFFF" and marks[0].get("d").count("M") == 4
+    yellow = lay_out([[Panel("attempt", ((4,),), ((1,),))]], cell=24)
+    assert {c.ink for c in yellow.grids[0].crosses()} == {"#000000"}       # black ink on a light colour
 
 
 def test_wrong_shape_missing_and_invalid_predictions():
@@ -84,10 +101,51 @@ def test_wrong_shape_missing_and_invalid_predictions():
     titles = [t.text for t in scene.texts]
     assert titles == ["Test 1 input", "Attempt 1 (1x3, expected 2x2)", "Attempt 2", "Attempt 3", "Expected"]
     wrong = scene.grids[1]
-    assert wrong.wrong_shape and [(o.w, o.h) for o in wrong.outlines()][0] == (wrong.width, wrong.height)
+    frame = wrong.frame()
+    assert wrong.wrong_shape and not list(wrong.crosses()) and frame.colour == DIFF_FRAME
+    assert frame.x < wrong.x and frame.x + frame.w > wrong.x + wrong.width           # around the grid, not on it
     assert [p.text for p in scene.placeholders] == ["no grid", "not a grid"]
     root = ET.fromstring(to_svg(scene))
     assert len([r for r in root.iter(f"{SVG}rect") if r.get("class") == "missing"]) == 2
+    assert len([r for r in root.iter(f"{SVG}rect") if r.get("class") == "wrong-shape"]) == 1
+
+
+def _square(side: int, value: int = 2) -> tuple:
+    return tuple(tuple((value + r + c) % 10 for c in range(side)) for r in range(side))
+
+
+def test_fitted_cells_fill_the_width_and_stay_readable_by_banding():
+    small = Task("s", tuple(Pair(_square(3), _square(3, 7)) for _ in range(4)), (_square(3),))
+    scene = fitted(task_rows(small), 1100, columns=True, together=2)
+    assert {g.cell for g in scene.grids} == {MAX_CELL} and scene.width <= 1100
+    assert len({g.y for g in scene.grids}) == 2                         # inputs above outputs, one band
+    big = Task("b", tuple(Pair(_square(30), _square(30, 5)) for _ in range(3)), (_square(30),))
+    scene = fitted(task_rows(big, [_square(30, 1)]), 1100, columns=True, together=2)
+    assert scene.width <= 1100 and min(g.cell for g in scene.grids) >= READABLE_CELL
+    by_band = sorted({g.y for g in scene.grids})
+    assert len(by_band) > 2                                            # cut into bands to stay readable
+    for grid in scene.grids:                                           # each output right below its input
+        if grid.grid[0][0] == 7:                                       # (an output of _square(30, 5))
+            above = [g for g in scene.grids if g.x == grid.x and g.y < grid.y]
+            assert above and above[-1].grid[0][0] == 2
+    one_wide = fitted([[Panel("t", _square(30))]], 400)
+    assert one_wide.grids[0].cell == largest_cell(resolve_rows([[Panel("t", _square(30))]]), 400) == 13  # 4+390+4
+
+
+def test_thumbnail_is_the_first_example_untitled():
+    task = _task()
+    image = Image.open(io.BytesIO(thumbnail_png(task, 160, 64)))
+    assert image.width <= 160 and image.height <= 64
+    grid_in, grid_out = place(resolve_rows([[Panel("", task.train[0].input), Panel("", task.train[0].output)]]),
+                              THUMBNAIL_CELL, titles=False).grids
+    assert image.size == (grid_out.x + grid_out.width + 1, grid_in.height + 2)        # no title above
+    assert _pixel(image, grid_in.x + 5, grid_in.y + 5) == rgb(COLOURS[1])
+    assert _pixel(image, grid_out.x + 15, grid_out.y + 5) == rgb(COLOURS[1])
+    big = Task("b", (Pair(_square(30), _square(30)),), (_square(30),))
+    image = Image.open(io.BytesIO(thumbnail_png(big, 160, 64)))
+    assert image.height <= 64 and image.width <= 160
+    tiny = place(resolve_rows([[Panel("", _square(30))]]), 2, titles=False).grids[0]
+    assert tiny.line_width == 0 and not list(tiny.lines())                # cells too small for grid lines
 
 
 def test_titles_are_escaped_in_svg():
@@ -151,3 +209,14 @@ def test_inline_svg_fetches_nothing():
     text = svg(task_rows(_task()), columns=True)
     urls = set(re.findall(r"https?://[^\"'\s)>]+", text))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}   # namespace names only
+
+
+def test_a_grid_line_keeps_red_and_orange_apart():
+    scene = lay_out([[Panel("red beside orange", ((2, 7),))]], cell=READABLE_CELL)
+    (grid,) = scene.grids
+    image = Image.open(io.BytesIO(to_png(scene)))
+    y = grid.y + grid.cell // 2
+    assert _pixel(image, grid.x + grid.cell - 2, y) == rgb(COLOURS[2])
+    assert _pixel(image, grid.x + grid.cell, y) == rgb(GRID_LINE)            # the line between them
+    assert _pixel(image, grid.x + grid.cell + 2, y) == rgb(COLOURS[7])
+    assert grid.line_width >= 1

@@ -6,6 +6,7 @@ import io
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
 from PIL import Image
 from web_support import LEARNED
 
@@ -48,9 +49,9 @@ def test_every_chart_draws_to_png_and_escapes_names():
 def test_numbers_from_a_continual_run(web_fixture):
     fx = web_fixture
     view = RunView.find(fx.continual, fx.runs)
-    assert depth_scores(view) == {0: {1: 66.67, 2: 66.67}}                 # --retries 0, 2 of 3 solved
+    assert depth_scores(view) == {0: {1: pytest.approx(200 / 3)}}         # one thread, --retries 0, 2 of 3 solved
     ((tokens, cost, score),) = efficiency_points(view)
-    assert tokens == view.progress()["tokens"] > 0 and score == 66.67
+    assert tokens == view.progress()["tokens"] > 0 and score == pytest.approx(200 / 3)
     # one concept at the start (the hostile one); the learned one added after the second task
     assert memory_series(view, 1) == [(0, 1, 0), (1, 1, 1), (2, 1, 1), (2, 2, 1), (3, 2, 2), (3, 2, 2)]
     with Memory(str(fx.memory)) as memory:
@@ -70,5 +71,51 @@ def test_a_run_summary_with_a_depth_table_gives_the_whole_line(web_fixture):
     # two threads, one retry: thread 0 solves at depth 1, thread 1 never
     table = depth_table([PuzzleThreads("t", 1, (((False,), (True,)), ((False,), (False,))))], threads=2, retries=1)
     view = RunView.find(web_fixture.baseline, web_fixture.runs)
-    view.summary = dict(view.summary, depth_table=table.to_dict())
+    view.summary = dict(view.summary, table4=table.to_dict())
     assert depth_scores(view) == {0: {1: 0.0, 2: 0.0}, 1: {1: 50.0, 2: 100.0}}
+
+
+def _retried(view: RunView, retries: int) -> RunView:
+    """The run as if each task had been solved at its last retry (steps at depths 0..retries), still running."""
+    view.summary = None
+    view.config["settings"] = dict(view.settings, retries=retries)
+    for event in view.events:
+        if event.get("type") == "task":
+            for thread in event["threads"]:
+                last = thread["steps"][-1]
+                thread["steps"] = [dict(last, round=d, test_correct=[d == retries] * len(last["test_correct"]))
+                                   for d in range(retries + 1)]
+    return view
+
+
+def test_the_depth_chart_draws_every_depth_of_a_running_run(web_fixture):
+    """Without a summary (the run goes on) the line is made from the event log: depths 0, 1 and 2."""
+    view = _retried(RunView.find(web_fixture.baseline, web_fixture.runs), retries=2)
+    scores = depth_scores(view)
+    assert scores == {0: {1: 0.0}, 1: {1: 0.0}, 2: {1: 100.0}}
+    svg = plots.chart_svg(plots.depth_chart({view.label: scores}))
+    line = next(g for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("id", "").endswith("depth-line-1-0"))
+    assert len(list(line.iter(f"{SVG}use"))) == 3                     # a marker at each depth
+    ticks = ["".join(t.itertext()) for g in ET.fromstring(svg).iter(f"{SVG}g") if "xtick_" in g.get("id", "")
+             for t in g.iter(f"{SVG}text")]
+    assert ticks == ["0", "1", "2"]                                     # and a tick at each
+
+
+def test_no_legend_lies_over_a_plot():
+    """Legends go below the plots, however many settings and bars there are."""
+    charts = [plots.depth_chart({f"setting {i} · model · 20261126-120000-abcdef": {0: {1: 90.0}, 1: {1: 100.0}}
+                                 for i in range(3)}),
+              plots.efficiency_chart({"a": [(1000, 0.5, 100.0)], "b": [(10, 0.01, 0.0)]}),
+              plots.memory_chart({"a": [(0, 3, 0), (5, 9, 6)]}),
+              plots.usage_chart([(f"concept {i}", 9, 9) for i in range(12)])]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    for fig in charts:
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        legends = [legend.get_window_extent(renderer) for legend in fig.legends]
+        assert legends and not any(ax.legend_ for ax in fig.axes)
+        for ax in fig.axes:
+            plot = ax.get_window_extent(renderer)
+            assert not any(legend.overlaps(plot) for legend in legends)

@@ -12,6 +12,7 @@ import textwrap
 
 import pytest
 from click.testing import CliRunner
+from plugin_support import install_fake_distribution as install_distribution
 
 from arcmemo.cli import cli
 from arcmemo.core.tasks import load_tasks
@@ -53,15 +54,7 @@ PLUGIN_SOURCE = textwrap.dedent('''
 
 
 def install_fake_distribution(root, dist: str, package: str | None, entry_points: dict[str, str]):
-    """What `pip install` leaves behind: a package and a *.dist-info with entry_points.txt."""
-    if package:
-        (root / package).mkdir()
-        (root / package / "__init__.py").write_text(PLUGIN_SOURCE)
-    info = root / f"{dist}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
-    lines = ["[arcmemo.solvers]"] + [f"{k} = {v}" for k, v in entry_points.items()]
-    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    install_distribution(root, dist, package, entry_points, group="arcmemo.solvers", source=PLUGIN_SOURCE)
 
 
 @pytest.fixture
@@ -120,8 +113,12 @@ def test_cli_lists_third_party_and_broken_plugins(third_party):
 
     as_json = CliRunner().invoke(cli, ["solvers", "list", "--json"])
     rows = {r["name"]: r for r in json.loads(as_json.output)}
-    assert rows["echo"]["status"] == "ok" and rows["broken"]["status"] == "error"
+    assert rows["echo"]["status"] == "found" and rows["broken"]["status"] == "error"     # nothing imported
     assert rows["program-synthesis"]["distribution"] == "arcmemo"
+    checked = CliRunner().invoke(cli, ["solvers", "list", "--json", "--check"])
+    rows = {r["name"]: r for r in json.loads(checked.output)}
+    assert rows["echo"]["status"] == "ok" and rows["broken"]["status"] == "error"        # each one imported
+    assert "ModuleNotFoundError" in rows["broken"]["error"]
 
 
 def test_cli_in_a_fresh_process_sees_a_plugin_on_the_path(third_party):

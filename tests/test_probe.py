@@ -205,3 +205,15 @@ def test_a_fit_is_a_candidate_answer_made_by_memory(tmp_path, fake_model, fake_l
 def test_a_run_recorded_before_fits_were_answers_resumes_without_them():
     assert RunConfig.from_dict({"source": "training", "probe_helpers": True}).fits_as_answers is False
     assert RunConfig(source="training").fits_as_answers is True
+
+
+def test_memory_learns_nothing_from_its_own_fit(tmp_path, fake_model, fake_llm, memory):  # noqa: F811
+    from arcmemo.run.probe import FIT_LABEL, model_steps
+
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")   # wrong
+    before = memory.revision()
+    runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=True, continual=True, k=1)
+    assert summary["fit_answer_tasks"] == sorted(TASKS) and summary["writes"] == 0 and memory.revision() == before
+    threads = next(e for e in runner.rundir.events() if e["type"] == "task")["threads"]
+    assert [s["label"] for s in threads[0]["steps"]] == [FIT_LABEL, ""]
+    assert [s["label"] for s in model_steps(threads)[0]["steps"]] == [""]     # what a memory method is shown

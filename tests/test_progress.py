@@ -34,8 +34,9 @@ def test_solve_says_what_it_does_as_plain_lines(tmp_path, fake_model):
         assert f"[tasks 1/2] {first}: {step}" in lines
     assert f"[tasks 2/2] {second}: attempt 2 of 2, retry 1" in lines      # the unsolved one is retried
     done = [line for line in lines if line.startswith(f"[tasks 1/2] {first} solved")]
-    assert len(done) == 1 and re.search(r"\(\d+:\d\d\) \| oracle@2 100\.0 · [\d,]+ tokens · \$0\.000$", done[0])
-    assert "[tasks 2/2]" in lines[-1] and "oracle@2 50.0" in lines[-1]
+    assert len(done) == 1 and re.search(r"\(\d+:\d\d\) \| oracle@1 \(one thread\) 100\.0 · [\d,]+ tokens · \$0\.000$",
+                                        done[0])
+    assert "[tasks 2/2]" in lines[-1] and "oracle@1 (one thread) 50.0" in lines[-1]
     assert "started solve run" not in result.stdout and result.stdout.startswith(f"run {run.name}\n")
 
 

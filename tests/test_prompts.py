@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from arcmemo.core.tasks import Task
+from arcmemo.methods import Experience
+from arcmemo.methods.cheatsheet import trace_text
 from arcmemo.prompts import REASONING_CHARS, keep_tail
-from arcmemo.run.runner import TaskOutcome, _trace_text
 
 
 def test_keep_tail_keeps_short_text_and_the_end_of_long_text():
@@ -15,8 +17,8 @@ def test_keep_tail_keeps_short_text_and_the_end_of_long_text():
 def test_the_curators_trace_keeps_the_program_whole_and_the_end_of_the_reasoning():
     program = "def transform(grid):\n    return grid[::-1]\n" * 50
     reasoning = "thinking " * 20_000 + "so the rule is a flip"
-    outcome = TaskOutcome(task_id="t1", pass_index=1, predictions=[], passed_train=True, code=program,
-                          reasoning=reasoning, scores={}, usage={}, selected=[], selection_fallback=False)
-    trace = _trace_text(outcome)
+    experience = Experience(task=Task("t1", (), ()), pass_index=1, program=program, reasoning=reasoning,
+                            passed_train=True)
+    trace = trace_text(experience)
     assert program in trace and trace.endswith("so the rule is a flip")
     assert len(trace) < len(program) + REASONING_CHARS + 200

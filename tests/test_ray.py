@@ -87,3 +87,25 @@ def test_a_ray_run_whose_driver_is_killed_resumes(tmp_path):
               if '"type":"task"' in line]
     assert solved == TASK_IDS                                # each once, in task order
     assert json.loads((run_dir / "summary.json").read_text())["oracle2"] == 100.0
+
+
+def test_ray_workers_render_the_drivers_templates_and_grid_text(tmp_path, fake_model, local_ray):
+    import json
+    import sqlite3
+
+    from arcmemo.run.prompting import PromptSetup
+
+    script_run(fake_model)
+    prompts = tmp_path / "prompts"
+    (prompts / "program-synthesis").mkdir(parents=True)
+    (prompts / "program-synthesis" / "solve.txt").write_text("REWORDED: the grids.\n$puzzle\n$hint_section\n")
+    executor = RayExecutor(2, memory_url=str(tmp_path / "ray" / "memory.db"))
+    with PromptSetup(prompts, "numpy"):
+        _, summary, _ = solve(tmp_path / "ray", executor, selection="none", retries=0, prompts_dir=str(prompts),
+                              grid_text="numpy")
+    with sqlite3.connect(tmp_path / "ray" / "calls.db") as log:
+        requests = [json.loads(r) for (r,) in log.execute("SELECT request_json FROM calls WHERE step = 'solve'")]
+    users = [r["messages"][1]["content"] for r in requests]
+    assert len(users) == len(TASK_IDS) and fake_model.calls_for("solve") == []        # all made on the workers
+    assert all(u.startswith("REWORDED: the grids.\nExample 1 input") and "[[" in u for u in users)
+    assert summary["oracle2"] > 0

@@ -124,7 +124,8 @@ def test_referenced_types_only_those_used():
 @pytest.mark.skipif(not REFERENCE.exists(), reason="ArcMemo reference memory not available")
 def test_arcmemo_release_renders_every_concept():
     raw = json.loads(REFERENCE.read_text())
-    concepts = [Concept(**normalize(c, source="import"), content_hash="") for c in raw["concepts"].values()]
+    concepts = [Concept(**normalize(c, source="import", join_split_notes=True), content_hash="")
+                for c in raw["concepts"].values()]
     full = render_ps(concepts, raw["custom_types"])
     short = render_ps(concepts, raw["custom_types"], compressed=True)
     assert all(f"- concept: {c.name}\n" in full for c in concepts)

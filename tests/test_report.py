@@ -58,9 +58,11 @@ def test_report_is_one_offline_file_with_every_task(web_fixture, tmp_path):
         for task in fx.tasks:
             assert f'id="task-{run}-{task}"' in html
     assert len(parser.ids) == len(set(parser.ids))                 # several inline SVGs, no id clash
-    assert "oracle@2 (official)" in html and f"only {fx.baseline} solves (1): {fx.unsolved}" in html
+    assert "oracle@1 over one thread, retry depth 0 (the paper&#39;s score)" in html
+    assert "ARC Prize score (2 submitted attempts)" in html and "official" not in html
+    assert f"only {fx.baseline} solves (1): {fx.unsolved}" in html
     assert html.count('<figure class="chart">') == 4               # depth, efficiency, memory, concept usage
-    assert 'class="differs"' in html and "Expected" in html        # attempts against the truth
+    assert 'class="wrong-shape"' in html and "Expected" in html        # attempts against the truth
     assert "The selection's reasoning" in html and "&lt;script&gt;alert(&#39;x&#39;)" in html
     assert "<b>bold</b>" not in html
     assert f"added {LEARNED}" in html                              # the memory written from a task
@@ -106,7 +108,8 @@ def test_runs_show_task_marks_differing_cells(web_fixture):
     fx = web_fixture
     result = invoke("runs", "show", fx.continual, "--run-dir", fx.runs, "--task", fx.unsolved)
     assert result.exit_code == 0, result.output
-    assert f"{fx.unsolved}, pass 1: oracle@2 0.00" in result.output
+    assert f"{fx.unsolved}, pass 1: oracle@1 (one thread) over its threads 0.00, ARC Prize (submitted) 0.00" \
+        in result.output
     assert "Attempt 1 (1x1, expected 3x3)" in result.output and "Expected" in result.output
     assert "0*" in result.output and "differ from the expected output" in result.output
     solved = invoke("runs", "show", fx.continual, "--run-dir", fx.runs, "--task", fx.tasks[1])

@@ -16,7 +16,8 @@ from arcmemo.cli import cli
 from arcmemo.cli.runconfig import shipped_configs
 from arcmemo.cli.solve import solve
 
-PAPER_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
+CLEAN_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
+PAPER_SETTINGS = CLEAN_SETTINGS | {f"{name}-released" for name in CLEAN_SETTINGS}
 
 
 def options(*args) -> dict:
@@ -33,6 +34,11 @@ def test_the_paper_settings_ship_and_load():
         assert (params["solver_model"], params["reasoning_effort"], params["max_tokens"]) == ("o4-mini", "medium",
                                                                                               32000)
         assert params["helpers"] == "off"          # the paper's concepts are prose: no helpers, no probe
+        assert params["protocol"] == ("released-code" if name.endswith("-released") else "arcmemo")
+        if name.endswith("-released"):            # the same settings as the clean file, but for the protocol
+            clean = options("--config", name.removesuffix("-released"))
+            assert {k: v for k, v in params.items() if k not in ("protocol", "db", "config_file")} == \
+                {k: v for k, v in clean.items() if k not in ("protocol", "db", "config_file")}
     assert options("--config", "baseline")["selection"] == "none"
     assert options("--config", "cheatsheet")["selection"] == "cheatsheet"
     ps = options("--config", "arcmemo-ps")
@@ -57,7 +63,7 @@ def test_any_solve_option_is_a_key(tmp_path):
     path.write_text("tasks: 0d3d703e,1e0a9b12\nexpand: true\ntoken-budget: 9000\nbudget_usd: 2.5\n")
     params = options("--config", str(path))
     assert (params["tasks"], params["expand"], params["token_budget"], params["budget_usd"]) == (
-        "0d3d703e,1e0a9b12", True, 9000, 2.5)
+        ("0d3d703e,1e0a9b12",), True, 9000, 2.5)
     assert params["config_file"] == str(path)
 
 
@@ -90,7 +96,8 @@ def test_a_bad_file_fails_before_anything_runs_naming_file_line_and_key(tmp_path
 def test_an_unknown_config_name_lists_the_shipped_ones(tmp_path):
     result = CliRunner().invoke(cli, ["solve", "--config", "arcmemo-xx"])
     assert result.exit_code == 2
-    assert "arcmemo-xx: no such file, nor a shipped configuration (arcmemo-oe-continual, arcmemo-oe, " in result.output
+    assert ("arcmemo-xx: no such file, nor a shipped configuration (arcmemo-oe, arcmemo-oe-continual, "
+            "arcmemo-oe-continual-released, arcmemo-oe-released, arcmemo-ps, ") in result.output
 
 
 def test_resume_takes_no_config():
@@ -151,11 +158,16 @@ def test_each_paper_setting_runs_a_puzzle_with_the_papers_parameters(tmp_path, m
                           and "max_tokens" not in r for r in solver)
     gpt = [r for r in requests if r["model"] == "gpt-4.1"]
     assert all((r["temperature"], r["max_tokens"]) == (0.3, 1000) and "reasoning_effort" not in r for r in gpt)
+    released = name.endswith("-released")
     if name.startswith("arcmemo-oe"):
-        caption = gpt[0]["messages"][0]["content"]
-        assert sum(part["type"] == "image_url" for part in caption) == 4          # 3 train pairs, 1 test input
-    if name == "arcmemo-ps":
-        (select,) = [r for r in requests if r["model"] == "o4-mini" and r not in solver][:1]
-        assert select["reasoning_effort"] == "medium" and "recolour" in select["messages"][0]["content"]
-    if name in ("baseline", "cheatsheet"):
+        captions = [r["messages"][0]["content"] for r in gpt if isinstance(r["messages"][0]["content"], list)]
+        pictures = [sum(part["type"] == "image_url" for part in caption) for caption in captions]
+        # released: one picture of the whole puzzle, once; else 3 train pairs and 1 test input, per thread
+        assert pictures == ([1] if released else [4, 4, 4])
+    if name.startswith("arcmemo-ps"):
+        selects = [r for r in requests if r["model"] == "o4-mini" and r not in solver
+                   and "by concept names only" not in r["messages"][0]["content"]]    # not the ask-again
+        assert len(selects) == (1 if released else 3)                           # once per puzzle, or per thread
+        assert selects[0]["reasoning_effort"] == "medium" and "recolour" in selects[0]["messages"][0]["content"]
+    if name.startswith(("baseline", "cheatsheet")):
         assert gpt == [] and len(requests) == 3                                 # one answer per thread

@@ -39,10 +39,12 @@ def test_list_show_compare_and_score(tmp_path, fake_model, fake_llm):
     listed = invoke("runs", "list", "--run-dir", root, "--json")
     assert listed.exit_code == 0, listed.output
     rows = {r["run"]: r for r in json.loads(listed.output)}
-    assert rows[full.run_id]["oracle2"] == 100.0 and rows[partial.run_id]["selection"] == "all"
+    assert rows[full.run_id]["score"] == rows[full.run_id]["arc_prize"] == 100.0
+    assert rows[full.run_id]["statistic"] == "oracle@1 (one thread)" and rows[partial.run_id]["selection"] == "all"
 
     shown = invoke("runs", "show", partial.run_id, "--run-dir", root, "--tasks")
-    assert shown.exit_code == 0 and "oracle@2 (official)" in shown.output and TASK_IDS[0] in shown.output
+    assert shown.exit_code == 0 and "oracle@1 over one thread, retry depth 0" in shown.output
+    assert "ARC Prize score (2 submitted attempts)" in shown.output and TASK_IDS[0] in shown.output
 
     compared = invoke("runs", "compare", full.run_id, partial.run_id, "--run-dir", root)
     assert compared.exit_code == 0, compared.output
@@ -73,3 +75,29 @@ def test_selections_show_what_each_task_was_offered(tmp_path, fake_model, fake_l
     text = invoke("runs", "selections", rundir.run_id, "--task", TASK_IDS[1], "--run-dir",
                   str(tmp_path / "runs"), "--reasoning").output
     assert f"{TASK_IDS[1]} (pass 1, ps): {LEARNED}" in text and "I start from the cues." in text
+
+
+def test_selections_show_the_reasoning_apart_and_type_names_are_not_missing_concepts(tmp_path, fake_model, fake_llm):
+    import yaml
+    from runner_support import LEARNED, PS_CONCEPT
+
+    memory = Memory(str(tmp_path / "memory.db"))
+    concept = yaml.safe_load(PS_CONCEPT.strip("`").removeprefix("yaml"))[0]
+    memory.add({**concept, "parameters": [{"name": "shape", "typing": "list[object]", "description": "what moves"}]},
+               actor="test")
+    memory.add_custom_type("direction", "up | down | left | right", actor="test")
+    script_run(fake_model)
+    answers = iter([f"The colours swap one for one, so a lookup table.\n```yaml\n- {LEARNED}\n- object\n- Direction\n"
+                    "- warp space\n```", f"```yaml\n- {LEARNED}\n```", f"```yaml\n- {LEARNED}\n```"])
+    fake_model.on("select_ps", lambda messages: next(answers))
+    rundir = make_run(tmp_path, fake_llm, selection="ps")
+    root = str(tmp_path / "runs")
+    text = invoke("runs", "selections", rundir.run_id, "--run-dir", root, "--reasoning").output
+    first, second = text.split(f"{TASK_IDS[1]} (pass 1")[0], text.split(f"{TASK_IDS[1]} (pass 1")[1]
+    assert "named but not in memory: warp space\n" in first                  # "object", "Direction" are types
+    assert "named types of the memory, not concepts: object, Direction" in first
+    assert "  reasoning:\n    The colours swap one for one, so a lookup table.\n" in first
+    assert f"  answer:\n    - {LEARNED}\n    - object" in first
+    assert "(the select model gave no reasoning: its answer was the list alone)" in second
+    rows = json.loads(invoke("runs", "selections", rundir.run_id, "--run-dir", root, "--json").output)
+    assert rows[0]["unmatched"] == ["warp space"] and rows[0]["named_types"] == ["object", "Direction"]

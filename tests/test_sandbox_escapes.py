@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from sandbox_poisoners import REFUSING_KERNEL_PRELUDE
 
 from arcmemo.sandbox import LEVELS, Sandbox, SandboxIsolationError
 
@@ -361,19 +362,7 @@ def test_solve_refuses_to_run_without_the_isolation_it_requires(monkeypatch, tmp
     assert not (tmp_path / "runs").exists()
 
 
-REFUSING_KERNEL = r'''
-"""A Sandbox in a process whose kernel refuses some system calls (a seccomp filter loaded
-first, inherited by the workers), as a machine without user namespaces or Landlock would."""
-import ctypes, ctypes.util, errno, json, os, sys
-
-lib = ctypes.CDLL(ctypes.util.find_library("seccomp"))
-lib.seccomp_init.restype = ctypes.c_void_p
-ctx = ctypes.c_void_p(lib.seccomp_init(ctypes.c_uint32(0x7FFF0000)))
-for name in sys.argv[1].split(","):
-    nr = lib.seccomp_syscall_resolve_name(name.encode())
-    assert lib.seccomp_rule_add(ctx, ctypes.c_uint32(0x00050000 | errno.EPERM), nr, 0) == 0
-assert lib.seccomp_load(ctx) == 0
-
+REFUSING_KERNEL = REFUSING_KERNEL_PRELUDE + r'''
 from arcmemo.sandbox import Sandbox, SandboxIsolationError
 
 probes = {

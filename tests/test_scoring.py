@@ -111,7 +111,6 @@ def test_score_task_compares_grids_and_handles_missing_predictions():
     # k=1: 1, 1/2, 0 -> 1/2 ; k=2: {01}=1 {02}=1 {12}=1/2 -> 5/6 ; strict@2: subsets with attempt 0 -> 2/3
     assert score.oracle1 == pytest.approx(1 / 2)
     assert score.oracle2 == pytest.approx(5 / 6)
-    assert score.official == score.oracle2
     assert score.strict == pytest.approx(2 / 3)
     assert score.to_dict()["correct"] == [[True, True], [True, False], [False, False]]
 

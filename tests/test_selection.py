@@ -9,8 +9,10 @@ from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.client import LLMError
 from arcmemo.memory.render import render_oe, render_ps, render_sheet
 from arcmemo.memory.store import Memory
+from arcmemo.methods import select
+from arcmemo.methods.cheatsheet import update_cheatsheet
 from arcmemo.run.records import concept_names, selection_record
-from arcmemo.selection import Selection, SelectionSettings, select, update_cheatsheet
+from arcmemo.selection import Selection, SelectionSettings
 from arcmemo.selection.oe import render_hint as render_oe_hint
 
 ACTOR = "test"
@@ -224,9 +226,14 @@ def test_model_modes_need_an_llm(memory):
         select(make_task(), memory, SelectionSettings(mode="ps"), None)
 
 
-def test_settings_reject_unknown_mode():
-    with pytest.raises(ValueError, match="not one of"):
-        SelectionSettings(mode="psx")
+def test_an_unknown_mode_is_refused_naming_the_installed_methods(memory):
+    from arcmemo.methods import MethodError
+    from arcmemo.run.runner import RunConfig
+
+    with pytest.raises(MethodError, match=r"no memory method named 'psx'.*available: ps, oe, none, all, cheatsheet"):
+        select(make_task(), memory, SelectionSettings(mode="psx"), None)
+    with pytest.raises(ValueError, match=r"selection must name an installed memory method \(ps, oe, none"):
+        RunConfig(selection="psx")
 
 
 # -- oe ------------------------------------------------------------------------------------

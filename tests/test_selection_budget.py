@@ -15,7 +15,8 @@ from arcmemo.memory.library import Library
 from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_oe, render_ps
 from arcmemo.memory.store import Memory
-from arcmemo.selection import SelectionSettings, budget, select
+from arcmemo.methods import select
+from arcmemo.selection import SelectionSettings, budget
 from arcmemo.selection.oe import render_hint as render_oe_hint
 from arcmemo.selection.ps import plan_prompt
 from benchmarks.synthetic import synthetic_concepts

@@ -14,7 +14,8 @@ from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory import library as library_module
 from arcmemo.memory.library import library
 from arcmemo.memory.store import Memory
-from arcmemo.selection import SelectionSettings, select
+from arcmemo.methods import select
+from arcmemo.selection import SelectionSettings
 from benchmarks.synthetic import synthetic_concepts
 
 NEW = {"format": "ps", "name": "zzqx late arrival", "kind": "routine", "routine_subtype": "grid manipulation",

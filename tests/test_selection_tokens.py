@@ -25,8 +25,9 @@ from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, NEEDED_TYPES, Fo
 from arcmemo.memory.models import Concept
 from arcmemo.memory.render import render_ps
 from arcmemo.memory.store import Memory
+from arcmemo.methods import select
 from arcmemo.prompts import render_prompt
-from arcmemo.selection import SelectionSettings, select
+from arcmemo.selection import SelectionSettings
 from arcmemo.selection.ps import plan_prompt
 from benchmarks.synthetic import synthetic_concepts
 

@@ -74,7 +74,7 @@ def test_the_config_file_is_read_once(isolated_home, monkeypatch):
         Settings.load()
         settings_module.setting("solver_model")
     assert len(reads) == 1
-    write_config(isolated_home, "sandbox_workers: 5\nextra: 1\n")      # a changed file is read again
+    write_config(isolated_home, "sandbox_workers: 5\nconcurrency: 3\n")      # a changed file is read again
     assert Settings.load().sandbox_workers == 5
 
 
@@ -103,3 +103,31 @@ def test_a_bad_setting_fails_a_command_before_anything_exists(tmp_path, monkeypa
     assert "setting sandbox_workers (from env ARCMEMO_SANDBOX_WORKERS): expected an integer >= 1, got 'many'" \
         in result.output
     assert not (tmp_path / "m.db").exists() and not (tmp_path / "runs").exists()
+
+
+def test_a_misspelt_key_is_refused_naming_file_line_and_nearest_key(isolated_home):
+    path = write_config(isolated_home, "db: x.db\n# the model\nsolver_modle: gpt-4.1\n")
+    with pytest.raises(ConfigError) as err:
+        Settings.load()
+    assert str(err.value) == f"{path}, line 3: unknown setting 'solver_modle'; did you mean 'solver_model'?"
+
+
+def test_a_key_like_nothing_lists_the_known_ones(isolated_home):
+    write_config(isolated_home, "zzzzzz: 1\n")
+    with pytest.raises(ConfigError, match=r"unknown setting 'zzzzzz'; known: .*sandbox_workers.*solver_model"):
+        Settings.load()
+
+
+def test_every_key_a_reader_takes_is_known(isolated_home):
+    """The config keys written out in core/settings.py are exactly those the model settings and the page read."""
+    from arcmemo.llm import local
+    from arcmemo.llm.catalog import ROLES
+    from arcmemo.llm.settings import CALL_DEFAULTS, NUMBERS
+
+    assert settings_module.MODEL_ROLES == tuple(ROLES)
+    read = {"base_url", "api_key", "concurrency", "cache", *NUMBERS, *local.SETTINGS,
+            *(f"{role}_{name}" for role in ROLES for name in ("model", *CALL_DEFAULTS))}
+    assert read == set(settings_module.MODEL_KEYS)
+    every = "".join(f"{key}: {'local' if key.endswith('_model') else 1}\n" for key in settings_module.known_keys())
+    write_config(isolated_home, every)
+    settings_module.load_config_file()      # no key refused

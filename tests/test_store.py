@@ -3,6 +3,7 @@ concurrent writers. Runs on SQLite, and on PostgreSQL when ARCMEMO_TEST_POSTGRES
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import uuid
@@ -204,6 +205,38 @@ def test_merge_many_bulk_path_matches_single_merges(memory):
                            ({"format": "oe", "name": "n", "situation": "c", "suggestion": "d"}, None)], actor="x")
 
 
+def test_bulk_rows_are_stored_as_single_writes_store_them(tmp_path):
+    """merge_many's executemany rows (bulk.py) hold the very text a single add stores, snapshot included."""
+    import sqlite3
+
+    data = {**RECOLOR, "description": "Recolor — café\nsecond line", "cues": ["a \"quoted\" cue", "ü"]}
+    source = 'def recolor_object(object):\n    """Doc.\n\n    Example: recolor_object(1) -> 1\n    """\n    return object\n'
+    helper = {"name": "recolor_object", "source": source, "depends": [],
+              "verified": {"task_id": "t1", "tasks": "training", "program": "p", "at": "now", "run_id": None}}
+    rows = {}
+    for how in ("single", "bulk"):
+        with Memory(tmp_path / f"{how}.db") as memory:
+            if how == "single":
+                memory.add({**data, "helper": helper}, actor="a", model="gpt", source="import")
+                memory.add({"name": "plain"}, actor="a", source="import")
+            else:
+                memory.merge_many([({**data, "helper": helper}, "gpt"), ({"name": "plain"}, None)], actor="a")
+        with sqlite3.connect(tmp_path / f"{how}.db") as conn:
+            conn.row_factory = sqlite3.Row
+            rows[how] = ([{k: (r[k], type(r[k])) for k in r.keys() if k not in ("created_at", "updated_at")}
+                          for r in conn.execute("SELECT * FROM concept ORDER BY id")],
+                         [(json.loads(r["snapshot"]), r["created_at"][:4]) for r in
+                          conn.execute("SELECT snapshot, created_at FROM conceptrevision ORDER BY id")],
+                         conn.execute("SELECT created_at FROM concept").fetchone()[0])
+    single, bulk = rows["single"], rows["bulk"]
+    assert single[0] == bulk[0] and single[0][0]["helper"][0].startswith('{"name": "recolor_object"')
+    assert len(single[2]) == len(bulk[2]) == 26 and bulk[2][10] == " "        # 'YYYY-MM-DD HH:MM:SS.ffffff'
+    for (one, _), (other, _) in zip(single[1], bulk[1]):
+        assert {k: v for k, v in one.items() if not k.endswith("_at")} == {k: v for k, v in other.items()
+                                                                           if not k.endswith("_at")}
+        assert set(one) == set(other)
+
+
 def test_unchanged_merge_and_noop_edit_write_nothing(memory):
     memory.add(RECOLOR, actor="a")
     memory.merge(RECOLOR, actor="a")
@@ -382,14 +415,14 @@ def test_records_written_in_a_transaction_roll_back_with_it(memory):
 
 # -- schema -------------------------------------------------------------------------------------
 
-MIGRATED = ["m001_initial", "m002_concept_helper", "m003_concept_usage"]
+MIGRATED = ["m001_initial", "m002_concept_helper", "m003_concept_usage", "m004_method_items"]
 PINNED_SCHEMA = {
     "_migrations": ["applied_at", "name"],
     "concept": ["content_hash", "created_at", "created_by_model", "cues", "description", "format", "helper", "id",
-                "implementation", "kind", "name", "output_typing", "parameters", "routine_subtype", "situation",
-                "source", "suggestion", "updated_at", "used_in"],
-    "conceptusage": ["called", "called_passing", "concept_id", "created_at", "id", "offered", "pass_index", "run_id",
-                     "solved", "task_id"],
+                "implementation", "kind", "meta", "name", "output_typing", "parameters", "routine_subtype",
+                "situation", "source", "suggestion", "updated_at", "used_in"],
+    "conceptusage": ["called", "called_passing", "concept_id", "created_at", "harmful", "helpful", "id", "offered",
+                     "offered_passing", "pass_index", "run_id", "solved", "task_id"],
     "conceptrevision": ["actor", "concept_id", "created_at", "format", "id", "model", "name", "op", "reason",
                         "run_id", "snapshot", "task_id"],
     "customtype": ["created_at", "definition", "id", "name"],

@@ -49,7 +49,7 @@ def test_a_sweep_runs_every_member_and_compares_them(tmp_path, fake_model):
         first = next(json.loads(line) for line in (tmp_path / "runs" / run_id / "events.jsonl").open()
                      if '"type":"task"' in line)
         assert bool(first["selected"]) == ("ps" in key)     # each copy starts with the starting memory's concept
-    assert "oracle@2" in result.stdout and start.revision() == revision     # members wrote their copies
+    assert "oracle@1 (one thread)" in result.stdout and start.revision() == revision   # members wrote their copies
     solves = len(fake_model.calls_for("solve"))
     assert solves == 8                                      # repeat 2 asked afresh, not from the cache
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import re
 import shutil
 import time
+from pathlib import Path
 
 import pytest
-from web_support import LEARNED, copy_fixture
+from web_support import LEARNED, copy_fixture, helper_concept
 
 from arcmemo.memory.store import Memory
 from arcmemo.run.rundir import RunDir
@@ -60,18 +62,24 @@ def test_runs_list_and_run_page(site):
     listing = _get(site, "/runs")
     assert fx.continual in listing and fx.baseline in listing and "finished" in listing
     page = _get(site, f"/runs/{fx.continual}")
-    assert "oracle@2 (official)" in page and "66.67" in page            # the summary table
+    assert "oracle@1 over one thread, retry depth 0" in page and "66.67" in page     # the summary table
     assert page.count("<svg") >= 3                                       # charts
     for task in fx.tasks:
         assert f'href="/runs/{fx.continual}/tasks/{task}"' in page
     assert 'data-poll' not in page                                       # finished: nothing to poll
+    started = json.loads((site.root / "runs" / fx.continual / "config.json").read_text())["started_at"]
+    setting = (f"solve · selection <b>ps</b> · program-synthesis on <b>fake</b> · continual (k=1) · started "
+               f"{started[:10]} {started[11:16]}")
+    assert f'<p class="subtitle"><span class="setting">{setting}</span></p>' in page   # beside the id
+    assert f'<h2 id="run-{fx.continual}">Summary</h2>' in page
+    assert f"<td>{started[:10]} {started[11:16]}</td><td>solve</td>" in listing
     _assert_escaped(page)
 
 
 def test_run_task_page_shows_puzzle_selection_attempts_and_writes(site):
     fx = site.fx
     page = _get(site, f"/runs/{fx.continual}/tasks/{fx.unsolved}")
-    assert 'class="cells"' in page and 'class="differs"' in page         # attempts against the truth, marked
+    assert 'class="cells"' in page and 'class="wrong-shape"' in page         # attempts against the truth, marked
     assert "The selection's reasoning" in page and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page
     assert 'href="/concepts/1"' in page                                  # the offered concept links to its page
     _assert_escaped(page)
@@ -93,11 +101,15 @@ def test_compare_and_report_download(site):
 def test_tasks_browse_and_puzzle_with_answers_on_request(site):
     listing = _get(site, "/tasks?dataset=training&q=0d3d")
     assert "0d3d703e" in listing and "1 task(s)" in listing
+    assert '<img src="data:image/png;base64,' in listing                 # a picture of its first example
     page = _get(site, "/tasks/0d3d703e?dataset=training")
+    cells = page.split('<g class="cells">', 1)[1]                      # past the background rect
+    assert set(re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="(\d+)"', cells)) == {"32"}   # 3x3 grids: 32 px
     assert "Test 1 input" in page and "Test 1 answer" not in page
     assert "Test 1 answer" in _get(site, "/tasks/0d3d703e?dataset=training&answers=1")
     _get(site, "/tasks/nope?dataset=training", 404)
-    assert "not a split" in _get(site, "/tasks?dataset=/no/such/place", 400)
+    assert "no dataset &#39;/no/such/place&#39;: the datasets here are training, evaluation" in _get(
+        site, "/tasks?dataset=/no/such/place", 404)
 
 
 def test_concepts_search_and_filters(site):
@@ -135,9 +147,7 @@ def test_edit_makes_one_revision_like_concepts_edit(fresh_site):
     learned = fresh_site.memory.get(LEARNED)
     page = _get(fresh_site, f"/concepts/{learned.id}")
     text = re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', page, re.S).group(1)
-    import html as html_lib
-
-    text = html_lib.unescape(text).replace("map every cell's colour", "map each cell's colour")
+    text = html.unescape(text).replace("map every cell's colour", "map each cell's colour")
     before = fresh_site.memory.revision()
     response = fresh_site.post(f"/concepts/{learned.id}/edit", data={"token": _token(page), "text": text, "reason": "clearer"},
                          follow_redirects=False)
@@ -191,18 +201,21 @@ def test_live_progress_reads_the_run_as_it_grows(fresh_site):
     events = [json.loads(line) for line in (source / "events.jsonl").read_text().splitlines()]
     tasks = [e for e in events if e["type"] == "task"]
     rundir = RunDir(live)
-    rundir.append({"type": "session_start", "resumed": False})
-    rundir.append({k: v for k, v in tasks[0].items() if k != "time"})
-    page = _get(fresh_site, "/runs/live-run")
-    assert 'data-poll="/runs/live-run/progress"' in page and "1 of 3" in page and "running" in page
-    rundir.append({k: v for k, v in tasks[1].items() if k != "time"})
-    fragment = _get(fresh_site, "/runs/live-run/progress")
-    assert "2 of 3" in fragment and 'data-state="running"' in fragment
-    assert "live.js" in page and "setTimeout(poll" in _get(fresh_site, "/static/live.js")
-    stale = time.time() + 3600
-    from arcmemo.web.rundata import RunView
+    with rundir.hold():                              # the process running it holds its lock
+        rundir.append({"type": "session_start", "resumed": False})
+        rundir.append({k: v for k, v in tasks[0].items() if k != "time"})
+        page = _get(fresh_site, "/runs/live-run")
+        assert 'data-poll="/runs/live-run/progress"' in page and "1 of 3" in page and "running" in page
+        rundir.append({k: v for k, v in tasks[1].items() if k != "time"})
+        fragment = _get(fresh_site, "/runs/live-run/progress")
+        assert "2 of 3" in fragment and 'data-state="running"' in fragment
+        assert "live.js" in page and "setTimeout(poll" in _get(fresh_site, "/static/live.js")
+        stale = time.time() + 3600
+        from arcmemo.web.rundata import RunView
 
-    assert "stopped or killed" in RunView(rundir).progress(now=stale)["state"]
+        assert "no event for a while" in RunView(rundir).progress(now=stale)["state"]
+    rundir.set_status("running", pid=999999)         # killed: its status says running, nobody holds the lock
+    assert 'data-state="interrupted"' in _get(fresh_site, "/runs/live-run/progress")
 
 
 def test_host_rules():
@@ -226,7 +239,8 @@ def test_a_run_without_test_outputs_shows_unknown_scores(fresh_site):
             event["scores"] = {}
     (unscored / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     summary = json.loads((unscored / "summary.json").read_text())
-    summary.update(oracle1=None, oracle2=None, strict=None, scored=False, solved=[])
+    summary.update(oracle1=None, oracle2=None, strict=None, scored=False, solved=[], table4=None)
+    summary.pop("headline"), summary.pop("submitted")
     (unscored / "summary.json").write_text(json.dumps(summary))
     page = _get(fresh_site, "/runs/unscored-run")
     assert "unknown" in page and "Score by retry depth" not in page
@@ -253,3 +267,68 @@ def test_serve_refuses_a_non_loopback_address_from_a_setting(web_fixture, monkey
     missing = CliRunner().invoke(cli, ["serve", "--db", str(web_fixture.root / "gone.db")])
     assert missing.exit_code == 1 and "no memory database" in missing.output
     assert not (web_fixture.root / "gone.db").exists()
+
+
+def test_serve_checks_its_datasets_before_listening(web_fixture, tmp_path):
+    """--tasks-from is loaded at start (a bad folder is refused naming it); --dataset names a dataset, not a path."""
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = ["serve", "--db", str(web_fixture.memory), "--runs", str(web_fixture.runs)]
+    result = CliRunner().invoke(cli, [*base, "--tasks-from", str(empty)])
+    assert result.exit_code == 1 and f"--tasks-from: {empty}: no *.json task files" in result.output
+    result = CliRunner().invoke(cli, [*base, "--dataset", str(empty)])
+    assert result.exit_code == 1 and "--dataset: no dataset" in result.output
+    assert f"name it with --tasks-from {empty}" in result.output
+
+
+def test_task_sources_name_each_folder_once(tmp_path):
+    from arcmemo.web.lookup import TaskSources
+
+    for folder in ("a/training", "b/mine", "c/mine"):
+        (tmp_path / folder).mkdir(parents=True)
+        shutil.copy(Path(__file__).parent / "data" / "mirror_rows.json", tmp_path / folder / "mirrorrows.json")
+    sources = TaskSources([tmp_path / "a/training", tmp_path / "b/mine", tmp_path / "c/mine"])
+    assert list(sources.paths) == ["training-2", "mine", "mine-2"]           # a bundled name is not shadowed
+    assert sources.get("mine-2").tasks[0].id == "mirrorrows"
+    assert sources.name_of(str(tmp_path / "c/mine")) == "mine-2" and sources.name_of("evaluation") == "evaluation"
+    assert sources.name_of(str(tmp_path)) is None
+    with pytest.raises(LookupError, match="no dataset '/etc'"):
+        sources.get("/etc")
+
+
+def test_concept_page_shows_the_helper_highlighted_and_its_verification(fresh_site):
+    memory = fresh_site.memory
+    concept = memory.add(helper_concept(fresh_site.fx.continual), actor="test")
+    page = _get(fresh_site, f"/concepts/{concept.id}")
+    _assert_escaped(page)
+    assert "&lt;script&gt;alert(&#39;helper&#39;)&lt;/script&gt;" in page            # the helper's text, as text
+    assert '<span class="k">def</span><span class="w"> </span><span class="nf">rotate_grid</span>' in page
+    assert '<span class="n">rotate_grid</span><span class="p">(</span><span class="n">grid</span>' in page  # the program
+    assert '<a href="/tasks/6150a2bd?dataset=training">6150a2bd</a>' in page and "2026-01-02T03:04:05" in page
+    assert f'<a href="/runs/{fresh_site.fx.continual}">' in page and "offered to 0 task(s)" in page
+    rows = re.findall(r"<tr><th>([^<]+)</th>", page.split('<table class="fields">')[1].split("</table>")[0])
+    assert rows == ["kind", "routine subtype", "output typing", "description", "parameters", "cues",
+                    "implementation", "used in tasks", "source"]                # no situation, suggestion, helper
+    text = html.unescape(re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', page, re.S).group(1))
+    assert "situation" not in text and "helper:\n  name: rotate_grid" in text
+    plain = _get(fresh_site, f"/concepts/{memory.get(LEARNED).id}")
+    assert "None: this concept is text only" in plain and 'class="code"' not in plain.split("<h2>Edit")[0]
+
+
+def test_an_oe_lesson_shows_only_its_own_fields(fresh_site):
+    lesson = fresh_site.memory.add({"format": "oe", "situation": "when shapes repeat", "suggestion": "count them"},
+                                   actor="test")
+    page = _get(fresh_site, f"/concepts/{lesson.id}")
+    rows = re.findall(r"<tr><th>([^<]+)</th>", page.split('<table class="fields">')[1].split("</table>")[0])
+    assert rows == ["situation", "suggestion", "used in tasks", "source"]
+    assert "<h2>Helper</h2>" not in page and "parameters" not in page
+    text = html.unescape(re.search(r'<textarea name="text"[^>]*>(.*?)</textarea>', page, re.S).group(1))
+    assert text.splitlines()[0] == "format: oe" and "kind" not in text and "helper" not in text
+    before = fresh_site.memory.revision()        # the shorter text saves as the same concept: no revision
+    response = fresh_site.post(f"/concepts/{lesson.id}/edit", data={"token": _token(page), "text": text},
+                               follow_redirects=False)
+    assert response.headers["location"].endswith("edited=none") and fresh_site.memory.revision() == before

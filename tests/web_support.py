@@ -7,6 +7,11 @@ Run B: the no-memory baseline on the same tasks, everything solved.
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +19,26 @@ import pytest
 from runner_support import LEARNED, TASK_IDS, script_run
 
 HOSTILE = "<script>alert('x')</script> & <b>bold</b>"
+HELPER_SOURCE = '''import numpy as np
+
+
+def rotate_grid(grid, quarter_turns):
+    """Rotate clockwise by quarter turns. </code></pre><script>alert('helper')</script>
+
+    Example: rotate_grid(np.array([[1, 2]]), 1) -> [[1], [2]]
+    """
+    return np.rot90(np.asarray(grid), -int(quarter_turns))
+'''
+VERIFYING_PROGRAM = "from memory_helpers import rotate_grid\n\n\ndef transform(grid):\n    return rotate_grid(grid, 2)\n"
+
+
+def helper_concept(run_id: str | None) -> dict:
+    """A PS concept with a verified helper (verified on 6150a2bd in run `run_id`), its docstring hostile."""
+    return {"name": "rotate grid", "kind": "routine", "description": "Turn the grid.",
+            "parameters": [{"name": "grid", "typing": "grid"}, {"name": "quarter_turns", "typing": "int"}],
+            "helper": {"name": "rotate_grid", "source": HELPER_SOURCE, "depends": [],
+                       "verified": {"task_id": "6150a2bd", "tasks": "training", "at": "2026-01-02T03:04:05",
+                                    "program": VERIFYING_PROGRAM, "run_id": run_id}}}
 
 
 @dataclass(frozen=True)
@@ -81,4 +106,28 @@ def copy_fixture(fixture: Fixture, root: Path) -> Path:
     return root / "memory.db"
 
 
-__all__ = ["Fixture", "build_fixture", "copy_fixture", "HOSTILE", "LEARNED"]
+@contextlib.contextmanager
+def serve_process(args: list[str], env: dict[str, str], start_s: float = 90) -> Iterator[str]:
+    """`arcmemo serve --port 0 ARGS` in a subprocess with `env`; yields its base URL (no trailing /)."""
+    process = subprocess.Popen([sys.executable, "-m", "arcmemo", "serve", *args, "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline, line = time.monotonic() + start_s, ""
+        while time.monotonic() < deadline and "http://" not in line:
+            line = process.stdout.readline()
+            if not line and process.poll() is not None:
+                pytest.fail(f"arcmemo serve exited with {process.returncode}")
+        url = line.split("arcmemo serve: ", 1)[1].split(" ", 1)[0].rstrip("/")
+        assert url.startswith("http://127.0.0.1:")
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+__all__ = ["Fixture", "build_fixture", "copy_fixture", "helper_concept", "serve_process", "HOSTILE", "LEARNED"]

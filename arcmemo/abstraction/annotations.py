@@ -124,12 +124,13 @@ def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tup
     `helpers` (concept name -> verified helper record) go in with their concepts (the seed's
     program, calling them, passed its task in the sandbox). Raises AnnotationError (nothing
     written) if a concept is a bare name for a concept the store does not have, or a helper
-    cannot be stored (ConceptDataError's reason).
+    cannot be stored (ConceptDataError's reason). Custom types past the write's cap are not
+    created: listed in the result's `types_dropped`.
     """
     task_id = task_id or annotation.task_id
     result = WriteResult(task_id=task_id)
     log = dict(actor=HUMAN, run_id=run_id, task_id=task_id, source=HUMAN, model=None)
-    with memory.transaction():
+    with memory.transaction() as write:
         if "ps" in formats and annotation.concepts:
             known = memory.custom_types()          # first definition wins, as for inline types
             for name, definition in annotation.custom_types.items():
@@ -154,6 +155,7 @@ def ingest_annotation(memory, annotation: Annotation, code: str, *, formats: tup
                 _count(result, merged.concept.name, merged)
         memory.add_solution(task_id, code, pseudocode=annotation.pseudocode, summary=annotation.summary,
                             origin=HUMAN, verified=True, actor=HUMAN, run_id=run_id)
+    result.types_dropped = list(write.dropped)
     return result
 
 

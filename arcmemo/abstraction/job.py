@@ -66,11 +66,12 @@ class WriteJob:
               types: dict[str, str] | None = None) -> WriteResult:
         """In one transaction: the custom types the store lacks, every item merged (tallied as
         added / extended / unchanged), and the solution. If the store refuses anything, all of
-        it rolls back and the refusal is a recorded failure of `step`."""
+        it rolls back and the refusal is a recorded failure of `step`. Custom types past the
+        write's cap (Memory.transaction) are not created: listed in `types_dropped`."""
         result = WriteResult(self.task_id, usage=self.usage)
         log = dict(actor=self.model, run_id=self.run_id, task_id=self.task_id, model=self.model)
         try:
-            with self.memory.transaction():
+            with self.memory.transaction() as write:
                 known = self.memory.custom_types()
                 for name, definition in (types or {}).items():
                     if name not in known:
@@ -85,6 +86,7 @@ class WriteJob:
         except (ValueError, LookupError) as exc:      # the store refused; the transaction rolled back
             return failed_write(self.memory, run_id=self.run_id, task_id=self.task_id, step=step, model=self.model,
                                 error=str(exc), raw=self.raw, usage=self.usage, message=f"store: {exc}")
+        result.types_dropped = list(write.dropped)
         return result
 
     def solution_actor(self) -> str:

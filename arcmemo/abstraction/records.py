@@ -44,3 +44,4 @@ class WriteResult:
     unchanged: list[str] = field(default_factory=list)
     helpers: list[str] = field(default_factory=list)          # helpers written with their concepts
     helper_problems: list[str] = field(default_factory=list)  # helpers proposed but dropped, and why
+    types_dropped: list[str] = field(default_factory=list)    # custom types not created: over the write's cap

@@ -34,12 +34,15 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.run.rundir", "RunDirError"),
     ("arcmemo.run.ray_executor", "RayUnavailable"),
     ("arcmemo.run.sweep", "SweepError"),
+    ("arcmemo.run.protocol", "ProtocolError"),
     ("arcmemo.abstraction.seedfile", "SeedError"),
     ("arcmemo.abstraction.annotations", "AnnotationError"),
     ("arcmemo.abstraction.seedhelpers", "HelperLibraryError"),   # a seed directory's helper library
     ("arcmemo.core.helpercode", "HelperError"),
     ("arcmemo.run.helpercheck", "HelperVerificationError"),
     ("arcmemo.solverkit.discovery", "PluginError"),
+    ("arcmemo.methods.discovery", "MethodError"),      # a memory method not installed, or one that does not load
+    ("arcmemo.methods.contract", "MethodOptionError"),  # --method-option a method does not take
     ("arcmemo.llm.backend", "LLMError"),            # includes the endpoint's refusals (EndpointFatal)
     ("arcmemo.llm.weights", "LocalModelError"),
     ("arcmemo.memory.errors", "StoreError"),       # a memory that is not one, a name not in it, bad data
@@ -47,6 +50,8 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.scoring.submissions", "SubmissionError"),
     ("arcmemo.sandbox.pool", "SandboxError"),        # the sandbox cannot start, or isolates less than required
     ("arcmemo.run.curating", "CheatsheetError"),     # the memory already holds a sheet
+    ("arcmemo.prompts.templatefile", "PromptError"),  # a prompts directory or template that cannot be used
+    ("arcmemo.run.longrun", "LongRunError"),         # hours on the embedded model it was not asked for by name
 ]
 # Exception types a command module adds (kept for the command modules that extend it).
 USER_ERRORS: list[type[BaseException]] = []
@@ -171,6 +176,22 @@ def run_dir_option(fn: Callable) -> Callable:
                         help="Where run directories are (env ARCMEMO_RUNS_DIR, default ./runs).")(fn)
 
 
+def prompts_option(fn: Callable) -> Callable:
+    """`--prompts DIR` (env ARCMEMO_PROMPTS_DIR, config `prompts_dir`): templates that replace the shipped ones."""
+    return click.option("--prompts", "--prompts-dir", "prompts_dir", default=None, metavar="DIR",
+                        help="Prompt templates that replace the shipped ones, file by file (`arcmemo prompts "
+                             "export DIR` copies the shipped ones to edit; env ARCMEMO_PROMPTS_DIR).")(fn)
+
+
+def grid_text_option(fn: Callable) -> Callable:
+    """`--grid-text digits|numpy` (env ARCMEMO_GRID_TEXT, config `grid_text`): how prompts write grids."""
+    from arcmemo.core.gridtext import GRID_TEXTS
+
+    return click.option("--grid-text", type=click.Choice(GRID_TEXTS), default=None,
+                        help="How prompts write grids: digits (one digit per cell, the default) or numpy "
+                             "(arrays with their shape, as the paper's released code; env ARCMEMO_GRID_TEXT).")(fn)
+
+
 def role_model_options(fn: Callable) -> Callable:
     """`--base-url` and a model flag per role (solver, aux, select)."""
     for option in reversed([
@@ -276,4 +297,5 @@ def warn(message: str) -> None:
 
 __all__ = ["UserError", "USER_ERRORS", "USER_ERROR_TYPES", "user_errors", "as_user_error", "ArcmemoGroup",
            "LazyChoice", "AtLeast", "FloatAtLeast", "echo_json", "db_option", "run_dir_option", "role_model_options",
-           "role_call_options", "reasoning_efforts", "model_options", "model_flags", "task_source_options", "task_source", "warn"]
+           "role_call_options", "reasoning_efforts", "model_options", "model_flags", "task_source_options", "task_source", "warn",
+           "prompts_option", "grid_text_option"]

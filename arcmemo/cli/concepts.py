@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,8 +17,6 @@ from arcmemo.cli.common import (
     run_dir_option,
     user_errors,
 )
-from arcmemo.core import safeyaml
-from arcmemo.core.settings import db_url
 from arcmemo.memory.concept import FORMATS, LIST_FIELDS
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 
@@ -37,6 +34,8 @@ TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "de
 def _actor(actor: str | None) -> str:
     if actor:
         return actor
+    import getpass
+
     try:
         return f"user:{getpass.getuser()}"
     except Exception:  # no login name (containers)
@@ -45,6 +44,8 @@ def _actor(actor: str | None) -> str:
 
 def _url(db: str | None, *, create: bool = False) -> str:
     """--db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
+    from arcmemo.core.settings import db_url
+
     url = db_url(db)
     from arcmemo.memory.reader import sqlite_file
 
@@ -55,24 +56,31 @@ def _url(db: str | None, *, create: bool = False) -> str:
     return url
 
 
+def _closed_at_the_end(memory):
+    """`memory`, closed when the command ends (its SQLite file left without -wal/-shm beside it)."""
+    click.get_current_context().call_on_close(memory.close)
+    return memory
+
+
 def _open(db: str | None, *, create: bool = False):
     """The Memory for --db/ARCMEMO_DB."""
     from arcmemo.memory.store import Memory
 
     url = _url(db, create=create)
     try:
-        return Memory(url)
+        return _closed_at_the_end(Memory(url))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
 
 def _open_for_reading(db: str | None):
-    """The memory for a command that only reads concepts: lean for an up-to-date SQLite file
-    (no database libraries loaded; see memory/reader.py), else the full Memory."""
+    """The memory for a command that only reads: opened read-only, so nothing is ever written to
+    it (memory/reader.py): lean for an up-to-date SQLite file (no database libraries loaded),
+    else the full Memory in read-only mode."""
     from arcmemo.memory.reader import open_reader
 
     try:
-        return open_reader(_url(db))
+        return _closed_at_the_end(open_reader(_url(db)))
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -194,6 +202,8 @@ def search(query, db, fmt, limit, as_json) -> None:
 
 
 def _parse_set(assignments: tuple[str, ...]) -> dict:
+    from arcmemo.core import safeyaml
+
     changes = {}
     for item in assignments:
         field, sep, value = item.partition("=")
@@ -216,6 +226,8 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
 
 
 def _yaml_problem(exc: BaseException) -> str:
+    from arcmemo.core import safeyaml
+
     return safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
 
 
@@ -341,18 +353,20 @@ def graph(name, db, graphml, as_json) -> None:
     A type link: a routine returns what another concept takes as a parameter (its output
     typing matches the parameter's typing). A co-usage link: two concepts were used in the
     same tasks. NAME is matched like `show`'s REF."""
-    from arcmemo.memory.graph import build_graph, describe_link, neighbours, write_graphml
+    from arcmemo.memory.links import describe_link
 
     if name is None and graphml is None:
         raise UserError("give a concept NAME, --graphml PATH, or both")
     memory = _open_for_reading(db)
-    g = build_graph(memory.list("ps"))
     if graphml:
+        from arcmemo.memory.graph import build_graph, write_graphml
+
+        g = build_graph(memory.list("ps"))
         write_graphml(g, graphml)
         click.echo(f"wrote {g.number_of_nodes()} concepts, {g.number_of_edges()} edges to {graphml}", err=True)
     if name is not None:
         name = memory.find(name, "ps").name
-        rows = neighbours(g, name)
+        rows = memory.links().neighbours(name)
         if as_json:
             echo_json(rows)
             return
@@ -370,34 +384,39 @@ def graph(name, db, graphml, as_json) -> None:
 @click.option("--run", "run_ref", default=None, metavar="RUN",
               help="Count only this run's tasks, read from its run directory (any run, read-only ones included).")
 @run_dir_option
-@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved", "name", "id"]),
+@click.option("--sort", "sort_by", type=click.Choice(["offered", "called", "called_passing", "solved", "offered_passing",
+                                                      "helpful", "harmful", "name", "id"]),
               default="called_passing", show_default=True, help="Order of the rows (counts: most first).")
+@click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True,
+              help="The items of this format (a memory method's: `arcmemo methods list`).")
 @click.option("--all", "show_all", is_flag=True, help="Also the concepts never offered.")
 @click.option("--json", "as_json", is_flag=True, help="The rows as JSON.")
 @user_errors
-def stats(db, run_ref, run_dir, sort_by, show_all, as_json) -> None:
-    """How solves used each PS concept, measured by running the programs.
+def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
+    """How solves used each PS concept (or item of --format), measured by running the programs.
 
     offered: tasks it was offered to; called: its helper was called by a program there;
     called passing: by a program that passed every train pair; solved: called in a task the
-    run finally solved. Without --run: every run that wrote this memory (seeding, solve
-    --continual); a read-only solve keeps its counts in its run directory (--run)."""
-    from arcmemo.memory.reads import COUNTERS, ConceptUse
+    run finally solved; offered passing: offered to a task whose program passed every train
+    pair; helpful, harmful: the memory method's own verdicts (ACE's, say). Without --run:
+    every run that wrote this memory (seeding, solve --continual); a read-only solve keeps
+    its counts in its run directory (--run)."""
+    from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
 
     memory = _open_for_reading(db)
     counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir)
     rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
-            for c in memory.list("ps") if show_all or c.id in counts]
-    if sort_by in COUNTERS:
+            for c in memory.list(fmt) if show_all or c.id in counts]
+    if sort_by in (*COUNTERS, *JUDGED):
         rows.sort(key=lambda r: (-r[sort_by], -r["called"], -r["offered"], r["name"]))
     else:
         rows.sort(key=lambda r: r[sort_by])
     if as_json:
         echo_json(rows)
     elif rows:
-        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in COUNTERS)] for r in rows],
-                          ["id", "name", "helper", "offered", "called", "called passing", "solved"]))
+        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in (*COUNTERS, *JUDGED))]
+                           for r in rows], ["id", "name", "helper", *(k.replace("_", " ") for k in (*COUNTERS, *JUDGED))]))
     else:
         click.echo("no concept was offered in a recorded solve yet" + (f" (run {run_ref})" if run_ref else ""),
                    err=True)
@@ -427,31 +446,51 @@ def _run_usage(ref: str, run_dir: str | None) -> dict:
 @click.option("--as-of", type=AtLeast(0), metavar="REV", help="The memory as it was after revision REV.")
 @user_errors
 def export(path, db, fmt, as_of) -> None:
-    """Write the memory as canonical YAML to PATH (default: stdout)."""
-    from arcmemo.memory.io import export_yaml
+    """Write the memory as canonical YAML to PATH (default: stdout).
 
-    text = export_yaml(_open_for_reading(db), as_of=as_of, format=fmt)
+    The export streams (its memory use does not grow with the memory's size); a file is
+    written beside PATH and renamed onto it at the end, so PATH is never half-written."""
+    from arcmemo.memory.io import write_yaml
+
+    memory = _open_for_reading(db)
     if path in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        Path(path).write_text(text, encoding="utf-8")
-        click.echo(f"wrote {path}", err=True)
+        write_yaml(memory, sys.stdout, as_of=as_of, format=fmt)
+        return
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            write_yaml(memory, out, as_of=as_of, format=fmt)
+        partial.replace(target)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    click.echo(f"wrote {path}", err=True)
 
 
 @concepts.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @db_option
 @click.option("--actor", default=None, help="Who imports (default user:$USER).")
+@click.option("--on-duplicate", type=click.Choice(["refuse", "merge"]), default="refuse", show_default=True,
+              help="A concept given twice in one file (the same name; a lesson: the same text): refuse the file, "
+                   "or merge the two (each merge is listed).")
+@click.option("--max-new-types", type=AtLeast(0), default=None, metavar="N",
+              help="Create at most N custom types per file; the others are listed, not created "
+                   "[default: 500; raise it for an export of a large memory].")
 @click.option("--json", "as_json", is_flag=True, help="What each file added, extended and left unchanged, as JSON.")
 @user_errors
-def import_command(paths, db, actor, as_json) -> None:
+def import_command(paths, db, actor, on_duplicate, max_new_types, as_json) -> None:
     """Merge memory files (arcmemo YAML, ArcMemo JSON) into the memory.
 
     Accepts arcmemo YAML exports, ArcMemo's compressed_v1.json (PS) and parsed_lessons.json
     (OE). Each file is checked completely first and written in one transaction; its helpers
     are verified in the sandbox (their programs run on their tasks), and one that fails
-    rejects the whole file."""
-    from arcmemo.memory.io import import_file
+    rejects the whole file. Nothing is coerced: a number, list or mapping where text belongs
+    is an error naming the line and field. A typing defines a custom type only when it reads
+    `name := type expression`; any other typing stays text."""
+    from arcmemo.memory.io import MAX_IMPORT_TYPES, import_file
     from arcmemo.run.helpercheck import HelperVerifier
     from arcmemo.run.session import shared_sandbox
 
@@ -459,14 +498,28 @@ def import_command(paths, db, actor, as_json) -> None:
     results = []
     for path in paths:
         verifier = HelperVerifier(shared_sandbox(), {name: c.helper for name, c in memory.helpers().items()})
-        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check)
+        r = import_file(memory, path, actor=_actor(actor), check_helpers=verifier.check, on_duplicate=on_duplicate,
+                        max_new_types=MAX_IMPORT_TYPES if max_new_types is None else max_new_types)
         results.append({"path": r.path, "kind": r.kind, "added": r.added, "extended": r.extended,
-                        "unchanged": r.unchanged, "custom_types": r.custom_types})
-        if not as_json:
-            click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
-                       f"{r.custom_types} custom types")
+                        "unchanged": r.unchanged, "custom_types": r.custom_types,
+                        "merged_duplicates": r.merged_duplicates, "types_dropped": r.types_dropped})
+        if as_json:
+            continue
+        click.echo(f"{r.path} ({r.kind}): {r.added} added, {r.extended} extended, {r.unchanged} unchanged, "
+                   f"{r.custom_types} custom types")
+        for line in r.merged_duplicates:
+            click.echo(f"  merged: {line}")
+        if r.types_dropped:
+            click.echo(f"  {len(r.types_dropped)} custom type(s) not created, over the cap of "
+                       f"{MAX_IMPORT_TYPES if max_new_types is None else max_new_types} per file (--max-new-types): "
+                       f"{_listed(r.types_dropped)}; the typings naming them keep the name as text")
     if as_json:
         echo_json(results)
+
+
+def _listed(names: list[str], most: int = 10) -> str:
+    shown = ", ".join(repr(n) for n in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 COMMANDS = [concepts]

@@ -13,7 +13,6 @@ The paper's settings ship in `arcmemo/data/configs/` (`arcmemo solve --config ar
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,10 @@ NOT_KEYS = {"config_file", "resume", "help"}    # options a configuration file c
 
 
 def shipped_configs() -> dict[str, Path]:
-    """The shipped run configurations by name (file name without .yaml)."""
-    folder = Path(str(resources.files("arcmemo") / "data" / "configs"))
-    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    """The shipped run configurations by name (file name without .yaml): a folder of the
+    installed package (listed for --config's help, so importlib.resources is not loaded for it)."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "configs"
+    return dict(sorted((p.stem, p) for p in folder.glob("*.yaml")))     # a setting, then its -released
 
 
 def config_file(value: str) -> Path:
@@ -102,23 +102,32 @@ def load_config(path: Path, command: click.Command, ctx: click.Context) -> dict[
     if not isinstance(data, dict):
         raise ConfigFileError(path, 1, "expected a mapping of option names to values")
     params = {p.name: p for p in command.params if p.name not in NOT_KEYS and isinstance(p, click.Option)}
+    # an option's other long names are keys too (`method` for `selection`, as --method is --selection)
+    aliases = {flag[2:].replace("-", "_"): p.name for p in params.values() for flag in p.opts
+               if flag.startswith("--") and flag[2:].replace("-", "_") not in params}
     lines = _lines(text)
     values: dict[str, Any] = {}
     for key, value in data.items():
         line = lines.get(key)
         name = str(key).replace("-", "_")
+        name = aliases.get(name, name)
         param = params.get(name)
         if param is None:
             raise ConfigFileError(path, line, f"unknown key {key!r} (keys are the options of "
                                               f"`arcmemo {command.name}`: {', '.join(sorted(params))})")
-        problem = _yaml_type_problem(param, value)
-        if problem is not None:
-            raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {value!r}")
-        if not getattr(param, "is_flag", False):
-            try:
-                param.type.convert(value, param, ctx)
-            except click.ClickException as exc:     # the option's own check: range, choices, path
-                raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
+        if name in values:
+            raise ConfigFileError(path, line, f"key {key!r} sets {name!r} again; give it once")
+        if param.multiple:      # an option given any number of times: one value or a list of them
+            value = value if isinstance(value, list) else [value]
+        for one in value if param.multiple else [value]:
+            problem = _yaml_type_problem(param, one)
+            if problem is not None:
+                raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {one!r}")
+            if not getattr(param, "is_flag", False):
+                try:
+                    param.type.convert(one, param, ctx)
+                except click.ClickException as exc:     # the option's own check: range, choices, path
+                    raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
         values[name] = value
     return values
 

@@ -25,16 +25,24 @@ def _find_all(refs, settings) -> list:
     return [_find(ref, settings) for ref in refs]
 
 
-def _summary(run, settings) -> dict:
-    summary = run.summary()
-    if summary is None:
-        status = run.status()["status"]
-        from arcmemo.run.session import resume_command
+def _record(rundir):
+    from arcmemo.run.runrecord import read_run
 
-        hint = (f"; `{resume_command(run, settings)}` finishes it"
-                if status in ("interrupted", "failed") and run.kind == "solve" else "")
-        raise click.ClickException(f"run {run.run_id} has no summary yet (it is {status}{hint})")
-    return summary
+    return read_run(rundir)
+
+
+def _not_finished(record, settings) -> str | None:
+    """What to say above a run that did not finish: its state, and how to finish a solve run."""
+    status = record.status["status"]
+    if status == "finished":
+        return None
+    from arcmemo.run.session import resume_command
+
+    done = (f": {record.summary['tasks']} of {record.summary['tasks_planned']} tasks done, scored so far"
+            if record.partial else "")
+    hint = (f"; `{resume_command(record.rundir, settings)}` finishes it"
+            if status in ("interrupted", "failed") and record.kind == "solve" else "")
+    return f"run {record.run_id} is {record.state}{done}{hint}"
 
 
 @click.group()
@@ -46,66 +54,89 @@ def runs() -> None:
 @run_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_command(run_dir, as_json) -> None:
-    """One line per run: kind, settings, score, status (running, finished, stopped, failed, interrupted)."""
+    """One line per run: kind, settings, score, status (running, finished, stopped, failed, interrupted).
+
+    The score is the paper's oracle@k over the run's threads at its full retry depth (oracle@2;
+    oracle@1 for a one-thread run); the ARC Prize score scores the two attempts submitted per
+    test input. † marks a test-informed run."""
     from arcmemo.core.table import table
+    from arcmemo.run.report import footnote
     from arcmemo.run.rundir import list_runs
+    from arcmemo.scoring.runscore import ARC_PRIZE
 
     root = _settings(run_dir).runs_dir
+    records = [_record(rundir) for rundir in list_runs(root)]
     rows = []
-    for run in list_runs(root):
-        config, summary, status = run.config(), run.summary() or {}, run.status()
-        settings = config.get("settings", {})
-        state = status["status"] + (f": {status['reason']}" if status.get("reason") else "")
-        if summary.get("tasks_lost"):
-            state += f" ({len(summary['tasks_lost'])} lost)"
+    for record in records:
+        settings, score = record.config.get("settings", {}), record.score
         rows.append({
-            "run": run.run_id, "kind": config.get("kind", "solve"), "selection": settings.get("selection"),
-            "solver": settings.get("solver"), "model": config.get("models", {}).get("solver"),
-            "continual": settings.get("continual"), "tasks": summary.get("tasks", "-"),
-            "oracle2": summary.get("oracle2", "-"), "status": state,
+            "run": record.run_id, "kind": record.kind, "selection": settings.get("selection"),
+            "solver": settings.get("solver"), "model": record.config.get("models", {}).get("solver"),
+            "continual": settings.get("continual"), "holds": record.brief(),
+            "tasks": (record.summary or {}).get("tasks") if record.kind == "solve" else None,
+            "score": score.value if score else None, "statistic": score.name if score else None,
+            "score_unknown": score.why if score else None, "arc_prize": score.arc_prize if score else None,
+            "test_informed": bool(score and score.test_informed), "status": record.state,
         })
     if as_json:
         echo_json(rows)
-    elif rows:
-        click.echo(table([list(r.values()) for r in rows], list(rows[0].keys())))
-    else:
+        return
+    if not rows:
         click.echo(f"no runs under {root}/")
+        return
+    shown = []
+    for row, record in zip(rows, records):
+        score = record.score
+        shown.append((*(row[k] for k in ("run", "kind", "selection", "solver", "model", "continual", "holds")),
+                      score.cell() if score else "-", row["statistic"] or "-",
+                      score.mark(score.arc_prize, "unknown") if score else "-", row["status"]))
+    click.echo(table(shown, ("run", "kind", "selection", "solver", "model", "continual", "tasks", "score",
+                             "statistic", ARC_PRIZE, "status")))
+    note = footnote([r.score for r in records if r.score])
+    if note:
+        click.echo(note)
 
 
 @runs.command("show")
 @click.argument("run")
 @run_dir_option
-@click.option("--json", "as_json", is_flag=True, help="Print the config, status and summary as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the config, status, summary and score as JSON.")
 @click.option("--tasks", "per_task", is_flag=True, help="Also list every task's scores.")
 @click.option("--task", "task_id", default=None, help="Draw this task's attempts next to the expected output.")
 def show(run, run_dir, as_json, per_task, task_id) -> None:
-    """A run's summary table (and per-task scores with --tasks, one task's attempts with --task)."""
+    """A run's summary table (and per-task scores with --tasks, one task's attempts with --task).
+
+    A solve run that did not finish shows the tasks it did so far; a seed, cheatsheet or select
+    run shows what it verified, wrote or selected."""
     from arcmemo.core.table import table
-    from arcmemo.run.report import depth_text, summary_table
+    from arcmemo.run.report import depth_text, footnote, per_task_rows
 
     settings = _settings(run_dir)
     rundir = _find(run, settings)
     if task_id is not None:
         show_task(rundir, task_id, as_json)
         return
-    summary = _summary(rundir, settings)
+    record = _record(rundir)
     if as_json:
-        echo_json({"config": rundir.config(), "status": rundir.status(), "summary": summary})
+        echo_json({"config": record.config, "status": record.status, "summary": record.summary,
+                   "partial": record.partial, "score": record.score.to_dict() if record.score else None})
         return
-    if rundir.kind != "solve":
-        click.echo(table([(k, v) for k, v in summary.items() if not isinstance(v, (dict, list))],
-                         (f"{rundir.kind} run {rundir.run_id}", "")))
+    note = _not_finished(record, settings)
+    if note:
+        click.echo(note)
+    click.echo(table(record.rows(), (f"{record.kind} run {record.run_id}", "")))
+    if record.score is None:
         return
-    click.echo(summary_table(summary))
-    depth = depth_text(summary)
+    if footnote([record.score]):
+        click.echo(footnote([record.score]))
+    depth = depth_text(record.summary)
     if depth:
         click.echo()
         click.echo(depth)
     if per_task:
-        rows = [(t, s.get("oracle1"), s.get("oracle2"), s.get("strict"), s["passed_train"], s["pass"], s["selected"])
-                for t, s in summary["per_task"].items()]
+        rows, header = per_task_rows(record.summary, record.config)
         click.echo()
-        click.echo(table(rows, ("task", "oracle@1", "oracle@2", "strict", "passed train", "pass", "concepts")))
+        click.echo(table(rows, header))
 
 
 def show_task(rundir, task_id: str, as_json: bool) -> None:
@@ -118,13 +149,16 @@ def show_task(rundir, task_id: str, as_json: bool) -> None:
     view = RunView(rundir)
     record = view.task(task_id)
     if as_json:
-        echo_json({"task": task_id, "passes": [o.event() for o in record.passes], "writes": record.writes})
+        echo_json({"task": task_id, "passes": [o.event() for o in record.passes], "writes": record.writes,
+                   "scores": [view.task_scores(o) for o in record.passes]})
         return
     tasks, answers = view.puzzles
     for outcome in record.passes:
-        scores = (f"oracle@2 {outcome.scores['oracle2']:.2f}, strict {outcome.scores['strict']:.2f}"
-                  if outcome.scores else "not scored (no test outputs)")
-        click.echo(f"{task_id}, pass {outcome.pass_index}: {scores}, train pairs "
+        scores = view.task_scores(outcome)
+        text = (f"{scores['statistic']} over its threads {scores['headline']}, ARC Prize (submitted) "
+                f"{scores['arc_prize']}, submitted strict {scores['strict']}"
+                if outcome.scores else "not scored (no test outputs)")
+        click.echo(f"{task_id}, pass {outcome.pass_index}: {text}, train pairs "
                    f"{'passed' if outcome.passed_train else 'failed'}" + (f", error: {outcome.error}" if outcome.error else ""))
         if outcome.fit_answers:
             click.echo(f"answered by memory's fit (a helper call giving every train output): {', '.join(outcome.fit_answers)}")
@@ -140,47 +174,63 @@ def show_task(rundir, task_id: str, as_json: bool) -> None:
 @run_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print each run's settings, scores and lone solves as JSON.")
 @click.option("--mean", "as_mean", is_flag=True,
-              help="Repeated runs of one setting: the mean (std) of every cell of their Table 4 and 5 and of the "
-                   "official scores, as the paper reports them.")
+              help="Repeated runs of one configuration (the same settings run again): the mean (std) over the "
+                   "runs of every cell of their Table 4 and 5, of the headline and of the ARC Prize score. The "
+                   "paper's run0..run2 are the threads of ONE run (--threads 3), which `runs show` tabulates.")
 def compare(run_refs, run_dir, as_json, as_mean) -> None:
-    """Runs side by side: scores, per-pass scores, tokens, cost, and what each solves alone;
-    then each run's oracle@k by retry depth (the paper's Table 4). With --mean: the mean and
-    standard deviation of those over the runs."""
-    from arcmemo.run.report import (
-        MismatchedRuns,
-        compare_records,
-        compare_table,
-        depth_text,
-        mean_records,
-        mean_text,
-    )
+    """Runs side by side: the score (the paper's oracle@k over threads), the ARC Prize score of
+    the submitted attempts, per-pass scores, tokens, cost, and what each solves alone; then each
+    run's oracle@k by retry depth (the paper's Table 4). Seed, cheatsheet and select runs are
+    shown by what they hold. With --mean: the mean and standard deviation over repeated runs
+    of one configuration."""
+    from arcmemo.core.table import table
+    from arcmemo.run.report import MismatchedRuns, compare_records, compare_table, depth_text, mean_records, mean_text
 
     settings = _settings(run_dir)
-    entries = [(rundir.config(), _summary(rundir, settings)) for rundir in _find_all(run_refs, settings)]
+    records = [_record(rundir) for rundir in _find_all(run_refs, settings)]
+    solve = [r for r in records if r.kind == "solve"]
+    entries = [(r.config, r.summary) for r in solve]
     if as_mean:
-        summaries = [summary for _, summary in entries]
+        others = [f"{r.run_id} ({r.kind})" for r in records if r.kind != "solve"]
+        unfinished = [f"{r.run_id} ({r.state}, {r.summary['tasks']} of {r.summary['tasks_planned']} tasks)"
+                      for r in solve if r.partial]
         try:
-            if as_json:
-                echo_json(mean_records(summaries))
-            else:
-                click.echo(mean_text(summaries))
+            if others:
+                raise MismatchedRuns(f"--mean averages solve runs; not solve runs: {', '.join(others)}")
+            if unfinished:
+                raise MismatchedRuns(f"--mean averages finished runs; not finished: {', '.join(unfinished)}")
+            echo_json(mean_records(entries)) if as_json else click.echo(mean_text(entries))
         except MismatchedRuns as exc:
             raise click.ClickException(str(exc)) from None
-    elif as_json:
-        echo_json(compare_records(entries))
-    else:
+        return
+    if as_json:
+        echo_json([*({**row, "kind": "solve", "status": r.state, "partial": r.partial}
+                     for r, row in zip(solve, compare_records(entries))),
+                   *({"run": r.run_id, "kind": r.kind, "status": r.state, "summary": r.summary}
+                     for r in records if r.kind != "solve")])
+        return
+    for r in records:
+        note = _not_finished(r, settings)
+        if note:
+            click.echo(note)
+    if entries:
         click.echo(compare_table(entries))
         for _, summary in entries:
             depth = depth_text(summary)
             if depth:
                 click.echo(f"\nrun {summary['run_id']}:\n{depth}")
+    for r in records:
+        if r.kind != "solve":
+            click.echo()
+            click.echo(table(r.rows(), (f"{r.kind} run {r.run_id}", "")))
 
 
 @runs.command("selections")
 @click.argument("run")
 @click.option("--task", "task_id", default=None, help="Only this task.")
 @run_dir_option
-@click.option("--reasoning", is_flag=True, help="Also print the selector's reasoning or caption.")
+@click.option("--reasoning", is_flag=True, help="Also print the select model's reasoning and its answer (or the "
+                                                 "caption).")
 @click.option("--json", "as_json", is_flag=True, help="Print the selection records as JSON.")
 def selections(run, task_id, run_dir, reasoning, as_json) -> None:
     """What memory selection offered each task of a run, and why (from the run directory)."""
@@ -188,9 +238,10 @@ def selections(run, task_id, run_dir, reasoning, as_json) -> None:
     records = rundir.selections() or _older_selections(rundir)
     rows = [{"task": r.get("task_id"), "pass": r.get("pass_index"), "mode": r.get("mode"),
              "concepts": r.get("concepts", []), "unmatched": r.get("unmatched", []),
+             "named_types": r.get("named_types", []), "probe_fits": r.get("probe_fits"),
              "asked_again": r.get("asked_again"), "fallback": r.get("fallback"), "error": r.get("error"),
-             "reasoning": r.get("reasoning"), "thread": r.get("thread", 0), "retry": r.get("retry", 0),
-             "level": r.get("level")}
+             "reasoning": r.get("reasoning"), "caption": r.get("caption"), "thread": r.get("thread", 0),
+             "retry": r.get("retry", 0), "level": r.get("level")}
             for r in records if task_id is None or r.get("task_id") == task_id]
     if as_json:
         echo_json(rows)
@@ -205,12 +256,41 @@ def selections(run, task_id, run_dir, reasoning, as_json) -> None:
                        f"asked again with the names listed: {row['asked_again']['matched']} matched")
         if row["unmatched"]:
             click.echo(f"  named but not in memory: {', '.join(row['unmatched'])}")
+        if row["named_types"]:
+            click.echo(f"  named types of the memory, not concepts: {', '.join(row['named_types'])}")
         if row["fallback"]:
             click.echo(f"  fell back to no hint: {row['error']}")
-        if reasoning and row["reasoning"]:
-            click.echo("  " + row["reasoning"].strip().replace("\n", "\n  "))
+        if reasoning:
+            _print_reasoning(row)
     if not rows:
         click.echo(f"no selections recorded for run {rundir.run_id}" + (f", task {task_id}" if task_id else ""))
+
+
+def _print_reasoning(row: dict) -> None:
+    """The select model's reasoning apart from its answer (the list), or the caption it selected by."""
+    from arcmemo.run.records import reasoning_parts
+
+    def block(title: str, text: str) -> None:
+        click.echo(f"  {title}:\n    " + text.strip().replace("\n", "\n    "))
+
+    if row["probe_fits"]:
+        click.echo("  no select call: the probe found helper calls giving every train output: "
+                   + ", ".join(row["probe_fits"]))
+        return
+    if row["caption"]:
+        block("caption (what the lessons were picked by)", row["caption"])
+        if row["reasoning"] in (None, row["caption"]):
+            return
+    thought, answer = reasoning_parts(row["reasoning"])
+    if not (row["reasoning"] or "").strip():
+        click.echo("  (nothing recorded: no select model was asked)")
+        return
+    if thought:
+        block("reasoning", thought)
+    else:
+        click.echo("  (the select model gave no reasoning: its answer was the list alone)")
+    if answer:
+        block("answer", answer)
 
 
 def _older_selections(rundir) -> list[dict]:
@@ -221,7 +301,7 @@ def _older_selections(rundir) -> list[dict]:
     url = rundir.config().get("memory_url")
     if not url or (("://" not in url) and not Path(url).is_file()):
         return []
-    with Memory(url) as memory:
+    with Memory(url, read_only=True) as memory:
         names = concept_names(memory)
         return [{"task_id": r.task_id, "pass_index": r.pass_index, "mode": r.mode, "unmatched": r.unmatched,
                  "concepts": [names.get(i, f"#{i}") for i in r.concept_ids], "fallback": r.fallback,
@@ -236,7 +316,9 @@ def _older_selections(rundir) -> list[dict]:
 @click.pass_context
 def score(ctx, path, dataset, split, tasks_from, solutions, all_tasks, as_json) -> None:
     """Score submissions from any tool: a folder of <task_id>.json files (ARC Prize harness
-    shape, or arcmemo's older one) or a Kaggle submission.json.
+    shape, or arcmemo's older one) or a Kaggle submission.json, as ARC Prize scores them (the
+    submitted attempts per test input; a run's own headline, oracle@k over its threads, needs
+    its run directory: `runs show`).
 
     Without --split or --tasks-from the split is inferred from the task ids. A malformed
     grid, a wrong number of test entries or an unknown task id is named and scored 0; the
@@ -247,6 +329,7 @@ def score(ctx, path, dataset, split, tasks_from, solutions, all_tasks, as_json) 
     from arcmemo.core.datasets import SPLITS
     from arcmemo.core.table import table
     from arcmemo.scoring import rescore
+    from arcmemo.scoring.runscore import ARC_PRIZE
 
     if split is not None and split not in SPLITS["arc-agi-1"] and Path(split).exists() and tasks_from is None:
         split, tasks_from = None, split           # older scripts: a task folder given as --split
@@ -259,8 +342,9 @@ def score(ctx, path, dataset, split, tasks_from, solutions, all_tasks, as_json) 
     else:
         against = scored.label + (" (inferred from the task ids)" if scored.inferred else "")
         click.echo(table([("scored against", against), ("tasks scored", len(result.tasks)),
-                          ("oracle@1", 100 * result.oracle1), ("oracle@2 (official)", 100 * result.oracle2),
-                          ("strict", 100 * result.strict), ("tasks without a submission (scored 0)", len(result.missing)),
+                          (ARC_PRIZE, 100 * result.oracle2), ("the submitted attempts' oracle@1", 100 * result.oracle1),
+                          ("the submitted attempts' strict", 100 * result.strict),
+                          ("tasks without a submission (scored 0)", len(result.missing)),
                           ("unreadable or wrong submissions (scored 0)", len(result.errors))], (str(path), "")))
     for error in result.errors.values():
         click.echo(error, err=True)
@@ -274,23 +358,29 @@ def score(ctx, path, dataset, split, tasks_from, solutions, all_tasks, as_json) 
               help="Write the ARC Prize competition file (submission.json) for every task of the run's split.")
 @click.option("--harness", "harness_dir", type=click.Path(file_okay=False), default=None,
               help="Copy the run's per-task files (ARC Prize benchmarking harness shape) into this folder.")
+@click.option("--allow-test-informed", is_flag=True,
+              help="Export a test-informed run too (a test output decided something in it; refused by default).")
 @run_dir_option
-def export(run, kaggle_path, harness_dir, run_dir) -> None:
-    """Export a run's submissions for Kaggle or the ARC Prize benchmarking harness."""
+def export(run, kaggle_path, harness_dir, allow_test_informed, run_dir) -> None:
+    """Export a solve run's submissions for Kaggle or the ARC Prize benchmarking harness.
+
+    A run without predictions (seed, cheatsheet and select runs, a run that finished no task)
+    is refused, and so is a test-informed run unless --allow-test-informed."""
     from arcmemo.run.export import export_harness, export_kaggle
 
     if not kaggle_path and not harness_dir:
         raise click.UsageError("say where to: --kaggle FILE and/or --harness FOLDER")
     rundir = _find(run, _settings(run_dir))
     if kaggle_path:
-        done = export_kaggle(rundir, kaggle_path)
+        done = export_kaggle(rundir, kaggle_path, allow_test_informed=allow_test_informed)
         click.echo(f"{done.path}: {done.tasks} tasks, {done.tasks - len(done.placeholder_tasks)} from the run, "
                    f"{len(done.placeholder_tasks)} not reached (placeholder [[0]])"
                    + (f"; {done.empty_tests} test input(s) without a prediction (placeholder [[0]])"
                       if done.empty_tests else "")
                    + (f"; {done.repeated} single guess(es) submitted as both attempts" if done.repeated else ""))
     if harness_dir:
-        click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir)} submission files")
+        click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir, allow_test_informed=allow_test_informed)} "
+                   "submission files")
 
 
 @runs.command("report")
@@ -329,7 +419,7 @@ def run_memory(rundir, db: str | None):
         warn(f"the memory of run {rundir.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
              "show as ids, without the selection's reasoning or what was written")
         return None
-    return Memory(url)
+    return Memory(url, read_only=True)
 
 
 @runs.command("delete")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import db_option, run_dir_option, task_source, task_source_options, warn
+from arcmemo.cli.common import db_option, prompts_option, run_dir_option, task_source, task_source_options, warn
 
 
 @click.command("seed")
@@ -29,9 +29,10 @@ from arcmemo.cli.common import db_option, run_dir_option, task_source, task_sour
 @click.option("--quiet", "-q", "--no-progress", "quiet", is_flag=True,
               help="No progress display (problems are still printed).")
 @run_dir_option
+@prompts_option
 @db_option
 def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_from, solutions, tasks_compat,
-         annotations_only, quiet, run_dir, db):
+         annotations_only, quiet, run_dir, prompts_dir, db):
     """Verify every seed in DIRECTORY against all pairs of its task, then ingest it.
 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
@@ -46,11 +47,12 @@ def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_fro
     from arcmemo.run.seeding import SeedOptions, run_seed
     from arcmemo.run.session import open_session
 
-    settings = Settings.load(db=db, runs_dir=run_dir)
+    settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir)
     tasks = task_source(dataset, split or tasks_compat, tasks_from, solutions)
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
                           check=check, tasks=tasks, solutions=solutions, annotations_only=annotations_only)
     with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
+        session.use_prompts(settings.prompts_dir, settings.grid_text)
         try:
             summary = run_seed(options, session)
         except KeyboardInterrupt:

@@ -10,9 +10,17 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import db_option, echo_json, run_dir_option, task_source, task_source_options, warn
-from arcmemo.cli.selection_options import selection_options
-from arcmemo.selection.types import MODES
+from arcmemo.cli.common import (
+    db_option,
+    echo_json,
+    grid_text_option,
+    prompts_option,
+    run_dir_option,
+    task_source,
+    task_source_options,
+    warn,
+)
+from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
 
 def _load_task(task_ref: str, source: str):
@@ -29,8 +37,9 @@ def _load_task(task_ref: str, source: str):
 
 @click.command("select")
 @click.argument("task_ref", metavar="TASK")
-@click.option("--mode", type=click.Choice(MODES), default="ps", show_default=True,
-              help="ps (reasoning-based), oe (caption + top-k), all, none, cheatsheet.")
+@click.option("--mode", "--method", "mode", type=MethodChoice(), default="ps", show_default=True,
+              help="The memory method whose read step selects: ps (reasoning-based), oe (caption + top-k), all, "
+                   "none, cheatsheet, or any installed one (`arcmemo methods list`).")
 @selection_options("--mode")
 @click.option("--other-names", is_flag=True,
               help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
@@ -52,27 +61,34 @@ def _load_task(task_ref: str, source: str):
 @click.option("--aux-model", default=None, help="Model for captions (env ARCMEMO_AUX_MODEL).")
 @click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
+@prompts_option
+@grid_text_option
 @db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, other_names, probe_helpers, ps_caption,
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, other_names,
+                   probe_helpers, ps_caption,
                    dataset, split, tasks_from,
                    solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
-                   no_cache, db) -> None:
+                   no_cache, prompts_dir, grid_text, db) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
 
     TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1).
     The memory is only read."""
     from arcmemo.core.settings import Settings
+    from arcmemo.methods import check_options, load_method, select
     from arcmemo.run.records import concept_names, selection_record
     from arcmemo.run.session import open_session, resolve_models
-    from arcmemo.selection import SelectionSettings, select
+    from arcmemo.selection import SelectionSettings
     from arcmemo.selection.budget import budgets_for
 
-    settings = Settings.load(db=db, runs_dir=run_dir)
+    options = flag_options(use_prior=use_prior, failure_lessons=failure_lessons)
+    check_options(load_method(mode), options)
+    settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")
     with open_session(settings) as session:
+        prompts = session.use_prompts(settings.prompts_dir, settings.grid_text)
         memory = session.memory()
         llm = None
-        if mode in ("ps", "oe"):
+        if getattr(load_method(mode), "read_roles", ()):
             models = resolve_models({"base_url": base_url, "aux_model": aux_model, "select_model": select_model,
                                      "cache": False if no_cache else None})
             llm = session.llm(run_id, models)
@@ -86,10 +102,10 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
         else:
             sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, hint_budget=hint_budget,
                                                          token_budget=token_budget, ps_caption=ps_caption,
-                                                         other_names=other_names), llm)
+                                                         other_names=other_names, options=options), llm)
         names = {c.id: _label(c) for c in memory.list()}
         if record:
-            rundir = _record_run_dir(settings, run_id, memory)
+            rundir = _record_run_dir(settings, run_id, memory, prompts.record())
             rundir.append_selection(selection_record(task.id, 0, sel, concept_names(memory)))
             rundir.write_summary({"run_id": rundir.run_id, "selections": len(rundir.selections())})
             rundir.set_status("finished")
@@ -107,7 +123,7 @@ def _probe(task, memory) -> list:
     return probe(task, prepared(memory), get_sandbox())[0]
 
 
-def _record_run_dir(settings, run_id: str | None, memory):
+def _record_run_dir(settings, run_id: str | None, memory, prompts: dict):
     """The run directory --record writes into: `run_id`'s if it exists, else a new one of kind select."""
     import time
 
@@ -118,7 +134,7 @@ def _record_run_dir(settings, run_id: str | None, memory):
         return RunDir.find(run_id, settings.runs_dir)
     rundir = RunDir.create(settings.runs_dir, run_id)
     rundir.write_config({"kind": "select", "run_id": rundir.run_id, "memory_url": memory_url_for_record(memory.url),
-                         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+                         **prompts, "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return rundir
 
 

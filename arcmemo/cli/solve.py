@@ -20,17 +20,19 @@ from arcmemo.cli.common import (
     UserError,
     as_user_error,
     db_option,
+    grid_text_option,
     model_flags,
     model_options,
+    prompts_option,
     reasoning_efforts,
     run_dir_option,
     task_source,
     task_source_options,
     warn,
 )
+from arcmemo.cli.protocol_options import protocol_options
 from arcmemo.cli.runconfig import config_option
-from arcmemo.cli.selection_options import selection_options
-from arcmemo.selection.types import MODES
+from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -49,27 +51,55 @@ def _unless_from_config(value, name: str):
     return None if click.get_current_context().get_parameter_source(name) == ParameterSource.DEFAULT_MAP else value
 
 
-def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
-                    tasks: str | None) -> tuple[str, list[str] | None]:
-    """The task-source options and --tasks (ids, comma-separated, or a file of ids) -> (source, ids).
-    Ids without a split are looked up in both splits of the dataset."""
-    from arcmemo.core.tasks import read_id_list
+def _method_options(pairs: tuple[str, ...]) -> dict:
+    """--method-option KEY=VALUE pairs as a mapping, each VALUE read as YAML (a number stays a number)."""
+    from arcmemo.core import safeyaml
 
-    ids = None
-    if tasks:
-        path = Path(tasks)
-        if path.exists():
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE", param_hint="--method-option")
+        try:
+            options[key.strip()] = safeyaml.load(value) if value.strip() else None
+        except safeyaml.YAMLError:
+            options[key.strip()] = value
+    return options
+
+
+def _task_ids(values: tuple[str, ...]) -> list[str] | None:
+    """--tasks, given any number of times: a value naming a file is a file of ids, any other
+    value ids separated by commas or spaces (never tried as a file: 32 ids joined are too
+    long a name for the OS). In the order given, each id once; None when there is no --tasks."""
+    from arcmemo.core.tasks import TaskError, check_task_id, read_id_list
+
+    if not values:
+        return None
+    ids: list[str] = []
+    for value in values:
+        is_file = os.path.isfile(value)
+        try:
+            found = read_id_list(Path(value).read_text(encoding="utf-8") if is_file else value)
+        except UnicodeDecodeError:
+            raise click.BadParameter(f"{value}: not UTF-8 text", param_hint="--tasks") from None
+        except OSError as exc:
+            raise click.BadParameter(f"{value}: cannot read ({exc.strerror})", param_hint="--tasks") from None
+        if not found:
+            raise click.BadParameter(f"no task ids in {value if is_file else repr(value)}", param_hint="--tasks")
+        for task_id in found:
             try:
-                ids = read_id_list(path.read_text(encoding="utf-8"))
-            except UnicodeDecodeError:
-                raise click.BadParameter(f"{path}: not UTF-8 text", param_hint="--tasks") from None
-            except OSError as exc:
-                raise click.BadParameter(f"{path}: cannot read ({exc.strerror})", param_hint="--tasks") from None
-        else:
-            ids = read_id_list(tasks)
-        if not ids:
-            raise click.BadParameter(f"no task ids given{f' in {path}' if path.exists() else ''}",
-                                     param_hint="--tasks")
+                ids.append(check_task_id(task_id, value))
+            except TaskError as exc:
+                raise click.BadParameter(str(exc) if is_file else f"{task_id[:80]!r}: not a file, nor a task id "
+                                         "(letters, digits, '_', '-' and '.')", param_hint="--tasks") from None
+    return list(dict.fromkeys(ids))
+
+
+def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
+                    tasks: tuple[str, ...]) -> tuple[str, list[str] | None]:
+    """The task-source options and --tasks -> (source, ids). Ids without a split are looked up in
+    both splits of the dataset."""
+    ids = _task_ids(tasks)
     source = task_source(dataset, split, tasks_from, solutions, default_split=None if ids else "training")
     if source is None:
         source = "all"
@@ -83,12 +113,17 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @task_source_options
 @click.option("--no-score", is_flag=True,
               help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
-@click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
+@click.option("--tasks", multiple=True, metavar="IDS|FILE",
+              help="Task ids, comma- or space-separated, or a file of ids (one per line); may be repeated.")
 @click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
               help="An installed solver plugin (see `arcmemo solvers list`).")
-@click.option("--selection", type=click.Choice(MODES), default="ps", show_default=True,
-              help="How memory is read: ps (reasoning-based), oe (caption + top-k), none, all, cheatsheet.")
+@click.option("--selection", "--method", "selection", type=MethodChoice(), default="ps", show_default=True,
+              help="The memory method: how memory is read and written (ps: reasoning-based, oe: caption + "
+                   "top-k, none, all, cheatsheet, or any installed one: `arcmemo methods list`).")
+@click.option("--method-option", "method_options", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the memory method's own (repeatable; VALUE is read as YAML: 5, true, text). "
+                   "`arcmemo methods list` names each method's options.")
 @click.option("--memory-format", type=click.Choice(["ps", "oe"]), default=None,
               help="Which concepts are written back (default: oe for --selection oe, else ps).")
 @selection_options("--selection")
@@ -97,6 +132,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,
               help="Re-run tasks no attempt solved on the train pairs, with the memory as it then is.")
 @click.option("--continual", is_flag=True, help="Write verified solves back into memory every K tasks.")
+@click.option("--learn-from-failures", is_flag=True,
+              help="ps, oe with --continual: also write OE lessons (marked as from a failure) from the tasks whose "
+                   "programs failed their train pairs after every retry. Sets the method option "
+                   "learn_from_failures.")
 @click.option("-k", "k", type=AtLeast(1), default=10, show_default=True, help="Write-back interval for --continual.")
 @click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True,
               help="Task order: as listed, or shuffled with --seed.")
@@ -152,18 +191,26 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--require-isolation", type=LazyChoice(_isolation_levels), default=None,
               help="Refuse to run unless the sandbox isolates programs at least this well here "
                    "(full: PID/network/mount namespaces, Landlock view, seccomp).")
+@prompts_option
+@grid_text_option
+@protocol_options
 @model_options
 @db_option
-def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, memory_format,
-          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, method_options,
+          memory_format,
+          top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
+          learn_from_failures, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, fits_as_answers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
-          require_isolation, db,
-          **models) -> None:
+          require_isolation, prompts_dir, grid_text, db, protocol_request, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
-    baseline, cheatsheet, arcmemo-oe, arcmemo-ps, arcmemo-oe-continual); flags win over it.
+    baseline, cheatsheet, arcmemo-oe, arcmemo-ps, arcmemo-oe-continual, each also as
+    NAME-released: the released code's protocol); flags win over it.
+
+    --protocol picks arcmemo's clean protocol (the default) or the released code's; each
+    of its choices has a flag of its own, which overrides the named one.
 
     With no endpoint configured this uses the embedded offline model (slow on a CPU:
     try --limit 1). Every run gets a directory under --run-dir with its config, events,
@@ -175,24 +222,34 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C or SIGTERM).
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import Scale, open_session, resolve_models
+    from arcmemo.run.warmup import warm_up
 
     # Everything is checked before the session opens: a bad flag or setting fails before any
     # memory, run directory or model exists.
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
+    settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
+    warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
+    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.session import Scale, open_session, resolve_models
+
     scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
-    settings = Settings.load(db=db, runs_dir=run_dir)
     flags = model_flags(models)
     config = models_settings = None
-    if resume and config_file:
-        raise click.UsageError("--resume continues a run with its recorded settings: leave out --config")
+    if resume and (config_file or prompts_dir or grid_text):
+        raise click.UsageError("--resume continues a run with its recorded settings (its prompts too): leave out "
+                               "--config, --prompts and --grid-text")
+    if resume and protocol_request.given():
+        raise click.UsageError("--resume keeps the run's recorded protocol: leave out --protocol and its choices")
     if not resume:
         if tasks_from is not None:    # a task file on the command line wins over a --config's split
             dataset, split = _unless_from_config(dataset, "dataset"), _unless_from_config(split, "split")
         source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
+        if settings.origin("grid_text") != "default":     # a setting of its own, and a choice of the protocol
+            protocol_request.choices["grid_text"] = settings.grid_text
+        protocol = _protocol(protocol_request, continual=continual, passes=passes, selection=selection,
+                             scored=not no_score)
         config = RunConfig(
             source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
             score=not no_score, limit=limit, solver=solver, selection=selection,
@@ -202,7 +259,10 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             fits_as_answers=fits_as_answers == "on",
-            reselect_on_retry=reselect_on_retry, config_file=config_file,
+            reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
+            prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
+            grid_text=protocol.grid_text, method_options={**_method_options(method_options), **flag_options(
+                use_prior=use_prior, failure_lessons=failure_lessons, learn_from_failures=learn_from_failures)},
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
@@ -211,12 +271,25 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.report import summary_table
 
-    click.echo(summary_table(summary))
+    click.echo(summary_table(summary, runner.rundir.config()))
     click.echo(f"run directory: {runner.rundir.path}")
     if summary.get("tasks_lost"):
         warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "
              f"retry them with: {_resume(session, runner)}")
         sys.exit(EXIT_LOST)
+
+
+def _protocol(request, **run):
+    """The run's protocol (run/protocol.py) from --protocol and the choice flags; a bad name or a
+    choice this run cannot apply is a usage error, before anything is opened."""
+    from arcmemo.run.protocol import ProtocolError, check, resolve
+
+    try:
+        protocol = resolve(request.name, request.choices)
+        check(protocol, **run)
+    except ProtocolError as exc:
+        raise click.UsageError(str(exc)) from None
+    return protocol
 
 
 def _resume(session, runner) -> str:

@@ -1,6 +1,6 @@
 """YAML in, for text nobody vouches for: model answers, imported files, annotations, edits.
 
-`load` is PyYAML's safe loader (libyaml's C parser when installed) with three changes:
+`load` is PyYAML's safe loader (libyaml's C parser when installed) with these changes:
 
 - scalars that look like dates or times stay strings (`2024-13-45` would otherwise be
   a ValueError from the datetime constructor, and a valid date a datetime object that
@@ -11,7 +11,9 @@
   turns a kilobyte of text into a structure that takes minutes to walk or print;
 - nesting deeper than `MAX_DEPTH` is an error (libyaml's composer recurses in C: about
   25,000 nested `[` crash the interpreter), and so is any tag beyond plain data (null,
-  bool, int, float, str, list, mapping: no `!!timestamp`, `!!binary`, `!!set`, `<<`).
+  bool, int, float, str, list, mapping: no `!!timestamp`, `!!binary`, `!!set`, `<<`);
+- a key given twice in one mapping is an error (PyYAML keeps the last and drops the first
+  without a word: a concept's field, or a setting, would silently be lost).
 
 `load` builds the data straight from libyaml's event stream in one pass, with no node
 tree and no recursion: several times faster than PyYAML's compose-then-construct, which
@@ -143,6 +145,8 @@ def load(text: str) -> Any:
                 except TypeError:
                     raise _refuse("a mapping key must be plain text or a number, not a list or mapping",
                                   event) from None
+                if value in top[0]:      # the first would be dropped without a word
+                    raise _refuse(f"the key {value!r} is given twice in one mapping", event)
                 top[1], top[2] = value, True
     finally:
         loader.dispose()

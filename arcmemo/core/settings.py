@@ -27,8 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, GRID_TEXTS
+
 DEFAULT_DB = "memory.db"
 DEFAULT_RUNS_DIR = "runs"
+
+# The config file's keys besides `Settings`' own: the model settings (read by arcmemo/llm/settings.py and
+# arcmemo/llm/local.py) and the page's address (cli/serve.py). Written out here, not imported, so that checking a
+# config file loads no model code; tests/test_settings.py checks the list against the readers.
+MODEL_ROLES = ("solver", "aux", "select")
+MODEL_KEYS = (
+    "base_url", "api_key", "concurrency", "cache",
+    *(f"{role}_{name}" for role in MODEL_ROLES for name in ("model", "temperature", "max_tokens", "reasoning_effort")),
+    "timeout_s", "call_budget_s", "max_attempts", "backoff_base_s", "backoff_max_s", "max_retry_after_s",
+    "local_n_ctx", "local_threads", "local_slots", "local_max_tokens",
+)
+OTHER_KEYS = ("serve_host",)
 
 
 class ConfigError(ValueError):
@@ -73,8 +87,41 @@ def load_config_file(path: Path | None = None) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of setting names to values")
+    _check_keys(path, data)
     _config_cache[path] = (stamp, data)
     return dict(data)
+
+
+def known_keys() -> tuple[str, ...]:
+    """Every key a config file may hold."""
+    return (*Settings.names(), *MODEL_KEYS, *OTHER_KEYS)
+
+
+def _check_keys(path: Path, data: dict[str, Any]) -> None:
+    """A misspelt key would be ignored without a word: refuse it, naming the file, the line and the nearest key."""
+    import difflib
+
+    known = known_keys()
+    for key in data:
+        if key in known:
+            continue
+        nearest = difflib.get_close_matches(str(key), known, n=1)
+        hint = f"; did you mean {nearest[0]!r}?" if nearest else f"; known: {', '.join(sorted(known))}"
+        raise ConfigError(f"{path}{_line_of_key(path, key)}: unknown setting {key!r}{hint}")
+
+
+def _line_of_key(path: Path, key: Any) -> str:
+    """', line N' for a top-level key of the YAML file, or '' when it cannot be found."""
+    from arcmemo.core import safeyaml
+
+    try:
+        root = safeyaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, safeyaml.YAMLError):
+        return ""
+    for node, _ in getattr(root, "value", None) or []:
+        if getattr(node, "value", None) == str(key):
+            return f", line {node.start_mark.line + 1}"
+    return ""
 
 
 def lookup(name: str, flag: Any = None, *, config: dict | None = None) -> tuple[Any, str]:
@@ -168,6 +215,16 @@ def directory(value: Any) -> Path:
 directory.expected = "an existing directory"
 
 
+def one_of(*values: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if value not in values:
+            raise ValueError
+        return value
+
+    parse.expected = "one of " + ", ".join(values)
+    return parse
+
+
 def _setting(default: Any, parse: Callable[[Any], Any], help: str) -> Any:
     return field(default=default, metadata={"parse": parse, "help": help})
 
@@ -185,6 +242,11 @@ class Settings:
         3000, integer(500), "estimated tokens of memory shown in the PS write prompt")
     seeds_dir: Path | None = _setting(
         None, directory, "annotated seeds the write prompts take worked examples from")
+    prompts_dir: Path | None = _setting(
+        None, directory, "prompt templates that replace the shipped ones, file by file (`arcmemo prompts export`)")
+    grid_text: str = _setting(DEFAULT_GRID_TEXT, one_of(*GRID_TEXTS),
+                              "how prompts write grids: digits (one digit per cell) or numpy (arrays, as the "
+                              "authors' released code)")
     origins: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod

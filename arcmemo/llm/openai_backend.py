@@ -72,6 +72,10 @@ class OpenAIBackend:
             raise TransientError(f"connection to {self.base_url} failed: {exc.__cause__ or exc}") from None
         except openai.APIResponseValidationError as exc:
             raise TransientError(f"malformed response from {self.base_url}: {exc}") from None
+        except UnicodeEncodeError as exc:           # the request's text, not the endpoint's answer: not retried
+            raise LLMError(f"the request's text cannot be encoded as UTF-8 ({exc.reason}): the caller's bug (text "
+                           "from outside goes through core.text.clean_text first), not the endpoint's",
+                           model=request.model, step=request.step) from None
         except (ValueError, TypeError) as exc:      # undecodable body
             raise TransientError(f"malformed response from {self.base_url}: {exc}") from None
         return parse_completion(response, self.base_url)

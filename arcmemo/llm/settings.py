@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from arcmemo.core.secrets import register_secret
-from arcmemo.core.settings import ConfigError, as_number, load_config_file, setting
+from arcmemo.core.settings import ConfigError, as_number, load_config_file, lookup, setting
 from arcmemo.llm.catalog import ROLES, load_catalog
 from arcmemo.llm.params import REASONING_EFFORTS
 
@@ -88,6 +88,7 @@ class LLMSettings:
     backoff_max_s: float = 60.0
     max_retry_after_s: float = 300.0  # a longer Retry-After fails the call instead of stalling
     log_path: str | None = None      # None: $ARCMEMO_LOG_DB or $ARCMEMO_HOME/calls.db
+    defaulted: tuple[str, ...] = ()  # roles whose model no flag, env var or config file named (run/longrun.py)
 
     def __post_init__(self) -> None:
         register_secret(self.api_key)   # never to be logged, stored or sent in a prompt
@@ -112,9 +113,13 @@ class LLMSettings:
         catalog = load_catalog()
         flags = {"solver": solver_model, "aux": aux_model, "select": select_model}
         values: dict[str, Any] = {}
+        defaulted = []
         for role in ROLES:
             default = catalog.defaults.get(role, "local") if (base_url or api_key) else "local"
-            values[f"{role}_model"] = str(setting(f"{role}_model", flags[role], default, config=config))
+            named, origin = lookup(f"{role}_model", flags[role], config=config)
+            values[f"{role}_model"] = str(default if named is None else named)
+            if origin == "default":
+                defaulted.append(role)
             name = f"{role}_temperature"
             values[name] = as_temperature(setting(name, more.pop(name, None), None, config=config), name)
             name = f"{role}_max_tokens"
@@ -135,7 +140,7 @@ class LLMSettings:
         from arcmemo.llm.local import check_settings
 
         check_settings()
-        return cls(base_url=base_url, api_key=api_key, log_path=log_path, **values)
+        return cls(base_url=base_url, api_key=api_key, log_path=log_path, defaulted=tuple(defaulted), **values)
 
     def model(self, role: str) -> str:
         if role not in ROLES:

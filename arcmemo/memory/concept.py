@@ -13,14 +13,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-FORMATS = ("ps", "oe", "sheet")
+from arcmemo.memory.typings import split_definition
+
+# The formats of memory items, one per kind of item a memory method keeps (arcmemo.methods): PS concepts, OE
+# lessons, a cheatsheet, an ACE playbook's bullets, ReasoningBank's items, DC-RS's past cases. The store is the
+# same for all (revisioned, exported, imported) and needs no method installed to hold them.
+FORMATS = ("ps", "oe", "sheet", "playbook", "bank", "case")
 KINDS = ("structure", "routine")
 SOURCES = ("human", "self", "import")
 
 # The concept data shape, in the order used for YAML/JSON output.
 DATA_FIELDS = (
     "format", "name", "kind", "routine_subtype", "output_typing", "description",
-    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "helper", "source",
+    "parameters", "cues", "implementation", "used_in", "situation", "suggestion", "helper", "source", "meta",
 )
 LIST_FIELDS = ("parameters", "cues", "implementation", "used_in")
 
@@ -33,13 +38,10 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-_CUSTOM_TYPE = re.compile(r"^\s*(\w[\w -]*?)\s*:=\s*(\S.*?)\s*$", re.S)
-
-
 def split_custom_type(typing: str | None) -> tuple[str, str] | None:
-    """(name, definition) when `typing` defines a custom type (`name := definition`), else None."""
-    match = _CUSTOM_TYPE.match(typing or "")
-    return (match.group(1), match.group(2)) if match else None
+    """(name, definition) when `typing` defines a custom type (`name := definition`, the definition
+    a type expression: typings.py), else None: the typing is text that defines nothing."""
+    return split_definition(typing)
 
 
 def name_key(name: str) -> str:
@@ -67,6 +69,7 @@ class Concept:
     suggestion: str | None = None
     helper: dict | None = None        # {name, source, depends, verified: {task_id, tasks, program, at, run_id}}
     source: str = "human"
+    meta: dict | None = None          # a method's own fields (ACE's section, where an item came from); None: none
     created_by_model: str | None = None
     content_hash: str = ""
     created_at: datetime = field(default_factory=utcnow)
@@ -77,6 +80,8 @@ class Concept:
         data = {f: getattr(self, f) for f in DATA_FIELDS}
         for key in LIST_FIELDS:
             data[key] = [dict(p) for p in data[key]] if key == "parameters" else list(data[key])
+        if data["meta"] is not None:
+            data["meta"] = dict(data["meta"])
         if data["helper"] is not None:
             helper = data["helper"]
             data["helper"] = {**helper, "depends": list(helper.get("depends") or []),

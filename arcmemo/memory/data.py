@@ -22,6 +22,12 @@ def _union(old: list, new: list) -> list:
     return out
 
 
+def merge_key(data: dict[str, Any]) -> tuple[str, str]:
+    """What two normalised concepts that merge share: (format, name), or for an OE lesson
+    ("oe", its content hash): lessons merge by what they say."""
+    return ("oe", content_hash(data)) if data["format"] == "oe" else (data["format"], data["name"])
+
+
 def merge_parameters(old: list[dict], new: list[dict]) -> list[dict]:
     """Parameters merge by name: a new name is appended; a known one only fills its empty fields."""
     out = [dict(p) for p in old]
@@ -43,10 +49,10 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The paper's merge of two normalised concepts with the same key.
 
     used_in is a union; description, typing, kind and subtype keep the first non-empty
-    value; parameters merge by name; cues and implementation notes are appended with
-    order-preserving de-duplication; the first verified helper stays (`second_helper`). A
-    cheatsheet (format "sheet") is one evolving text: its newest non-empty description
-    replaces the old one.
+    value, and so does each of a method's own fields (meta); parameters merge by name; cues
+    and implementation notes are appended with order-preserving de-duplication; the first
+    verified helper stays (`second_helper`). A cheatsheet (format "sheet") is one evolving
+    text: its newest non-empty description replaces the old one.
     """
     out = dict(old)
     for field in ("kind", "routine_subtype", "output_typing", "description", "situation", "suggestion"):
@@ -58,6 +64,8 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     for field in ("cues", "implementation", "used_in"):
         out[field] = _union(old[field], new[field])
     out["helper"] = old.get("helper") or new.get("helper")   # the first verified helper stays
+    kept = old.get("meta") or {}
+    out["meta"] = {**kept, **{k: v for k, v in (new.get("meta") or {}).items() if k not in kept}} or None
     return out
 
 
@@ -70,4 +78,5 @@ def second_helper(old: dict[str, Any], new: dict[str, Any]) -> dict | None:
     return None
 
 
-__all__ = ["merge", "merge_parameters", "second_helper", "normalize", "content_hash", "custom_types_in", "ConceptDataError"]
+__all__ = ["merge", "merge_key", "merge_parameters", "second_helper", "normalize", "content_hash", "custom_types_in",
+           "ConceptDataError"]

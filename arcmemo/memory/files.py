@@ -9,10 +9,8 @@ text again, to find the line the value came from.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ import yaml
 
 from arcmemo.core import safeyaml
 from arcmemo.memory.errors import StoreError
+from arcmemo.memory.gcpause import gc_paused
 
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
@@ -66,18 +65,6 @@ def line_of(node: yaml.Node | None, parts: list[str | int]) -> int | None:
     return line
 
 
-@contextmanager
-def gc_paused():
-    """Building a large document makes millions of objects the cycle collector would scan again and again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class Document:
     """A loaded file: its data, and `error()` to report a problem at a field path (with its line)."""
 
@@ -86,15 +73,25 @@ class Document:
         self._node: yaml.Node | None = None
         self._composed = False
 
-    def error(self, message: str, parts: list[str | int]) -> MemoryFileError:
-        if parts and not self._composed:
+    def line(self, parts: list[str | int]) -> int | None:
+        """The line of the value at `parts` (the text composed once, on first need)."""
+        if not parts:
+            return None
+        if not self._composed:
             self._composed = True
             try:  # JSON is (nearly always) YAML too
                 self._node = safeyaml.compose(self.text)
             except (yaml.YAMLError, RecursionError):
                 pass
-        return MemoryFileError(self.path, message, line=line_of(self._node, parts) if parts else None,
-                               field=field_label(parts) or None)
+        return line_of(self._node, parts)
+
+    def place(self, parts: list[str | int]) -> str:
+        """Where a value is, for a message: 'line 12 (concepts[2])'."""
+        line = self.line(parts)
+        return f"line {line} ({field_label(parts)})" if line else field_label(parts)
+
+    def error(self, message: str, parts: list[str | int]) -> MemoryFileError:
+        return MemoryFileError(self.path, message, line=self.line(parts), field=field_label(parts) or None)
 
 
 def read_text(path: str | Path) -> str:
@@ -122,6 +119,29 @@ def read_text(path: str | Path) -> str:
     return text
 
 
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key repeats (json keeps the last and says nothing: in
+    ArcMemo's PS file the key is the concept's name)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
+def _repeated_key(path: Path, text: str, key: str) -> MemoryFileError:
+    """The error for a key given twice in one JSON object, at the line of its second appearance."""
+    found = [m.start() for m in re.finditer(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:", text)]
+    line = text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
+    return MemoryFileError(path, f"invalid JSON: the key {key!r} appears twice in one object (give it once)", line=line)
+
+
 def read_document(path: str | Path) -> Document:
     """Load a `.json` file as JSON, anything else as YAML; MemoryFileError for any problem."""
     path = Path(path)
@@ -129,9 +149,11 @@ def read_document(path: str | Path) -> Document:
     try:
         with gc_paused():
             if path.suffix.lower() == ".json":
-                data = json.loads(text)
+                data = json.loads(text, object_pairs_hook=_unique_keys)
             else:
                 data = safeyaml.load(text)
+    except _RepeatedKey as exc:
+        raise _repeated_key(path, text, exc.key) from None
     except json.JSONDecodeError as exc:
         raise MemoryFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except yaml.YAMLError as exc:

@@ -1,46 +1,26 @@
 """networkx views of PS memory: which routines plug into which, and which concepts co-occur.
 
-Nodes are concept names. Two kinds of edges in one MultiDiGraph:
-- `type`: routine A -> concept B when an alternative of A's output typing equals an
-  alternative of the typing of one of B's parameters (A's output can feed B). Typing
-  is compared case-insensitively with whitespace collapsed; an inline definition
-  `name := definition` (schema.py's rule) counts as `name`; `a | b` offers each alternative.
+Nodes are concept names. Two kinds of edges in one MultiDiGraph (links.py defines them):
+- `type`: routine A -> concept B when A's output typing can feed a parameter of B;
 - `co_usage`: A -> B (A's name sorts first) when both list a task in `used_in`;
   `weight` is the number of shared tasks.
+
+The whole graph is for exporting it (`concepts graph --graphml`): it has an edge per
+producer-consumer pair of a common typing, quadratic in memory size. One concept's
+neighbours come from links.LinkIndex, which gives the same rows without building it.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import networkx as nx
 
-from arcmemo.memory.concept import Concept, split_custom_type
+from arcmemo.memory.concept import Concept
 from arcmemo.memory.errors import UnknownConcept
-
-
-def _alternatives(typing: str | None) -> set[str]:
-    """Top-level `|` alternatives of a typing string, normalised; `name := def` -> {name}."""
-    if not typing:
-        return set()
-    defined = split_custom_type(typing)
-    text = defined[0] if defined else typing
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "|" and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    return {re.sub(r"\s+", " ", p).strip().lower() for p in parts if p.strip()} - {"any", "none"}
+from arcmemo.memory.links import alternatives, describe_link, sort_key
 
 
 def build_graph(concepts: Iterable[Concept]) -> nx.MultiDiGraph:
@@ -52,13 +32,13 @@ def build_graph(concepts: Iterable[Concept]) -> nx.MultiDiGraph:
     consumers: dict[str, list[tuple[str, str]]] = {}
     for c in concepts:
         for p in c.parameters or []:
-            for alt in _alternatives(p.get("typing")):
+            for alt in alternatives(p.get("typing")):
                 consumers.setdefault(alt, []).append((c.name, p["name"]))
     for c in concepts:
         if c.kind == "structure":
             continue
         linked = set()
-        for alt in sorted(_alternatives(c.output_typing)):
+        for alt in sorted(alternatives(c.output_typing)):
             for target, param in consumers.get(alt, []):
                 if target != c.name and (target, alt) not in linked:
                     linked.add((target, alt))
@@ -85,8 +65,7 @@ def neighbours(graph: nx.MultiDiGraph, name: str) -> list[dict]:
         rows.append(_row(other, attrs, "out"))
     for other, _, attrs in graph.in_edges(name, data=True):
         rows.append(_row(other, attrs, "in"))
-    order = {"type": 0, "co_usage": 1}
-    return sorted(rows, key=lambda r: (order[r["kind"]], -r["weight"], r["direction"], r["name"], r["typing"]))
+    return sorted(rows, key=sort_key)
 
 
 def _row(other: str, attrs: dict, direction: str) -> dict:
@@ -94,15 +73,6 @@ def _row(other: str, attrs: dict, direction: str) -> dict:
         direction = "both"
     return {"name": other, "kind": attrs["kind"], "direction": direction, "typing": attrs.get("typing", ""),
             "parameter": attrs.get("parameter", ""), "weight": attrs.get("weight", 1)}
-
-
-def describe_link(name: str, row: dict) -> str:
-    """A `neighbours` row of `name` as a sentence."""
-    if row["kind"] == "co_usage":
-        tasks = row["weight"]
-        return f"{name!r} and {row['name']!r} were used together in {tasks} task{'s' if tasks != 1 else ''}"
-    source, target = (row["name"], name) if row["direction"] == "in" else (name, row["name"])
-    return f"{source!r} returns {row['typing']}, which {target!r} takes as its parameter {row['parameter']!r}"
 
 
 def write_graphml(graph: nx.MultiDiGraph, path: str | Path) -> None:

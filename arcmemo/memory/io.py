@@ -2,7 +2,9 @@
 
 YAML export is canonical: concepts sorted by (format, name), fields in the order of the
 concept data shape, empty fields left out, multi-line text as `|` blocks. So export ->
-import into an empty database -> export gives the same bytes.
+import into an empty database -> export gives the same bytes. It streams: concepts are
+read and written a chunk at a time (`write_yaml`), so its memory does not grow with the
+memory's size; the text is the one `to_yaml` gives for the whole document.
 
 Imports are checked completely before anything is written, then written in one
 transaction: a malformed file changes nothing and the error names the file, the line
@@ -19,10 +21,11 @@ Recognised inputs (by content, not only extension):
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
@@ -36,6 +39,10 @@ EXPORT_VERSION = 1
 MemoryImportError = MemoryFileError  # the name importers know: a file could not be imported; nothing was written
 
 
+ON_DUPLICATE = ("refuse", "merge")   # a concept given twice in one file: refuse the file, or merge the two
+MAX_IMPORT_TYPES = 500              # custom types one import may create (`concepts import --max-new-types`)
+
+
 @dataclass
 class ImportResult:
     path: str
@@ -43,8 +50,21 @@ class ImportResult:
     added: int = 0
     extended: int = 0
     unchanged: int = 0
-    custom_types: int = 0
+    custom_types: int = 0           # created or redefined
     names: list[str] = field(default_factory=list)
+    merged_duplicates: list[str] = field(default_factory=list)   # per concept given twice: where, into where
+    types_dropped: list[str] = field(default_factory=list)       # custom types not created: over the cap
+
+
+@dataclass
+class Parsed:
+    """A memory file checked: its custom types and concepts, and where in it each concept is."""
+
+    kind: str
+    types: dict[str, str]
+    items: list[tuple[dict, str | None]]     # (concept data, model)
+    places: list[list[str | int]]            # the field path of each item's entry
+    src: Document
 
 
 # -- export -------------------------------------------------------------------------------
@@ -129,15 +149,37 @@ def read_edit(text: str) -> dict[str, Any]:
     return {field: changes.get(field) for field in DATA_FIELDS} | changes
 
 
-def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
-    """The memory (optionally as of a revision, optionally one format) as canonical YAML."""
+EXPORT_CHUNK = 500  # concepts read and written at a time
+
+
+def write_yaml(memory, out: TextIO, *, as_of: int | None = None, format: str | None = None) -> None:
+    """Write the memory (optionally as of a revision, optionally one format) to `out` as
+    canonical YAML, a chunk of concepts at a time: the bytes `dump_yaml` gives for the whole
+    memory (a block sequence's items are the same text alone as inside the document)."""
     types = memory.custom_types(as_of=as_of) if format in (None, "ps") else {}
-    return dump_yaml(memory.list(format, as_of=as_of), types)
+    out.write(to_yaml({"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(types.items()))}))
+    concepts = memory.by_name(format, as_of=as_of, chunk=EXPORT_CHUNK)
+    chunk = list(itertools.islice(concepts, EXPORT_CHUNK))
+    if not chunk:
+        out.write(to_yaml({"concepts": []}))
+        return
+    out.write("concepts:\n")
+    while chunk:
+        out.write(to_yaml([concept_entry(c) for c in chunk]))
+        chunk = list(itertools.islice(concepts, EXPORT_CHUNK))
+
+
+def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
+    """The memory (optionally as of a revision, optionally one format) as canonical YAML text."""
+    out = io.StringIO()
+    write_yaml(memory, out, as_of=as_of, format=format)
+    return out.getvalue()
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
-def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict | None = None) -> tuple[dict, str | None]:
+def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict | None = None,
+             join_split_notes: bool = False) -> tuple[dict, str | None]:
     """Validate one concept entry; errors point at the entry's field."""
     from arcmemo.memory import schema  # pydantic: loaded by imports, not by exports
 
@@ -145,13 +187,13 @@ def _concept(src: Document, raw: Any, parts: list, *, source: str, extra: dict |
         raise src.error(f"expected a mapping of concept fields, got {type(raw).__name__}", parts)
     raw = dict(raw)
     try:
-        model = schema.checked_text(raw.pop("model", None), schema.MAX_NAME, line=True, numbers=False)
+        model = schema.checked_text(raw.pop("model", None), schema.MAX_NAME, line=True)
     except ConceptDataError as exc:
         raise src.error(exc.detail, parts + ["model"]) from None
     if extra:
         raw.update(extra)
     try:
-        return schema.normalize(raw, source=source), model
+        return schema.normalize(raw, source=source, join_split_notes=join_split_notes), model
     except ConceptDataError as exc:
         raise src.error(exc.detail, parts + _path_parts(exc.field)) from None
 
@@ -175,13 +217,20 @@ def _types(src: Document, raw: Any, parts: list) -> dict[str, str]:
 
 def parse_file(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str | None]]]:
     """(kind, custom types, [(concept data, model)]) from any supported file; raises MemoryImportError."""
-    kind, types, items, _ = _parse(path)
-    return kind, types, items
+    parsed = _parse(path)
+    return parsed.kind, parsed.types, parsed.items
 
 
-def _parse(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str | None]], Document]:
+def _parse(path: str | Path) -> Parsed:
     src = read_document(path)
     doc = src.data
+    items: list[tuple[dict, str | None]] = []
+    places: list[list[str | int]] = []
+
+    def add(raw: Any, place: list[str | int], **how: Any) -> None:
+        items.append(_concept(src, raw, place, **how))
+        places.append(place)
+
     if isinstance(doc, dict) and "arcmemo_memory" in doc:
         if doc["arcmemo_memory"] != EXPORT_VERSION:
             raise src.error(f"unsupported export version {doc['arcmemo_memory']!r} (expected {EXPORT_VERSION})",
@@ -193,82 +242,115 @@ def _parse(path: str | Path) -> tuple[str, dict[str, str], list[tuple[dict, str 
         if not isinstance(entries, list):
             raise src.error("expected a list of concepts", ["concepts"])
         types = _types(src, doc.get("custom_types"), ["custom_types"])
-        items = []
         for i, entry in enumerate(entries):
-            items.append(_concept(src, entry, ["concepts", i], source="human"))
+            add(entry, ["concepts", i], source="human")
             entries[i] = None  # the checked copy replaces it: a 100k-concept file is held once, not twice
-        return "arcmemo-yaml", types, items, src
+        return Parsed("arcmemo-yaml", types, items, places, src)
     if isinstance(doc, dict) and isinstance(doc.get("concepts"), dict):
         types = _types(src, doc.get("custom_types"), ["custom_types"])
-        items = []
         for name, entry in list(doc["concepts"].items()):
             doc["concepts"][name] = None  # held once (see above)
             if isinstance(entry, dict) and entry.get("name") not in (None, name):
                 raise src.error(f"name {entry.get('name')!r} differs from its key", ["concepts", name, "name"])
-            items.append(_concept(src, entry, ["concepts", name], source="import",
-                                  extra={"name": name, "format": "ps"}))
-        return "arcmemo-ps-json", types, items, src
+            add(entry, ["concepts", name], source="import", extra={"name": name, "format": "ps"},
+                join_split_notes=True)
+        return Parsed("arcmemo-ps-json", types, items, places, src)
     if isinstance(doc, dict) and doc and all(isinstance(v, list) for v in doc.values()):
-        items = []
         for task_id, lessons in doc.items():
             for i, lesson in enumerate(lessons):
                 if isinstance(lesson, dict) and "format" in lesson and lesson["format"] != "oe":
                     raise src.error("a lessons file holds OE lessons only", [task_id, i, "format"])
                 extra = {"format": "oe", "used_in": [str(task_id)]} if isinstance(lesson, dict) else None
-                items.append(_concept(src, lesson, [task_id, i], source="import", extra=extra))
-        return "arcmemo-oe-json", {}, items, src
+                add(lesson, [task_id, i], source="import", extra=extra)
+        return Parsed("arcmemo-oe-json", {}, items, places, src)
     raise src.error("not a recognised memory file (expected an arcmemo YAML export, ArcMemo's "
                     "compressed_v1.json or parsed_lessons.json)", [])
+
+
+def _duplicates(parsed: Parsed, on_duplicate: str) -> list[str]:
+    """Concepts given twice in the file (the same name; for OE lessons, the same content): the
+    file refused at the second one, or (`on_duplicate="merge"`) each merge said, in file order.
+    Two different lessons under one name cannot be merged: always refused."""
+    from arcmemo.memory.data import merge_key
+
+    src, places = parsed.src, parsed.places
+    first: dict[tuple[str, str], int] = {}
+    lesson_names: dict[str, int] = {}
+    merged = []
+    for i, (data, _) in enumerate(parsed.items):
+        key = merge_key(data)
+        j = first.setdefault(key, i)
+        what = "this lesson" if key[0] == "oe" else f"{data['format']} concept {data['name']!r}"
+        if j != i:
+            if on_duplicate != "merge":
+                raise src.error(f"{what} appears twice in this file (first at {src.place(places[j])}); give each "
+                                "concept once, or import with --on-duplicate merge to merge the two", places[i])
+            merged.append(f"{what} at {src.place(places[i])} merged into the one at {src.place(places[j])}")
+        elif key[0] == "oe":
+            other = lesson_names.setdefault(data["name"], i)
+            if other != i:
+                raise src.error(f"two different lessons are named {data['name']!r} (the other at "
+                                f"{src.place(places[other])}); rename one", places[i] + ["name"])
+    return merged
 
 
 HelperCheck = Callable[[dict, Mapping[str, dict]], None]
 
 
 def import_file(memory, path: str | Path, *, actor: str, reason: str = "",
-                check_helpers: HelperCheck | None = None) -> ImportResult:
+                check_helpers: HelperCheck | None = None, on_duplicate: str = "refuse",
+                max_new_types: int = MAX_IMPORT_TYPES) -> ImportResult:
     """Validate the whole file, then merge it into `memory` in one transaction.
+
+    A concept given twice in the file refuses it, or with `on_duplicate="merge"` the two are
+    merged (the paper's rule) and each such merge is listed in `merged_duplicates`. At most
+    `max_new_types` custom types are created; the others are listed in `types_dropped`.
 
     Helpers are code: the file's are verified by `check_helpers(concept data, the file's helpers
     by name)` (the run layer's, which runs each helper's program in the sandbox and raises
     ValueError saying why one fails) before anything is written; one that fails rejects the
     whole file, naming the line and the concept. A file with helpers and no checker is refused.
     """
-    kind, types, items, src = _parse(path)
-    _check_helpers(src, items, check_helpers)
-    result = ImportResult(path=str(path), kind=kind)
+    if on_duplicate not in ON_DUPLICATE:
+        raise ValueError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}, not {on_duplicate!r}")
+    parsed = _parse(path)
+    result = ImportResult(path=str(path), kind=parsed.kind, merged_duplicates=_duplicates(parsed, on_duplicate))
+    _check_helpers(parsed, check_helpers)
     reason = reason or f"import {Path(path).name}"
     try:
-        with memory.transaction():
+        with memory.transaction(max_new_types=max_new_types) as write:
             known = memory.custom_types()
-            for name, definition in types.items():
+            for name, definition in parsed.types.items():
                 if known.get(name) != definition.strip():
                     memory.add_custom_type(name, definition, actor=actor, reason=reason)
-                    result.custom_types += 1
-            counts = memory.merge_many(items, actor=actor, reason=reason, op="import", validated=True)
+                    result.custom_types += name in known
+            counts = memory.merge_many(parsed.items, actor=actor, reason=reason, op="import", validated=True)
     except MemoryImportError:
         raise
-    except ValueError as exc:  # the store refused the file as a whole (e.g. two lessons, one name)
+    except ValueError as exc:  # the store refused the file as a whole
         raise MemoryImportError(path, str(exc)) from None
     result.added, result.extended, result.unchanged = counts["added"], counts["extended"], counts["unchanged"]
     result.names = counts["names"]
+    result.custom_types += len(write.created)
+    result.types_dropped = list(write.dropped)
     return result
 
 
-def _check_helpers(src: Document, items: list[tuple[dict, str | None]], check: HelperCheck | None) -> None:
-    with_helpers = [(i, data) for i, (data, _) in enumerate(items) if data.get("helper")]
+def _check_helpers(parsed: Parsed, check: HelperCheck | None) -> None:
+    with_helpers = [(i, data) for i, (data, _) in enumerate(parsed.items) if data.get("helper")]
     if not with_helpers:
         return
     if check is None:
-        raise src.error("holds helpers (code), which can only be imported verified: import it with "
-                        "`arcmemo concepts import`, which runs each helper's program in the sandbox", [])
+        raise parsed.src.error("holds helpers (code), which can only be imported verified: import it with "
+                               "`arcmemo concepts import`, which runs each helper's program in the sandbox", [])
     batch = {data["helper"]["name"]: data for _, data in with_helpers}
     for i, data in with_helpers:
         try:
             check(data, batch)
         except ValueError as exc:
-            raise src.error(f"concept {data['name']!r}: its helper does not verify: {exc}",
-                            ["concepts", i, "helper"]) from None
+            raise parsed.src.error(f"concept {data['name']!r}: its helper does not verify: {exc}",
+                                   parsed.places[i] + ["helper"]) from None
 
 
-__all__ = ["MemoryImportError", "ImportResult", "export_yaml", "dump_yaml", "to_yaml", "concept_entry",
-           "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]
+__all__ = ["MemoryImportError", "ImportResult", "ON_DUPLICATE", "MAX_IMPORT_TYPES", "export_yaml", "write_yaml", "dump_yaml",
+           "to_yaml", "concept_entry", "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]

@@ -157,3 +157,12 @@ def m003_concept_usage(conn: Connection) -> None:
         sa.UniqueConstraint("run_id", "pass_index", "task_id", "concept_id", name="uq_usage_task"),
     )
     meta.create_all(conn)
+
+
+@migration
+def m004_method_items(conn: Connection) -> None:
+    """What memory methods keep beside ArcMemo's fields: a concept's `meta` (a method's own fields),
+    and per usage row whether the task passed its train pairs and the method's helpful/harmful verdict."""
+    conn.execute(sa.text(f"ALTER TABLE concept ADD COLUMN meta {sa.JSON().compile(dialect=conn.dialect)}"))
+    for column in ("offered_passing", "helpful", "harmful"):
+        conn.execute(sa.text(f"ALTER TABLE conceptusage ADD COLUMN {column} BOOLEAN NOT NULL DEFAULT FALSE"))

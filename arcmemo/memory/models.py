@@ -40,6 +40,7 @@ class ConceptRow(SQLModel, table=True):
     suggestion: str | None = Field(default=None, sa_type=Text)
     helper: dict | None = Field(default=None, sa_type=JSON)
     source: str = "human"
+    meta: dict | None = Field(default=None, sa_type=JSON)
     created_by_model: str | None = None
     content_hash: str = Field(index=True)
     created_at: datetime = Field(default_factory=utcnow)
@@ -130,6 +131,9 @@ class ConceptUsage(SQLModel, table=True):
     solved again (a resumed run counts each task once). A funnel: `called` (a program called
     the concept's helper) needs `offered`, `called_passing` (by a program passing every train
     pair) needs `called`, `solved` (called in a task the run finally solved) needs `called`.
+    `offered_passing`: offered to a task some program of which passed every train pair (train
+    pairs alone decide it, for every method). `helpful` / `harmful`: the memory method's own
+    verdict on the item for this task (ACE's reflector tags; neither: no verdict, or neutral).
     """
 
     __table_args__ = (UniqueConstraint("run_id", "pass_index", "task_id", "concept_id", name="uq_usage_task"),)
@@ -143,6 +147,9 @@ class ConceptUsage(SQLModel, table=True):
     called: bool = False
     called_passing: bool = False
     solved: bool = False
+    offered_passing: bool = False
+    helpful: bool = False
+    harmful: bool = False
     created_at: datetime = Field(default_factory=utcnow)
 
 

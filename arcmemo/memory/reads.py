@@ -15,7 +15,7 @@ text (SQLite) and are decoded here in one step per row; a driver that decodes th
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -23,7 +23,8 @@ from typing import Any
 
 from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, REVISION_COLUMNS, Concept, Revision
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.files import gc_paused
+from arcmemo.memory.gcpause import gc_paused
+from arcmemo.memory.links import Linked, LinkIndex, links_of
 from arcmemo.memory.names import Entry, resolve
 
 # Runs one statement with named parameters (`:name`) and returns its rows.
@@ -32,7 +33,8 @@ Rows = Callable[[str, dict[str, Any]], list[Sequence[Any]]]
 _JSON = ("parameters", "cues", "implementation", "used_in")
 _TIMES = ("created_at", "updated_at")
 # concept_of relies on the order
-assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13] == "helper" and CONCEPT_COLUMNS[-2:] == _TIMES
+assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13:16] == ("helper", "source", "meta")
+assert CONCEPT_COLUMNS[-2:] == _TIMES
 _decode = json.JSONDecoder().decode
 _FIELDS = frozenset(CONCEPT_COLUMNS)
 
@@ -40,7 +42,8 @@ _COLUMNS = ", ".join(f'"{name}"' for name in CONCEPT_COLUMNS)
 _SELECT = f"SELECT {_COLUMNS} FROM concept"
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 _LIKE_ESCAPE = str.maketrans({"/": "//", "%": "/%", "_": "/_"})
-COUNTERS = ("offered", "called", "called_passing", "solved")
+COUNTERS = ("offered", "called", "called_passing", "solved", "offered_passing")   # what the run counts
+JUDGED = ("helpful", "harmful")                 # what the memory method judged (usage.py: record_judgement)
 
 
 @dataclass
@@ -51,9 +54,12 @@ class ConceptUse:
     called: int = 0
     called_passing: int = 0
     solved: int = 0
+    offered_passing: int = 0        # offered to a task that passed its train pairs
+    helpful: int = 0
+    harmful: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in COUNTERS}
+        return {name: getattr(self, name) for name in (*COUNTERS, *JUDGED)}
 
 
 def _time(value: Any) -> datetime | None:
@@ -72,11 +78,13 @@ def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _
     else:
         parameters, cues, implementation, used_in = (_decode(v) if isinstance(v, str) else v
                                                      for v in (parameters, cues, implementation, used_in))
-    helper = row[13]
+    helper, meta = row[13], row[15]
     if helper is not None and type(helper) is str:
         helper = _decode(helper)      # "null" (or SQL NULL, for rows older than the column): no helper
-    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, *row[14:-2],
-                   time_of(row[-2]), time_of(row[-1]))
+    if meta is not None and type(meta) is str:
+        meta = _decode(meta)
+    return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, row[14], meta,
+                   *row[16:-2], time_of(row[-2]), time_of(row[-1]))
 
 
 def concepts_of(rows: Iterable[Sequence[Any]]) -> list[Concept]:
@@ -105,6 +113,20 @@ def from_snapshots(snapshots: Iterable[Any]) -> list[Concept]:
         return [from_snapshot(snapshot) for snapshot in snapshots]
 
 
+# A concept no revision after `as_of` touched is as its row is now (a revision's snapshot is the
+# row it wrote); only the others are rebuilt from their latest snapshot up to `as_of`.
+_TOUCHED = "SELECT concept_id FROM conceptrevision WHERE id > :as_of AND concept_id IS NOT NULL"
+_UNCHANGED = f"id NOT IN ({_TOUCHED})"
+_REBUILT = (f"id IN (SELECT max(id) FROM conceptrevision WHERE id <= :as_of AND concept_id IN ({_TOUCHED}) "
+            "GROUP BY concept_id) AND op != :delete")
+
+
+def _list_params(format: str | None, as_of: int | None) -> dict[str, Any]:
+    if format is not None and format not in FORMATS:
+        raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
+    return {"format": format, "as_of": as_of, "delete": "delete"}
+
+
 def _contains(word: str) -> str:
     """A LIKE pattern (escape character '/') matching text that contains `word`."""
     return f"%{word.translate(_LIKE_ESCAPE)}%"
@@ -125,22 +147,57 @@ class ConceptReads:
 
     def list(self, format: str | None = None, *, as_of: int | None = None) -> list[Concept]:
         """All concepts (of one format), ordered by id; `as_of=N`: as they were after revision N."""
-        if format is not None and format not in FORMATS:
-            raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
-        params: dict[str, Any] = {"format": format, "as_of": as_of, "delete": "delete"}
+        params = _list_params(format, as_of)
         of_format = '"format" = :format' if format is not None else ""
         with self._reading() as rows:
             if as_of is None:
                 return concepts_of(rows(f"{_SELECT}{_where(of_format)} ORDER BY id", params))
-            # A concept no revision after `as_of` touched is as its row is now (a revision's
-            # snapshot is the row it wrote); only the others are rebuilt from their snapshots.
-            touched = "SELECT concept_id FROM conceptrevision WHERE id > :as_of AND concept_id IS NOT NULL"
-            unchanged = concepts_of(rows(f"{_SELECT}{_where(f'id NOT IN ({touched})', of_format)} ORDER BY id", params))
-            latest = (f"SELECT max(id) FROM conceptrevision WHERE id <= :as_of AND concept_id IN ({touched}) "
-                      "GROUP BY concept_id")
-            where = _where(f"id IN ({latest})", "op != :delete", of_format)
+            unchanged = concepts_of(rows(f"{_SELECT}{_where(_UNCHANGED, of_format)} ORDER BY id", params))
+            where = _where(_REBUILT, of_format)
             rebuilt = from_snapshots(row[0] for row in rows(f"SELECT snapshot FROM conceptrevision{where}", params))
         return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
+
+    def by_name(self, format: str | None = None, *, as_of: int | None = None, chunk: int = 500) -> Iterator[Concept]:
+        """The concepts `list` gives, in (format, name) order, read `chunk` at a time: what an
+        export streams, holding one chunk of concepts at a time however large the memory. The
+        reads all see one state of the database (one read transaction, open until the end)."""
+        params = _list_params(format, as_of)
+        of_format = '"format" = :format' if format is not None else ""
+        with self._reading() as rows:
+            if as_of is None:
+                keys = [(f, n, i, False) for i, f, n in rows(f'SELECT id, "format", name FROM concept{_where(of_format)}',
+                                                              params)]
+            else:
+                keys = [(f, n, i, False) for i, f, n in
+                        rows(f'SELECT id, "format", name FROM concept{_where(_UNCHANGED, of_format)}', params)]
+                keys += [(f, n, i, True) for i, f, n in
+                         rows(f'SELECT id, "format", name FROM conceptrevision{_where(_REBUILT, of_format)}', params)]
+            keys.sort()
+            for start in range(0, len(keys), chunk):
+                part = keys[start:start + chunk]
+                found = {}
+                for from_revision in (False, True):
+                    ids = {f"i{j}": key[2] for j, key in enumerate(part) if key[3] is from_revision}
+                    if not ids:
+                        continue
+                    marks = ", ".join(f":{name}" for name in ids)
+                    if from_revision:
+                        snapshots = rows(f"SELECT id, snapshot FROM conceptrevision WHERE id IN ({marks})", ids)
+                        found.update(((True, i), c) for (i, _), c in zip(snapshots, from_snapshots(s for _, s in snapshots)))
+                    else:
+                        found.update(((False, c.id), c) for c in concepts_of(rows(f"{_SELECT} WHERE id IN ({marks})", ids)))
+                yield from (found[(key[3], key[2])] for key in part)
+
+    def links(self) -> LinkIndex:
+        """The link index of the PS concepts (links.py), read from only the columns links are made
+        of: what one concept's neighbours need, without reading every concept whole."""
+        with self._reading() as rows:
+            found = rows('SELECT id, name, kind, output_typing, parameters, used_in FROM concept '
+                         'WHERE "format" = :ps ORDER BY id', {"ps": "ps"})
+        with gc_paused():
+            return LinkIndex(links_of(Linked(id_, name, kind, typing, *(_decode(v) if isinstance(v, str) else v
+                                                                       for v in (parameters, used_in))))
+                             for id_, name, kind, typing, parameters, used_in in found)
 
     def search(self, query: str, format: str | None = None, limit: int = 20) -> list[Concept]:
         """Case-insensitive match of every word of `query` in name, description, cues,
@@ -179,15 +236,20 @@ class ConceptReads:
             entries = [Entry(*row) for row in rows('SELECT id, "format", name FROM concept ORDER BY id', {})]
             return concepts_of(rows(f"{_SELECT} WHERE id = :id", {"id": resolve(ref, entries, format)}))[0]
 
-    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None) -> dict[int, ConceptUse]:
-        """Counts per concept id, over every run or one run's tasks (usage.py records them)."""
+    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None,
+              as_of_revision: bool = False) -> dict[int, ConceptUse]:
+        """Counts per concept id, over every run or one run's tasks (usage.py records them).
+        `as_of_revision`: only the rows recorded before the newest revision was written, so the
+        counts stay the same until memory next changes (what selection's use prior reads)."""
         ids = None if concept_ids is None else list(concept_ids)
         if ids == []:
             return {}
         params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
         where = _where("run_id = :run_id" if run_id is not None else "",
-                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "")
-        sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in COUNTERS)
+                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "",
+                       "created_at <= (SELECT created_at FROM conceptrevision ORDER BY id DESC LIMIT 1)"
+                       if as_of_revision else "")
+        sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in (*COUNTERS, *JUDGED))
         with self._reading() as rows:
             found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
         return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found}
@@ -225,4 +287,5 @@ class ConceptReads:
             return dict(sorted(found.items()))
 
 
-__all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "Rows", "concept_of", "concepts_of", "from_snapshot", "from_snapshots"]
+__all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "JUDGED", "Rows", "concept_of", "concepts_of", "from_snapshot",
+           "from_snapshots"]

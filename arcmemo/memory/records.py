@@ -9,7 +9,7 @@ written inside `Memory.transaction()` commits or rolls back with the concepts ar
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
@@ -32,6 +32,7 @@ class WriteRecord:
     extended: list[str]
     error: str | None
     failed: bool
+    removed: list[str] = field(default_factory=list)
 
 
 class RunRecords:
@@ -67,8 +68,9 @@ class RunRecords:
     def writes_of(self, run_id: str, task_id: str) -> WriteRecord | None:
         """What `run_id` wrote for `task_id` (None: nothing, not even a failure).
 
-        Concept and cheatsheet revisions give the names added and extended (a cheatsheet
-        rewrite counts as extending "cheatsheet"); a run with only a recorded failure failed.
+        Concept and cheatsheet revisions give the names added, extended and removed (a
+        cheatsheet rewrite counts as extending "cheatsheet"; an item added and removed in the
+        same write is neither); a run with only a recorded failure failed.
         """
         with self._read() as session:
             revisions = session.exec(select(ConceptRevision.name, ConceptRevision.op, ConceptRevision.format).where(
@@ -78,10 +80,12 @@ class RunRecords:
                 WriteFailure.run_id == run_id, WriteFailure.task_id == task_id).order_by(WriteFailure.id)).first()
         if not revisions and failure is None:
             return None
-        added = sorted({name for name, op, fmt in revisions if op == "add" and fmt != "sheet"})
-        extended = sorted({"cheatsheet" if fmt == "sheet" else name for name, op, fmt in revisions
-                           if op != "add" or fmt == "sheet"} - set(added))
-        return WriteRecord(added=added, extended=extended, error=failure, failed=not revisions)
+        gone = {name for name, op, _ in revisions if op == "delete"}
+        added = {name for name, op, fmt in revisions if op == "add" and fmt != "sheet"}
+        extended = {"cheatsheet" if fmt == "sheet" else name for name, op, fmt in revisions
+                    if op not in ("add", "delete") or fmt == "sheet"} - added
+        return WriteRecord(added=sorted(added - gone), extended=sorted(extended - gone), error=failure,
+                           failed=not revisions, removed=sorted(gone - added))
 
     # -- runs --------------------------------------------------------------------------------
 

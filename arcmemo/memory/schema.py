@@ -7,10 +7,14 @@ Two forms of the one shape:
 - `ConceptData`: a concept as the store keeps it, every field (`normalize` returns it as a
   dict, fields in DATA_FIELDS order).
 - `ConceptAnswer` and `LessonAnswer`: one PS concept or OE lesson as a model, or a person
-  annotating a seed, writes it. Fewer fields, and two rules stricter, checked under the
-  ANSWER validation context: a parameter needs a typing, and a list item YAML read as a
-  mapping (an unquoted `- key: value`) is refused with how to fix it, where a file's is
-  joined back into its text (ArcMemo's own files hold such items).
+  annotating a seed, writes it. Fewer fields, and one rule stricter, checked under the
+  ANSWER validation context: a parameter needs a typing.
+
+Nothing is coerced: a number, list or mapping where text is expected is refused, naming the
+field (YAML reads an unquoted `3` as a number: quote it). One exception, for ArcMemo's
+released files only (`normalize(..., join_split_notes=True)`): a cue or implementation note
+that YAML split into a one-key mapping (an unquoted `- use slicing: seq[::n]`) is joined
+back into its text, as ArcMemo's own files hold such notes.
 
 Text is cleaned on the way in (`core/text.py`: lone surrogates, control and bidi
 characters removed; names and task ids on one line) and capped (MAX_* below), so junk
@@ -61,8 +65,10 @@ MAX_TEXT = 50_000         # a description, situation or suggestion (a cheatsheet
 MAX_ITEM = 5_000          # a typing, subtype, cue, implementation note, parameter description
 MAX_ITEMS = 1_000         # parameters, cues, implementation notes of one concept; concepts of one answer
 MAX_TASKS = 100_000       # used_in
+MAX_META = 20_000         # a concept's meta, as JSON text
 
 ANSWER = {"answer": True}  # validation context of the answer forms
+JOIN_SPLIT_NOTES = {"join_split_notes": True}  # validation context of ArcMemo's released files
 
 _short = reprlib.Repr()
 _short.maxlevel, _short.maxstring, _short.maxother = 2, 60, 60
@@ -71,12 +77,14 @@ _brief = _short.repr  # a value quoted in an error: bounded however big or deep 
 
 # -- field rules ---------------------------------------------------------------------------------
 
-def checked_text(value: Any, limit: int, *, line: bool = False, numbers: bool = True) -> str | None:
-    """Cleaned text (None when empty); numbers count as text where `numbers` (YAML reads `3` as one)."""
+def checked_text(value: Any, limit: int, *, line: bool = False) -> str | None:
+    """Cleaned text (None when empty). Anything else is refused, numbers included: YAML reads an
+    unquoted `3` as a number, and turning it back into text would hide that."""
     if value is None:
         return None
-    if not isinstance(value, str) and (isinstance(value, bool) or not numbers or not isinstance(value, (int, float))):
-        raise ConceptDataError(f"expected text, got {type(value).__name__} {_brief(value)}")
+    if not isinstance(value, str):
+        hint = f" (quote it to mean the text: '{value}')" if isinstance(value, (int, float)) else ""
+        raise ConceptDataError(f"expected text, got {_kind(value)} {_brief(value)}{hint}")
     text = str(value)
     if not text.isprintable() or (line and "  " in text):  # what is printable has nothing to remove
         text = clean_line(text) if line else clean_text(text)
@@ -84,6 +92,12 @@ def checked_text(value: Any, limit: int, *, line: bool = False, numbers: bool = 
     if len(text) > limit:
         raise ConceptDataError(f"{len(text):,} characters is too long (at most {limit:,})")
     return text or None
+
+
+def _kind(value: Any) -> str:
+    """A value's type as a person reading a YAML file knows it."""
+    kinds = {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "a mapping"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _sized(limit: int, **how) -> Callable[[Any], str | None]:
@@ -116,15 +130,18 @@ def _a_list(limit: int) -> Callable[[Any], list]:
 
 def _note(value: Any, info: ValidationInfo) -> str | None:
     """One cue or implementation note. YAML reads the unquoted note `use slicing: seq[::n]` as
-    a one-key mapping: a file's is joined back into its text; an answer's is refused."""
+    a one-key mapping: refused saying how to fix it, except in ArcMemo's released files
+    (JOIN_SPLIT_NOTES), where it is joined back into its text."""
     if isinstance(value, dict):
-        if (info.context or {}).get("answer"):
-            raise ConceptDataError("expected a string, got a mapping (a ': ' inside an unquoted list item "
-                                   "makes YAML read it as a key; quote the item)")
-        if len(value) == 1:
+        joined = None
+        if (info.context or {}).get("join_split_notes") and len(value) == 1:
             (key, val), = value.items()
             if isinstance(key, str) and isinstance(val, (str, int, float)) and not isinstance(val, bool):
-                value = f"{key}: {val}"
+                joined = f"{key}: {val}"
+        if joined is None:
+            raise ConceptDataError("expected text, got a mapping (a ': ' inside an unquoted list item "
+                                   "makes YAML read it as a key; quote the item)")
+        value = joined
     return checked_text(value, MAX_ITEM)
 
 
@@ -145,13 +162,51 @@ def _unique(items: list) -> list:
     return list(dict.fromkeys(item for item in items if item is not None))
 
 
+def _meta(value: Any) -> dict | None:
+    """A method's own fields: a mapping of names to JSON values (text cleaned, at most MAX_META as
+    JSON); an empty one is none."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConceptDataError(f"expected a mapping of a method's fields, got {type(value).__name__}")
+    clean = _json_value(value, "")
+    if len(json.dumps(clean, ensure_ascii=False)) > MAX_META:
+        raise ConceptDataError(f"is too long as JSON (at most {MAX_META:,} characters)")
+    return clean or None
+
+
+def _json_value(value: Any, where: str, depth: int = 0) -> Any:
+    """`value` as plain JSON data (text cleaned); ConceptDataError at the path (`where`, from meta)
+    of the first value that is not."""
+    def refuse(detail: str):
+        return ConceptDataError(f"{where}: {detail}" if where else detail, where or None, detail)
+
+    if depth > 8:
+        raise refuse("nested too deeply (at most 8 levels)")
+    if isinstance(value, str):
+        return clean_text(value)
+    if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and value == value
+                                                          and abs(value) != float("inf")):
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or not key.strip():
+                raise refuse(f"a key must be text, got {_brief(key)}")
+            out[clean_line(key).strip()] = _json_value(item, f"{where}.{key}" if where else key, depth + 1)
+        return out
+    if isinstance(value, list):
+        return [_json_value(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+    raise refuse(f"expected text, a number, true/false, a list or a mapping, got {type(value).__name__}")
+
+
 Name = Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True))]
 Item = Annotated[str | None, BeforeValidator(_sized(MAX_ITEM))]
 LongText = Annotated[str | None, BeforeValidator(_sized(MAX_TEXT))]
 Kind = Annotated[str | None, BeforeValidator(_choice(KINDS, optional=True))]
 Notes = Annotated[list[Annotated[str | None, BeforeValidator(_note)]],
                   BeforeValidator(_a_list(MAX_ITEMS)), AfterValidator(_unique)]
-TaskIds = Annotated[list[Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True, numbers=False))]],
+TaskIds = Annotated[list[Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True))]],
                     BeforeValidator(_a_list(MAX_TASKS)), AfterValidator(_unique)]
 
 
@@ -238,9 +293,9 @@ class Verified(_Shape):
     """Where a helper was verified: a program calling it passed every train pair of `task_id`
     (looked up in the task source `tasks`) in the sandbox, at time `at`."""
 
-    task_id: Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True, numbers=False))] = None
+    task_id: Annotated[str | None, BeforeValidator(_sized(MAX_NAME, line=True))] = None
     tasks: Name = None
-    program: Annotated[str | None, BeforeValidator(_sized(MAX_HELPER_SOURCE, numbers=False))] = None
+    program: Annotated[str | None, BeforeValidator(_sized(MAX_HELPER_SOURCE))] = None
     at: Name = None
     run_id: Name = None
 
@@ -260,7 +315,7 @@ class Helper(_Mapping):
 
     name: Name = None
     source: Annotated[str | None, BeforeValidator(_code)] = None
-    depends: Annotated[list[Annotated[str, BeforeValidator(_sized(MAX_NAME, line=True, numbers=False))]],
+    depends: Annotated[list[Annotated[str, BeforeValidator(_sized(MAX_NAME, line=True))]],
                        BeforeValidator(_a_list(MAX_ITEMS))] = []
     verified: Verified | None = None
 
@@ -284,6 +339,7 @@ class ConceptData(_PSFields):
     suggestion: LongText = None
     helper: Helper | None = None
     source: Annotated[str, BeforeValidator(_choice(SOURCES, optional=False))]
+    meta: Annotated[dict | None, BeforeValidator(_meta)] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -385,12 +441,13 @@ def data_error(exc: ValidationError, allowed: tuple[str, ...], label: str = "", 
 
 # -- the store's form -----------------------------------------------------------------------------
 
-def normalize(data: Any, *, format: str = "ps", source: str = "human") -> dict[str, Any]:
+def normalize(data: Any, *, format: str = "ps", source: str = "human", join_split_notes: bool = False) -> dict[str, Any]:
     """Check one concept's data and return it in canonical form (all DATA_FIELDS, in order).
 
     Empty text becomes None, list fields default to [], lists are de-duplicated in order.
     `format`/`source` are defaults for data that does not say. OE lessons get the name
-    `lesson-<8 hex of their content>` when none is given.
+    `lesson-<8 hex of their content>` when none is given. `join_split_notes`: data from
+    ArcMemo's released files (module docstring).
     """
     if not isinstance(data, dict):
         raise ConceptDataError(f"expected a mapping of concept fields, got {type(data).__name__}")
@@ -399,7 +456,7 @@ def normalize(data: Any, *, format: str = "ps", source: str = "human") -> dict[s
         if filled.get(key) is None:
             filled[key] = default
     try:
-        concept = ConceptData.model_validate(filled)
+        concept = ConceptData.model_validate(filled, context=JOIN_SPLIT_NOTES if join_split_notes else None)
     except ValidationError as exc:
         raise data_error(exc, DATA_FIELDS) from None
     out = {field: getattr(concept, field) for field in DATA_FIELDS}
@@ -435,12 +492,14 @@ def helper_data(helper: Helper) -> dict[str, Any]:
 
 
 def content_hash(data: dict[str, Any]) -> str:
-    """sha256 of what a concept says: every data field except name, used_in and source.
+    """sha256 of what a concept says: every data field except name, used_in and source (and meta
+    when it has none, so a concept without one hashes as before the field existed).
 
     Two OE lessons with the same situation and suggestion have the same hash (the OE
     merge key); PS concepts merge by name, so for them the hash only detects change.
     """
-    body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")}
+    body = {k: data.get(k) for k in DATA_FIELDS if k not in ("name", "used_in", "source")
+            and (k != "meta" or data.get(k))}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -549,7 +608,8 @@ def custom_type(name: Any, definition: Any) -> tuple[str, str]:
 __all__ = [
     "FORMATS", "KINDS", "SOURCES", "DATA_FIELDS", "LIST_FIELDS", "HELPER_FIELDS", "VERIFIED_FIELDS", "Helper",
     "helper_data", "check_helper_of", "PARAMETER_FIELDS", "ANSWER_FIELDS",
-    "LESSON_FIELDS", "MAX_NAME", "MAX_TEXT", "MAX_ITEM", "MAX_ITEMS", "MAX_TASKS", "ANSWER",
+    "LESSON_FIELDS", "MAX_NAME", "MAX_TEXT", "MAX_ITEM", "MAX_ITEMS", "MAX_TASKS", "MAX_META", "ANSWER",
+    "JOIN_SPLIT_NOTES",
     "ConceptData", "ConceptAnswer", "LessonAnswer", "Parameter", "ConceptDataError",
     "normalize", "content_hash", "checked_text", "name_key", "concept_answers", "lesson_answers", "data_error",
     "split_custom_type", "custom_types_in", "split_custom_types", "custom_type",

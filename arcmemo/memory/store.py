@@ -9,6 +9,11 @@ writing the same database lose nothing.
 Every write appends a ConceptRevision whose id is the store's global revision number and
 whose snapshot is the full concept row after the change, so `list(as_of=N)` rebuilds
 the memory exactly as it was after revision N.
+
+`Memory(url, read_only=True)` (the read-only commands) writes nothing at all: no schema
+into an empty file, no migration, no journal mode; its connections refuse changes
+(SQLite `query_only`, a PostgreSQL session of read-only transactions) and a write method
+is a StoreError.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -31,6 +37,7 @@ from sqlmodel import Session, select
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory import schema
+from arcmemo.memory.bulk import encode, insert_concepts
 from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, UnknownConcept
 from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
@@ -41,13 +48,16 @@ from arcmemo.memory.models import (
     Solution,
     utcnow,
 )
-from arcmemo.memory.reader import sqlite_file
+from arcmemo.memory.reader import readable_file, sqlite_file
 from arcmemo.memory.reads import ConceptReads, Rows, concept_of
 from arcmemo.memory.records import RunRecords
 from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
 from arcmemo.memory.usage import UsageRecords
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
+# Custom types one write transaction may create: one task's concepts or annotation define a
+# few (the shipped seeds at most 3); more is a model defining a type per parameter.
+MAX_NEW_TYPES = 20
 
 
 class MergeResult(NamedTuple):
@@ -55,9 +65,29 @@ class MergeResult(NamedTuple):
     action: str  # "added" | "extended" | "unchanged"
 
 
+@dataclass
+class TypeCap:
+    """The custom types one write transaction may create (`limit`): those it `created`, and those
+    over the limit it did not create (`dropped`, in the order met), for the writer to report.
+    The typings naming a dropped type keep its name as their text."""
+
+    limit: int
+    created: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    def admit(self, name: str) -> bool:
+        """Whether the type `name` may be created now (counted as created if so, else as dropped)."""
+        if len(self.created) < self.limit:
+            self.created.append(name)
+            return True
+        if name not in self.dropped:
+            self.dropped.append(name)
+        return False
+
+
 def _json_dumps(value: Any) -> str:
     # ensure_ascii=False keeps JSON columns searchable with LIKE for non-ASCII text
-    return json.dumps(value, ensure_ascii=False)
+    return encode(value)
 
 
 def _postgres_driver(url: str) -> str:
@@ -72,8 +102,9 @@ def _postgres_driver(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> sa.Engine:
-    """An engine for a path or URL, configured for safe concurrent writers."""
+def make_engine(url: str, *, read_only: bool = False) -> sa.Engine:
+    """An engine for a path or URL, configured for safe concurrent writers (or, `read_only`,
+    for connections that cannot change the database)."""
     url = str(url)
     if url == ":memory:":
         url = "sqlite://"
@@ -83,6 +114,8 @@ def make_engine(url: str) -> sa.Engine:
         url = _postgres_driver(url)
         # an unreachable server fails within seconds instead of the OS's TCP timeout
         connect_args = {} if "connect_timeout" in url else {"connect_timeout": 10}
+        if read_only:
+            connect_args["options"] = "-c default_transaction_read_only=on"
         return sa.create_engine(url, json_serializer=_json_dumps, pool_pre_ping=True, connect_args=connect_args)
 
     in_memory = url in ("sqlite://", "sqlite:///:memory:")
@@ -97,8 +130,11 @@ def make_engine(url: str) -> sa.Engine:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA busy_timeout = 60000")
-        cur.execute("PRAGMA journal_mode = WAL")
-        cur.execute("PRAGMA synchronous = NORMAL")
+        if read_only:
+            cur.execute("PRAGMA query_only = ON")      # setting the journal mode would write the file
+        else:
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = NORMAL")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -117,22 +153,32 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
     `records.py`, the usage counters in `usage.py`, the concept reads, shared with the lean
     `reader.py`, in `reads.py`); nothing outside this package writes SQL."""
 
-    def __init__(self, url: str | Path = "memory.db"):
-        """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used."""
+    def __init__(self, url: str | Path = "memory.db", *, read_only: bool = False):
+        """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used.
+        `read_only`: open it as it is, writing nothing (module docstring)."""
         self.url = str(url)
+        self.read_only = read_only
         self._local = threading.local()
         try:
-            self.engine = make_engine(self.url)
+            path = sqlite_file(self.url)
+            if read_only and path is not None:
+                readable_file(path)
+            self.engine = make_engine(self.url, read_only=read_only)
             self._writer = self.engine.execution_options(arcmemo_write=True)
             self._postgres = self.engine.dialect.name == "postgresql"
             with self.engine.connect() as conn:
                 todo = pending(conn)
+                known = applied(conn) if read_only and todo else []
+            if todo and read_only:
+                raise StoreError(_not_up_to_date(self.url, todo, known))
             if todo:
                 with self._write() as session:
                     migrate(session.connection())
-        except (sa.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError) as exc:
+        except (sa.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError, StoreError) as exc:
             if hasattr(self, "engine"):
                 self.engine.dispose()
+            if isinstance(exc, StoreError):
+                raise
             raise StoreError(f"cannot open memory database {_label(self.url)}: {_open_problem(exc, self.url)}") from None
 
     def close(self) -> None:
@@ -165,18 +211,21 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
     # -- sessions and transactions -------------------------------------------------
 
     @contextmanager
-    def _write(self) -> Iterator[Session]:
-        """One write transaction (joined if this thread is already inside `transaction()`)."""
+    def _write(self, max_new_types: int = MAX_NEW_TYPES) -> Iterator[Session]:
+        """One write transaction (joined if this thread is already inside `transaction()`), which
+        creates at most `max_new_types` custom types (`self._local.types`, a TypeCap)."""
         active = getattr(self._local, "session", None)
         if active is not None:
             yield active
             return
+        if self.read_only:
+            raise StoreError(f"memory {_label(self.url)} is open read-only; nothing was written")
         with Session(self._writer, expire_on_commit=False) as session:
             if self._postgres:
                 session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_WRITE_LOCK})
             else:
                 session.connection()  # emits BEGIN IMMEDIATE now, before any read
-            self._local.session = session
+            self._local.session, self._local.types = session, TypeCap(max_new_types)
             try:
                 yield session
                 session.commit()
@@ -205,10 +254,12 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         return session is getattr(self._local, "session", None)
 
     @contextmanager
-    def transaction(self) -> Iterator[Memory]:
-        """Writes inside the block are all-or-nothing (one write transaction)."""
-        with self._write():
-            yield self
+    def transaction(self, *, max_new_types: int = MAX_NEW_TYPES) -> Iterator[TypeCap]:
+        """Writes inside the block are all-or-nothing (one write transaction). Together they create
+        at most `max_new_types` custom types; the TypeCap given says which they created and which
+        they did not (a block inside another transaction shares the outer one's)."""
+        with self._write(max_new_types):
+            yield self._local.types
 
     def in_transaction(self) -> bool:
         """True inside `transaction()` on this thread: reads see its writes, which may still roll back."""
@@ -326,7 +377,7 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         oe_names: dict[str, tuple] = {}
         for data, model in items:
             clean = data if validated else schema.normalize(data, source=source)
-            key = ("oe", schema.content_hash(clean)) if clean["format"] == "oe" else (clean["format"], clean["name"])
+            key = cdata.merge_key(clean)
             if key[0] == "oe" and oe_names.setdefault(clean["name"], key) != key:
                 raise ConceptExists(f"two different OE lessons are both named {clean['name']!r}")
             if key in batch:
@@ -369,37 +420,17 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         return found
 
     def _bulk_insert(self, session: Session, items: list[tuple[dict, str | None]], *, op: str, actor: str,
-                     reason: str, run_id: str | None, chunk: int = 2000) -> None:
-        """Plain executemany INSERTs for new concepts, then their revisions, in chunks.
+                     reason: str, run_id: str | None) -> None:
+        """New concepts and their revisions by plain executemany INSERTs (bulk.py), then the custom
+        types they define."""
+        insert_concepts(session.connection(), items, op=op, actor=actor, reason=reason, run_id=run_id, when=utcnow())
+        for data, model in items:
+            self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
 
-        Ids are read back by (format, name), which is unique; no RETURNING (slow for executemany).
-        """
-        concepts, revisions = CONCEPTS, REVISIONS
-        for start in range(0, len(items), chunk):
-            part = items[start:start + chunk]
-            now = utcnow()
-            rows = [dict(data, created_by_model=model, content_hash=schema.content_hash(data),
-                         created_at=now, updated_at=now) for data, model in part]
-            session.execute(concepts.insert(), rows)
-            ids: dict[tuple[str, str], int] = {}
-            for fmt in {row["format"] for row in rows}:
-                names = [row["name"] for row in rows if row["format"] == fmt]
-                for i in range(0, len(names), 500):
-                    query = sa.select(concepts.c.id, concepts.c.name).where(
-                        concepts.c.format == fmt, concepts.c.name.in_(names[i:i + 500]))
-                    ids.update(((fmt, name), id_) for id_, name in session.execute(query))
-            stamp = now.isoformat()
-            session.execute(revisions.insert(), [
-                dict(concept_id=ids[(row["format"], row["name"])], format=row["format"], name=row["name"], op=op,
-                     actor=actor, reason=reason or "", run_id=run_id, task_id=None, model=row["created_by_model"],
-                     snapshot=dict(row, id=ids[(row["format"], row["name"])], created_at=stamp, updated_at=stamp),
-                     created_at=now)
-                for row in rows])
-            for data, model in part:
-                self._learn_types(session, data, actor=actor, run_id=run_id, model=model)
-
-    def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps") -> Concept:
-        """Replace the given fields (validated as a whole concept); renames keep the id."""
+    def edit(self, ref: int | str, changes: dict, *, actor: str, reason: str, format: str = "ps",
+             run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> Concept:
+        """Replace the given fields (validated as a whole concept); renames keep the id. A memory
+        method's edit names its run, task and model, as its adds do (the revision keeps them)."""
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
@@ -422,16 +453,20 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
                 self._check_helper(session, clean)
             if old and (not new or new["name"] != old["name"]):
                 self._check_no_callers(session, old["name"], concept.name)
-            return self._update(session, concept, clean, "edit", actor=actor, reason=reason)
+            return self._update(session, concept, clean, "edit", actor=actor, reason=reason, run_id=run_id,
+                                task_id=task_id, model=model)
 
-    def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps") -> None:
+    def delete(self, ref: int | str, *, actor: str, reason: str, format: str = "ps", run_id: str | None = None,
+               task_id: str | None = None, model: str | None = None) -> None:
+        """Delete a concept (its revisions stay: `list(as_of=...)` still has it); run, task and model as for edit."""
         with self._write() as session:
             concept = self._get(session, ref, format)
             if concept is None:
                 raise UnknownConcept(_missing(ref, format))
             if concept.helper:
                 self._check_no_callers(session, concept.helper["name"], concept.name)
-            self._log(session, concept, "delete", actor=actor, reason=reason)
+            self._log(session, concept, "delete", actor=actor, reason=reason, run_id=run_id, task_id=task_id,
+                      model=model)
             session.execute(CONCEPTS.delete().where(CONCEPTS.c.id == concept.id))
 
     # -- helpers -----------------------------------------------------------------------
@@ -501,7 +536,8 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def add_custom_type(self, name: str, definition: str, *, actor: str, reason: str = "",
                         run_id: str | None = None, task_id: str | None = None, model: str | None = None) -> None:
-        """Define (or redefine) a PS custom type `name := definition`; logged as a revision."""
+        """Define (or redefine) a PS custom type `name := definition`; logged as a revision. A new
+        type counts against the write's cap (`transaction`): over it, it is not created."""
         name, definition = schema.custom_type(name, definition)
         with self._write() as session:
             self._set_type(session, name, definition, actor=actor, reason=reason, run_id=run_id,
@@ -509,8 +545,11 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
 
     def _set_type(self, session: Session, name: str, definition: str, *, overwrite: bool, actor: str,
                   reason: str = "", run_id=None, task_id=None, model=None) -> None:
+        """Create (or, `overwrite`, redefine) a custom type; a new one only within the transaction's TypeCap."""
         row = session.exec(select(CustomType).where(CustomType.name == name)).first()
         if row is not None and (row.definition == definition or not overwrite):
+            return
+        if row is None and not self._local.types.admit(name):
             return
         op = "add" if row is None else "edit"
         row = row or CustomType(name=name, definition=definition)
@@ -577,10 +616,19 @@ def _open_problem(exc: BaseException, url: str) -> str:
     return reason
 
 
+def _not_up_to_date(url: str, todo: list[str], known: list[str]) -> str:
+    """Why a memory cannot be read as it is (read-only opening runs no migration)."""
+    if not known:
+        return f"{_label(url)} is not an arcmemo memory database (it has none of its tables)"
+    return (f"cannot read memory database {_label(url)} as it is: an older arcmemo wrote it, and it lacks "
+            f"{', '.join(todo)}; read-only commands leave it unchanged (the next command that writes memory, "
+            "such as `arcmemo concepts import`, brings it up to date)")
+
+
 def _missing(ref: int | str, format: str) -> str:
     if isinstance(ref, int):
         return f"no concept with id {ref}"
     return f"no {format} concept named {ref!r}"
 
 
-__all__ = ["Memory", "MergeResult", "make_engine"]
+__all__ = ["Memory", "MergeResult", "TypeCap", "MAX_NEW_TYPES", "make_engine"]

@@ -1,9 +1,14 @@
 """Where every part of a grid picture goes: one layout, drawn alike by svg.py and png.py.
 
 A picture is rows of panels; a panel is a titled grid. A panel given the grid it should
-equal (`expected`) marks the cells that differ from it, or, when the shapes differ, the
-whole grid. A panel without a grid (no prediction, or one that is not a valid grid)
-keeps its place as an empty dashed box, so attempts and answers stay side by side.
+equal (`expected`) marks each cell that differs from it with an × in ink that reads on the
+cell's colour (the colour stays visible around it), or, when the shapes differ, draws a
+dashed frame around the grid. A panel without a grid (no prediction, or one that is not a
+valid grid) keeps its place as an empty dashed box, so attempts and answers stay side by side.
+
+`fitted` picks the cell size for a width: the largest up to MAX_CELL (and no grid longer than
+MAX_GRID_PX) at which the panels fit side by side, cutting rows into bands of fewer panels until
+cells are at least READABLE_CELL.
 """
 
 from __future__ import annotations
@@ -13,9 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from arcmemo.core.tasks import Grid, as_grid
-from arcmemo.pictures.palette import DIFF_INNER, DIFF_OUTER
+from arcmemo.pictures.palette import COLOURS, DIFF_FRAME, ink_on
 
-CHAR_WIDTH = 0.6  # average width of a sans-serif character, in font sizes (titles are laid out, not measured)
+CHAR_WIDTH = 0.6    # average width of a sans-serif character, in font sizes (titles are laid out, not measured)
+TITLE_FONT = 13     # px, whatever the cell size: a title is a label, the grid is the picture
+MARGIN = 4
+GAP = 20            # between panels, and between rows
+LINES_FROM = 6      # cells smaller than this (thumbnails) are drawn without grid lines
+MAX_CELL = 32
+READABLE_CELL = 20
+MAX_GRID_PX = 640   # a fitted grid's longest side: a 30x30 grid needs no more than readable cells
 
 
 @dataclass(frozen=True)
@@ -47,15 +59,27 @@ class Placeholder:
 
 
 @dataclass(frozen=True)
-class Outline:
-    """A box drawn as a stroke of `width` just inside (x, y, width, height)."""
+class Cross:
+    """The mark of a cell that differs from the expected grid: an × from (x0, y0) to (x1, y1)."""
 
-    x: int
-    y: int
-    w: int
-    h: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    ink: str
+    width: float
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A dashed box drawn just outside a grid whose shape is wrong."""
+
+    x: float
+    y: float
+    w: float
+    h: float
     colour: str
-    width: int
+    width: float
 
 
 @dataclass(frozen=True)
@@ -83,6 +107,11 @@ class PlacedGrid:
     def height(self) -> int:
         return self.rows * self.cell
 
+    @property
+    def line_width(self) -> float:
+        """Grid lines: thin, but never thinner than a pixel; none on thumbnail-sized cells."""
+        return 0.0 if self.cell < LINES_FROM else max(1.0, self.cell / 20)
+
     def cells(self) -> Iterator[tuple[int, int, int, int, int]]:
         """(x, y, value, row, col) of every cell, row by row."""
         for r, row in enumerate(self.grid):
@@ -90,7 +119,9 @@ class PlacedGrid:
                 yield self.x + c * self.cell, self.y + r * self.cell, value, r, c
 
     def lines(self) -> Iterator[tuple[int, int, int, int]]:
-        """(x0, y0, x1, y1) of the grid lines, the frame included."""
+        """(x0, y0, x1, y1) of the grid lines, the frame included (none without line_width)."""
+        if not self.line_width:
+            return
         for r in range(self.rows + 1):
             y = self.y + r * self.cell
             yield self.x, y, self.x + self.width, y
@@ -98,15 +129,21 @@ class PlacedGrid:
             x = self.x + c * self.cell
             yield x, self.y, x, self.y + self.height
 
-    def outlines(self) -> Iterator[Outline]:
-        """The two-tone outlines (black outside, white inside) of each differing cell, or of the
-        whole grid when its shape is wrong; the middle of a marked cell keeps its colour."""
-        w = max(1, self.cell // 6)
-        boxes = [(self.x, self.y, self.width, self.height)] if self.wrong_shape else [
-            (self.x + c * self.cell, self.y + r * self.cell, self.cell, self.cell) for r, c in sorted(self.differs)]
-        for x, y, width, height in boxes:
-            yield Outline(x, y, width, height, DIFF_OUTER, w)
-            yield Outline(x + w, y + w, width - 2 * w, height - 2 * w, DIFF_INNER, w)
+    def crosses(self) -> Iterator[Cross]:
+        """Two strokes per differing cell, across its middle half, in ink that reads on its colour."""
+        inset, width = self.cell / 4, max(1.5, self.cell / 9)
+        for r, c in sorted(self.differs):
+            x, y = self.x + c * self.cell, self.y + r * self.cell
+            ink = ink_on(COLOURS[self.grid[r][c]])
+            yield Cross(x + inset, y + inset, x + self.cell - inset, y + self.cell - inset, ink, width)
+            yield Cross(x + inset, y + self.cell - inset, x + self.cell - inset, y + inset, ink, width)
+
+    def frame(self) -> Frame | None:
+        """The dashed frame of a grid whose shape differs from the expected one."""
+        if not self.wrong_shape:
+            return None
+        pad = 3
+        return Frame(self.x - pad, self.y - pad, self.width + 2 * pad, self.height + 2 * pad, DIFF_FRAME, 2)
 
 
 @dataclass(frozen=True)
@@ -143,38 +180,48 @@ def resolve(panel: Panel) -> Resolved:
         return Resolved(f"{panel.title} ({_shape(grid)}, expected {_shape(expected)})", grid, wrong_shape=True)
     differs = frozenset((r, c) for r, (got, want) in enumerate(zip(grid, expected))
                         for c, (p, q) in enumerate(zip(got, want)) if p != q)
-    return Resolved(panel.title, grid, differs=differs)
+    title = panel.title
+    if differs:
+        title += f" ({len(differs)} cell{' differs' if len(differs) == 1 else 's differ'})"
+    return Resolved(title, grid, differs=differs)
 
 
-def lay_out(rows: Sequence[Sequence[Panel | None]], cell: int = 12, *, columns: bool = False) -> Scene:
-    """Place the panels: each row left to right, titles above their grids, rows top to bottom.
+Parts = list[list[Resolved | None]]
+
+
+def resolve_rows(rows: Sequence[Sequence[Panel | None]]) -> Parts:
+    return [[resolve(p) if p is not None else None for p in row] for row in rows]
+
+
+def place(parts: Parts, cell: int, *, columns: bool = False, titles: bool = True) -> Scene:
+    """Place resolved panels: each row left to right, titles above their grids, rows top to bottom.
 
     A None in a row leaves its place empty. With `columns=True` the panels line up in
     columns (each as wide as its widest panel), e.g. train inputs above their outputs."""
     if cell < 2:
         raise ValueError(f"cell size must be at least 2 pixels, got {cell}")
-    font = max(11, round(cell * 0.9))
-    title_height = round(font * 1.6)
-    margin, gap = max(8, cell), max(16, 2 * cell)
-    resolved = [[resolve(p) if p is not None else None for p in row] for row in rows]
+    title_height = round(TITLE_FONT * 1.6) if titles else 0
+    margin, gap = (MARGIN, GAP) if titles else (1, max(4, 2 * cell))
 
     def size(part: Resolved | None) -> tuple[int, int]:
         if part is None:
             return 0, 0
         grid_w, grid_h = (len(part.grid[0]) * cell, len(part.grid) * cell) if part.grid else (3 * cell, 3 * cell)
-        return max(grid_w, round(len(part.title) * CHAR_WIDTH * font)), title_height + grid_h
+        title_w = round(len(part.title) * CHAR_WIDTH * TITLE_FONT) if titles else 0
+        return max(grid_w, title_w), title_height + grid_h
 
-    widths = [[size(part)[0] for part in row] for row in resolved]
+    widths = [[size(part)[0] for part in row] for row in parts]
     if columns:
         shared = [max(row[j] for row in widths if j < len(row)) for j in range(max(map(len, widths), default=0))]
         widths = [shared[:len(row)] for row in widths]
     grids, texts, placeholders = [], [], []
     y, width = margin, 0
-    for row, row_widths in zip(resolved, widths):
+    for row, row_widths in zip(parts, widths):
         x, row_height = margin, 0
         for part, panel_w in zip(row, row_widths):
             if part is not None:
-                texts.append(Text(x, y + font, part.title, font))
+                if titles:
+                    texts.append(Text(x, y + TITLE_FONT, part.title, TITLE_FONT))
                 top = y + title_height
                 if part.grid is None:
                     placeholders.append(Placeholder(x, top, 3 * cell, 3 * cell, part.missing))
@@ -186,3 +233,46 @@ def lay_out(rows: Sequence[Sequence[Panel | None]], cell: int = 12, *, columns: 
         y += row_height + gap
     return Scene(max(width, 2 * margin), max(y - gap + margin, 2 * margin), tuple(grids), tuple(texts),
                  tuple(placeholders))
+
+
+def lay_out(rows: Sequence[Sequence[Panel | None]], cell: int = 12, *, columns: bool = False,
+            titles: bool = True) -> Scene:
+    """Place the panels at a given cell size (see `place`)."""
+    return place(resolve_rows(rows), cell, columns=columns, titles=titles)
+
+
+def largest_cell(parts: Parts, width: int, height: int | None = None, *, columns: bool = False,
+                 titles: bool = True, largest: int = MAX_CELL) -> int:
+    """The largest cell size (2 to `largest`) at which the picture fits `width` (and `height`)."""
+    for cell in range(largest, 2, -1):
+        scene = place(parts, cell, columns=columns, titles=titles)
+        if scene.width <= width and (height is None or scene.height <= height):
+            return cell
+    return 2
+
+
+def bands(parts: Parts, per_band: int, together: int = 1) -> Parts:
+    """Each group of `together` rows cut into bands of at most `per_band` panels, cut in step
+    (a puzzle's inputs above its outputs stay paired); empty rows dropped."""
+    out: Parts = []
+    for start in range(0, len(parts), together):
+        group = parts[start:start + together]
+        for first in range(0, max(map(len, group), default=0), per_band):
+            out += [row[first:first + per_band] for row in group if row[first:first + per_band]]
+    return out
+
+
+def fitted(rows: Sequence[Sequence[Panel | None]], width: int, *, columns: bool = False, together: int = 1,
+           largest: int = MAX_CELL, readable: int = READABLE_CELL) -> Scene:
+    """The panels at the largest cell size that fits `width`, in as few bands as keep cells at
+    least `readable` (one panel per band when nothing else does)."""
+    parts = resolve_rows(rows)
+    widest = max(1, max(map(len, parts), default=1))
+    longest = max((max(len(p.grid), len(p.grid[0])) for row in parts for p in row if p and p.grid), default=1)
+    largest = min(largest, max(readable, MAX_GRID_PX // longest))
+    for per_band in range(widest, 0, -1):
+        banded = bands(parts, per_band, together)
+        cell = largest_cell(banded, width, columns=columns, largest=largest)
+        if cell >= readable or per_band == 1:
+            return place(banded, cell, columns=columns)
+    raise AssertionError("unreachable: one panel per band always returns")

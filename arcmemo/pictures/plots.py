@@ -64,21 +64,24 @@ def _figure(width: float, height: float, panels: int = 1):
 
 @_chart
 def depth_chart(settings: Mapping[str, Mapping[int, Mapping[int, float]]]):
-    """`settings[label][depth][k]` = oracle@k in percent after `depth` retries; one panel per k."""
+    """`settings[label][depth][k]` = oracle@k in percent after `depth` retries; one panel per k,
+    a point at every depth (line `depth-line-K-I`: setting I's line in the oracle@K panel)."""
     ks = sorted({k for by_depth in settings.values() for row in by_depth.values() for k in row})
+    depths = sorted({d for by_depth in settings.values() for d in by_depth})
     fig, axes = _figure(max(3.2, 2.8 * len(ks)), 2.8, max(1, len(ks)))
     for ax, k in zip(axes, ks):
-        for label, by_depth in settings.items():
+        for i, (label, by_depth) in enumerate(settings.items()):
             points = sorted((d, row[k]) for d, row in by_depth.items() if k in row)
             if points:
-                ax.plot([d for d, _ in points], [s for _, s in points], marker="o", label=label)
+                ax.plot([d for d, _ in points], [s for _, s in points], marker="o", label=label,
+                        gid=f"depth-line-{k}-{i}")
         ax.set_title(f"oracle@{k}")
         ax.set_xlabel("retry depth")
-        ax.set_xlim(-0.3, max(d for by_depth in settings.values() for d in by_depth) + 0.3)
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_xticks(depths)
+        ax.set_xlim(min(depths) - 0.3, max(depths) + 0.3)
         ax.set_ylim(0, 105)
     axes[0].set_ylabel("score (%)")
-    axes[-1].legend(fontsize=7, loc="lower right")
+    _legend(fig, axes[0])
     return fig
 
 
@@ -92,11 +95,11 @@ def efficiency_chart(runs: Mapping[str, Sequence[tuple[float, float, float]]]):
         by_cost.plot([p[1] for p in points], [p[2] for p in points], marker="o", label=label)
     by_tokens.set_xlabel("tokens (prompt + completion)")
     by_cost.set_xlabel("cost (USD)")
-    by_tokens.set_ylabel("oracle@2 (%)")
+    by_tokens.set_ylabel("oracle@k over threads (%)")
     for ax in (by_tokens, by_cost):
         ax.set_ylim(0, 105)
         ax.set_xlim(left=0)
-    by_cost.legend(fontsize=7, loc="lower right")
+    _legend(fig, by_tokens)
     return fig
 
 
@@ -114,7 +117,7 @@ def memory_chart(runs: Mapping[str, Sequence[tuple[int, int, int]]]):
         ax.set_ylim(bottom=0)
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.yaxis.get_major_locator().set_params(integer=True)
-    used.legend(fontsize=7, loc="lower right")
+    _legend(fig, size)
     return fig
 
 
@@ -128,8 +131,16 @@ def usage_chart(rows: Sequence[tuple[str, int, int]], top: int = 20):
     ax.barh(names, [r[2] for r in rows][::-1], color="#2ECC40", label="in a solved task")
     ax.set_xlabel("tasks")
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(fontsize=7, loc="lower right")
+    _legend(fig, ax)
     return fig
+
+
+def _legend(fig: Any, ax: Any) -> None:
+    """The legend of `ax`'s lines or bars below the plots, outside them: it never covers a point or a bar."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        columns = 1 if max(map(len, labels)) > 30 else min(len(labels), 4)
+        fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=7, frameon=False)
 
 
 def _short(name: str, n: int = 40) -> str:

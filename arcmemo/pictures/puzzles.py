@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from arcmemo.core.tasks import Grid, Task
-from arcmemo.pictures.layout import Panel, lay_out
+from arcmemo.pictures.layout import Panel, fitted, largest_cell, lay_out, place, resolve_rows
 from arcmemo.pictures.png import to_png
 from arcmemo.pictures.svg import to_svg
 
 Rows = list[list[Panel | None]]
+THUMBNAIL_CELL = 10
 
 
 def pair_row(index: int, pair) -> list[Panel]:
@@ -67,5 +68,18 @@ def svg(rows: Rows, *, cell: int = 12, inline: bool = True, columns: bool = Fals
     return to_svg(lay_out(rows, cell, columns=columns), inline=inline)
 
 
+def fitted_svg(rows: Rows, width: int, *, columns: bool = False, together: int = 1) -> str:
+    """Rows of panels as inline SVG at most `width` pixels wide, cells as large as fit (layout.fitted):
+    `together=2` keeps a puzzle's inputs above their outputs when its rows are cut into bands."""
+    return to_svg(fitted(rows, width, columns=columns, together=together), inline=True)
+
+
 def png(rows: Rows, *, cell: int = 20, columns: bool = False) -> bytes:
     return to_png(lay_out(rows, cell, columns=columns))
+
+
+def thumbnail_png(task: Task, width: int, height: int) -> bytes:
+    """The first train pair, input beside output, untitled, as large as fits width x height."""
+    parts = resolve_rows([[Panel("", task.train[0].input), Panel("", task.train[0].output)]])
+    cell = largest_cell(parts, width, height, titles=False, largest=THUMBNAIL_CELL)
+    return to_png(place(parts, cell, titles=False))

@@ -1,16 +1,23 @@
 """A laid-out picture as SVG, drawn with drawsvg: one <rect> per cell (its colour in `fill`),
-inside `<g class="cells">`, row by row, so pages, tests and browsers can read each cell."""
+inside `<g class="cells">`, row by row, so pages, tests and browsers can read each cell; the
+grid lines, the × marks of differing cells (`path.differs`) and a wrong shape's dashed frame
+(`rect.wrong-shape`) are drawn over them."""
 
 from __future__ import annotations
 
-import drawsvg
+from typing import TYPE_CHECKING
 
 from arcmemo.pictures.layout import Scene
 from arcmemo.pictures.palette import BACKGROUND, COLOURS, GRID_LINE, TEXT
 
+if TYPE_CHECKING:
+    import drawsvg
+
 
 def to_svg(scene: Scene, *, inline: bool = False) -> str:
     """The SVG document; `inline=True` leaves out the XML declaration, for embedding in HTML."""
+    import drawsvg  # here, not at start-up: `tasks show` in a terminal draws no SVG
+
     d = drawsvg.Drawing(scene.width, scene.height, role="img", class_="arc-picture")
     d.append(drawsvg.Rectangle(0, 0, scene.width, scene.height, fill=BACKGROUND))
     for text in scene.texts:
@@ -22,15 +29,22 @@ def to_svg(scene: Scene, *, inline: bool = False) -> str:
         for x, y, value, _, _ in grid.cells():
             cells.append(drawsvg.Rectangle(x, y, grid.cell, grid.cell, fill=COLOURS[value]))
         group.append(cells)
-        lines = drawsvg.Path(stroke=GRID_LINE, stroke_width=max(0.5, grid.cell / 16), fill="none", class_="lines")
-        for x0, y0, x1, y1 in grid.lines():
-            lines.M(x0, y0).L(x1, y1)
-        group.append(lines)
-        for box in grid.outlines():
-            half = box.width / 2
-            group.append(drawsvg.Rectangle(box.x + half, box.y + half, box.w - box.width, box.h - box.width,
-                                           fill="none", stroke=box.colour, stroke_width=box.width,
-                                           class_="differs"))
+        if grid.line_width:
+            lines = drawsvg.Path(stroke=GRID_LINE, stroke_width=grid.line_width, fill="none", class_="lines")
+            for x0, y0, x1, y1 in grid.lines():
+                lines.M(x0, y0).L(x1, y1)
+            group.append(lines)
+        marks: dict[str, drawsvg.Path] = {}       # one path per ink colour
+        for cross in grid.crosses():
+            if cross.ink not in marks:
+                marks[cross.ink] = drawsvg.Path(stroke=cross.ink, stroke_width=cross.width, fill="none",
+                                                stroke_linecap="round", class_="differs")
+                group.append(marks[cross.ink])
+            marks[cross.ink].M(cross.x0, cross.y0).L(cross.x1, cross.y1)
+        frame = grid.frame()
+        if frame is not None:
+            group.append(drawsvg.Rectangle(frame.x, frame.y, frame.w, frame.h, fill="none", stroke=frame.colour,
+                                           stroke_width=frame.width, stroke_dasharray="6 4", class_="wrong-shape"))
         d.append(group)
     for gap in scene.placeholders:
         d.append(drawsvg.Rectangle(gap.x + 0.5, gap.y + 0.5, gap.width - 1, gap.height - 1, fill="none",

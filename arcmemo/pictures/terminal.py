@@ -13,15 +13,9 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from arcmemo.pictures.layout import Panel, resolve
-from arcmemo.pictures.palette import COLOURS, rgb
+from arcmemo.pictures.palette import COLOURS, ink_on
 
 DIFF_NOTE = "cells marked × (* in plain text) differ from the expected output"
-
-
-def _ink(hex_colour: str) -> str:
-    """Black or white, whichever reads on this cell colour."""
-    r, g, b = rgb(hex_colour)
-    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#FFFFFF"
 
 
 def _rich_panel(panel: Panel | None) -> Group | Text:
@@ -36,7 +30,7 @@ def _rich_panel(panel: Panel | None) -> Group | Text:
         for c, value in enumerate(row):
             colour = COLOURS[value]
             marked = part.wrong_shape or (r, c) in part.differs
-            line.append("××" if marked else "  ", style=f"bold {_ink(colour)} on {colour}")
+            line.append("××" if marked else "  ", style=f"bold {ink_on(colour)} on {colour}")
         lines.append(line)
     return Group(*lines)
 

@@ -6,9 +6,8 @@ with an OpenAI chat `image_url` content part to send each.
 
 from __future__ import annotations
 
-import base64
-
 from arcmemo.core.tasks import Task
+from arcmemo.pictures.png import data_url
 from arcmemo.pictures.puzzles import pair_row, png, test_row
 
 
@@ -21,7 +20,5 @@ def task_images(task: Task, *, cell: int = 20) -> list[bytes]:
 
 def image_part(png_bytes: bytes, detail: str | None = None) -> dict:
     """An OpenAI chat content part carrying a PNG as a `data:image/png;base64,...` URL."""
-    if not png_bytes.startswith(b"\x89PNG\r\n\x1a\n"):
-        raise ValueError("image_part: the bytes are not a PNG image")
-    url = "data:image/png;base64," + base64.b64encode(png_bytes).decode("ascii")
+    url = data_url(png_bytes)
     return {"type": "image_url", "image_url": {"url": url, **({"detail": detail} if detail else {})}}

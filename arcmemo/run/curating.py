@@ -7,15 +7,24 @@ from the seed solutions and then used frozen. Here:
    as `arcmemo seed` does (seeding.verify_seeds); a failing one is reported and skipped;
 2. in file order, the curator (role aux) rewrites the sheet after each verified seed,
    reading the puzzle, the program and, when the seed has a hand annotation, its summary
-   and pseudocode (selection.cheatsheet.update_cheatsheet). Each rewrite is a revision of
+   and pseudocode (methods.cheatsheet.update_cheatsheet). Each rewrite is a revision of
    the memory's one `cheatsheet` item, with run, task and model; a rewrite the curator
    botches is recorded as a write failure and the sheet stays as it was.
 
 `solve --selection cheatsheet` then shows the sheet as it is (frozen unless --continual).
 A memory that already holds a sheet is left alone unless `again` (curate it further).
-The build is a run like the others: a run directory of kind "cheatsheet" with its config,
-one event per seed, status and summary; an endpoint that refuses (bad key, unknown model)
-stops it, and every rewrite made before stays.
+The build is a run like the others: a run directory of kind "cheatsheet" with its config
+(the curator's call settings, the grid text and each template's hash and source among
+it), one event per seed, status and summary; an endpoint that refuses (bad key, unknown
+model) stops it, and every rewrite made before stays.
+
+A curator rewrite writes the whole sheet, so on the embedded model it takes tens of
+minutes: a build there by default (no endpoint, the model not named) is refused with its
+estimate before anything exists (run/longrun.py), a named one says its estimate.
+
+The released code's build (`arcmemo cheatsheet build --released`): all of BARC's seeds,
+answers of up to 4,096 tokens at temperature 0.3, a sheet of about 2,000 words, grids as
+numpy arrays (RELEASED).
 """
 
 from __future__ import annotations
@@ -29,15 +38,22 @@ from arcmemo import __version__
 from arcmemo.abstraction.seedfile import SeedError, find_seed_files
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import LLMSettings, Usage
+from arcmemo.methods.cheatsheet import current_sheet, update_cheatsheet
 from arcmemo.prompts import keep_tail
+from arcmemo.run.longrun import Job, check_named
 from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.prompting import prompts_record
 from arcmemo.run.rundir import RunDir, new_run_id
 from arcmemo.run.runner import memory_url_for_record
 from arcmemo.run.seeding import SeedOptions, SeedSummary, read_lib, verify_seeds
 from arcmemo.run.session import RunSession, check_models, start_models
-from arcmemo.selection.cheatsheet import current_sheet, update_cheatsheet
 
 RUN_KIND = "cheatsheet"
+DEFAULT_MAX_WORDS = 1500
+# The authors' released build (concept_mem/memory/cheatsheet: its generation config and prompt):
+RELEASED = {"aux_max_tokens": 4096, "aux_temperature": 0.3, "max_words": 2000, "grid_text": "numpy"}
+TOKENS_PER_WORD = 1.35              # English prose with some code, for the estimate of a rewrite's length
+PROMPT_TOKENS = 1900                # a rewrite's prompt besides the sheet: instructions, puzzle, program
 
 
 class CheatsheetError(ValueError):
@@ -52,7 +68,7 @@ class CheatsheetOptions:
     lib: Path | None = None           # BARC's common.py
     transpose: bool = False           # BARC's [x, y] grids
     again: bool = False               # curate an existing sheet further instead of refusing
-    max_words: int = 1500             # the sheet's length the curator is asked to keep to
+    max_words: int = DEFAULT_MAX_WORDS  # the sheet's length the curator is asked to keep to
 
 
 @dataclass
@@ -113,16 +129,17 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
                                tasks=options.tasks, solutions=options.solutions)
     lib = read_lib(seed_options)
     taskset = load_tasks(options.tasks, solutions=options.solutions)
+    run_id = new_run_id()
+    llm = session.llm(run_id, models)
+    estimate = check_named(llm, curation_job(len(paths), options, llm), "--aux-model")
+    check_models(llm, {"aux"})
+    llm.check_params("aux")
     memory = session.memory()
     sheet = current_sheet(memory)
     if sheet is not None and not options.again:
         raise CheatsheetError(f"{memory.url}: already holds a cheatsheet ({len(sheet.description.split())} "
                               "words); it is used as it is. Pass --again to curate it further with these "
                               "seeds, or --db to build one in another memory")
-    run_id = new_run_id()
-    llm = session.llm(run_id, models)
-    check_models(llm, {"aux"})
-    llm.check_params("aux")
     rundir = RunDir.create(session.settings.runs_dir, run_id)
     summary = CheatsheetSummary(files=len(paths), run_id=run_id)
     rundir.write_config({"kind": RUN_KIND, "run_id": run_id, "arcmemo_version": __version__,
@@ -130,7 +147,7 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
                          "max_words": options.max_words, "models": {"aux": llm.model_for("aux")},
                          "call_defaults": {"aux": llm.settings.call_defaults("aux")},
                          "memory_url": memory_url_for_record(str(memory.url)),
-                         "memory_revision_start": memory.revision(),
+                         "memory_revision_start": memory.revision(), **prompts_record(),
                          "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     reporter = session.reporter
 
@@ -140,6 +157,8 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
 
     with rundir.hold():
         reporter.started(run_id, rundir.path, kind=RUN_KIND)
+        if estimate:
+            reporter.note(estimate)
         try:
             start_models(llm, {"aux"}, reporter)
             checked = SeedSummary()
@@ -153,6 +172,14 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
             rundir.write_summary({"run_id": run_id, **summary.to_dict(),
                                   "memory_revision_end": memory.revision()})
     return summary
+
+
+def curation_job(seeds: int, options: CheatsheetOptions, llm) -> Job:
+    """What curating `seeds` seeds asks of the aux model: one rewrite each, of the whole sheet."""
+    limit = llm.settings.call_defaults("aux").get("max_tokens")
+    sheet = round(TOKENS_PER_WORD * options.max_words)
+    answer = min(sheet, limit) if limit else sheet
+    return Job(f"curating {seeds} seed(s)", "aux", seeds, PROMPT_TOKENS + answer // 2, answer)
 
 
 def _curate(memory, llm, verified, taskset, options: CheatsheetOptions, summary: CheatsheetSummary, problem,
@@ -181,4 +208,5 @@ def _curate(memory, llm, verified, taskset, options: CheatsheetOptions, summary:
         reporter.item_done("rewritten" if update.updated else "kept" if update.error is None else "failed")
 
 
-__all__ = ["build_cheatsheet", "CheatsheetOptions", "CheatsheetSummary", "CheatsheetError", "seed_trace"]
+__all__ = ["build_cheatsheet", "CheatsheetOptions", "CheatsheetSummary", "CheatsheetError", "seed_trace", "RELEASED",
+           "DEFAULT_MAX_WORDS", "curation_job"]

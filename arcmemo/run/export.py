@@ -1,6 +1,10 @@
 """A run's submissions in other tools' shapes: Kaggle's submission.json, or a folder of
 per-task files for the ARC Prize benchmarking harness (the run's own files, which are
-already in its shape)."""
+already in its shape).
+
+Only a solve run with predictions is exported (a seed run would otherwise become a file of
+placeholders), and a test-informed run only when asked (`allow_test_informed`): a test
+output decided something in it, so its predictions are not a held-out submission."""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ import shutil
 from pathlib import Path
 
 from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.run.protocol import test_informed
 from arcmemo.run.rundir import RunDir, RunDirError
+from arcmemo.run.runrecord import read_run
 from arcmemo.scoring import KaggleExport, read_submission_dir, write_kaggle
 
 
@@ -22,7 +28,14 @@ def run_split(rundir: RunDir) -> TaskSet:
     return load_tasks(source, solutions=settings.get("solutions"))
 
 
-def _run_predictions(rundir: RunDir):
+def _run_predictions(rundir: RunDir, allow_test_informed: bool = False):
+    record = read_run(rundir)
+    record.check_exportable()
+    if test_informed(record.config) and not allow_test_informed:
+        name = (record.config.get("protocol") or {}).get("name", "?")
+        raise RunDirError(f"run {rundir.run_id} is test-informed (protocol {name}: a test output decided its retries "
+                          "or memory writes), so its predictions are not a held-out submission; pass "
+                          "--allow-test-informed to export it anyway")
     predictions, _, errors = read_submission_dir(rundir.submissions)
     if errors:
         task_id, error = next(iter(errors.items()))
@@ -30,14 +43,15 @@ def _run_predictions(rundir: RunDir):
     return predictions
 
 
-def export_kaggle(rundir: RunDir, path: str | Path) -> KaggleExport:
+def export_kaggle(rundir: RunDir, path: str | Path, *, allow_test_informed: bool = False) -> KaggleExport:
     """Write the run's predictions as submission.json over every task of its split."""
-    return write_kaggle(path, run_split(rundir), _run_predictions(rundir))
+    predictions = _run_predictions(rundir, allow_test_informed)
+    return write_kaggle(path, run_split(rundir), predictions)
 
 
-def export_harness(rundir: RunDir, directory: str | Path) -> int:
+def export_harness(rundir: RunDir, directory: str | Path, *, allow_test_informed: bool = False) -> int:
     """Copy the run's per-task submission files into `directory`; returns how many."""
-    _run_predictions(rundir)            # refuse to hand on a file that does not read back
+    _run_predictions(rundir, allow_test_informed)   # refuse to hand on a file that does not read back
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     files = sorted(rundir.submissions.glob("*.json"))

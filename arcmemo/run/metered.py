@@ -64,4 +64,39 @@ class MeteredLLM:
         return getattr(self._llm, name)
 
 
-__all__ = ["MeteredLLM"]
+class TaskMeters:
+    """A memory write's model client over several tasks: one MeteredLLM per task, each call
+    counted to the task it names (`task_id=`), a call naming none to the task whose write
+    started last (`start`). So a block's write, made in one call of the memory method, is
+    accounted task by task, and an endpoint fault is the task's it happened under."""
+
+    def __init__(self, llm: Any):
+        self._llm = llm
+        self._lock = threading.Lock()
+        self.meters: dict[str | None, MeteredLLM] = {}
+        self.current: str | None = None
+
+    def meter(self, task_id: str | None) -> MeteredLLM:
+        with self._lock:
+            if task_id not in self.meters:
+                self.meters[task_id] = MeteredLLM(self._llm)
+            return self.meters[task_id]
+
+    def start(self, task_id: str) -> None:
+        self.current = task_id
+
+    @property
+    def fatal(self) -> EndpointFatal | None:
+        return next((m.fatal for m in list(self.meters.values()) if m.fatal is not None), None)
+
+    async def achat(self, messages, **kwargs):
+        return await self.meter(kwargs.get("task_id") or self.current).achat(messages, **kwargs)
+
+    def chat(self, messages, **kwargs):
+        return self._llm.run(self.achat(messages, **kwargs))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+
+__all__ = ["MeteredLLM", "TaskMeters"]

@@ -19,6 +19,7 @@ process (a Ray worker prepares its own); treat it as read-only.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -30,14 +31,29 @@ from arcmemo.memory.concept import FORMATS
 from arcmemo.memory.library import Library, library
 from arcmemo.run.probe import ProbeSpec, probe_spec
 
+_WORD = re.compile(r"[A-Za-z_][\w]*")
+
+
+def typing_words(concept: Any) -> frozenset:
+    """The words of a concept's typings (output and parameters): "list[object]" -> list, object."""
+    typings = [concept.output_typing or ""] + [str(p.get("typing") or "") for p in concept.parameters or []
+                                               if isinstance(p, dict)]
+    return frozenset(w for typing in typings if typing for w in _WORD.findall(typing))
+
 
 class Names(Mapping):
     """id -> name of every concept: looked up by id in the PS library, then in those of the
     other formats (`others()`, fetched on the first id PS does not have), not copied: a new
-    revision costs nothing here, and a PS run never reads the other formats."""
+    revision costs nothing here, and a PS run never reads the other formats. `types`: the
+    memory's type names (`types_of()`, Prepared.type_names)."""
 
-    def __init__(self, ps: Library, others: Callable[[], Sequence[Library]] = tuple):
-        self._ps, self._others, self._fetched = ps, others, None
+    def __init__(self, ps: Library, others: Callable[[], Sequence[Library]] = tuple,
+                 types_of: Callable[[], frozenset] = frozenset):
+        self._ps, self._others, self._fetched, self._types_of = ps, others, None, types_of
+
+    @property
+    def types(self) -> frozenset:
+        return self._types_of()
 
     @property
     def libraries(self) -> list[Library]:
@@ -72,9 +88,9 @@ class Prepared:
                  previous: Prepared | None = None):
         self.library = lib
         self.revision = lib.revision
-        self.names = Names(lib, others)             # id -> name of every concept, all formats
-        # the specs the earlier revision made, if it made any (taking them must not make them)
-        self._earlier = vars(previous).get("_specs", {}) if previous is not None else {}
+        self.names = Names(lib, others, lambda: self.type_names)    # every concept's name, all formats
+        # what the earlier revision derived per concept, if it did (taking it must not make it)
+        self._earlier = {key: vars(previous).get(key, {}) for key in ("_specs", "_words")} if previous else {}
         self._modules: dict[tuple[str, ...], str] = {}
 
     @property
@@ -105,17 +121,32 @@ class Prepared:
         """Helper function name -> the id of the concept it implements."""
         return {c.helper["name"]: c.id for c in self.concepts if c.helper}
 
+    def _per_concept(self, key: str, concepts: Iterable[Any], make: Callable[[Any], Any]) -> dict[int, tuple]:
+        """Per concept (keyed by the concept object's identity, kept alive with it): the concept
+        and `make(concept)`, taken from the earlier revision for a concept it had unchanged."""
+        earlier, made = self._earlier.pop(key, {}), {}
+        for c in concepts:
+            held = earlier.get(id(c))
+            made[id(c)] = held if held is not None and held[0] is c else (c, make(c))
+        return made
+
     @cached_property
     def _specs(self) -> dict[int, tuple[Any, ProbeSpec | None]]:
-        """Per concept with a helper (keyed by the concept object's identity, kept alive with
-        it): the concept and its probe spec (None: the probe cannot try it)."""
-        earlier, specs = self._earlier, {}
-        for c in self.concepts:
-            if c.helper:
-                held = earlier.get(id(c))
-                specs[id(c)] = held if held is not None and held[0] is c else (c, probe_spec(c))
-        self._earlier = {}
-        return specs
+        """Per concept with a helper: its probe spec (None: the probe cannot try it)."""
+        return self._per_concept("_specs", (c for c in self.concepts if c.helper), probe_spec)
+
+    @cached_property
+    def _words(self) -> dict[int, tuple[Any, frozenset]]:
+        """Per PS concept: the words of its typings."""
+        return self._per_concept("_words", self.concepts, typing_words)
+
+    @cached_property
+    def type_names(self) -> frozenset:
+        """The memory's type names: its custom types and the words of every concept's typings
+        (a select model naming one named a type, not a missing concept: run/records.py)."""
+        others = [c for lib in self.names.libraries[1:] for c in lib.concepts]
+        return frozenset(self.custom_types).union(*(words for _, words in self._words.values()),
+                                                  *(typing_words(c) for c in others))
 
     @cached_property
     def probeable(self) -> list[ProbeSpec]:
@@ -160,4 +191,4 @@ def prepared(memory) -> Prepared:
         return fresh
 
 
-__all__ = ["Names", "Prepared", "prepared"]
+__all__ = ["Names", "Prepared", "prepared", "typing_words"]

@@ -260,6 +260,18 @@ def with_fit_attempts(result: Any, fits: Sequence[Attempt], n_tests: int) -> Any
     return dataclasses.replace(result, attempts=attempts, predictions=top_predictions(attempts, n_tests))
 
 
+def fits_from_calls(calls: Sequence[str], memory: Prepared) -> list[Fit]:
+    """The fits these recorded calls ("rotate_grid(grid, 2)") are, of helpers memory still has."""
+    named = [(call.split("(", 1)[0], call) for call in calls]
+    return [Fit(memory.helper_owner[helper], helper, call) for helper, call in named if helper in memory.helper_owner]
+
+
+def model_steps(threads: Sequence[dict]) -> list[dict]:
+    """Thread records (run/threads.py) with only the model's steps: what memory may learn from."""
+    return [{**record, "steps": [s for s in record.get("steps") or [] if s.get("label") != FIT_LABEL]}
+            for record in threads]
+
+
 def answered(fits: Sequence[Attempt], predictions: Sequence[Sequence[Any]]) -> list[str]:
     """The calls of the fits whose output on every test input was submitted."""
     return [a.raw for a in fits if a.test_outputs and all(
@@ -267,4 +279,5 @@ def answered(fits: Sequence[Attempt], predictions: Sequence[Sequence[Any]]) -> l
 
 
 __all__ = ["Fit", "FIT_LABEL", "FIT_SAMPLE", "PROBED", "ProbeSpec", "Slot", "answered", "candidate_calls",
-           "fit_attempts", "fit_selection", "probe", "probe_spec", "with_fit_attempts", "MAX_CALLS_PER_HELPER"]
+           "fit_attempts", "fit_selection", "fits_from_calls", "model_steps", "probe", "probe_spec", "with_fit_attempts",
+           "MAX_CALLS_PER_HELPER"]

@@ -119,6 +119,7 @@ class WorkerSpec:
     models: Any            # LLMSettings; log_path None on a remote worker: it logs to its own
     settings: Any          # Settings
     ship_calls: bool       # send the task's call rows back (a worker that cannot open the driver's log)
+    prompts: Any = None    # the user's template files in force at the driver (run/prompting.py)
 
 
 class TaskWorker:
@@ -127,6 +128,7 @@ class TaskWorker:
     def __init__(self, spec: WorkerSpec):
         from arcmemo.llm.client import LLM
         from arcmemo.memory.store import Memory
+        from arcmemo.run.prompting import put_in_force
         from arcmemo.run.rundir import RunDir
         from arcmemo.run.runner import Runner
         from arcmemo.run.session import shared_sandbox
@@ -138,6 +140,7 @@ class TaskWorker:
         sandbox.add_secrets([models.api_key])
         rundir = RunDir(spec.run_path)
         self.ship_calls = spec.ship_calls
+        self.prompts = put_in_force(spec.prompts or {}, spec.config.grid_text)   # for the worker's life
         self.runner = Runner(config=spec.config, tasks=[], answers={}, memory=Memory(spec.memory_url),
                              llm=LLM(models, run_id=rundir.run_id), sandbox=sandbox,
                              solver=load_solver(spec.config.solver), rundir=rundir, settings=settings)
@@ -183,6 +186,7 @@ class RayExecutor(Executor):
 
     def _start(self, runner) -> None:
         from arcmemo.llm.log import log_path
+        from arcmemo.run.prompting import in_force
 
         models = runner.llm.settings
         url = runner.memory.url
@@ -190,7 +194,7 @@ class RayExecutor(Executor):
                           memory_url=url if "://" in url else os.path.abspath(url),
                           models=dataclasses.replace(models, log_path=None if self.remote else
                                                      str(models.log_path or log_path())),
-                          settings=runner.settings, ship_calls=self.remote)
+                          settings=runner.settings, ship_calls=self.remote, prompts=in_force())
         per_actor = math.ceil(self.slots / self.workers_wanted)
         actor = self.ray.remote(TaskWorker).options(num_cpus=0, max_concurrency=per_actor, max_restarts=-1,
                                                     max_task_retries=MAX_TASK_RETRIES, scheduling_strategy="SPREAD")

@@ -1,4 +1,9 @@
-"""A run's summary and runs side by side, as tables (arcmemo.core.table) or rows for JSON."""
+"""A run's summary and runs side by side, as tables (arcmemo.core.table) or rows for JSON.
+
+Every score shown here comes from arcmemo.scoring.runscore (`score_of`): the paper's
+oracle@k over threads as the headline, the ARC Prize score of the two submitted attempts
+under its own name, a test-informed run's numbers marked with † and a footnote.
+"""
 
 from __future__ import annotations
 
@@ -8,36 +13,81 @@ from typing import Any
 
 from arcmemo.core.table import cell as fmt
 from arcmemo.core.table import table
+from arcmemo.run.protocol import test_informed
+from arcmemo.scoring.runscore import (
+    ARC_PRIZE,
+    FOOTNOTE,
+    MARK,
+    NO_TEST_OUTPUTS,
+    RunScore,
+    headline_k,
+    headline_name,
+    run_score,
+)
 
 __all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
-           "compare_table", "solved_alone", "UNKNOWN",
+           "compare_table", "solved_alone", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
            "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
 
-UNKNOWN = "unknown (no test outputs)"
+UNKNOWN = NO_TEST_OUTPUTS
 
 
-def _passes(summary: dict[str, Any]) -> str:
-    return " / ".join("?" if p.get("oracle2") is None else f"{p['oracle2']:.1f}"
-                      for p in summary.get("passes", [])) or "-"
+def score_of(config: dict[str, Any] | None, summary: dict[str, Any]) -> RunScore:
+    """The score of a run (its config says whether it was test-informed), from its summary."""
+    return run_score(summary, test_informed=test_informed(config or {}))
 
 
-def _score(summary: dict[str, Any], name: str) -> Any:
-    return UNKNOWN if summary.get(name) is None else summary[name]
+def running_score(outcomes: Sequence[Any], threads: int, retries: int, config: dict[str, Any]) -> str:
+    """The progress line's score while a run goes on: its headline over the tasks done so far."""
+    from arcmemo.run.threads import outcome_scores
+
+    done = list(outcomes)
+    score = score_of(config, {"tasks": len(done), **outcome_scores(done, threads, retries, table=False)})
+    if score.value is None:
+        return f"{score.name} ?"
+    return f"{score.name} {score.value:.1f}" + (f" {MARK}" if score.test_informed else "")
 
 
-def summary_table(summary: dict[str, Any]) -> str:
-    return table(summary_rows(summary), ("run " + summary["run_id"], ""))
+def footnote(scores: Sequence[RunScore]) -> str | None:
+    """The footnote a table of these runs' scores needs (test-informed runs are marked)."""
+    return FOOTNOTE if any(s.test_informed for s in scores) else None
 
 
-def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(label, value) rows of a run's summary, for the text table and the HTML report."""
+def _per_pass(summary: dict[str, Any], score: RunScore) -> tuple[str, str]:
+    """(headline, ARC Prize score) of every pass, " / " between passes ("-": not recorded)."""
+    passes = summary.get("passes", [])
+
+    def short(value: float | None) -> str:
+        return "unknown" if value is None else f"{value:.1f}"
+
+    head = " / ".join(short(p["headline"].get("oracle")) if p.get("headline") else "-" for p in passes) or "-"
+    prize = " / ".join(short((p.get("submitted") or p).get("oracle2")) for p in passes) or "-"
+    mark = f" {MARK}" if score.test_informed else ""
+    return head + mark, prize + mark
+
+
+def summary_table(summary: dict[str, Any], config: dict[str, Any] | None = None) -> str:
+    text = table(summary_rows(summary, config), ("run " + summary["run_id"], ""))
+    note = footnote([score_of(config, summary)])
+    return text + (f"\n{note}" if note else "")
+
+
+def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """(label, value) rows of a solve run's summary, for the text table and the HTML report."""
     usage = summary.get("usage", {})
+    score = score_of(config, summary)
     rows = [
         ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
-        ("oracle@1", _score(summary, "oracle1")),
-        ("oracle@2 (official)", _score(summary, "oracle2")),
-        ("strict", _score(summary, "strict")),
-        ("oracle@2 per pass", _passes(summary)),
+        (score.label, score.cell()),
+        (f"strict@{score.k}, the same cell of Table 5", score.mark(score.strict, score.why)),
+        (ARC_PRIZE, score.mark(score.arc_prize, NO_TEST_OUTPUTS)),
+        ("the submitted attempts' oracle@1 / strict",
+         " / ".join(score.mark(v, "unknown") for v in (score.submitted_oracle1, score.submitted_strict))),
+    ]
+    if len(summary.get("passes", [])) > 1:
+        head, prize = _per_pass(summary, score)
+        rows += [(f"{score.name} per pass", head), (f"{ARC_PRIZE} per pass", prize)]
+    rows += [
         ("passed train pairs", len(summary.get("passed_train", []))),
         ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
         ("concepts offered / helper called / by a passing program / in a solved task",
@@ -59,6 +109,8 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
         ("cost USD", f"{usage.get('cost_usd', 0):.4f}"),
         ("wall time s", summary.get("wall_time_s", 0)),
     ]
+    if summary.get("failure_lessons"):
+        rows.append(("failure lessons written / offered", failure_lessons_cell(summary)))
     lost, writes_lost = summary.get("tasks_lost") or [], summary.get("writes_lost") or []
     if lost or writes_lost:
         rows.append(("lost to endpoint errors", f"{len(lost)} tasks, {len(writes_lost)} memory writes "
@@ -68,8 +120,30 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, Any]]:
     return rows
 
 
-COMPARE_HEADER = ("run", "selection", "solver model", "tasks", "oracle@1", "oracle@2", "strict", "oracle@2/pass",
-                  "tokens", "cost USD")
+def per_task_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> tuple[list[tuple], tuple]:
+    """(rows, header) of every task's scores (0..1): its headline over its threads, then its
+    submitted attempts' scores (`runs show --tasks`)."""
+    score = score_of(config, summary)
+    rows = []
+    for task_id, s in summary.get("per_task", {}).items():
+        head = s.get("headline")
+        rows.append((task_id, "-" if "headline" not in s else score.mark(head, "unknown"),
+                     score.mark(s.get("oracle2"), "unknown"), score.mark(s.get("oracle1"), "unknown"),
+                     score.mark(s.get("strict"), "unknown"), s["passed_train"], s["pass"], s["selected"]))
+    header = ("task", score.name, "ARC Prize (submitted)", "submitted oracle@1", "submitted strict", "passed train",
+              "pass", "concepts")
+    return rows, header
+
+
+COMPARE_HEADER = ("run", "selection", "solver model", "tasks", "score", "statistic", "strict@k", ARC_PRIZE,
+                  "score per pass", "failure lessons written / offered", "tokens", "cost USD")
+
+
+def failure_lessons_cell(summary: dict[str, Any]) -> str:
+    """Lessons a run wrote from failed tasks / how often its tasks were offered one ("-": neither
+    learned from failures nor offered one; methods/failure_lessons.py)."""
+    counts = summary.get("failure_lessons")
+    return f"{counts['written']} / {counts['offered']}" if counts else "-"
 
 
 def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -78,14 +152,21 @@ def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) ->
     records = []
     for config, summary in entries:
         settings, usage = config.get("settings", {}), summary.get("usage", {})
+        score = score_of(config, summary)
         records.append({
             "run": summary["run_id"], "selection": settings.get("selection", "?"),
             "solver_model": config.get("models", {}).get("solver", "?"), "tasks": summary["tasks"],
-            "oracle1": summary["oracle1"], "oracle2": summary["oracle2"], "strict": summary["strict"],
-            "oracle2_per_pass": [p.get("oracle2") for p in summary.get("passes", [])],
+            "score": score.value, "statistic": score.name, "score_label": score.label, "score_unknown": score.why,
+            "strict": score.strict, "retry_depth": score.retry_depth, "threads": score.threads,
+            "arc_prize": score.arc_prize,
+            "submitted": {"oracle1": score.submitted_oracle1, "oracle2": score.arc_prize,
+                          "strict": score.submitted_strict},
+            "test_informed": score.test_informed,
+            "score_per_pass": [(p.get("headline") or {}).get("oracle") for p in summary.get("passes", [])],
+            "arc_prize_per_pass": [(p.get("submitted") or p).get("oracle2") for p in summary.get("passes", [])],
             "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
             "cost_usd": usage.get("cost_usd", 0), "only_solves": alone[summary["run_id"]],
-            "table4": summary.get("table4"),
+            "table4": summary.get("table4"), "failure_lessons": summary.get("failure_lessons"),
         })
     return records
 
@@ -93,15 +174,20 @@ def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) ->
 def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple]:
     """One row per run (config, summary), in the columns of COMPARE_HEADER."""
     rows = []
-    for (_, summary), r in zip(entries, compare_records(entries)):
-        rows.append((r["run"], r["selection"], r["solver_model"], r["tasks"], r["oracle1"], r["oracle2"], r["strict"],
-                     _passes(summary), r["tokens"], f"{r['cost_usd']:.4f}"))
+    for (config, summary), r in zip(entries, compare_records(entries)):
+        score = score_of(config, summary)
+        rows.append((r["run"], r["selection"], r["solver_model"], r["tasks"], score.cell(), score.name,
+                     score.mark(score.strict, score.why), score.mark(score.arc_prize, NO_TEST_OUTPUTS),
+                     _per_pass(summary, score)[0], failure_lessons_cell(summary), r["tokens"], f"{r['cost_usd']:.4f}"))
     return rows
 
 
 def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
     """Runs side by side (config, summary), then the tasks each solves that the others don't."""
-    lines = [table(compare_rows(entries), COMPARE_HEADER), ""]
+    lines = [table(compare_rows(entries), COMPARE_HEADER)]
+    note = footnote([score_of(config, summary) for config, summary in entries])
+    lines += [note] if note else []
+    lines.append("")
     for run_id, only in solved_alone(entries):
         lines.append(f"only {run_id} solves ({len(only)}): {', '.join(only) or '-'}")
     return "\n".join(lines)
@@ -127,7 +213,7 @@ def _with_std(value: float, std: float | None) -> str:
 
 
 def _k_header(threads: int) -> list[str]:
-    return [f"k={k}" + (" (official)" if k == 2 else "") for k in range(1, threads + 1)]
+    return [f"k={k}" for k in range(1, threads + 1)]
 
 
 def depth_text(summary: dict[str, Any]) -> str | None:
@@ -143,21 +229,23 @@ def depth_text(summary: dict[str, Any]) -> str | None:
               for d in range(t["retries"] + 1)]
     return "\n".join([
         f"oracle@k by retry depth (the paper's Table 4), % of {t['puzzles']} puzzles; {n} thread(s); "
-        "bracketed: std over the k-subsets of threads\n(k counts threads; the oracle@1/@2 above score the two "
-        "attempts submitted per test input)",
+        "bracketed: std over the k-subsets of threads\n(k counts threads, the paper's runs; the headline is the "
+        f"k={headline_k(n)} column at retry {t['retries']}; the {ARC_PRIZE} scores what was submitted instead)",
         table(rows, ["retry", *(f"thread {i}" for i in range(n)), *_k_header(n)]), "",
         "strict@k (Table 5: one program solves every test input of a puzzle)",
         table(strict, ["retry", *_k_header(n)])])
 
 
-def mean_records(summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def mean_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
     """Mean and std (over the runs, sample std; None for one run) of every Table 4 and Table 5
-    cell and of the submitted attempts' scores, over repeated runs of one setting."""
+    cell, of the headline and of the submitted attempts' scores, over repeated runs of one
+    configuration (config, summary each)."""
+    summaries = [summary for _, summary in entries]
     tables = [s.get("table4") for s in summaries]
     missing = [s["run_id"] for s, t in zip(summaries, tables) if not t]
     if missing:
-        raise MismatchedRuns(f"no per-depth table in run(s) {', '.join(missing)} (not scored, or from before "
-                             "threads were recorded)")
+        raise MismatchedRuns(f"no per-depth table in run(s) {', '.join(missing)} (not a solve run, not scored, "
+                             "or from before threads were recorded)")
     shapes = {(t["threads"], t["retries"]) for t in tables}
     if len(shapes) > 1:
         listed = ", ".join(f"{s['run_id']}: {t['threads']} threads, {t['retries']} retries"
@@ -165,31 +253,46 @@ def mean_records(summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
         raise MismatchedRuns(f"--mean needs runs of one shape (threads and retries); got {listed}")
     (n, retries), = shapes
 
-    def agg(values: list[float]) -> dict[str, float | None]:
+    def agg(values: list[float | None]) -> dict[str, float | None] | None:
+        if any(v is None for v in values):
+            return None
         return {"mean": mean(values), "std": stdev(values) if len(values) > 1 else None}
 
-    record: dict[str, Any] = {"runs": [s["run_id"] for s in summaries], "threads": n, "retries": retries}
+    scores = [score_of(config, summary) for config, summary in entries]
+    record: dict[str, Any] = {"runs": [s["run_id"] for s in summaries], "threads": n, "retries": retries,
+                              "test_informed": any(s.test_informed for s in scores)}
     for name in ("oracle", "strict"):
         record[name] = [[agg([t[name][d][k] for t in tables]) for k in range(n)] for d in range(retries + 1)]
-    for key in ("oracle1", "oracle2", "strict_submitted"):
-        values = [s.get("strict" if key == "strict_submitted" else key) for s in summaries]
-        record[key] = agg(values) if all(v is not None for v in values) else None
+    record["headline"] = {"statistic": headline_name(n), "k": headline_k(n), "retry_depth": retries,
+                          "oracle": agg([s.value for s in scores]), "strict": agg([s.strict for s in scores])}
+    record["arc_prize"] = agg([s.arc_prize for s in scores])
+    record["submitted"] = {"oracle1": agg([s.submitted_oracle1 for s in scores]), "oracle2": record["arc_prize"],
+                           "strict": agg([s.submitted_strict for s in scores])}
     return record
 
 
-def mean_text(summaries: Sequence[dict[str, Any]]) -> str:
+def mean_text(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
     """`mean_records` as tables (`runs compare --mean`)."""
-    record = mean_records(summaries)
+    record = mean_records(entries)
     n, runs = record["threads"], len(record["runs"])
+    mark = f" {MARK}" if record["test_informed"] else ""
 
     def cell(value: dict[str, float | None] | None) -> str:
-        return UNKNOWN if value is None else _with_std(value["mean"], value["std"])
+        return UNKNOWN if value is None else _with_std(value["mean"], value["std"]) + mark
 
-    blocks = []
+    blocks = [f"{runs} runs of one configuration, each {n} thread(s) and {record['retries']} retries; "
+              "mean (std) over the runs", ""]
     for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", "strict@k (Table 5)")):
         rows = [[d, *(cell(c) for c in row)] for d, row in enumerate(record[name])]
         blocks += [f"{title}, mean (std) over {runs} runs", table(rows, ["retry", *_k_header(n)]), ""]
-    rows = [(label, cell(record[key])) for label, key in (("oracle@1", "oracle1"), ("oracle@2 (official)", "oracle2"),
-                                                          ("strict", "strict_submitted"))]
-    blocks.append(table(rows, ("submitted attempts", f"mean (std) over {runs} runs")))
+    head, submitted = record["headline"], record["submitted"]
+    rows = [(f"{head['statistic']} over threads, retry depth {head['retry_depth']} (the paper's score)",
+             cell(head["oracle"])),
+            (f"strict@{head['k']}, the same cell of Table 5", cell(head["strict"])),
+            (ARC_PRIZE, cell(record["arc_prize"])),
+            ("the submitted attempts' oracle@1", cell(submitted["oracle1"])),
+            ("the submitted attempts' strict", cell(submitted["strict"]))]
+    blocks.append(table(rows, ("score", f"mean (std) over {runs} runs")))
+    if record["test_informed"]:
+        blocks.append(FOOTNOTE)
     return "\n".join(blocks)

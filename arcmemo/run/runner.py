@@ -14,7 +14,11 @@ the loop (the driver) commits them to the run directory in task order. So a run'
 in flight, here or on Ray.
 
 Decisions that change memory or control the loop use train pairs only; test outputs are
-read by scoring and reported, never fed back. Every finished task, every selection and
+read by scoring and reported, never fed back. That is arcmemo's protocol; a run may ask for
+the ArcMemo authors' released code's instead (run/protocol.py), whose retries and writes
+read test outputs (here, never through the solver: it gets a yes or no), and whose
+continual order runs each retry depth as a pass of its own (`_pass_todo`,
+`_continue_thread`). Such a run is recorded as test-informed. Every finished task, every selection and
 every write is recorded in the run directory, so `resume` replays the log instead of
 redoing work: finished tasks are not re-solved, and a write already committed (found in
 the store's revision history by run and task) is not repeated.
@@ -39,38 +43,59 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcmemo import __version__
-from arcmemo.abstraction import SolutionInput, write_oe, write_ps
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.answers import INTERRUPTS, describe
+from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.llm import ROLES, Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import COUNTERS, ConceptUse
-from arcmemo.prompts import keep_tail, template_hashes
+from arcmemo.methods.contract import Experience, WriteContext, WriteEvent, check_options
+from arcmemo.methods.discovery import MODES, load_method
+from arcmemo.methods.experience import experience_of, feedback_of
+from arcmemo.methods.failure_lessons import failure_lesson_counts
+from arcmemo.methods.reading import select
+from arcmemo.prompts import template_hashes
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
-from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.metered import MeteredLLM, TaskMeters
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
 from arcmemo.run.prepared import prepared
-from arcmemo.run.probe import PROBED, Fit, answered, fit_attempts, fit_selection, probe, with_fit_attempts
+from arcmemo.run.probe import (
+    PROBED,
+    Fit,
+    answered,
+    fit_attempts,
+    fit_selection,
+    fits_from_calls,
+    model_steps,
+    probe,
+    with_fit_attempts,
+)
 from arcmemo.run.progress import Reporter, TaskProgress
+from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, ProtocolError, check, from_record
 from arcmemo.run.records import concept_names, selection_record
+from arcmemo.run.report import running_score
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
 from arcmemo.run.taskrecords import TaskRecords, TaskResult
 from arcmemo.run.threads import (
     ThreadRun,
     best_thread,
-    run_depth_table,
+    outcome_scores,
+    per_task_scores,
     selection_level,
     submitted_predictions,
     thread_record,
 )
-from arcmemo.scoring import attempts_from_predictions, score_task, write_submission
-from arcmemo.selection import SelectionSettings, select, update_cheatsheet
+from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts, write_submission
+from arcmemo.scoring.strict import last_step_table, steps_from_records
+from arcmemo.selection import Selection, SelectionSettings
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 from arcmemo.solverkit import Hint, MemoryHelpers, SolveContext, SolveResult, SolverSettings, Trace
+from arcmemo.solverkit.conversation import SOLVED
 
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
@@ -98,7 +123,7 @@ class RunConfig:
     score: bool = True                # False: solve without scoring (the summary's score is unknown)
     limit: int | None = None
     solver: str = "program-synthesis"
-    selection: str = "ps"
+    selection: str = "ps"             # the memory method (arcmemo.methods; --method is the same)
     memory_format: str | None = None  # ps | oe; defaults from the selection mode
     top_k: int = 5
     expand: bool = False
@@ -125,8 +150,22 @@ class RunConfig:
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
     reselect_on_retry: bool = False   # select again with a failed try's feedback before its retry
     config_file: str | None = None    # the run configuration file its settings came from, if any
+    prompts_dir: str | None = None    # the user's templates, in force before the shipped ones (run/prompting.py)
+    grid_text: str = DEFAULT_GRID_TEXT  # how prompts write grids (core/gridtext.py)
+    # Where arcmemo and the released code differ (run/protocol.py): a Protocol, or a profile name or
+    # recorded mapping (resolved here); config.json keeps it apart from the settings, under "protocol".
+    protocol: Protocol = field(default_factory=Protocol)
+    method_options: dict[str, Any] = field(default_factory=dict)  # the memory method's own settings
 
     def __post_init__(self) -> None:
+        if self.selection not in MODES:
+            raise ValueError(f"selection must name an installed memory method ({', '.join(MODES)}; "
+                             f"`arcmemo methods list`), not {self.selection!r}")
+        if self.method_options:
+            check_options(load_method(self.selection), self.method_options)
+        self.protocol = from_record(self.protocol)
+        check(self.protocol, continual=self.continual, passes=self.passes, selection=self.selection,
+              scored=self.score)
         if self.memory_format is None:
             self.memory_format = "oe" if self.selection == "oe" else "ps"
         if self.order not in ORDERS:
@@ -138,6 +177,9 @@ class RunConfig:
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
             raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
+        check_grid_text(self.grid_text)
+        if self.grid_text == DEFAULT_GRID_TEXT:      # not chosen on its own: the protocol's (released-code: numpy)
+            self.grid_text = self.protocol.grid_text
         self.selection_settings(1)   # the selection mode, top-k, memory format and budgets, checked there
 
     def _stream(self, pass_index: int, thread: int) -> int:
@@ -150,14 +192,16 @@ class RunConfig:
             mode=self.selection, top_k=self.top_k, expand=self.expand, memory_format=self.memory_format,
             token_budget=self.token_budget or DEFAULT_TOKEN_BUDGET, hint_budget=self.hint_budget or DEFAULT_HINT_BUDGET,
             pass_index=self._stream(pass_index, thread) + 1, other_names=self.other_names,
-            select_params=self._seed_params())
+            select_params=self._seed_params(), view=self.protocol.selector_view, hint_form=self.protocol.hint_form,
+            caption_image="puzzle" if self.protocol.oe_caption == "per-puzzle" else "pairs",
+            options=dict(self.method_options))
 
     def solver_settings(self, pass_index: int, thread: int = 0) -> SolverSettings:
         # later passes and other threads start past the earlier ones' samples
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
                               temperature=self.temperature, reasoning_effort=self.reasoning_effort,
                               sample_offset=self._stream(pass_index, thread) * self.attempts,
-                              extra=self._seed_params())
+                              extra=self._seed_params(), feedback=self.protocol.feedback)
 
     def _seed_params(self) -> dict[str, Any]:
         return {} if self.model_seed is None else {"seed": self.model_seed}
@@ -166,6 +210,15 @@ class RunConfig:
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         # a run recorded before the probe (or fits as answers) existed resumes as it started: without it
         return cls(**{"probe_helpers": False, "fits_as_answers": False, **_own_fields(cls, data)})
+
+
+@dataclass(frozen=True)
+class SharedRead:
+    """What a task's threads share when the protocol reads memory once per puzzle: the selection,
+    or the OE caption (an Outcome of selection.oe.caption_task)."""
+
+    selection: Selection | None = None
+    caption: Any = None
 
 
 @dataclass
@@ -192,6 +245,8 @@ class TaskOutcome:
     # level (the most degraded of its threads'). Runs from before threads have neither.
     threads: list[dict[str, Any]] = field(default_factory=list)
     selection_level: str | None = None
+    # The feedback each thread's kept conversation was answered with, per round (methods/experience.py)
+    feedback: list[dict[str, Any]] = field(default_factory=list)
 
     def event(self) -> dict[str, Any]:
         return {"type": "task", **dataclasses.asdict(self)}
@@ -254,6 +309,7 @@ class Runner:
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
+        self._latest: dict[str, TaskOutcome] = {}    # each task's latest outcome (run)
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
@@ -261,7 +317,8 @@ class Runner:
             "kind": "solve",
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
-            "settings": dataclasses.asdict(self.config),
+            "settings": {k: v for k, v in dataclasses.asdict(self.config).items() if k != PROTOCOL_KEY},
+            PROTOCOL_KEY: self.config.protocol.record(),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
@@ -289,6 +346,7 @@ class Runner:
     def run(self) -> dict[str, Any]:
         """Run every pass to the end (or to the budget), replaying what the log already holds."""
         started = time.monotonic()
+        check_executor(self.config, self.executor)      # a resumed run may be given another executor
         events = list(self.rundir.events())
         recorded = self.rundir.config()
         if not events and self.config.continual:
@@ -308,16 +366,18 @@ class Runner:
         self.rundir.append({"type": "session_start", "resumed": bool(events)})
 
         latest: dict[str, TaskOutcome] = {}
+        self._latest = latest       # a later pass in pass order goes on from each task's latest outcome
         per_pass: list[dict[str, Any]] = []
         stopped = None
+        passes = self.config.retries + 1 if self._pass_order else self.config.passes
         try:
             self.executor.prepare(self)
-            for p in range(1, self.config.passes + 1):
-                todo = self.tasks if p == 1 else [t for t in self.tasks if t.id in latest
-                                                  and not (latest[t.id].passed_train or latest[t.id].fit_answers)]
+            for p in range(1, passes + 1):
+                todo = self._pass_todo(p, latest)
                 if not todo:
                     break
-                self.progress.begin(len(todo), f"pass {p}" if self.config.passes > 1 else "tasks")
+                self.progress.begin(len(todo), (f"pass {p} (retry depth {p - 1})" if self._pass_order else
+                                                f"pass {p}" if passes > 1 else "tasks"))
                 # Algorithm 1's blocks: every task of a block reads the memory as it was at the
                 # block's start, so they may be in flight at once; writes follow the block.
                 k = self.config.k if self.config.continual else len(todo)
@@ -336,11 +396,27 @@ class Runner:
         wall = previous_wall + time.monotonic() - started
         self.rundir.append({"type": "session_end", "wall_time_s": round(time.monotonic() - started, 3)})
         summary = self._summary(latest, done, per_pass, stopped, wall)
+        summary.update(_strict_variants(latest.values(), self.config))
         self.rundir.write_summary(summary)
         if self.config.continual:
             self._record_run(status=f"stopped: {stopped}" if stopped else "done",
                              memory_revision_end=summary["memory_revision_end"])
         return summary
+
+    @property
+    def _pass_order(self) -> bool:
+        """continual_order=pass: pass p runs retry depth p - 1 of every task that still retries."""
+        return self.config.continual and self.config.protocol.continual_order == "pass"
+
+    def _pass_todo(self, p: int, latest: dict[str, TaskOutcome]) -> list[Task]:
+        """The tasks pass p solves: every task first; then (--passes) those no attempt solved on
+        the train pairs (nor a fit of memory's answered), or (pass order) those with a thread
+        that goes on retrying."""
+        if p == 1:
+            return self.tasks
+        if self._pass_order:
+            return [t for t in self.tasks if t.id in latest and _retrying(latest[t.id])]
+        return [t for t in self.tasks if t.id in latest and not (latest[t.id].passed_train or latest[t.id].fit_answers)]
 
     def _solve_block(self, tasks: list[Task], p: int, latest: dict[str, TaskOutcome]
                      ) -> tuple[list[TaskOutcome], str | None]:
@@ -445,7 +521,7 @@ class Runner:
         """A task's concept use into memory, by the driver in task order; only for a run that writes
         memory (a read-only run leaves it as it was: its use stays in its task events)."""
         if self.config.continual and outcome.concept_use:
-            used = {row["id"]: ConceptUse(**{name: row[name] for name in COUNTERS}) for row in outcome.concept_use}
+            used = {row["id"]: ConceptUse(**{name: row.get(name, 0) for name in COUNTERS}) for row in outcome.concept_use}
             self.memory.record_usage(run_id=self.rundir.run_id, pass_index=outcome.pass_index,
                                      task_id=outcome.task_id, used=used)
 
@@ -455,9 +531,8 @@ class Runner:
 
     def _totals(self, latest: dict[str, TaskOutcome]) -> str:
         usage = total_usage([o.usage for o in self.done.values()] + [e.get("usage", {}) for e in self.write_events])
-        score = _mean_scores(latest.values())["oracle2"]
-        return (f"oracle@2 {'?' if score is None else f'{score:.1f}'} · "
-                f"{usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}")
+        score = running_score(latest.values(), self.config.threads, self.config.retries, self.rundir.config())
+        return f"{score} · {usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}"
 
     def _lost(self, p: int, task_id: str, meter: MeteredLLM, kind: str = "task_lost") -> None:
         """Log what the endpoint cost this task (or write); a fatal fault ends the run here."""
@@ -477,21 +552,30 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
-        fits = self._probe(task)        # memory does not change while a task is solved: once serves all
-        from_memory = self._fit_answers(task, fits)
+        earlier = self._latest.get(task.id) if self._pass_order and p > 1 else None
+        if earlier is not None:     # pass order: each thread goes on from where the last pass left it
+            fits, solve_thread = [], lambda t: self._continue_thread(task, p, t, meter, earlier)
+            from_memory = self._fit_answers(task, self._fits_answered(earlier))     # as the first pass had them
+        else:
+            fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+            from_memory = self._fit_answers(task, fits)
+            shared = self._shared_read(task, p, meter, fits)     # the protocol's once-per-puzzle steps, if any
+            if meter.fault is not None:
+                return self._lost(p, task.id, meter)
+            solve_thread = lambda t: self._solve_thread(task, p, t, meter, fits, shared)    # noqa: E731
         if self.config.threads == 1:
-            runs = [self._solve_thread(task, p, 0, meter, fits)]
-        else:       # threads share nothing but the task: they run at once, each on its own samples
+            runs = [solve_thread(0)]
+        else:       # threads share nothing but the task (and `shared`): they run at once, each on its own samples
             with ThreadPoolExecutor(self.config.threads, thread_name_prefix=f"{task.id}-thread") as pool:
-                runs = list(pool.map(lambda t: self._solve_thread(task, p, t, meter, fits),
-                                     range(self.config.threads)))
+                runs = list(pool.map(solve_thread, range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
-        attempts = [a for r in runs for a in r.result.attempts]          # the model's
-        best = best_thread(runs, len(task.test_inputs))                 # what a memory write learns from
-        passed = any(r.result.passed_train for r in runs)
+        model_runs = runs                                               # what memory learns from: the model's
+        attempts = [a for r in model_runs for a in r.result.attempts]
+        best = best_thread(model_runs, len(task.test_inputs))
+        passed = any(r.result.passed_train for r in model_runs)
         runs = [dataclasses.replace(r, result=with_fit_attempts(r.result, from_memory, len(task.test_inputs)))
-                for r in runs]                                          # the fits ranked with each thread's attempts
+                for r in model_runs]                                    # the fits ranked with each thread's attempts
         predictions = submitted_predictions(runs, task)
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
         answers = self.answers.get(task.id)     # none: the run solves without scoring
@@ -510,7 +594,10 @@ class Runner:
         offered = [memory.by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered
                    if h.concept in memory.by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
-        used = helper_use(attempts, shown, memory.helper_owner, solved=bool(score is not None and score.oracle2 == 1))
+        fresh = [a for a in attempts if a.round == p - 1] if earlier is not None else attempts   # this pass's
+        used = helper_use(fresh, shown, memory.helper_owner, solved=bool(score is not None and score.oracle2 == 1))
+        for counts in used.values():        # what train pairs alone say of an item, for every memory method
+            counts.offered_passing = int(bool(counts.offered) and passed)
         names = memory.names
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
@@ -527,32 +614,48 @@ class Runner:
             helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
                                                + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
-            threads=[thread_record(r, len(task.test_inputs), answers) for r in runs],
+            threads=[self._thread_record(r, task, p, answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
+            feedback=[f for r in model_runs
+                      for f in feedback_of(r.thread, r.result.attempts, r.result.trace.transcript)],
         )
 
-    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit]) -> ThreadRun | None:
-        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it)
-        and one solver call; None when the endpoint failed under it."""
-        label = f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
-        self.progress.step(label + "selecting")
-        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            selection = fit_selection(fits, prepared(self.memory))
+    def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
+                      shared: SharedRead | None = None) -> ThreadRun | None:
+        """One thread: its own selection (a sample of its own, unless the probe's `fits` make it,
+        or the protocol selects once per puzzle: `shared`) and one solver call; None when the
+        endpoint failed under it."""
+        if shared is not None and shared.selection is not None:
+            selection = shared.selection
         else:
-            selection = select(task, self.memory, self.config.selection_settings(p, t), meter)
-        if meter.fault is not None:
-            return None
-        self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory), thread=t))
-        self._say_if_nothing_matched(task.id, selection)
-        self._say_if_degraded(selection)
+            self.progress.step(self._thread_label(t) + "selecting")
+            selection = self._select(task, p, t, meter, fits, shared)
+            if meter.fault is not None:
+                return None
+            self._record_selection(task, p, t, selection)
         helpers = self._helpers_for(selection, fits)
         hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
                     helpers=helpers)
         reselections: list[dict[str, Any]] = []
-        ctx = SolveContext(llm=meter, sandbox=self.sandbox, settings=self.config.solver_settings(p, t),
-                           run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
-                           reselect=self._reselector(task, p, t, meter, reselections, fits)
-                           if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None)
+        ctx = self._context(task, p, t, meter, selection, reselections, fits)
+        return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _context(self, task: Task, p: int, t: int, meter: MeteredLLM, selection: Selection,
+                 reselections: list[dict[str, Any]], fits: list[Fit], resume: list[dict] | None = None
+                 ) -> SolveContext:
+        """What thread t's solver call is given: the model (metered), sandbox and settings, its
+        progress line, re-selection before a retry (--reselect-on-retry), the run's retry decision
+        (retry_when=test-fails) and, in pass order, the conversations to go on from."""
+        label = self._thread_label(t)
+        return SolveContext(llm=meter, sandbox=self.sandbox, settings=self._solver_settings(p, t),
+                            run_id=self.rundir.run_id, progress=lambda text: self.progress.step(label + text),
+                            reselect=self._reselector(task, p, t, meter, reselections, fits)
+                            if self.config.reselect_on_retry and selection.mode in ("ps", "oe") else None,
+                            wants_retry=self._test_decides(task), resume=resume)
+
+    def _run_solver(self, task: Task, t: int, selection: Selection, hint: Hint, ctx: SolveContext,
+                    meter: MeteredLLM, reselections: list[dict[str, Any]], helpers) -> ThreadRun | None:
+        """The solver's call for thread t; None when the endpoint failed under it."""
         try:
             result = self.solver.solve(task, hint, ctx)
         except Exception as exc:  # a plugin broke its contract; one task must not end the run
@@ -567,6 +670,93 @@ class Runner:
         return ThreadRun(thread=t, selection=selection, result=result, error=solver_error, reselections=reselections,
                          helpers=helpers)
 
+    def _continue_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, earlier: TaskOutcome
+                         ) -> ThreadRun | None:
+        """Pass order, pass p > 1: thread t goes on from its conversations as the last pass left
+        them, with the hint it was opened with (the released code keeps a thread's first prompt);
+        one more round for a conversation that still retries, none for one that ended."""
+        record = earlier.threads[t]
+        opened = self.done[(1, task.id)].threads[t]
+        selection = Selection(mode=self.config.selection, concept_ids=list(record["selected"]),
+                              hint=opened.get("hint", ""), fallback=bool(record["fallback"]),
+                              stats={"form": record["level"]} if record.get("level") else {})
+        helpers = self._helpers_for(selection, [])
+        reselections = list(record.get("reselections", []))
+        ctx = self._context(task, p, t, meter, selection, reselections, [],
+                            resume=list(record.get("conversations") or []))
+        hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode,
+                    helpers=helpers)
+        return self._run_solver(task, t, selection, hint, ctx, meter, reselections, helpers)
+
+    def _thread_label(self, t: int) -> str:
+        """How the progress line names thread t (nothing for a one-thread run)."""
+        return f"thread {t + 1} of {self.config.threads}: " if self.config.threads > 1 else ""
+
+    def _solver_settings(self, p: int, t: int) -> SolverSettings:
+        """Thread t's solver settings in pass p; in pass order, pass p is one thread going on to
+        retry depth p - 1 (its samples are the first pass's)."""
+        if self._pass_order:
+            return dataclasses.replace(self.config.solver_settings(1, t), retries=p - 1)
+        return self.config.solver_settings(p, t)
+
+    def _thread_record(self, run: ThreadRun, task: Task, p: int, answers) -> dict[str, Any]:
+        """A thread as the event log keeps it (run/threads.py); in pass order also its conversations'
+        state for the next pass, and, in the first pass, the hint they were opened with."""
+        record = thread_record(run, len(task.test_inputs), answers)
+        if self._pass_order:
+            record["conversations"] = list(run.result.state)
+            if p == 1:
+                record["hint"] = run.selection.hint
+        return record
+
+    def _select(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
+                shared: SharedRead | None = None) -> Selection:
+        """Thread `t`'s selection: the probe's fits (ps), else the selection mode's, reading the
+        puzzle's caption when the protocol made one for all threads."""
+        if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
+            return fit_selection(fits, prepared(self.memory))
+        settings = self.config.selection_settings(p, t)
+        if shared is not None and shared.caption is not None:
+            if not shared.caption.ok:
+                return Selection(mode=settings.mode, fallback=True, error=shared.caption.error)
+            settings = dataclasses.replace(settings, caption=shared.caption.value)
+        return select(task, self.memory, settings, meter)
+
+    def _record_selection(self, task: Task, p: int, t: int, selection: Selection, shared_by: int = 1) -> None:
+        record = selection_record(task.id, p, selection, concept_names(self.memory), thread=t)
+        if shared_by > 1:
+            record["shared_by_threads"] = shared_by
+        self.rundir.append_selection(record)
+        self._say_if_nothing_matched(task.id, selection)
+        self._say_if_degraded(selection)
+
+    def _shared_read(self, task: Task, p: int, meter: MeteredLLM, fits: list[Fit]) -> SharedRead | None:
+        """What the protocol reads once per puzzle for all its threads: the selection
+        (select_once), or, for OE, the caption (oe_caption per-puzzle); None: each thread its own."""
+        protocol, threads = self.config.protocol, self.config.threads
+        if threads == 1 or self.config.selection not in ("ps", "oe"):
+            return None
+        if protocol.select_once:
+            self.progress.step("selecting (once for every thread)")
+            selection = self._select(task, p, 0, meter, fits)
+            if meter.fault is None:
+                self._record_selection(task, p, 0, selection, shared_by=threads)
+            return SharedRead(selection=selection)
+        if self.config.selection == "oe" and protocol.oe_caption == "per-puzzle":
+            from arcmemo.selection.oe import caption_task
+
+            self.progress.step("captioning (once for every thread)")
+            return SharedRead(caption=caption_task(task, meter, self.config.selection_settings(p, 0)))
+        return None
+
+    def _test_decides(self, task: Task) -> Callable[[Any], bool] | None:
+        """retry_when=test-fails: whether an attempt's thread retries, from its test outputs scored
+        here (a yes or no is all the solver gets back); None: the solver's train-pair rule."""
+        if self.config.protocol.retry_when != "test-fails":
+            return None
+        answers = self.answers[task.id]
+        return lambda attempt: not all(step_verdicts(list(attempt.test_outputs or []), answers))
+
     def _probe(self, task: Task) -> list[Fit]:
         """The calls of memory's helpers that give every train output (run/probe.py): with
         --helpers and --probe-helpers, for selection ps and all (`none` reads no memory)."""
@@ -574,6 +764,10 @@ class Runner:
             return []
         self.progress.step("trying memory's helpers on the train pairs")
         return probe(task, prepared(self.memory), self.sandbox)[0]
+
+    def _fits_answered(self, earlier: TaskOutcome) -> list[Fit]:
+        """The fits whose answers an earlier pass submitted (pass order goes on from it)."""
+        return fits_from_calls(earlier.fit_answers, prepared(self.memory)) if self.config.fits_as_answers else []
 
     def _fit_answers(self, task: Task, fits: list[Fit]) -> list:
         """--fits-as-answers: each fit as a candidate answer of its own, made by memory (probe.fit_attempts)."""
@@ -630,7 +824,7 @@ class Runner:
     def _say_if_degraded(self, selection) -> None:
         """Once per run and level: the select model did not see the whole memory in full."""
         level = selection_level(selection)
-        if level in (None, "full"):
+        if level in (None, "full", selection.stats.get("view")):     # what the protocol asked for is no degradation
             return
         if level in self._said_levels:          # a race between tasks in flight at worst says it twice
             return
@@ -651,24 +845,53 @@ class Runner:
                            f"the memory's names listed: {again['matched']} matched")
 
     def _write_back(self, block: list[TaskOutcome], p: int) -> None:
-        """MEMWRITE for the block's tasks whose program passed every train pair."""
+        """MEMWRITE: the block's tasks not written yet, in task order, as the memory method sees
+        them (`_experience`), to its write (which chooses what it learns from: ArcMemo's methods,
+        the programs that passed every train pair)."""
+        pending = []
         for outcome in block:
-            key = (p, outcome.task_id)
-            if not outcome.passed_train or not outcome.code or key in self._writes_done():
+            experience = self._experience(outcome, p)
+            if experience is None or (p, outcome.task_id) in self._writes_done():
                 continue
             event = self._recovered_write(outcome.task_id, p)
             if event is None:
-                if self._over_budget():
-                    self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": outcome.task_id,
-                                        "reason": "budget"})
-                    continue
-                self.progress.step(f"writing memory from {outcome.task_id}")
-                event = self._write_one(outcome, p)
-                if event is None:
-                    continue
-                self.progress.note(f"{outcome.task_id} {_write_line(event)}")
+                pending.append(experience)
+                continue
             self.rundir.append(event)
             self.write_events.append(event)
+        if pending:
+            self._write(pending, p)
+
+    @property
+    def method(self):
+        """The run's memory method (arcmemo.methods)."""
+        return load_method(self.config.selection)
+
+    def _experience(self, outcome: TaskOutcome, p: int) -> Experience | None:
+        """The task as the memory method may see it (train pairs only: methods/experience.py). arcmemo's
+        protocol hands every task to the method, which chooses what it learns from; the released
+        code's (write_when=strict, or pass order) only a task its own rule writes (`_to_write`),
+        with the program that rule chose."""
+        task = next(t for t in self.tasks if t.id == outcome.task_id)
+        experience = experience_of(task, {**outcome.event(), "threads": model_steps(outcome.threads)})
+        if self.config.protocol.write_when == "train" and not self._pass_order:
+            return experience
+        code = self._to_write(outcome, p)
+        return None if code is None else dataclasses.replace(experience, program=code, passed_train=True)
+
+    def _to_write(self, outcome: TaskOutcome, p: int) -> str | None:
+        """The program a continual run writes from a task's outcome in pass p, or None. arcmemo's
+        rule: its best program, if any program passed every train pair. write_when=strict (the
+        released code): a program also right on every test input (so the run is test-informed).
+        In pass order only the steps made in this pass count (the earlier ones had their pass)."""
+        protocol = self.config.protocol
+        if protocol.write_when == "train" and not self._pass_order:
+            return outcome.code if outcome.passed_train else None
+        depth = p - 1 if self._pass_order else None
+        steps = [s for t in model_steps(outcome.threads) for s in t["steps"] if depth is None or s["round"] == depth]
+        fits = [s["code"] for s in steps if s["code"] and s["passed_train"]
+                and (protocol.write_when == "train" or (s.get("test_correct") and all(s["test_correct"])))]
+        return outcome.code if outcome.code in fits else next(iter(fits), None)
 
     def _writes_done(self) -> set[tuple[int, str]]:
         return {(e["pass_index"], e["task_id"]) for e in self.write_events}
@@ -677,53 +900,91 @@ class Runner:
         """A write for this task that reached the store before a kill lost its event, rebuilt from
         the store's own records (revisions, or the recorded failure) so it is not done twice. A
         write lost to the endpoint is tried again (its failure record is not a finished write)."""
+        if any(q < p and t == task_id for q, t in self._writes_done()):
+            return None     # an earlier pass wrote it too: the store cannot tell that pass's writes from this one's
         write = self.memory.writes_of(self.rundir.run_id, task_id)
         if write is None or (write.failed and (p, task_id) in self.writes_lost):
             return None
         return {"type": "write", "pass_index": p, "task_id": task_id, "recovered": True, "added": write.added,
-                "extended": write.extended, "failed": write.failed, "error": write.error,
+                "extended": write.extended, "removed": write.removed, "failed": write.failed, "error": write.error,
                 "usage": Usage().to_dict()}
 
-    def _write_one(self, outcome: TaskOutcome, p: int) -> dict[str, Any] | None:
-        meter = MeteredLLM(self.llm)
-        task = next(t for t in self.tasks if t.id == outcome.task_id)
-        run_id = self.rundir.run_id
-        if self.config.selection == "cheatsheet":
-            update = update_cheatsheet(self.memory, meter, task, _trace_text(outcome), run_id=run_id)
-            written = {"added": [], "extended": ["cheatsheet"] if update.updated else [],
-                       "failed": update.error is not None, "error": update.error}
-        else:
-            solution = SolutionInput(task=task, code=outcome.code, origin="self", reasoning=outcome.reasoning)
-            if self.config.memory_format == "oe":
-                result = write_oe(self.memory, meter, solution, run_id=run_id, examples=self.examples)
-            else:
-                verify = (write_verifier(self.sandbox, self.memory, task, self.config.source, run_id)
-                          if self.config.helpers else None)
-                result = write_ps(self.memory, meter, solution, run_id=run_id, examples=self.examples,
-                                  memory_tokens=self.settings.abstraction_memory_tokens, verify_helpers=verify)
-            written = {"added": list(result.added), "extended": list(result.extended),
-                       "failed": bool(result.failed), "error": result.error,
-                       "helpers": list(result.helpers),
-                       "helper_problems": list(result.helper_problems)}
-        if meter.fault is not None and written["failed"]:
-            return self._lost(p, task.id, meter, kind="write_lost")
-        return {"type": "write", "pass_index": p, "task_id": task.id, **written, "usage": meter.usage.to_dict()}
+    def _write(self, experiences: list[Experience], p: int) -> None:
+        """One call of the method's write for `experiences`, each task's write then recorded in task
+        order with its own usage (TaskMeters): as written, skipped for the budget, or lost to the
+        endpoint (`--resume` writes it again); a fatal endpoint fault ends the run here."""
+        meters = TaskMeters(self.llm)
+        skipped: set[str] = set()
 
-    def _over_budget(self, in_flight: Collection[Future] = ()) -> bool:
+        def proceed(task_id: str) -> bool:
+            if meters.fatal is not None:
+                return False
+            if self._over_budget(writing=[m.usage.to_dict() for m in meters.meters.values()]):
+                skipped.add(task_id)
+                return False
+            meters.start(task_id)
+            return True
+
+        ctx = self._write_context(p, proceed)
+        try:
+            events = list(self.method.write(experiences, self.memory, meters, ctx) or [])
+        except INTERRUPTS:
+            raise
+        except Exception as exc:        # a method broke its contract: its block's writes failed, the run goes on
+            error = f"memory method {self.config.selection!r}: its write raised {describe(exc)}"
+            events = [WriteEvent(e.task_id, failed=True, error=error) for e in experiences]
+        given = {e.task_id: e for e in events if isinstance(e, WriteEvent)}
+        for experience in experiences:
+            task_id = experience.task_id
+            if task_id in skipped:
+                self.rundir.append({"type": "write_skipped", "pass_index": p, "task_id": task_id, "reason": "budget"})
+                continue
+            meter = meters.meters.get(task_id)
+            event = given.get(task_id) or (WriteEvent(task_id) if meter is not None else None)
+            if event is None:               # the method learned nothing from this task (and asked nothing)
+                continue
+            if meter is not None and meter.fault is not None and event.failed:
+                self._lost(p, task_id, meter, kind="write_lost")
+                continue
+            usage = meter.usage if meter is not None else Usage()
+            record = {"type": "write", "pass_index": p, **event.record(), "usage": usage.to_dict()}
+            self.progress.note(f"{task_id} {_write_line(record)}")
+            self.rundir.append(record)
+            self.write_events.append(record)
+
+    def _write_context(self, p: int, proceed: Callable[[str], bool]) -> WriteContext:
+        run_id = self.rundir.run_id
+
+        def verifier(task: Task):
+            return write_verifier(self.sandbox, self.memory, task, self.config.source, run_id) if self.config.helpers \
+                else None
+
+        def judge(task_id: str, verdicts: dict[int, str]) -> None:
+            self.memory.record_judgement(run_id=run_id, pass_index=p, task_id=task_id, verdicts=verdicts)
+
+        return WriteContext(run_id=run_id, pass_index=p, memory_format=self.config.memory_format,
+                            memory_tokens=self.settings.abstraction_memory_tokens, examples=lambda: self.examples,
+                            verifier=verifier, model_params=dict(self.config.protocol.curation_params() or {}),
+                            options=dict(self.config.method_options), progress=self.progress.step, proceed=proceed,
+                            judge=judge)
+
+    def _over_budget(self, in_flight: Collection[Future] = (), writing: Collection[dict] = ()) -> bool:
         """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget,
-        counting each task still in flight (or finished, not yet committed) at that cost too."""
+        counting each task still in flight (or finished, not yet committed) at that cost too, and the
+        usage of writes made but not yet recorded (`writing`)."""
         if self.config.budget_usd is None:
             return False
         costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
+        costs += [u.get("cost_usd", 0) for u in writing]
         spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
         expected = max(costs, default=0)
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
 
     # ------------------------------------------------------------------ scores
-    @staticmethod
-    def _pass_scores(p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
-        return {"pass": p, "tasks": len(latest), **_mean_scores(latest.values())}
+    def _pass_scores(self, p: int, latest: dict[str, TaskOutcome]) -> dict[str, Any]:
+        return {"pass": p, "tasks": len(latest),
+                **outcome_scores(latest.values(), self.config.threads, self.config.retries, table=False)}
 
     def _summary(self, latest, done, per_pass, stopped, wall) -> dict[str, Any]:
         usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in self.write_events]
@@ -734,26 +995,26 @@ class Runner:
             "run_id": self.rundir.run_id,
             "tasks": len(latest),
             "tasks_planned": len(self.tasks),
-            **_mean_scores(latest.values()),
+            **outcome_scores(latest.values(), self.config.threads, self.config.retries),  # scoring/runscore.py
             "scored": bool(self.answers),     # False: no test outputs (or --no-score); scores are None
             "passes": per_pass,
             "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
             "solved": sorted(t for t, o in latest.items() if o.scores.get("oracle2") == 1),
-            "per_task": {t: {**o.scores, "passed_train": o.passed_train, "pass": o.pass_index,
-                             "selected": len(o.selected)} for t, o in sorted(latest.items())},
+            "per_task": per_task_scores(latest, self.config.threads, self.config.retries),
             "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
             "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
-            "concept_use": {name: sum(row[name] for o in done.values() for row in o.concept_use) for name in COUNTERS},
+            "concept_use": {name: sum(row.get(name, 0) for o in done.values() for row in o.concept_use)
+                            for name in COUNTERS},
             "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
             "fit_answer_tasks": sorted(t for t, o in latest.items() if o.fit_answers),
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
             "retries": self.config.retries,
-            "table4": _table4(latest.values(), self.config),
             "concepts_added": added,
             "concepts_extended": extended,
             "writes": len(self.write_events),
             "write_failures": sum(bool(e.get("failed")) for e in self.write_events),
+            **failure_lesson_counts(self.memory, self.write_events, done.values(), self.config.method_options),
             "tasks_lost": sorted({t for _, t in self.lost}),
             "writes_lost": sorted({t for (q, t) in self.writes_lost if (q, t) not in self._writes_done()}),
             "usage": usage.to_dict(),
@@ -763,18 +1024,19 @@ class Runner:
         }
 
 
+def _retrying(outcome: TaskOutcome) -> bool:
+    """Pass order: whether a task has a thread whose conversation goes on (none of its
+    conversations ended solved, and one has not ended)."""
+    for thread in outcome.threads:
+        states = thread.get("conversations") or []
+        if any(s.get("finished") is None for s in states) and not any(s.get("finished") == SOLVED for s in states):
+            return True
+    return False
+
+
 def _at_work(running: dict[int, Future]) -> int:
     """Tasks still being solved (a finished task waiting for its turn to commit holds no slot)."""
     return sum(not f.done() for f in running.values())
-
-
-def _mean_scores(outcomes) -> dict[str, float | None]:
-    """Mean oracle@1, oracle@2 and strict in percent; None (unknown) when a task was not scored."""
-    outcomes = list(outcomes)
-    if any(not o.scores for o in outcomes):
-        return {name: None for name in ("oracle1", "oracle2", "strict")}
-    n = len(outcomes) or 1
-    return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
 
 
 def _level_counts(outcomes) -> dict[str, int]:
@@ -786,10 +1048,15 @@ def _level_counts(outcomes) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: LEVELS.index(kv[0]) if kv[0] in LEVELS else len(LEVELS)))
 
 
-def _table4(outcomes, config: RunConfig) -> dict[str, Any] | None:
-    """The run's Table 4 block (run/threads.py), None when it cannot be computed (not scored)."""
-    table = run_depth_table(list(outcomes), config.threads, config.retries)
-    return None if table is None else table.to_dict()
+def _strict_variants(outcomes, config: RunConfig) -> dict[str, Any]:
+    """The released driver's strict score (train and test, last step; scoring/strict.py) beside
+    the table's test-only, any-step one, and which of the two the run's protocol headlines.
+    None when it cannot be computed (not scored, or recorded without steps)."""
+    outcomes = list(outcomes)
+    puzzles = [steps_from_records(o.threads, config.retries) for o in outcomes]
+    scored = outcomes and all(o.scores and p is not None and len(p) == config.threads for o, p in zip(outcomes, puzzles))
+    table = last_step_table(puzzles, config.threads, config.retries).to_dict() if scored else None
+    return {"strict_variant": config.protocol.strict_variant, "strict_train_test_last_step": table}
 
 
 def _outcome_line(outcome: TaskOutcome) -> str:
@@ -805,13 +1072,10 @@ def _outcome_line(outcome: TaskOutcome) -> str:
 def _write_line(event: dict[str, Any]) -> str:
     if event.get("failed"):
         return f"memory write failed: {event.get('error')}"
-    return f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
-
-
-def _trace_text(outcome: TaskOutcome) -> str:
-    """What the cheatsheet curator reads: the program whole, the end of the reasoning."""
-    return (f"Task {outcome.task_id} was solved by this program:\n{outcome.code}\n\n"
-            f"Reasoning:\n{keep_tail(outcome.reasoning or '')}")
+    dropped, removed = event.get("types_dropped"), event.get("removed")
+    return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f", {len(removed)} removed" if removed else "")
+            + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
 REDACTED = "***"
@@ -844,6 +1108,24 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
                                max_helpers=helper_limit(llm, config.max_helpers))
 
 
+def check_protocol_fits(config: RunConfig, answers: dict, executor: Executor | None) -> None:
+    """ProtocolError, before a run directory exists, when the run's protocol needs what this run
+    lacks: test outputs to decide retries on, or (pass order) the driver's own process, where
+    each thread's conversation waits between passes."""
+    check(config.protocol, continual=config.continual, passes=config.passes, selection=config.selection,
+          scored=bool(answers))
+    check_executor(config, executor)
+
+
+def check_executor(config: RunConfig, executor: Executor | None) -> None:
+    """Pass order hands each thread's earlier conversations from the driver's state to the task:
+    only an executor in this process can take them."""
+    if config.continual and config.protocol.continual_order == "pass" and not isinstance(executor, (InProcess,
+                                                                                                    type(None))):
+        raise ProtocolError(f"continual_order=pass (protocol {config.protocol.name}) keeps each thread's "
+                            "conversation in this process between passes: run it without --executor ray")
+
+
 def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Any, solver: Any,
                runs_root: str, settings: Settings | None = None, progress: Reporter | None = None,
                run_id: str | None = None, taskset: TaskSet | None = None, executor: Executor | None = None) -> Runner:
@@ -852,9 +1134,11 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     settings = settings or Settings.load()
     taskset = taskset or load_run_tasks(config)
     tasks = order_tasks(taskset, config)
+    answers = taskset.answers_for_scoring(config.score)
+    check_protocol_fits(config, answers, executor)
     run_id = run_id or new_run_id()
     llm = make_llm(run_id)
-    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
+    runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=answers,
                     memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
                     settings=settings, progress=progress, executor=executor)
     runner.rundir.write_config(runner.resolved_config())
@@ -869,7 +1153,7 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
     if recorded.get("kind", "solve") != "solve":
         raise RunDirError(f"run {rundir.run_id} is a {recorded['kind']} run; only solve runs resume")
     try:
-        config = RunConfig.from_dict(recorded["settings"])
+        config = RunConfig.from_dict({**recorded["settings"], PROTOCOL_KEY: recorded.get(PROTOCOL_KEY)})
         task_ids = list(recorded["task_ids"])
     except (KeyError, TypeError, ValueError) as exc:
         raise RunDirError(f"{rundir.path}/config.json: not a run config arcmemo can resume ({exc})") from None

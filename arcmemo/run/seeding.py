@@ -54,6 +54,8 @@ from arcmemo.core.settings import lookup
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
 from arcmemo.run.helpercheck import verification
+from arcmemo.run.longrun import check_named, write_job
+from arcmemo.run.prompting import prompts_record
 from arcmemo.run.rundir import RunDir
 from arcmemo.run.runner import memory_url_for_record
 from arcmemo.run.session import RunSession, resolve_models
@@ -264,10 +266,18 @@ class _Writer:
     """Writes one verified seed: from its annotation (no model), or through the model pipeline."""
 
     def __init__(self, session: RunSession, memory, model, run_id, summary: SeedSummary, problem, *, examples,
-                 llm=None, tasks: str):
+                 llm=None, tasks: str, pending: int = 0):
         self.session, self.memory, self.model, self.run_id, self.tasks = session, memory, model, run_id, tasks
         self.summary, self.problem, self.examples = summary, problem, examples
         self.llm = llm
+        self.pending = pending             # seeds without a hand annotation for every format asked
+
+    def _record(self, result: WriteResult) -> None:
+        """Count a write; custom types it could not create (over the cap per write) are a problem said at once."""
+        self.summary.add_write(result)
+        if result.types_dropped:
+            self.problem(f"{result.task_id}: {len(result.types_dropped)} custom type(s) not created, over the cap "
+                         f"per write: {', '.join(result.types_dropped)}")
 
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
         verified = verification(item.seed.task_id, self.tasks, item.seed.code, self.run_id)
@@ -280,7 +290,7 @@ class _Writer:
             self.summary.write_failures += 1
             self.problem(str(exc))
             return []
-        self.summary.add_write(result)
+        self._record(result)
         self.summary.annotated += 1
         return list(formats)
 
@@ -289,8 +299,11 @@ class _Writer:
         from arcmemo.abstraction.ps import write_ps
         from arcmemo.run.session import start_models
 
-        if self.llm is None:               # the first seed that needs the model starts it
+        if self.llm is None:               # the first seed that needs the model starts it, saying how long
             self.llm = self.session.llm(self.run_id, resolve_models({"aux_model": self.model}))
+            estimate = check_named(self.llm, write_job(self.pending, formats), "--model")
+            if estimate:
+                self.session.reporter.note(estimate)
             start_models(self.llm, {"aux"}, self.session.reporter)
         annotation = item.annotation
         solution = SolutionInput(
@@ -306,7 +319,7 @@ class _Writer:
                                   memory_tokens=self.session.settings.abstraction_memory_tokens)
             else:
                 result = write_oe(self.memory, self.llm, solution, run_id=self.run_id, examples=self.examples)
-            self.summary.add_write(result)
+            self._record(result)
             if result.failed:
                 self.problem(f"{item.seed.path}: {fmt} write failed ({result.error})")
             else:
@@ -376,7 +389,7 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
     rundir.write_config({"kind": RUN_KIND, "run_id": rundir.run_id, "arcmemo_version": __version__, **config,
                          "tasks": options.tasks, "annotations_only": options.annotations_only,
                          "memory_url": memory_url_for_record(str(memory.url)),
-                         "memory_revision_start": memory.revision(),
+                         "memory_revision_start": memory.revision(), **prompts_record(),
                          "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     with rundir.hold():
         reporter.started(rundir.run_id, rundir.path, kind=RUN_KIND)
@@ -442,7 +455,8 @@ def _ingest(session, memory, llm, model, verified, formats, options, taskset, su
     ledger = _Ledger(memory, rundir.run_id, config)
     writer = _Writer(session, memory, model, rundir.run_id, summary, problem,
                      examples=load_examples(options.directory) or load_examples(session.settings.seeds_dir),
-                     llm=llm, tasks=options.tasks)
+                     llm=llm, tasks=options.tasks,
+                     pending=sum(1 for item in verified if not (item.annotation and all(map(item.annotation.has, formats)))))
     try:
         done = memory.seeded()
         skipped: list[str] = []

@@ -11,13 +11,17 @@ Order of a fresh solve, so that a bad input fails before anything exists: settin
 flags (the CLI), the tasks, the solver plugin, the model client and the embedded model's
 files, the executor (Ray installed, reachable, given a memory its workers can open), the
 memory, and only then the run directory.
+
+A solve begins its start-up in the background first (run/warmup.py): the sandbox's first
+worker and the endpoint client's library; the session waits for the worker only where the
+run's config reports its isolation.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,7 @@ from arcmemo.run.runner import (
     new_runner,
     resume_runner,
 )
+from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
 
 DEFAULT_TASKS_IN_FLIGHT = 8     # an endpoint's tasks are latency-bound: several at once cost nothing extra
 EXECUTORS = ("local", "ray")
@@ -54,12 +59,14 @@ class Scale:
 
 
 def roles_used(config: RunConfig) -> set[str]:
-    """The model roles a solve run calls: the solver always, select and aux as its settings need."""
-    roles = {"solver"}
-    if config.selection in ("ps", "oe"):
-        roles.add("select")
-    if config.selection == "oe" or config.continual:
-        roles.add("aux")
+    """The model roles a solve run calls: the solver always, and what its memory method's read
+    (and, for a continual run, its write) calls."""
+    from arcmemo.methods import load_method
+
+    method = load_method(config.selection)
+    roles = {"solver", *getattr(method, "read_roles", ())}
+    if config.continual:
+        roles.update(getattr(method, "write_roles", ()))
     return roles
 
 
@@ -79,16 +86,16 @@ def check_models(llm: LLM, roles: set[str]) -> None:
             raise weights.LocalModelError(f"model {name!r} cannot start: {problem}")
 
 
-def check_cheatsheet(memory: Memory, config: RunConfig) -> None:
-    """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
-    grows one from the run's own solves) a memory with no sheet would make it the no-memory
-    baseline in disguise, so it is refused before a run directory exists."""
-    from arcmemo.selection.cheatsheet import current_sheet
+def check_method(memory: Memory, config: RunConfig) -> None:
+    """RunDirError, before a run directory exists, when the memory method finds the run pointless
+    on this memory (the cheatsheet baseline without a sheet to show is the no-memory baseline
+    in disguise)."""
+    from arcmemo.methods import load_method
 
-    if config.selection == "cheatsheet" and not config.continual and current_sheet(memory) is None:
-        raise RunDirError(f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one "
-                          "with `arcmemo cheatsheet build seeds/` (or add --continual to grow one from this "
-                          "run's solves)")
+    check = getattr(load_method(config.selection), "check", None)
+    problem = check(memory, continual=config.continual) if check is not None else None
+    if problem:
+        raise RunDirError(problem)
 
 
 def check_call_params(llm: LLM, config: RunConfig, roles: set[str]) -> None:
@@ -136,22 +143,14 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
     """A solve that reads memory without writing it needs one that exists: a mistyped --db (or a
     config file's relative path run from another directory) would otherwise read an empty memory
     made on the spot. --continual may start from nothing; --selection none reads nothing."""
-    if config.continual or config.selection == "none":
+    from arcmemo.methods import load_method
+
+    if config.continual or not getattr(load_method(config.selection), "reads_memory", True):
         return
     path = sqlite_file(url)
     if path is not None and not path.exists():
         raise StoreError(f"no memory database at {url}: a solve without --continual only reads memory (build one "
                          "with `arcmemo seed seeds/` or `arcmemo concepts import FILE --db PATH`, or pass --db)")
-
-
-def shared_sandbox(settings: Settings | None = None):
-    """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb
-    (also for commands that run programs outside a run: concepts edit and import)."""
-    from arcmemo.sandbox import get_sandbox
-
-    settings = settings or Settings.load()
-    return get_sandbox(workers=settings.sandbox_workers, timeout_s=settings.sandbox_timeout_s,
-                       memory_mb=settings.sandbox_memory_mb)
 
 
 class RunSession:
@@ -166,6 +165,7 @@ class RunSession:
         self._sandbox = None
         self.llms: list[LLM] = []
         self.executors: list[Executor] = []
+        self._prompts = ExitStack()
 
     # -- the parts ---------------------------------------------------------------------
     def memory(self, url: str | None = None) -> Memory:
@@ -181,6 +181,7 @@ class RunSession:
         if self._sandbox is None:
             sandbox = shared_sandbox(self.settings)
             if self.require_isolation:
+                sandbox_started(sandbox)
                 sandbox.check_isolation(self.require_isolation)
             self._sandbox = sandbox
         return self._sandbox
@@ -193,6 +194,13 @@ class RunSession:
         self.llms.append(llm)
         return llm
 
+    def use_prompts(self, prompts_dir: str | Path | None, grid_text: str):
+        """Check the user's templates and the grid text style (PromptError now, before anything is
+        opened), and put them in force until the session closes (run/prompting.py)."""
+        from arcmemo.run.prompting import PromptSetup
+
+        return self._prompts.enter_context(PromptSetup(prompts_dir, grid_text))
+
     def close(self) -> None:
         self.reporter.close()
         for executor in self.executors:
@@ -201,6 +209,7 @@ class RunSession:
             llm.close()
         if self._memory is not None:
             self._memory.close()
+        self._prompts.close()
 
     # -- solve ---------------------------------------------------------------------------
     def executor(self, llm: LLM, config: RunConfig, memory_url: str, scale: Scale) -> Executor:
@@ -226,20 +235,48 @@ class RunSession:
         """A fresh solve run, each part opened in the order of the module docstring."""
         from arcmemo.solverkit import load_solver
 
+        warm_up(self.settings)          # begun already by the solve command; else now
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
+        self.use_prompts(config.prompts_dir, config.grid_text)
         sandbox = self.sandbox
         check_memory_exists(self.settings.db, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
+        self._check_long_run(llm, config, taskset)
         check_models(llm, roles_used(config))
         check_call_params(llm, config, roles_used(config))
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
-        check_cheatsheet(memory, config)
+        check_method(memory, config)
+        sandbox_started(sandbox)        # the run's config reports the sandbox's isolation
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
+
+    def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
+        """LongRunError when the run would take hours on the embedded model it did not name; the
+        estimate said when it runs there by name (run/longrun.py)."""
+        from arcmemo.run.longrun import check_named, solve_job
+        from arcmemo.run.runner import order_tasks
+
+        job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
+                        config.passes)
+        estimate = check_named(llm, job, "--solver-model")
+        if estimate:
+            self.reporter.note(estimate)
+
+    def _note_changed_templates(self, recorded: dict[str, Any], solver) -> None:
+        """Say which templates differ from those the run started with (edited since, or a new arcmemo):
+        the requests made from now on are not the ones recorded."""
+        from arcmemo.prompts import template_hashes
+        from arcmemo.run.prompting import changed_templates
+
+        solver_now = solver.template_hashes() if hasattr(solver, "template_hashes") else {}
+        changed = (changed_templates(recorded.get("prompt_templates") or {}, template_hashes())
+                   + changed_templates(recorded.get("solver_templates") or {}, solver_now))
+        if changed:
+            self.reporter.note(f"prompt templates changed since the run started: {', '.join(changed)}")
 
     def resume_solve(self, ref: str, model_flags: dict[str, Any], scale: Scale | None = None) -> Runner:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
@@ -247,6 +284,7 @@ class RunSession:
 
         rundir = RunDir.find(ref, self.settings.runs_dir)
         recorded = rundir.config()
+        warm_up(self.settings)
         sandbox = self.sandbox
         explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
         memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
@@ -254,9 +292,12 @@ class RunSession:
         solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
+        self.use_prompts(runner.config.prompts_dir, runner.config.grid_text)
+        self._note_changed_templates(recorded, solver)
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
+        sandbox_started(sandbox)
         return runner
 
     def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:

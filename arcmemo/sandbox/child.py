@@ -1,5 +1,13 @@
 """The child side of the sandbox: the forked process that runs one program on its grids and
-reports plain JSON results (everything here ends in os._exit)."""
+reports plain JSON results (everything here ends in os._exit).
+
+It contains itself before it is given anything (a mount namespace and a new tmpfs as its
+folder, its uid, the filesystem view, limits, the audit hook, seccomp), says READY on its
+result pipe, and only then reads its request. Each grid has `timeout_s` of wall clock (the
+first one also covers compiling and importing the program): an alarm stops a run whose grid
+overran, reporting a timeout for it; a program that blocks the alarm (or sits in one long
+C call) is killed at its worker's deadline for the whole request instead.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import math
 import os
 import signal
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.sandbox.common import (
@@ -15,11 +24,15 @@ from arcmemo.sandbox.common import (
     MAX_MESSAGE_CHARS,
     MAX_SIDE,
     PR_SET_PDEATHSIG,
+    READY,
     describe_syntax_error,
     keep_fds,
+    not_run_message,
     outcome_dict,
+    timeout_message,
+    write_all,
 )
-from arcmemo.sandbox.namespaces import drop_capabilities
+from arcmemo.sandbox.namespaces import drop_capabilities, enter_run_folder
 from arcmemo.sandbox.tracing import HelperTrace
 
 if TYPE_CHECKING:
@@ -57,16 +70,18 @@ class _BoundedText:
         if self.dropped:
             text += f"\n[... {self.dropped} more characters of output dropped]"
         self.parts, self.size, self.dropped = [], 0, 0
-        return text.encode("utf-8", "replace").decode("utf-8")
+        return text  # lone surrogates and control characters are the parent's to replace (results.py)
 
 
 class _Invalid(Exception):
     pass
 
 
-def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int, vm_bytes: int,
-           layer: int = -1) -> None:
-    """Set up containment, wait for the request, run the program on each grid, exit."""
+def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes, worker_pid: int,
+           vm_bytes: int, layer: int = -1) -> None:
+    """Set up containment, say READY, wait for the request, run the program on each grid, exit.
+    With `options` the run mounts a tmpfs of its own on `tmpdir`, in a mount namespace of its
+    own; without, `tmpdir` is a fresh directory and `layer` the Landlock layer confining writes to it."""
     import resource
 
     global _status_fd
@@ -75,11 +90,13 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     _status_fd = os.open("/proc/self/status", os.O_RDONLY)  # read on memory errors, when /proc is out of view
+    if options and not enter_run_folder(tmpdir.encode(), options):
+        os._exit(73)
     if st.uid is not None:
         os.setgroups([])
         os.setresgid(st.uid, st.uid, st.uid)
         os.setresuid(st.uid, st.uid, st.uid)
-    elif os.geteuid() == 0 and st.kernel:  # root without a uid of its own: no capabilities at least
+    elif st.drop_caps:  # a user namespace's capabilities, or root's without a uid of its own
         if drop_capabilities() is not None:
             os._exit(72)
     if st.libc is not None:
@@ -108,6 +125,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
             st.filter.load()
         except OSError:
             os._exit(72)
+    write_all(wfd, READY)
 
     # -- wait for the request (EOF without one: the worker is shutting down) -------------
     chunks = []
@@ -128,21 +146,39 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
         resource.setrlimit(which, value)
     out.limit = req["max_stdout"]
     trace, rebound = None, []  # the memory's helpers, when the request names their module
+    timeout = req["timeout_s"]
+    clock = _GridClock(timeout)
 
     def emit(i: int, outcome: dict) -> None:
         outcome["i"] = i
         if trace is not None:
             outcome["called"], outcome["rebound"] = trace.called(), rebound
-        data = memoryview((json.dumps(outcome, separators=(",", ":")) + "\n").encode("utf-8"))
-        while data:
-            k = os.write(wfd, data)
-            data = data[k:]
+        write_all(wfd, (json.dumps(outcome, separators=(",", ":")) + "\n").encode("utf-8"))
+
+    def done() -> None:
+        """The results are all out: close the pipe first, so the worker answers while this
+        process is still tearing its memory down."""
+        os.close(wfd)
+        os._exit(0)
 
     def emit_all(kind: str, message: str) -> None:
+        clock.stop()
         text = out.take()
         for i in range(n):
             emit(i, outcome_dict(False, error=kind, message=message, stdout=text if i == 0 else ""))
-        os._exit(0)
+        done()
+
+    def out_of_time(signum, frame) -> None:
+        if not clock.overran():  # a late alarm: the grid it was for has its result
+            return
+        first, clock.grid = clock.grid, None
+        emit(first, outcome_dict(False, error="timeout", message=timeout_message(timeout), stdout=out.take()))
+        for i in range(first + 1, n):
+            emit(i, outcome_dict(False, error="timeout", message=not_run_message(first, "timeout")))
+        done()
+
+    signal.signal(signal.SIGALRM, out_of_time)
+    clock.start(0)
 
     source_texts = {"<program>": req["source"], **{f"<module {k}>": v for k, v in req["modules"].items()}}
     codes = {}
@@ -174,8 +210,11 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
         emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
             f" (it defines: {', '.join(defined)})" if defined else ""))
     for i, grid in enumerate(req["grids"]):
+        if i:
+            clock.start(i)
         try:
             result = fn(np.array(grid, dtype=int))
+            clock.stop()
             try:
                 grid_out = _to_grid(result, np)
             except _Invalid as exc:
@@ -188,9 +227,32 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, worker_pid: int
                 continue
             emit(i, outcome_dict(True, output=grid_out, stdout=out.take()))
         except BaseException as exc:
+            clock.stop()
             kind, message = _classify(exc, source_texts, as_limit)
             emit(i, outcome_dict(False, error=kind, message=message, stdout=out.take()))
-    os._exit(0)
+    done()
+
+
+class _GridClock:
+    """The wall clock of the grid being run (`grid`, None between grids): SIGALRM after `timeout`."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.grid: int | None = None
+        self.started = 0.0
+
+    def start(self, grid: int) -> None:
+        self.grid, self.started = grid, time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+
+    def stop(self) -> None:
+        self.grid = None
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def overran(self) -> bool:
+        """Whether the grid being run has used its time (an alarm can arrive late, when its grid
+        has its result and the next one has just started)."""
+        return self.grid is not None and time.monotonic() - self.started >= self.timeout * 0.999
 
 
 def _safe_name(obj: Any) -> str:

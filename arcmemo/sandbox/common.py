@@ -1,5 +1,6 @@
 """What the parent, worker and child processes of the sandbox share: limits, the
-result shape and the framing of messages on their pipes."""
+result shape, the framing of messages on their pipes and the words of the outcomes that
+more than one of them writes."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ MAX_SOURCE_CHARS = 500_000
 MAX_MESSAGE_CHARS = 4_000
 DEFAULT_MAX_STDOUT = 8_000
 PR_SET_PDEATHSIG = 1
+DATA = 1 << 31          # a frame whose length has this bit set carries result bytes, not JSON
+READY = b"R"            # what a forked run writes on its result pipe once it is contained
 
 
 def wait_readable(fd: int, timeout_s: float) -> bool:
@@ -27,6 +30,21 @@ def wait_readable(fd: int, timeout_s: float) -> bool:
 def frame(obj: Any) -> bytes:
     data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
     return struct.pack(">I", len(data)) + data
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def timeout_message(timeout_s: float) -> str:
+    return f"no result within {timeout_s:g} s (wall clock); the run was stopped"
+
+
+def not_run_message(first: int, kind: str) -> str:
+    return f"not run: the program's process ended on grid {first} ({kind})"
 
 
 def keep_fds(*fds: int) -> tuple[int, ...]:

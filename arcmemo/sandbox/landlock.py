@@ -118,7 +118,9 @@ class FilesystemView:
             raise
         return layer
 
-    def restrict(self, layer: int) -> None:
-        """(In a forked run, no_new_privs set) enter the view, then the run's `write_layer`."""
+    def restrict(self, layer: int = -1) -> None:
+        """(In a forked run, no_new_privs set) enter the view, then the run's `write_layer` if it
+        has one (a run with a tmpfs of its own needs none: no other folder is in its view)."""
         _restrict(self.fd)
-        _restrict(layer)
+        if layer >= 0:
+            _restrict(layer)

@@ -10,6 +10,11 @@ interface up. The mount namespace gets private empty tmpfs over /tmp, /var/tmp,
 /dev/shm, /run/lock and the user's home, with the Python runtime's own directories bound
 back where they live under one of those, so runs import as before but see nothing else
 there.
+
+Each run then starts in a mount namespace of its own with a new, empty tmpfs as its working
+folder (`enter_run_folder`), mounted on the one directory of a read-only tmpfs
+(`make_run_base`): no run sees another's folder, none can leave anything in a place a later
+run could reach, and nothing is cleaned up: the folder goes with the run's namespace.
 """
 
 from __future__ import annotations
@@ -25,12 +30,14 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
 _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 _MNT_DETACH = 2
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _CAP_VERSION_3 = 0x20080522
+RUN_FOLDER = "run"       # the directory of the run base that each run covers with its own tmpfs
+RUN_TMPFS = "size=16m,nr_inodes=8192"  # a run's folder: RLIMIT_FSIZE's 16 MB, a deep tree's worth of inodes
 COVERED = (("/tmp", b"mode=1777,size=64m"), ("/var/tmp", b"mode=1777,size=16m"),
            ("/dev/shm", b"mode=1777,size=16m"), ("/run/lock", b"mode=1777,size=1m"))
 
@@ -161,6 +168,44 @@ def mount_tmpfs_keeping(target: str, options: bytes, keep: list[str]) -> bool:
             os.close(fd)
 
 
+def make_run_base(base: str) -> str | None:
+    """Cover the (empty) directory `base` with a small read-only tmpfs holding only the empty
+    directory RUN_FOLDER, on which each run mounts its own folder; None when done, else why
+    not. Read-only, so a run can neither leave a file there nor change its modes, whatever
+    its uid; the filesystem view's rule for runs' writes sits on its root (Landlock skips a
+    mount point on its way up, so the rule cannot sit on RUN_FOLDER itself)."""
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if _libc.mount(b"tmpfs", base.encode(), b"tmpfs", flags, b"mode=0711,size=64k,nr_inodes=16") != 0:
+        return _err(f"mounting the runs' base at {base}")
+    try:
+        os.mkdir(os.path.join(base, RUN_FOLDER), 0o755)
+    except OSError as exc:
+        _libc.umount2(base.encode(), _MNT_DETACH)
+        return f"creating the runs' folder in {base}: {exc.strerror}"
+    if _libc.mount(None, base.encode(), None, _MS_REMOUNT | _MS_RDONLY | flags, None) != 0:
+        reason = _err(f"making the runs' base {base} read-only")
+        _libc.umount2(base.encode(), _MNT_DETACH)
+        return reason
+    return None
+
+
+def unmount(path: str) -> None:
+    _libc.umount2(path.encode(), _MNT_DETACH)
+
+
+def run_folder_options(uid: int | None) -> bytes:
+    """The mount options of a run's tmpfs: private to the run's uid (its own, or the user's)."""
+    owner = f",uid={uid},gid={uid}" if uid is not None else ""
+    return f"mode=0700{owner},{RUN_TMPFS}".encode()
+
+
+def enter_run_folder(folder: bytes, options: bytes) -> bool:
+    """(In a forked run, before it gives up its privileges) a mount namespace of its own with a
+    new, empty tmpfs on `folder`; False if the kernel refused either."""
+    return (_libc.unshare(CLONE_NEWNS) == 0
+            and _libc.mount(b"tmpfs", folder, b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, options) == 0)
+
+
 def _first_blocked(path: str) -> str | None:
     """The top-most directory on the way to `path` that other users cannot traverse."""
     parts = path.strip("/").split("/")
@@ -225,5 +270,18 @@ def drop_capabilities() -> str | None:
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
     if _libc.capset(header, data) != 0:
+        return _err("capset")
+    return None
+
+
+def check_capabilities() -> str | None:
+    """(In a worker that keeps its user namespace's capabilities to give each run a mount
+    namespace and folder of its own) forbid core dumps and same-user ptrace of this process,
+    which runs inherit, and check that capabilities can be set: each run gives up all of
+    them with `drop_capabilities` before anything else. None when they can, else why not."""
+    _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if _libc.capget(header, data) != 0 or _libc.capset(header, data) != 0:
         return _err("capset")
     return None

@@ -14,11 +14,13 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arcmemo.sandbox.common import DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
+from arcmemo.sandbox.common import DATA, DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
 from arcmemo.sandbox.redact import environment_secrets, redact
+from arcmemo.sandbox.results import line_bytes, outcomes
 from arcmemo.sandbox.worker import LEVELS
 
 _WORKER_START_TIMEOUT_S = 60.0
@@ -105,6 +107,7 @@ class _Worker:
             raise SandboxError(f"sandbox worker sent an unexpected greeting: {hello!r:.200}")
         self.isolation: dict = hello["hello"]
         self.server_pid: int = hello.get("server_pid", self.proc.pid)  # the fork server, as we number it
+        self.runs = 0  # requests sent, which number them
 
     @property
     def pid(self) -> int:
@@ -113,12 +116,36 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def request(self, req: dict, deadline: float) -> dict:
+    def request(self, header: dict, body: bytes, deadline: float) -> tuple[bytes, dict]:
+        """Send one request: the run's result bytes and its end frame."""
+        self.runs += 1
         try:
-            self._write_all(frame(req))
+            self._write_all(frame({**header, "run": self.runs}) + body)
         except OSError as exc:
             raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
-        return self._read(deadline)
+        chunks = []
+        while True:
+            data, obj = self._frame(deadline)
+            if obj is None:
+                chunks.append(data)
+            elif obj.get("run") == self.runs and "end" in obj:
+                return b"".join(chunks), obj
+            else:
+                raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
+
+    def status(self, end: dict, deadline: float) -> int | None:
+        """The wait status of the run that `end` ended: from the end frame when the run was gone
+        by then, else asked of the worker (which reaps it now)."""
+        if end["status"] is not None:
+            return end["status"]
+        try:
+            self._write_all(frame({"reap": end["run"]}))
+        except OSError as exc:
+            raise _WorkerGone(f"cannot write to worker ({exc})", exited=True) from None
+        _, obj = self._frame(deadline)
+        if obj is None or obj.get("run") != end["run"] or "status" not in obj:
+            raise _WorkerGone(f"worker sent an unexpected frame: {obj!r:.200}")
+        return obj["status"]
 
     def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
@@ -140,9 +167,15 @@ class _Worker:
         data, self._buf = self._buf[:n], self._buf[n:]
         return data
 
-    def _read(self, deadline: float) -> Any:
+    def _frame(self, deadline: float) -> tuple[bytes, Any]:
+        """The next frame: (result bytes, None) or (b"", a JSON object)."""
         (size,) = struct.unpack(">I", self._read_exact(4, deadline))
-        return json.loads(self._read_exact(size, deadline).decode("utf-8"))
+        if size & DATA:
+            return self._read_exact(size & ~DATA, deadline), None
+        return b"", json.loads(self._read_exact(size, deadline).decode("utf-8"))
+
+    def _read(self, deadline: float) -> Any:
+        return self._frame(deadline)[1]
 
     def kill(self) -> None:
         try:
@@ -306,18 +339,16 @@ class Sandbox:
     def warm(self) -> None:
         """Start every worker now instead of on first use, and wait until each worker's
         scipy server (which imports scipy in the background) is ready as well."""
-        probe = {"source": "import scipy.ndimage\ndef transform(g):\n    return g\n", "grids": [[[0]]],
-                 "entry": "transform", "modules": {}, "timeout_s": 30.0, "memory_mb": self.memory_mb,
-                 "max_stdout": self.max_stdout}
+        probe = self._request("import scipy.ndimage\ndef transform(g):\n    return g\n", [[[0]]], "transform",
+                              {}, None, 30.0)
         started: list[_Worker] = []
         try:
             for _ in range(self.workers):
                 started.append(self._acquire())
         finally:
             for w in started:
-                healthy = True
                 try:
-                    w.request(probe, time.monotonic() + 60)
+                    healthy = w.request(*probe, time.monotonic() + 60)[1]["end"] != "broken"
                 except _WorkerGone:
                     healthy = False
                 self._release(w, healthy)
@@ -377,25 +408,44 @@ class Sandbox:
         if len(source) > MAX_SOURCE_CHARS or any(len(t) > MAX_SOURCE_CHARS for t in modules.values()):
             return [RunOutcome(False, None, "syntax", f"program source longer than {MAX_SOURCE_CHARS} characters", "")
                     for _ in plain]
-        req = {"source": source, "grids": plain, "entry": entry, "modules": modules, "helpers": helpers,
-               "timeout_s": timeout, "memory_mb": self.memory_mb, "max_stdout": self.max_stdout}
+        header, body = self._request(source, plain, entry, modules, helpers, timeout)
         backstop = time.monotonic() + timeout * len(plain) + _BACKSTOP_GRACE_S
-        worker = self._acquire()
-        healthy = False
-        try:
-            reply = worker.request(req, backstop)
-            healthy = True
-        except _WorkerGone as exc:
-            died = exc.exited or not worker.alive()
-            msg = ("the sandbox worker died during the run (the program killed its worker process)"
-                   if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
-            return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
-        finally:
-            self._release(worker, healthy)
+        for attempt in range(2):
+            worker = self._acquire()
+            healthy = False
+            try:
+                stream, end = worker.request(header, body, backstop)
+                if end["end"] != "broken":
+                    got = outcomes(stream, end["end"], partial(worker.status, end, backstop), len(plain), timeout,
+                                   self.max_stdout)
+                    healthy = True
+            except _WorkerGone as exc:
+                died = exc.exited or not worker.alive()
+                msg = ("the sandbox worker died during the run (the program killed its worker process)"
+                       if died else f"the sandbox worker stopped answering ({exc}); it was replaced")
+                return [RunOutcome(False, None, "crash" if died else "timeout", msg, "") for _ in plain]
+            finally:
+                self._release(worker, healthy)
+            if healthy:
+                break
+            # the program never ran: the worker could not give it a clean process (replaced, and
+            # the program sent to another)
+            if attempt:
+                raise SandboxError(f"the sandbox cannot start a run: {end.get('why')}")
         secrets = self._secrets | environment_secrets()
         return [RunOutcome(bool(o["ok"]), o["output"], o["error"], redact(o["message"], secrets),
                            redact(o["stdout"], secrets), tuple(o.get("called", ())), tuple(o.get("rebound", ())))
-                for o in reply["outcomes"]]
+                for o in got]
+
+    def _request(self, source: str, grids: list, entry: str, modules: dict[str, str], helpers: str | None,
+                 timeout: float) -> tuple[dict, bytes]:
+        """A request's header (what the worker reads) and body (what only the run reads)."""
+        body = json.dumps({"source": source, "grids": grids, "entry": entry, "modules": modules,
+                           "helpers": helpers, "timeout_s": timeout, "memory_mb": self.memory_mb,
+                           "max_stdout": self.max_stdout}, separators=(",", ":")).encode("utf-8")
+        uses_scipy = "scipy" in source or any("scipy" in text for text in modules.values())
+        return {"grids": len(grids), "timeout_s": timeout, "scipy": uses_scipy, "size": len(body),
+                "room": len(grids) * line_bytes(self.max_stdout)}, body
 
 
 def _missing(isolation: dict) -> str:

@@ -1,5 +1,22 @@
 """The worker side of the sandbox: a warm fork server, its isolation, and the supervision of
-the child it forks for each program run (see the package docstring)."""
+the child it forks for each program run (see the package docstring).
+
+The worker never reads a program, its grids or its results. A request is a small header (how
+many grids, the time per grid, scipy or not, the size of the body) followed by the body, which
+the worker moves from arcmemo's pipe into the waiting child's pipe with splice(2), inside the
+kernel; the child's result lines go back to arcmemo the same way, in frames. What a program
+was given and what it printed stay in pipe buffers and in the run's own process, so a run
+forked later finds no earlier one in the memory it inherits from the worker. The worker keeps
+the run's clock (one deadline per request, which nothing the run writes can move), stops the
+run and says how it ended; arcmemo reads and checks the results (results.py).
+
+Frames on the worker's pipes: a 4-byte big-endian length, then that many bytes of JSON; a
+length with the DATA bit set is followed by that many bytes of the run's result lines instead.
+arcmemo numbers its requests ("run"); the worker answers a run with data frames, then {"end":
+why the run's stream ended, "run", "status": its wait status if it was gone by then}, sent at
+once: a run is reaped later, when the worker is idle. arcmemo asks {"reap": run} only when it
+needs the status (a run that ended without all its results) and gets {"run", "status"}.
+"""
 
 from __future__ import annotations
 
@@ -11,19 +28,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from arcmemo.sandbox import namespaces
 from arcmemo.sandbox.child import _child
-from arcmemo.sandbox.common import (
-    DEFAULT_MAX_STDOUT,
-    ERROR_KINDS,
-    MAX_MESSAGE_CHARS,
-    MAX_SIDE,
-    PR_SET_PDEATHSIG,
-    frame,
-    keep_fds,
-    outcome_dict,
-    wait_readable,
-)
-from arcmemo.sandbox.tracing import is_name_list
+from arcmemo.sandbox.common import DATA, PR_SET_PDEATHSIG, READY, frame, keep_fds, wait_readable, write_all
+from arcmemo.sandbox.folders import remove_tree
 
 # Modules programs commonly import: loaded once in the worker, inherited by every run.
 WARM_MODULES = (
@@ -34,22 +42,24 @@ WARM_MODULES = (
 )
 
 _UID_BASE = 1_000_000
-_IDLE_S = 0.002  # no request this long after a reply: reap the runs still exiting
+_IDLE_S = 0.002  # no request this long after a reply: reap orphaned runs
+_READY_S = 30.0  # how long a forked run may take to contain itself before it is given up
+HARD_GRACE_S = 0.25  # past a request's n x timeout: a run's own per-grid clock should have stopped it
 LEVELS = ("minimal", "partial", "full")  # what `Sandbox.isolation["level"]` may say, weakest first
-FULL = ("pidns", "netns", "private_tmp", "landlock", "seccomp")  # the layers "full" needs
+FULL = ("pidns", "netns", "private_tmp", "run_tmpfs", "landlock", "seccomp")  # the layers "full" needs
 _MIN_LANDLOCK_ABI = 3  # truncate(2) is covered from ABI 3 on (Linux 6.2)
 
 
 class _WorkerState:
     def __init__(self) -> None:
         self.libc = None
-        self.kernel = False  # kernel layers wanted (kernel_isolation)
         self.isolation: dict[str, Any] = {
             "userns": False, "pidns": False, "netns": False, "mountns": False, "private_tmp": False,
-            "uid": False, "landlock": 0, "seccomp": False, "nproc": True, "audit": True,
+            "run_tmpfs": False, "uid": False, "landlock": 0, "seccomp": False, "nproc": True, "audit": True,
         }
         self.off: dict[str, str] = {}  # layer -> why it is off
-        self.tmp_base = ""
+        self.tmp_base = ""  # the runs' base: a read-only tmpfs with one folder (run_tmpfs), else a directory
+        self.drop_caps = False  # runs give up capabilities the worker keeps (user namespace; root without a uid)
         self.uid = None
         self.view = None    # landlock.FilesystemView
         self.filter = None  # seccomp.Filter
@@ -78,7 +88,6 @@ def _worker_setup(kernel_isolation: bool = True) -> _WorkerState:
     st.libc = ctypes.CDLL(None, use_errno=True)
     # no handler: as process 1 of a PID namespace the server then cannot be interrupted by runs
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    st.kernel = bool(kernel_isolation)
     if kernel_isolation:
         _kernel_layers(st)
     else:
@@ -104,7 +113,7 @@ def _make_tmp_base() -> str:
 def _kernel_layers(st: _WorkerState) -> None:
     """Namespaces, private mounts, a uid for runs (root), the Landlock view and the seccomp
     filter: each layer the kernel refuses is recorded with the reason and the rest go on."""
-    from arcmemo.sandbox import landlock, namespaces, seccomp
+    from arcmemo.sandbox import landlock, seccomp
     from arcmemo.sandbox.view import runtime_view
 
     iso, off = st.isolation, st.off
@@ -122,6 +131,13 @@ def _kernel_layers(st: _WorkerState) -> None:
     elif "private_tmp" not in off:
         off["private_tmp"] = off.get("mountns", "no private mount namespace")
     st.tmp_base = _make_tmp_base()
+    if iso["mountns"]:
+        reason = namespaces.make_run_base(st.tmp_base)
+        iso["run_tmpfs"] = reason is None
+        if reason:
+            off["run_tmpfs"] = reason
+    else:
+        off["run_tmpfs"] = off.get("mountns", "no private mount namespace")
     if os.geteuid() == 0:
         reason = namespaces.expose_runtime(can_mount=iso["private_tmp"])
         if reason is None:
@@ -129,6 +145,7 @@ def _kernel_layers(st: _WorkerState) -> None:
             iso["uid"] = True
         else:
             off["uid"] = reason
+            st.drop_caps = True
     else:
         off["uid"] = "runs keep the user's uid (only root can give them their own)"
     version = landlock.abi()
@@ -150,16 +167,17 @@ def _kernel_layers(st: _WorkerState) -> None:
     if st.view is not None or st.filter is not None:
         seccomp.set_no_new_privs()
     if iso["userns"]:
-        reason = namespaces.drop_capabilities()
+        reason = namespaces.check_capabilities()
         if reason:  # runs would keep the user namespace's capabilities: no namespace layer counts
-            for name in ("pidns", "netns", "private_tmp"):
+            for name in ("pidns", "netns", "private_tmp", "run_tmpfs"):
                 iso[name] = False
                 off[name] = reason
+        st.drop_caps = reason is None
 
 
 def _worker_main(kernel_isolation: bool = True) -> None:
-    """The worker's loop: numpy-only runs fork from this process; runs whose source mentions
-    scipy are forwarded to a second fork server forked from it that also has scipy.ndimage
+    """The worker's loop: numpy-only runs fork from this process; runs arcmemo marks as using
+    scipy are passed to a second fork server forked from it that also has scipy.ndimage
     imported. (A process with scipy loaded costs about twice as much to fork, and most
     programs only use numpy.)"""
     proto_out = os.dup(1)
@@ -167,127 +185,243 @@ def _worker_main(kernel_isolation: bool = True) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     os.close(devnull)
-
-    def send(obj: Any) -> None:
-        _write_all(proto_out, frame(obj))
-
     try:
         st = _worker_setup(kernel_isolation)
         heavy = _Heavy(st)  # starts importing scipy in the background
     except BaseException as exc:  # tell the parent why, then give up
         import traceback
 
-        send({"error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]})
+        write_all(proto_out, frame({"error": "".join(traceback.format_exception(type(exc), exc,
+                                                                                exc.__traceback__))[-2000:]}))
         os._exit(1)
-    send({"hello": st.report(), "server_pid": st.server_pid})
-    local = _Server(st)
-    reader = _FrameReader(0)
-    while True:
-        payload = reader.next(idle=lambda: local.reap(others=(heavy.pid or 0,)))
-        if payload is None:
-            import shutil
-
-            local.close()
-            heavy.stop()
-            shutil.rmtree(st.tmp_base, ignore_errors=True)
-            os._exit(0)
-        req = json.loads(payload.decode("utf-8"))
-        if _needs_scipy(req):
-            reply = heavy.request(payload, req)
-            _write_all(proto_out, struct.pack(">I", len(reply)) + reply)
-        else:
-            send({"outcomes": local.handle(payload, req)})
-            local.after_reply()
+    write_all(proto_out, frame({"hello": st.report(), "server_pid": st.server_pid}))
+    server = _Server(st, 0, proto_out, heavy)
+    server.serve(idle=lambda: server.reap_orphans(others=(heavy.pid or 0,)))
+    server.close()
+    heavy.stop()
+    _remove_base(st)
+    os._exit(0)
 
 
+def _remove_base(st: _WorkerState) -> None:
+    import shutil
+
+    if st.isolation["run_tmpfs"]:
+        namespaces.unmount(st.tmp_base)
+    shutil.rmtree(st.tmp_base, ignore_errors=True)
 
 
-def _needs_scipy(req: dict) -> bool:
-    return "scipy" in req["source"] or any("scipy" in text for text in req["modules"].values())
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-
-
-class _FrameReader:
-    """Length-prefixed frames from a file descriptor; next() is None at end of file."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buf = b""
-
-    def next(self, idle: Callable[[], None] | None = None) -> bytes | None:
-        """The next frame; `idle()` is called once if none starts within _IDLE_S."""
-        while len(self.buf) < 4:
-            if idle is not None and not wait_readable(self.fd, _IDLE_S):
-                idle()
-                idle = None
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
+def _read_exact(fd: int, n: int, deadline: float | None = None) -> bytes | None:
+    """Exactly `n` bytes from `fd`, never more (what follows a header is spliced, not read);
+    None at end of file or past `deadline`."""
+    data = b""
+    while len(data) < n:
+        if deadline is not None and not wait_readable(fd, deadline - time.monotonic()):
+            if time.monotonic() >= deadline:
                 return None
-            self.buf += chunk
-        (size,) = struct.unpack(">I", self.buf[:4])
-        while len(self.buf) < 4 + size:
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                return None
-            self.buf += chunk
-        payload, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
-        return payload
+            continue
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def _read_frame(fd: int, idle: Callable[[], None] | None = None, deadline: float | None = None):
+    """The next frame on `fd`: (length, JSON object or None for result bytes, which stay in
+    the pipe), or None at end of file or past `deadline`; `idle()` is called once if none
+    starts within _IDLE_S."""
+    if idle is not None and not wait_readable(fd, _IDLE_S):
+        idle()
+    head = _read_exact(fd, 4, deadline)
+    if head is None:
+        return None
+    (size,) = struct.unpack(">I", head)
+    if size & DATA:
+        return size & ~DATA, None
+    body = _read_exact(fd, size, deadline)
+    return None if body is None else (size, json.loads(body.decode("utf-8")))
 
 
 class _Server:
-    """Runs each request in a child forked from this process ahead of time. The child for
-    the next request is forked while the current one runs (the fork overlaps the run), and
-    finished children are reaped once they are gone or the worker is idle (an exit never
-    delays a reply)."""
+    """Serves requests from `in_fd`, answering on `out_fd`, each with a run forked from this
+    process ahead of time. The next run is forked right after a request is handed over, from
+    this loop, which holds no request; it contains itself (mount namespace and folder, uid,
+    filesystem view, limits, seccomp) while the current run runs, and says it is ready before
+    it is given anything. Requests arcmemo marks as using scipy go to `heavy`.
 
-    def __init__(self, st: _WorkerState) -> None:
-        self.st = st
-        self.exiting: list[_Child] = []  # killed after their run, reaped when gone
-        self.ready = _spawn_child(st)
+    A finished run is reaped once it is gone, or when the worker is idle, never while
+    arcmemo waits for an answer; arcmemo asks for its wait status when it needs it (a run
+    that ended without all its results). Where runs have no tmpfs of their own, a run's
+    folder is removed before the next request is taken, and a worker that cannot remove it
+    refuses every later program (arcmemo replaces it and sends the program elsewhere)."""
 
-    def handle(self, payload: bytes, req: dict) -> list[dict]:
-        child = self.ready
-        if not _hand_over(child, payload):  # the waiting child died: fork a fresh one
-            _finish(child)
-            child = _spawn_child(self.st)
-            _hand_over(child, payload)
-        self.ready = _spawn_child(self.st)
-        return _collect(child, req, self.exiting)
+    def __init__(self, st: _WorkerState, in_fd: int, out_fd: int, heavy: _Heavy | None = None) -> None:
+        self.st, self.in_fd, self.out_fd, self.heavy = st, in_fd, out_fd, heavy
+        self.options = namespaces.run_folder_options(st.uid) if st.isolation["run_tmpfs"] else b""
+        self.mid_r, self.mid_w = os.pipe()  # result bytes pass through here on their way out
+        self.sink = os.open(os.devnull, os.O_WRONLY)
+        self.ready: _Child | None = _spawn_child(st, self.options)
+        self.exiting: list[_Child] = []  # stopped after their run, reaped when the worker is idle
+        self.statuses: dict[int, int | None] = {}  # run -> wait status, of runs reaped before it was asked for
+        self.dirty = ""  # why this worker can no longer give a run a clean state
 
-    def after_reply(self) -> None:
-        self.exiting = [child for child in self.exiting if not _reap(child)]
+    def serve(self, idle: Callable[[], None] | None = None) -> None:
+        while True:
+            got = _read_frame(self.in_fd, lambda: self.idle(idle))
+            if got is None:
+                return
+            header = got[1]
+            if "reap" in header:
+                self._answer_reap(header)
+            elif header.get("scipy") and self.heavy is not None:
+                self.heavy.forward(header, self)
+            else:
+                self._run(header)
 
-    def reap(self, others: tuple[int, ...] = ()) -> None:
-        """Wait for the finished runs still exiting (called when no request is waiting); as
-        process 1 of a PID namespace also for orphans (the runs of a scipy server that died),
-        leaving alone the waiting run and `others`."""
+    def _run(self, header: dict) -> None:
+        child, why = self._take_ready() if not self.dirty else (None, self.dirty)
+        if child is None:
+            self.discard(header["size"])
+            self.refuse(header, why)
+            return
+        if not self._hand_over(child, header["size"]):
+            self._finish(child)
+            self.refuse(header, "the run's process ended before it had all of its program")
+            return
+        self.ready = _spawn_child(self.st, self.options)  # the next run, from a process holding no request
+        self._supervise(child, header)
+
+    def _take_ready(self) -> tuple[_Child | None, str]:
+        """The run forked ahead once it says it is contained (a fresh one if it died), or
+        (None, why not) when two in a row could not contain themselves."""
+        why = ""
+        for _ in range(2):
+            child, self.ready = self.ready or _spawn_child(self.st, self.options), None
+            if _contained(child):
+                return child, ""
+            why = f"a run's process could not contain itself (wait status {self._finish(child)})"
+        return None, why
+
+    def _hand_over(self, child: _Child, size: int) -> bool:
+        """Move the request's body from `in_fd` into the run's pipe; False (the rest of the body
+        read past) if the run went away before taking all of it."""
+        left = size
+        try:
+            while left:
+                left -= os.splice(self.in_fd, child.req_fd, left)
+        except OSError:
+            self.discard(left)
+            return False
+        finally:
+            os.close(child.req_fd)
+            child.req_fd = -1
+        return True
+
+    def discard(self, size: int) -> None:
+        """Read past `size` bytes of a body on `in_fd` without taking them into memory."""
+        while size:
+            moved = os.splice(self.in_fd, self.sink, size)
+            if not moved:
+                return
+            size -= moved
+
+    def refuse(self, header: dict, why: str) -> None:
+        """Answer a request whose program never ran (its body already read past): arcmemo
+        replaces this worker and sends the program to another."""
+        write_all(self.out_fd, frame({"end": "broken", "why": why, "run": header["run"], "status": None}))
+
+    def _supervise(self, child: _Child, header: dict) -> None:
+        """Pass the run's result bytes on until it closes its end of the pipe, its time is up
+        (n grids x their timeout, from now: nothing the run writes moves it), or it wrote more
+        than its grids' results can take; then stop it and say why (with its wait status if
+        it is gone already)."""
+        deadline = time.monotonic() + header["grids"] * header["timeout_s"] + HARD_GRACE_S
+        room, reason = header["room"], "eof"
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                reason = "timeout"
+                break
+            if not wait_readable(child.res_fd, remaining):
+                continue
+            moved = os.splice(child.res_fd, self.mid_w, 1 << 16)
+            if not moved:
+                break
+            self.pass_on(moved)
+            room -= moved
+            if room < 0:
+                reason = "overflow"
+                break
+        _kill(child)
+        child.run = header["run"]
+        if child.folder is not None:  # a folder to remove before the next run: reap now
+            status = self._finish(child)
+        else:
+            status = child.reap(block=False)
+            if child.pid:
+                self.exiting.append(child)
+        write_all(self.out_fd, frame({"end": reason, "run": child.run, "status": status}))
+
+    def _finish(self, child: _Child) -> int | None:
+        """Stop and reap a run and remove its folder (a worker that cannot is dirty from then on)."""
+        _kill(child)
+        status = child.reap(block=True)
+        if child.folder is not None and not remove_tree(child.folder):
+            self.dirty = f"the folder of an earlier run could not be removed ({child.folder})"
+        return status
+
+    def _answer_reap(self, header: dict) -> None:
+        """arcmemo asks how a run ended: its wait status (None if unknown here or on the scipy server)."""
+        run = header["reap"]
+        for child in [c for c in self.exiting if c.run == run]:
+            self.statuses[run] = child.reap(block=True)
+            self.exiting.remove(child)
+        if run in self.statuses or self.heavy is None:
+            write_all(self.out_fd, frame({"run": run, "status": self.statuses.pop(run, None)}))
+        else:
+            self.heavy.forward(header, self)
+
+    def idle(self, more: Callable[[], None] | None = None) -> None:
+        """No request waiting: reap the runs still exiting, keeping their statuses a while."""
         for child in self.exiting:
-            _finish(child)
+            self.statuses[child.run] = child.reap(block=True)
         self.exiting.clear()
+        while len(self.statuses) > 64:  # statuses nobody asked for
+            self.statuses.pop(next(iter(self.statuses)))
+        if more is not None:
+            more()
+
+    def pass_on(self, size: int) -> None:
+        """Send the `size` result bytes waiting in the middle pipe to `out_fd` as one data frame."""
+        write_all(self.out_fd, struct.pack(">I", DATA | size))
+        while size:
+            size -= os.splice(self.mid_r, self.out_fd, size)
+
+    def reap_orphans(self, others: tuple[int, ...] = ()) -> None:
+        """As process 1 of a PID namespace: wait for orphans (the runs of a scipy server that
+        died), leaving alone its own runs and `others`."""
+        mine = {c.pid for c in [self.ready, *self.exiting] if c is not None}
         while os.getpid() == 1:
             try:
                 found = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
                 return
-            if found is None or found.si_pid in (self.ready.pid, *others):
+            if found is None or found.si_pid in mine or found.si_pid in others:
                 return
             os.waitpid(found.si_pid, 0)
 
     def close(self) -> None:
         for child in [self.ready, *self.exiting]:
-            _finish(child)
+            if child is not None:
+                self._finish(child)
+        self.ready, self.exiting = None, []
 
 
 class _Heavy:
-    """The scipy fork server: a child of the worker that imported scipy.ndimage and runs
-    `_Server` on a pair of pipes. Its runs get a uid of their own, distinct from the
-    worker's runs. Restarted on the next request if it died."""
+    """The scipy fork server: a child of the worker that imported scipy.ndimage and runs a
+    `_Server` on a pair of pipes. Its runs get a uid of their own, distinct from the worker's
+    runs. Restarted on the next request if it died."""
 
     def __init__(self, st: _WorkerState) -> None:
         self.st = st
@@ -306,12 +440,12 @@ class _Heavy:
                 os._exit(0)
         os.close(to_r)
         os.close(from_w)
-        self.pid, self.to_fd, self.reader = pid, to_w, _FrameReader(from_r)
+        self.pid, self.to_fd, self.from_fd = pid, to_w, from_r
 
     def stop(self) -> None:
         if self.pid is None:
             return
-        for fd in (self.to_fd, self.reader.fd):
+        for fd in (self.to_fd, self.from_fd):
             try:
                 os.close(fd)
             except OSError:
@@ -323,28 +457,68 @@ class _Heavy:
             pass
         self.pid = None
 
-    def request(self, payload: bytes, req: dict) -> bytes:
-        if self.pid is not None:
-            try:
-                done, _ = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                done = self.pid
-            if done:
-                self.pid = None
-                self.stop()
-        if self.pid is None:
-            self._start()
+    def _alive(self) -> bool:
         try:
-            _write_all(self.to_fd, struct.pack(">I", len(payload)) + payload)
-            reply = self.reader.next()
-        except OSError:
-            reply = None
-        if reply is None:
+            return self.pid is not None and os.waitpid(self.pid, os.WNOHANG)[0] == 0
+        except ChildProcessError:
+            return False
+
+    def forward(self, header: dict, server: _Server) -> None:
+        """Hand a request (a run, or a question about how one ended) to the scipy server and pass
+        its frames on to `server.out_fd`, through to the one that answers it. If the server died
+        before it had the whole of a run's request, the program never ran (refused, to be sent
+        elsewhere); if it died later, the run's grids without a result say so."""
+        if not self._alive():
             self.stop()
-            msg = "the sandbox's scipy fork server died during the run; it will be restarted"
-            reply = json.dumps({"outcomes": [outcome_dict(False, error="crash", message=msg)
-                                             for _ in req["grids"]]}).encode("utf-8")
-        return reply
+            self._start()
+        left = header.get("size", 0)
+        try:
+            write_all(self.to_fd, frame(header))
+            while left:
+                left -= os.splice(server.in_fd, self.to_fd, left)
+        except OSError:
+            server.discard(left)
+            self.stop()
+            self._start()
+            if "reap" in header:
+                write_all(server.out_fd, frame({"run": header["reap"], "status": None}))
+            else:
+                server.refuse(header, "the sandbox's scipy fork server died before the run began")
+            return
+        backstop = time.monotonic() + header.get("grids", 0) * header.get("timeout_s", 0) + HARD_GRACE_S + 30
+        while True:
+            got = _read_frame(self.from_fd, deadline=backstop)
+            if got is None or (got[1] is None and not self._relay(got[0], server, backstop)):
+                break
+            if got[1] is not None:
+                write_all(server.out_fd, frame(got[1]))
+                if "status" in got[1]:  # a run's end frame, or the answer about one
+                    return
+        self.stop()
+        self._start()
+        run = header.get("run", header.get("reap"))
+        answer = {"run": run, "status": None} if "reap" in header else {"end": "server_died", "run": run, "status": None}
+        write_all(server.out_fd, frame(answer))
+
+    def _relay(self, size: int, server: _Server, deadline: float) -> bool:
+        """Move one data frame of `size` bytes from the scipy server to `server.out_fd`; False if
+        the server stopped before all of it came (nothing of it is passed on then)."""
+        got = 0
+        while got < size:
+            if not wait_readable(self.from_fd, deadline - time.monotonic()):
+                if time.monotonic() >= deadline:
+                    break
+                continue
+            moved = os.splice(self.from_fd, server.mid_w, size - got)
+            if not moved:
+                break
+            got += moved
+        if got < size:
+            while got:
+                got -= os.splice(server.mid_r, server.sink, got)
+            return False
+        server.pass_on(size)
+        return True
 
 
 def _heavy_main(st: _WorkerState, in_fd: int, out_fd: int, worker_pid: int) -> None:
@@ -367,34 +541,50 @@ def _heavy_main(st: _WorkerState, in_fd: int, out_fd: int, worker_pid: int) -> N
     gc.freeze()
     if st.uid is not None:
         st.uid += 1
-    server = _Server(st)
-    reader = _FrameReader(in_fd)
-    while True:
-        payload = reader.next(idle=server.reap)
-        if payload is None:
-            server.close()
-            os._exit(0)
-        req = json.loads(payload.decode("utf-8"))
-        _write_all(out_fd, frame({"outcomes": server.handle(payload, req)}))
-        server.after_reply()
+    server = _Server(st, in_fd, out_fd)
+    server.serve(idle=server.reap_orphans)
+    server.close()
+    os._exit(0)
 
 
 class _Child:
-    def __init__(self, pid: int, req_fd: int, res_fd: int, tmpdir: str) -> None:
-        self.pid, self.req_fd, self.res_fd, self.tmpdir = pid, req_fd, res_fd, tmpdir
-        self.reaped = False
-        self.status = 0
+    def __init__(self, pid: int, req_fd: int, res_fd: int, folder: str | None) -> None:
+        self.pid, self.req_fd, self.res_fd = pid, req_fd, res_fd
+        self.folder = folder  # a directory to remove after the run (none when it has a tmpfs of its own)
+        self.run = -1  # arcmemo's number for the request it ran
+
+    def reap(self, block: bool) -> int | None:
+        """Close the pipes; wait for the process (if `block`, else only if it is gone): its wait
+        status, None while it is still exiting (pid stays set) or if it was reaped already."""
+        for fd in (self.req_fd, self.res_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.req_fd = self.res_fd = -1
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.pid, None
+        if not pid:
+            return None
+        self.pid = 0
+        return status
 
 
-def _spawn_child(st: _WorkerState) -> _Child:
+def _spawn_child(st: _WorkerState, options: bytes) -> _Child:
+    """Fork the next run. With run_tmpfs it mounts its own folder in its own mount namespace
+    (nothing to clean up after it); otherwise it gets a fresh directory under the runs' base
+    and a Landlock layer that lets it write there only."""
     import tempfile
 
-    tmpdir = tempfile.mkdtemp(dir=st.tmp_base)
-    if st.uid is not None:
-        os.chown(tmpdir, st.uid, st.uid)
+    if options:
+        folder, layer = os.path.join(st.tmp_base, namespaces.RUN_FOLDER), -1
+    else:
+        folder = tempfile.mkdtemp(dir=st.tmp_base)
+        if st.uid is not None:
+            os.chown(folder, st.uid, st.uid)
+        layer = st.view.write_layer(folder) if st.view is not None else -1
     with open("/proc/self/statm") as f:
         vm_bytes = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    layer = st.view.write_layer(tmpdir) if st.view is not None else -1
     req_r, req_w = os.pipe()
     res_r, res_w = os.pipe()
     worker_pid = os.getpid()
@@ -403,31 +593,24 @@ def _spawn_child(st: _WorkerState) -> _Child:
         try:
             os.close(req_w)
             os.close(res_r)
-            _child(st, req_r, res_w, tmpdir, worker_pid, vm_bytes, layer)
+            _child(st, req_r, res_w, folder, options, worker_pid, vm_bytes, layer)
         finally:
             os._exit(70)
     os.close(req_r)
     os.close(res_w)
     if layer >= 0:
         os.close(layer)
-    return _Child(pid, req_w, res_r, tmpdir)
+    return _Child(pid, req_w, res_r, None if options else folder)
 
 
-def _hand_over(child: _Child, payload: bytes) -> bool:
-    """Send the request to a waiting child; False if it is gone."""
-    try:
-        view = memoryview(payload)
-        while view:
-            n = os.write(child.req_fd, view)
-            view = view[n:]
-        os.close(child.req_fd)
-        child.req_fd = -1
-        return True
-    except OSError:
-        return False
+def _contained(child: _Child) -> bool:
+    """Whether the run forked ahead said it is ready (it writes READY once contained)."""
+    return wait_readable(child.res_fd, _READY_S) and os.read(child.res_fd, 1) == READY
 
 
 def _kill(child: _Child) -> None:
+    if not child.pid:  # reaped already: its number may be another process's now
+        return
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -436,156 +619,3 @@ def _kill(child: _Child) -> None:
         os.kill(child.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-
-
-def _finish(child: _Child) -> None:
-    """Kill (if still running), reap, close and clean up after a child."""
-    _kill(child)
-    _reap(child, block=True)
-
-
-def _reap(child: _Child, block: bool = False) -> bool:
-    """Reap a killed child and clean up after it; False if it has not exited yet."""
-    import shutil
-
-    if not child.reaped:
-        try:
-            pid, status = os.waitpid(child.pid, 0 if block else os.WNOHANG)
-        except ChildProcessError:
-            pid, status = child.pid, child.status
-        if pid == 0:
-            return False
-        child.reaped, child.status = True, status
-    for fd in (child.req_fd, child.res_fd):
-        if fd >= 0:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-    child.req_fd = child.res_fd = -1
-    shutil.rmtree(child.tmpdir, ignore_errors=True)
-    return True
-
-
-def _collect(child: _Child, req: dict, exiting: list) -> list[dict]:
-    """Read the child's per-grid result lines under the per-grid wall-clock timeout."""
-    n = len(req["grids"])
-    timeout = req["timeout_s"]
-    rfd = child.res_fd
-    results: dict[int, dict] = {}
-    buf = b""
-    deadline = time.monotonic() + timeout
-    end_reason = None
-    while len(results) < n:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            end_reason = "timeout"
-            break
-        if not wait_readable(rfd, remaining):
-            continue
-        chunk = os.read(rfd, 1 << 16)
-        if not chunk:
-            end_reason = "eof"
-            break
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            parsed = _parse_child_line(line, n, req["max_stdout"])
-            if parsed is None:
-                end_reason = "garbage"
-                break
-            idx, outcome = parsed
-            results.setdefault(idx, outcome)
-            deadline = time.monotonic() + timeout
-        if end_reason:
-            break
-        if len(buf) > (1 << 20):
-            end_reason = "garbage"
-            break
-    if len(results) == n and end_reason is None:
-        _kill(child)  # it is exiting anyway; never let it linger
-        exiting.append(child)  # reaped after the reply is sent
-        return [results[i] for i in range(n)]
-    # The run ended early: categorise from how the child ended.
-    _finish(child)
-    out = []
-    first_idx = None
-    kind, message = _ended(end_reason, child.status, timeout)
-    for i in range(n):
-        if i in results:
-            out.append(results[i])
-        elif first_idx is None:
-            first_idx = i
-            out.append(outcome_dict(False, error=kind, message=message))
-        else:
-            out.append(outcome_dict(False, error=kind,
-                                message=f"not run: the program's process ended on grid {first_idx} ({kind})"))
-    return out
-
-
-def _ended(end_reason: str | None, status: int, timeout: float) -> tuple[str, str]:
-    if end_reason == "timeout":
-        return "timeout", f"no result within {timeout:g} s (wall clock); the process was killed"
-    if end_reason == "garbage":
-        return "crash", "the program's process wrote malformed results to the result channel"
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        if sig == signal.SIGXCPU:
-            return "timeout", "CPU time limit exceeded; the process was killed"
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = f"signal {sig}"
-        return "crash", f"the program's process was killed by {name}"
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
-    return "crash", f"the program's process exited with status {code} before returning a result"
-
-
-def _parse_child_line(line: bytes, n: int, max_stdout: int = DEFAULT_MAX_STDOUT):
-    """Strictly validate one result line from a child (it may have been forged)."""
-    try:
-        obj = json.loads(line.decode("utf-8"))
-        idx = obj["i"]
-        if type(idx) is not int or not 0 <= idx < n:
-            return None
-        ok = obj["ok"]
-        if type(ok) is not bool:
-            return None
-        msg = obj.get("message", "")
-        out_text = obj.get("stdout", "")
-        if not isinstance(msg, str) or not isinstance(out_text, str):
-            return None
-        helpers = {key: obj[key] for key in ("called", "rebound") if key in obj}
-        if not all(is_name_list(names) for names in helpers.values()):
-            return None
-        if ok:
-            grid = obj["output"]
-            if not _is_grid(grid):
-                return None
-            return idx, {**outcome_dict(True, output=grid, message="", stdout=out_text[:max_stdout + 200]), **helpers}
-        error = obj["error"]
-        if error not in ERROR_KINDS:
-            return None
-        return idx, {**outcome_dict(False, error=error, message=msg[:MAX_MESSAGE_CHARS],
-                                    stdout=out_text[:max_stdout + 200]), **helpers}
-    except Exception:
-        return None
-
-
-def _is_grid(grid: Any) -> bool:
-    if type(grid) is not list or not 1 <= len(grid) <= MAX_SIDE:
-        return False
-    width = None
-    for row in grid:
-        if type(row) is not list or not 1 <= len(row) <= MAX_SIDE:
-            return False
-        if width is None:
-            width = len(row)
-        elif len(row) != width:
-            return False
-        for c in row:
-            if type(c) is not int or not 0 <= c <= 9:
-                return False
-    return True
-
-

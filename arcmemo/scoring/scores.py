@@ -36,10 +36,6 @@ class TaskScore:
     strict: float
     correct: tuple[tuple[bool, ...], ...] = ()
 
-    @property
-    def official(self) -> float:
-        return self.oracle2
-
     def to_dict(self) -> dict:
         return {"oracle1": self.oracle1, "oracle2": self.oracle2, "strict": self.strict,
                 "correct": [list(row) for row in self.correct]}

@@ -9,7 +9,8 @@ At retry depth d, for k = 1..N:
 - **oracle@k**: the mean over the k-subsets C of the threads of the run's score, where a
   test input counts as solved by C if any step up to d of any thread in C solved it, a
   puzzle scores the fraction of its test inputs solved, and the run's score is the mean
-  over its puzzles, in percent. k = 2 is the official score.
+  over its puzzles, in percent. k = 2 is the paper's official score, which every view headlines
+  (at the full retry depth: runscore.py).
 - **strict@k**: the same, but C solves a puzzle (1 or 0) only if one step of one thread
   in C — a single program — solved every test input of it.
 
@@ -111,6 +112,22 @@ def _matrices(puzzle: PuzzleThreads, depth: int) -> tuple[list[list[bool]], list
     return [solved for solved, _ in rows], [[strict] for _, strict in rows]
 
 
+def _cell(matrices: Sequence[list[list[bool]]], k: int) -> float:
+    """One cell of the table: the mean over puzzles of oracle@k of their matrices, in percent."""
+    return 100 * sum(oracle_at_k(m, k) for m in matrices) / len(matrices)
+
+
+def headline_cell(puzzles: Sequence[PuzzleThreads], threads: int, retries: int, k: int) -> tuple[float, float]:
+    """(oracle@k, strict@k) at retry depth `retries` alone: the cell of `depth_table` a view
+    headlines, without the rest of the table (the running score of a run in progress)."""
+    if not puzzles:
+        raise ValueError("headline_cell: no puzzles to score")
+    for puzzle in puzzles:
+        _check(puzzle, threads, retries)
+    correct, whole = zip(*(_matrices(p, retries) for p in puzzles))
+    return _cell(correct, k), _cell(whole, k)
+
+
 def _subset_scores(matrices: list[list[list[bool]]], threads: int, k: int) -> list[float] | None:
     """The run's score (percent) for each k-subset of threads, or None if there are too many."""
     if comb(threads, k) > MAX_SUBSETS:
@@ -136,7 +153,7 @@ def depth_table(puzzles: Sequence[PuzzleThreads], threads: int, retries: int) ->
         rows: dict[str, list] = {"oracle": [], "oracle_std": [], "strict": [], "strict_std": []}
         for k in range(1, threads + 1):
             for name, matrices in (("oracle", correct), ("strict", whole)):
-                rows[name].append(100 * sum(oracle_at_k(m, k) for m in matrices) / len(matrices))
+                rows[name].append(_cell(matrices, k))
                 spread = _subset_scores(list(matrices), threads, k)
                 rows[name + "_std"].append(stdev(spread) if spread and len(spread) > 1 else None)
         oracle.append(tuple(rows["oracle"]))

@@ -1,21 +1,9 @@
-"""Memory read: which concepts a solver sees for a puzzle (ps, oe) and the baselines (none, all, cheatsheet).
+"""Memory read steps: which concepts a solver sees for a puzzle (ps, oe) and the baselines (none, all).
 
-`select` and the cheatsheet curator are loaded on first use, so the command line can read
-the mode list (`MODES`) without importing the steps.
+These are pure steps (memory, model, puzzle -> Selection). Which one a run uses is a memory
+method's choice (arcmemo.methods: `select` by method name, the methods' names).
 """
 
-from arcmemo.selection.types import MODES, Selection, SelectionSettings
+from arcmemo.selection.types import Selection, SelectionSettings
 
-_LAZY = {"select": "arcmemo.selection.dispatch", "update_cheatsheet": "arcmemo.selection.cheatsheet",
-         "CheatsheetUpdate": "arcmemo.selection.cheatsheet"}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["select", "SelectionSettings", "Selection", "update_cheatsheet", "CheatsheetUpdate", "MODES"]
+__all__ = ["SelectionSettings", "Selection"]

@@ -6,6 +6,11 @@ that reads images (`vision: true` in models.yaml) captions rendered pictures of 
 puzzle; any other model reads the grids as text. The select model sees only the caption
 and the numbered lessons, and answers with lesson numbers; the solver gets the caption
 with the chosen lessons.
+
+A method may hand over the lessons to choose from (ArcMemo-OE: with or without those from
+failures) and the use prior (selection/prior.py), which numbers them for the select model by
+prior, the higher first, and puts the higher prior first among equal word matches when the
+memory is pre-filtered; the model's choice and its order stand.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from arcmemo.memory.library import Library, library
 from arcmemo.memory.render import render_oe
 from arcmemo.prompts import render_prompt
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, with_retry_feedback, yaml_list_answer
+from arcmemo.selection.prior import UsePrior, by_prior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 
 MAX_NUMBER_DIGITS = 9       # a lesson number written as text; longer is not a lesson number
@@ -35,15 +41,22 @@ def parse_caption(text: str) -> str:
     return f"Observations:\n{observations}\n\nPossible rules (speculation):\n{speculation}"
 
 
-def caption_messages(task, vision: bool) -> list[dict]:
+def caption_messages(task, vision: bool, image: str = "pairs") -> list[dict]:
     """The caption prompt: for a model that reads images (the paper's way), one rendered PNG per
-    train pair (input beside output) and per test input, each after a line naming it; for
-    any other model the grids as text."""
+    train pair (input beside output) and per test input, each after a line naming it, or
+    (`image` "puzzle", as the released code does) one PNG of the whole puzzle; for any other
+    model the grids as text."""
     if not vision:
         return [{"role": "user", "content": render_prompt(
             "caption", grid_format=render_prompt("caption_grids").strip(), puzzle=format_task(task))}]
-    from arcmemo.pictures import image_part, task_images
+    from arcmemo.pictures import image_part, task_images, task_rows
+    from arcmemo.pictures import png as picture_of
 
+    if image == "puzzle":     # each pair's input above its output, the test inputs last (no outputs: a Task has none)
+        text = render_prompt("caption", grid_format=render_prompt("caption_picture_whole").strip(),
+                             puzzle="One picture follows.")
+        picture = picture_of(task_rows(task), columns=True)
+        return [{"role": "user", "content": [{"type": "text", "text": text}, image_part(picture)]}]
     labels = [f"Example {i} (input left, output right):" for i in range(1, len(task.train) + 1)]
     labels += [f"Test input {j}:" for j in range(1, len(task.test_inputs) + 1)]
     text = render_prompt("caption", grid_format=render_prompt("caption_pictures").strip(),
@@ -57,7 +70,7 @@ def caption_messages(task, vision: bool) -> list[dict]:
 def caption_task(task, llm, settings: SelectionSettings) -> Outcome:
     """The structured caption (role aux, step caption); Outcome.value is the caption text.
     Pictures go to an aux model with `vision: true` in models.yaml, text to any other."""
-    messages = caption_messages(task, vision=llm.traits("aux").vision is True)
+    messages = caption_messages(task, vision=llm.traits("aux").vision is True, image=settings.caption_image)
     return ask(llm, messages, role="aux", step="caption", parse=parse_caption, task_id=task.id,
                params=settings.caption_params, sample=settings.pass_index)
 
@@ -106,18 +119,26 @@ def _longer_numbers(n: int) -> int:
 
 
 def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
-                count: TokenCounter = ESTIMATE) -> tuple[list[dict], list, dict]:
+                count: TokenCounter = ESTIMATE, prior: UsePrior | None = None) -> tuple[list[dict], list, dict]:
     """All lessons if they fit the token budget, else the ones that best match the caption
-    (planned in the estimate, then counted as in ps.plan_prompt)."""
+    (planned in the estimate, then counted as in ps.plan_prompt); numbered in memory order, or
+    by `prior`. Returns the messages, the lessons in their numbers' order, and stats."""
     limit = settings.token_budget
     stats = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
+    ordered = None if prior is None else prior_order(lib, prior)
+    order = None if ordered is None else ordered.scores
+
+    def numbered(positions: list[int]) -> list[int]:
+        return sorted(positions) if order is None else by_prior(sorted(positions), order)
+
     frame = estimate_tokens(_messages(caption, "", settings.top_k)[0]["content"]) + MESSAGE_TOKENS
-    messages = _messages(caption, lib.lessons_text(), settings.top_k)
-    planned = frame + lib.tokens(lib.lessons_text())
+    messages = _messages(caption, lib.lessons_text() if ordered is None else ordered.lessons_text(lib), settings.top_k)
+    planned = frame + lib.tokens(lib.lessons_text())     # the same lessons numbered 1..n in any order
     tokens = planned if count.estimate or planned > OVERESTIMATE * limit else count.messages(messages)
     if tokens <= limit:
-        return messages, list(lib.concepts), {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
-    ranked = lib.rank(caption)
+        shown = list(lib.concepts if ordered is None else ordered.in_order)
+        return messages, shown, {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
+    ranked = lib.rank(caption) if order is None else ties_by_prior(lib.rank(caption), lib.index.scores(caption), order)
     sums = [0]
 
     def planned_for(n: int) -> int:
@@ -127,25 +148,31 @@ def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
         return frame + sums[n] + max(n - 1, 0) * lib.tokens("\n") + _longer_numbers(n) * lib.tokens("0")
 
     def build(n: int) -> list[dict]:
-        return _messages(caption, lib.lessons_text(sorted(ranked[:n])), settings.top_k)
+        return _messages(caption, lib.lessons_text(numbered(ranked[:n])), settings.top_k)
 
     n, size = largest_fit(len(ranked), planned_for, limit, None if count.estimate else lambda n: count.messages(build(n)))
-    return build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered", "full_tokens_est": tokens,
-                                            "prompt_tokens_est": size}
+    return build(n), [lib.concepts[i] for i in numbered(ranked[:n])], {
+        **stats, "shown": n, "form": "prefiltered", "full_tokens_est": tokens, "prompt_tokens_est": size}
 
 
-def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
-    lib = library(memory, "oe")
+def select_oe(task, memory, settings: SelectionSettings, llm, *, lessons: Library | None = None,
+              prior: UsePrior | None = None) -> Selection:
+    """The OE read (module docstring): from `lessons` (default: every OE lesson in memory),
+    numbered by `prior` when given."""
+    lib = library(memory, "oe") if lessons is None else lessons
     if not lib.concepts:
         return Selection(mode="oe", stats={"memory_size": 0, "shown": 0})
-    cap = caption_task(task, llm, settings)
+    if settings.caption is not None:     # made once for the task's threads (protocol oe_caption per-puzzle)
+        cap = Outcome(value=settings.caption)
+    else:
+        cap = caption_task(task, llm, settings)
     completions = list(cap.completions)
     if not cap.ok:
         return Selection(mode="oe", fallback=True, error=cap.error, reasoning=cap.raw,
                          usage=sum_usage(completions), stats={"memory_size": len(lib)})
     caption = cap.value
     messages, shown, stats = plan_prompt(with_retry_feedback(caption, settings.retry_feedback), lib, settings,
-                                         counter_for(llm, "select"))
+                                         counter_for(llm, "select"), prior)
     if not shown:
         return Selection(mode="oe", fallback=True, caption=caption, reasoning=caption,
                          usage=sum_usage(completions), stats=stats,

@@ -10,10 +10,10 @@ as failed `Attempt`s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
-from arcmemo.core.tasks import Grid, Task, to_lists
+from arcmemo.core.tasks import Grid, Task, as_grid, to_lists
 from arcmemo.llm.client import Usage
 from arcmemo.solverkit.helpers import MemoryHelpers
 
@@ -46,6 +46,16 @@ class SolverSettings:
     # Index of the first sample. Later passes over a task start past the earlier passes'
     # samples, so the model is asked afresh instead of the call cache replaying old answers.
     sample_offset: int = 0
+    # What a retry shows (the run's protocol): "conversation" goes on with execution feedback
+    # (at most two diffs); "last-attempt" shows the opening prompt again with the last answer and
+    # every mismatched output, as the ArcMemo authors' released code does.
+    feedback: str = "conversation"
+
+    FEEDBACK_FORMS = ("conversation", "last-attempt")
+
+    def __post_init__(self) -> None:
+        if self.feedback not in self.FEEDBACK_FORMS:
+            raise ValueError(f"feedback must be one of {', '.join(self.FEEDBACK_FORMS)}, not {self.feedback!r}")
 
     # SolverSettings.extra keys passed through to the model call.
     LLM_PARAMS = ("reasoning_effort", "max_completion_tokens", "seed", "temperature", "max_tokens")
@@ -77,6 +87,15 @@ class SolveContext:
     # called (off the event loop) with the failed try's feedback and returns the hint to show
     # with it, or None. `converse` does this itself; None: no re-selection.
     reselect: Callable[[str, int, int], Hint | None] | None = None
+    # Whether an attempt's thread retries, when the run decides it (the released code's protocol:
+    # retry while a *test* output is wrong). The run scores the attempt's test outputs itself and
+    # hands back only yes or no; the solver never sees a test output. None: retry while a train
+    # pair fails or the program crashes on a test input. `converse` asks it itself.
+    wants_retry: Callable[[Attempt], bool] | None = None
+    # The conversations of this thread as an earlier pass left them (SolveResult.state), to go on
+    # from (a continual run in pass order: one retry depth per pass). `converse` restores them
+    # itself, by sample index, when the solver opens them as it did then; None: start afresh.
+    resume: list[dict] | None = None
 
 
 @dataclass
@@ -113,6 +132,15 @@ class Attempt:
         data["modules"] = sorted(self.modules)      # names only; sources are in the solver
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict, modules: dict[str, str] | None = None) -> Attempt:
+        """An attempt as `to_dict` wrote it; its modules' sources are taken from `modules` by name."""
+        own = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in own}
+        values["test_outputs"] = [None if g is None else as_grid(g) for g in data.get("test_outputs") or []]
+        values["modules"] = {n: (modules or {})[n] for n in data.get("modules") or [] if n in (modules or {})}
+        return cls(**values)
+
 
 @dataclass
 class Trace:
@@ -137,6 +165,9 @@ class SolveResult:
     usage: Usage
     solver: str = ""
     error: str | None = None              # a solver-level failure (attempts may still exist)
+    # Each conversation as it ended (Conversation.state), for a later pass to go on from
+    # (SolveContext.resume); empty for a solver that cannot continue one.
+    state: list[dict] = field(default_factory=list)
 
     @property
     def passed_train(self) -> bool:

@@ -21,6 +21,7 @@ from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text
 from arcmemo.llm.client import LLMError
 from arcmemo.prompts import render_prompt
+from arcmemo.solverkit.feedback import last_attempt_feedback
 from arcmemo.solverkit.helpers import MemoryHelpers, memory_section, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 
@@ -33,6 +34,9 @@ class Program:
     reasoning: str | None = None     # the answer's own account of the rule, if it has one
 
 
+SOLVED, ERROR, STOPPED = "solved", "error", "stopped"     # why a conversation finished
+
+
 @dataclass
 class Conversation:
     index: int                       # the sample index (also the model cache's sample key)
@@ -41,15 +45,57 @@ class Conversation:
     transcript: list[dict] = field(default_factory=list)  # the same, annotated (round, reasoning)
     attempts: list = field(default_factory=list)          # arcmemo.solverkit.Attempt, one per answer
     completions: list = field(default_factory=list)
+    # Kept so a later pass can go on (state/restore): the messages the solver opened with, the
+    # next round's feedback not yet sent, and why the conversation ended (None: it may go on).
+    opening: list[dict] = field(default_factory=list)
+    pending: str | None = None
+    finished: str | None = None
+    _opened_transcript: int = 0
 
     def say(self, role: str, content: str, rnd: int, reasoning: str | None = None) -> None:
         self.messages.append({"role": role, "content": content})
+        self._note(role, content, rnd, reasoning)
+
+    def restart(self, content: str, rnd: int) -> None:
+        """A retry that shows the opening prompt again with `content` after it, instead of the
+        conversation so far (feedback "last-attempt"); the transcript keeps `content` alone."""
+        *head, last = self.opening
+        opened = last["content"]
+        joined = (f"{opened}\n\n{content}" if isinstance(opened, str) else
+                  [*opened, {"type": "text", "text": content}])
+        self.messages = [*head, {**last, "content": joined}]
+        self._note("user", content, rnd)
+
+    def _note(self, role: str, content: str, rnd: int, reasoning: str | None = None) -> None:
         entry = {"role": role, "content": content, "round": rnd}
         if self.label:
             entry["agent"] = self.label
         if reasoning:
             entry["reasoning"] = reasoning
         self.transcript.append(entry)
+
+    def open(self) -> None:
+        """Mark where the solver's opening ends (converse does, before the first round)."""
+        self.opening = [dict(m) for m in self.messages]
+        self._opened_transcript = len(self.transcript)
+
+    def state(self) -> dict[str, Any]:
+        """What a later pass needs to go on from here (JSON): everything past the opening, which
+        the solver rebuilds from the task and hint as it did."""
+        tail = self.messages[len(self.opening):] if self.messages[:len(self.opening)] == self.opening else []
+        return {"index": self.index, "label": self.label, "messages": tail,
+                "transcript": self.transcript[self._opened_transcript:],
+                "attempts": [a.to_dict() for a in self.attempts], "pending": self.pending,
+                "finished": self.finished}
+
+    def restore(self, state: dict[str, Any], modules: dict[str, str]) -> None:
+        """Go on from `state` (an earlier pass's `state()` of this conversation), after `open()`."""
+        from arcmemo.solverkit.contract import Attempt
+
+        self.messages = [*self.opening, *state.get("messages", [])]
+        self.transcript = [*self.transcript[:self._opened_transcript], *state.get("transcript", [])]
+        self.attempts = [Attempt.from_dict(a, modules) for a in state.get("attempts", [])]
+        self.pending, self.finished = state.get("pending"), state.get("finished")
 
 
 def attempt_error(run: ProgramRun) -> str | None:
@@ -93,12 +139,27 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
     """Run one conversation to a program that passes, or until `retries` feedback rounds are
     used. `modules` are the solver's own importable modules, `helpers` the memory's (traced:
     each Attempt says which it called; a re-selection before a retry may offer others).
-    `solved`, shared by parallel conversations, stops this one before its next round."""
+    `solved`, shared by parallel conversations, stops this one before its next round.
+
+    Whether a program is done is the run's to say when it decides (`ctx.wants_retry`), else a
+    program is done when it passes every train pair and gives every test input an output.
+    A retry shows the feedback in the conversation, or, with `ctx.settings.feedback`
+    "last-attempt", the opening prompt with the last answer and its mismatches. A conversation
+    an earlier pass left (`ctx.resume`, by sample index) goes on from where it stopped."""
     from arcmemo.solverkit.contract import Attempt
 
     own = modules
     modules = sandbox_modules(helpers, own)
     traced = helpers.name if helpers is not None else None
+    last_attempt = getattr(getattr(ctx, "settings", None), "feedback", "conversation") == "last-attempt"
+    conv.open()
+    earlier = next((s for s in getattr(ctx, "resume", None) or [] if s.get("index") == conv.index), None)
+    if earlier is not None:
+        conv.restore(earlier, modules)
+    if conv.finished is not None:
+        if conv.finished == SOLVED and solved is not None:
+            solved.set()
+        return
 
     n_train, n_test = len(task.train), len(task.test_inputs)
 
@@ -106,14 +167,25 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
         return Attempt(sample=conv.index, round=rnd, code=None, raw=raw, train_correct=[False] * n_train,
                        test_outputs=[None] * n_test, error=error, reasoning=reasoning, label=conv.label)
 
-    for rnd in range(retries + 1):
-        if rnd > 0 and solved is not None and solved.is_set():
-            return
+    for rnd in range(len(conv.attempts), retries + 1):
+        if rnd > 0:
+            if solved is not None and solved.is_set():
+                conv.finished = STOPPED
+                return
+            message, hint = await _with_reselection(ctx, conv, conv.pending or "", rnd)
+            if hint is not None and hint.helpers is not None:    # the retry's programs may call these instead
+                modules, traced = sandbox_modules(hint.helpers, own), hint.helpers.name
+            if last_attempt:
+                conv.restart(message, rnd)
+            else:
+                conv.say("user", message, rnd)
+            conv.pending = None
         _report(ctx, conv, rnd)
         try:
             completion = await _ask(conv, ctx, step=step, task=task, params=params)
         except LLMError as exc:
             conv.attempts.append(failed(rnd, "", f"llm: {exc}"))
+            conv.finished = ERROR
             return
         conv.completions.append(completion)
         text = quoted(completion.text, MAX_ANSWER_CHARS)       # what the conversation and the attempt keep
@@ -125,28 +197,36 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
             program = Program(clean_text(program.code), quoted(program.reasoning, MAX_CARRIED_CHARS) or None)
         except ParseError as exc:
             conv.attempts.append(failed(rnd, text, f"format: {exc}", reasoning))
-            if rnd < retries:
-                conv.say("user", format_feedback(str(exc)), rnd + 1)
+            conv.pending = (last_attempt_feedback(task, rnd + 1, text, problem=str(exc)) if last_attempt
+                            else format_feedback(str(exc)))
             continue
         run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules,
                                       helpers=traced)
         error = attempt_error(run)
         thoughts = "\n\n".join(t.strip() for t in (reasoning, program.reasoning) if t and t.strip())
-        conv.attempts.append(Attempt(
+        attempt = Attempt(
             sample=conv.index, round=rnd, code=program.code, raw=text,
             train_correct=run.train_correct, train_cell_accuracy=run.mean_accuracy,
             test_outputs=run.test_outputs, error=error, reasoning=thoughts or None,
             label=conv.label, modules=dict(modules), helpers_called=run.helpers_called,
-            helpers_rebound=run.helpers_rebound))
-        if error is None:
+            helpers_rebound=run.helpers_rebound)
+        conv.attempts.append(attempt)
+        if _done(ctx, attempt):
+            conv.finished = SOLVED
             if solved is not None:
                 solved.set()
             return
-        if rnd < retries:
-            message, hint = await _with_reselection(ctx, conv, execution_feedback(task, run), rnd + 1)
-            if hint is not None and hint.helpers is not None:    # the retry's programs may call these instead
-                modules, traced = sandbox_modules(hint.helpers, own), hint.helpers.name
-            conv.say("user", message, rnd + 1)
+        conv.pending = (last_attempt_feedback(task, rnd + 1, text, run=run) if last_attempt
+                        else execution_feedback(task, run))
+
+
+def _done(ctx: Any, attempt: Any) -> bool:
+    """Whether the conversation stops at this attempt: the run's decision when it makes one
+    (SolveContext.wants_retry), else a program that passes and answers every test input."""
+    wants_retry = getattr(ctx, "wants_retry", None)
+    if wants_retry is not None:
+        return not wants_retry(attempt)
+    return attempt.error is None
 
 
 async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: int) -> tuple[str, Any]:
@@ -194,4 +274,4 @@ def solve_result(task: Task, conversations: Sequence[Conversation], *, solver: s
                       notes=list(notes))
     return SolveResult(attempts=attempts, predictions=select_predictions(attempts, len(task.test_inputs)),
                        trace=trace, usage=usage_of(c for conv in conversations for c in conv.completions),
-                       solver=solver, error="; ".join(errors) or None)
+                       solver=solver, error="; ".join(errors) or None, state=[c.state() for c in conversations])

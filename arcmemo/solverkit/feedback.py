@@ -8,6 +8,10 @@ for a wrong output shows expected | yours | diff side by side with the differing
 marked `X` (a wrong shape is said plainly instead). A program that redefined memory
 helpers is told that the memory's versions ran instead. Only train pairs carry expected
 outputs; for test inputs the feedback can only report that the program crashed there.
+
+The released code's form (`last_attempt_feedback`, feedback "last-attempt") instead quotes
+the last answer whole, then every error and every mismatched train output (the program's
+grid, without the expected one beside it), and asks for a revision.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from collections.abc import Sequence
 from arcmemo.core.gridtext import dims, format_grid
 from arcmemo.core.helpercode import MODULE
 from arcmemo.core.tasks import Grid, Task
+from arcmemo.prompts import render_prompt
 from arcmemo.solverkit.programs import ProgramRun
 
 ERROR_TEXT = {
@@ -163,3 +168,32 @@ def rebound_note(names: Sequence[str]) -> str:
     return (f"Note: your program defines its own {listed}, which the memory's helpers already provide; "
             f"your version was replaced by the memory's when it ran. Import {listed} from {MODULE} "
             "and call it as documented instead of writing it again.")
+
+
+def last_attempt_feedback(task: Task, attempt: int, answer: str, *, run: ProgramRun | None = None,
+                          problem: str | None = None) -> str:
+    """What a retry shows after the opening prompt in the released code's form: the last answer
+    (attempt number `attempt`), the reason it could not be read (`problem`) or its errors and
+    every train output it got wrong (`run`), and the request to revise."""
+    errors: list[str] = []
+    mismatches: list[str] = []
+    if problem is not None:
+        errors.append(f"the answer could not be used: {problem}")
+    for i, ok in enumerate(run.train_correct if run is not None else []):
+        outcome = run.train_outcomes[i]
+        if ok:
+            continue
+        if not outcome.ok:
+            detail = traceback_tail(outcome.message)
+            errors.append(f"Example {i + 1}: your program {ERROR_TEXT.get(outcome.error or '', outcome.error)}."
+                          + (f"\n{detail}" if detail else ""))
+        else:
+            mismatches.append(f"- Example {i + 1} ({dims(outcome.output)}):\n{format_grid(outcome.output)}")
+    parts = []
+    if errors:
+        parts.append("Errors:\n" + "\n".join(f"- {e}" for e in errors))
+    if mismatches:
+        parts.append("Outputs of your program that differ from the examples' expected outputs:\n"
+                     + "\n".join(mismatches))
+    outcomes = "\n\n".join(parts) or "Your program gave every example's expected output."
+    return render_prompt("last_attempt_feedback", attempt=attempt, answer=answer.strip(), outcomes=outcomes).strip()

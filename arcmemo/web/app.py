@@ -5,6 +5,10 @@ one task of a run, tasks of a dataset and one puzzle, memory (search and filters
 concept with its history as diffs, graph neighbours, where it came from and which runs
 offered it, and an edit form).
 
+A request names things, it never gives a path: a run is looked up among the directories
+directly under the runs folder, a dataset among the bundled splits and the folders named with
+`serve --tasks-from`, a concept by its id (lookup.py). Whatever is not found answers 404.
+
 An edit goes through `Memory.edit` with the same actor as `arcmemo concepts edit` and the
 reason typed in the form, so it is one revision like any other; a bad edit changes nothing
 and shows the error in the form. Pages never show an API key (secret-looking settings are
@@ -16,8 +20,8 @@ progress), and every form post carries a per-server token against cross-site req
 from __future__ import annotations
 
 import difflib
+import re
 import secrets
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -30,20 +34,22 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arcmemo.core.tasks import TaskError, TaskSet, all_arc_tasks, load_tasks
-from arcmemo.memory.graph import build_graph, neighbours
-from arcmemo.memory.io import read_edit, to_yaml
-from arcmemo.memory.models import DATA_FIELDS, FORMATS, KINDS, SOURCES
+from arcmemo.memory.io import read_edit
+from arcmemo.memory.library import library
+from arcmemo.memory.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
-from arcmemo.pictures import task_rows
+from arcmemo.pictures import thumbnail_png
+from arcmemo.pictures.png import data_url
 from arcmemo.run.rundir import RunDirError
 from arcmemo.run.runner import memory_url_for_record
+from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
+from arcmemo.web.lookup import TaskSources, find_run, shown
 from arcmemo.web.render import (
     MemoryFacts,
     concept_link,
     environment,
     overview_charts,
-    picture,
+    puzzle_picture,
     runs_overview,
     task_section,
 )
@@ -53,6 +59,8 @@ from arcmemo.web.rundata import RunView, runs_under
 EDIT_REASON = "edited from the web page"
 CHART_CACHE = 32
 PAGE_SIZE = 60
+THUMBNAIL = (160, 64)   # px (width, height) of a task's first example in the tasks list
+MAX_ID = 2**63 - 1   # the largest id a database row can have: a bigger one names no concept
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; "
                                "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -61,17 +69,13 @@ HEADERS = {
 }
 
 
-@lru_cache(maxsize=4)
-def dataset_tasks(dataset: str) -> TaskSet:
-    """A dataset by name ("all" = ARC-AGI-1 training + evaluation), loaded once."""
-    return all_arc_tasks() if dataset == "all" else load_tasks(dataset)
-
-
 class Site:
     """The app's state and pages (one instance per server)."""
 
-    def __init__(self, memory: Memory, runs_root: str | Path, *, actor: str, dataset: str = "training"):
-        self.memory, self.runs_root, self.actor, self.dataset = memory, Path(runs_root), actor, dataset
+    def __init__(self, memory: Memory, runs_root: str | Path, *, actor: str, sources: TaskSources,
+                 dataset: str = "training"):
+        self.memory, self.runs_root, self.actor = memory, Path(runs_root), actor
+        self.sources, self.dataset = sources, dataset
         self.token = secrets.token_urlsafe(24)
         self.memory_url = memory_url_for_record(str(memory.url))
         self._charts: dict[tuple, tuple] = {}
@@ -89,7 +93,8 @@ class Site:
         return MemoryFacts(self.memory)
 
     def view(self, run_id: str) -> RunView:
-        return RunView.find(run_id, self.runs_root, self.memory)
+        """The run called `run_id` in the runs folder (LookupError: there is none, RunDirError: unreadable)."""
+        return RunView(find_run(self.runs_root, run_id), self.memory)
 
     def overview(self, views: list[RunView]) -> dict[str, Any]:
         """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory changes."""
@@ -101,6 +106,12 @@ class Site:
             while len(self._charts) > CHART_CACHE:
                 self._charts.pop(next(iter(self._charts)))
         return runs_overview(views, self.facts(), charts)
+
+    def _has_run(self, run_id: str | None) -> bool:
+        try:
+            return run_id is not None and find_run(self.runs_root, run_id) is not None
+        except LookupError:
+            return False
 
     def own_runs(self) -> list[RunView]:
         """The runs that read this memory (concept ids mean the same there)."""
@@ -115,14 +126,14 @@ class Site:
     def run(self, request: Request) -> Response:
         try:
             view = self.view(request.path_params["run_id"])
-        except RunDirError as exc:
+        except (RunDirError, LookupError) as exc:
             return self.not_found(str(exc))
         return self.page("run.html", view=view, progress=view.progress(), overview=self.overview([view]))
 
     def progress(self, request: Request) -> Response:
         try:
             view = self.view(request.path_params["run_id"])
-        except RunDirError as exc:
+        except (RunDirError, LookupError) as exc:
             return self.not_found(str(exc))
         return self.page("_progress.html", view=view, progress=view.progress())
 
@@ -132,7 +143,7 @@ class Site:
             return RedirectResponse("/runs", status_code=303)
         try:
             views = [self.view(ref) for ref in refs]
-        except RunDirError as exc:
+        except (RunDirError, LookupError) as exc:
             return self.not_found(str(exc))
         return self.page("compare.html", views=views, overview=self.overview(views))
 
@@ -142,15 +153,17 @@ class Site:
             record = view.task(request.path_params["task_id"])
         except (RunDirError, LookupError) as exc:
             return self.not_found(str(exc))
-        return self.page("run_task.html", view=view, t=task_section(view, record, self.facts()), run_id=view.run_id)
+        return self.page("run_task.html", view=view, t=task_section(view, record, self.facts()), run_id=view.run_id,
+                         dataset=self.sources.name_of(view.settings.get("source")))
 
     def report(self, request: Request) -> Response:
         try:
             view = self.view(request.path_params["run_id"])
-        except RunDirError as exc:
+        except (RunDirError, LookupError) as exc:
             return self.not_found(str(exc))
         html = build_report([view], self.facts(), self.overview([view]))
-        return HTMLResponse(html, headers={**HEADERS, "Content-Disposition": f'attachment; filename="{view.run_id}.html"'})
+        filename = re.sub(r"[^A-Za-z0-9._-]", "_", view.run_id)
+        return HTMLResponse(html, headers={**HEADERS, "Content-Disposition": f'attachment; filename="{filename}.html"'})
 
     # -- tasks -------------------------------------------------------------------------
 
@@ -160,30 +173,30 @@ class Site:
     def tasks(self, request: Request) -> Response:
         dataset = self._dataset(request)
         try:
-            taskset = dataset_tasks(dataset)
-        except (TaskError, ValueError) as exc:
-            return self.page("error.html", 400, message=str(exc))
+            taskset = self.sources.get(dataset)
+        except LookupError as exc:
+            return self.not_found(str(exc))
         query = request.query_params.get("q", "").strip().lower()
         ids = [t.id for t in taskset.tasks if query in t.id.lower()]
         page = max(1, _int(request.query_params.get("page"), 1))
         shown = [taskset.by_id(i) for i in ids[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]]
-        return self.page("tasks.html", dataset=dataset, query=query, tasks=shown, total=len(ids), page=page,
-                         pages=max(1, -(-len(ids) // PAGE_SIZE)))
+        thumbnails = [data_url(thumbnail_png(t, *THUMBNAIL)) for t in shown]
+        return self.page("tasks.html", dataset=dataset, datasets=self.sources.names, query=query,
+                         tasks=list(zip(shown, thumbnails)),
+                         total=len(ids), page=page, pages=max(1, -(-len(ids) // PAGE_SIZE)))
 
     def task(self, request: Request) -> Response:
         dataset = self._dataset(request)
         task_id = request.path_params["task_id"]
         try:
-            taskset = dataset_tasks(dataset)
+            taskset = self.sources.get(dataset)
             task = taskset.by_id(task_id)
-        except (TaskError, ValueError) as exc:
-            return self.page("error.html", 400, message=str(exc))
-        except KeyError:
-            return self.not_found(f"no task {task_id!r} in {dataset}")
+        except LookupError as exc:       # KeyError too: no such task in the dataset
+            return self.not_found(str(exc) if not isinstance(exc, KeyError) else f"no task {shown(task_id)} in {dataset}")
         show_answers = request.query_params.get("answers") == "1"
         truth = taskset.answers[task_id].test_outputs if show_answers else None
         return self.page("task.html", task=task, dataset=dataset, show_answers=show_answers,
-                         puzzle=picture(task_rows(task, truth), cell=16, columns=True))
+                         puzzle=puzzle_picture(task, truth))
 
     # -- memory ------------------------------------------------------------------------
 
@@ -203,31 +216,38 @@ class Site:
 
     def concept(self, request: Request, *, text: str | None = None, reason: str = EDIT_REASON,
                 error: str | None = None, status: int = 200) -> Response:
-        concept = self.memory.get(request.path_params["concept_id"])
+        concept_id = _concept_id(request)
+        concept = self.memory.get(concept_id) if concept_id is not None else None
         if concept is None:
-            return self.not_found(f"no concept with id {request.path_params['concept_id']}")
+            return self.not_found(f"no concept with id {shown(request.path_params['concept_id'])}")
         history = self.memory.history(concept.id)
         revisions, before = [], ""
         for rev in history:
-            after = "" if rev.op == "delete" else to_yaml({f: rev.snapshot.get(f) for f in DATA_FIELDS})
+            after = "" if rev.op == "delete" else concept_yaml(rev.snapshot)
             revisions.append((rev, _diff(before, after)))
             before = after
-        graph_edges, ids = [], {}
+        graph_edges, ids, helper = [], {}, None
         if concept.format == "ps":
-            ps = self.memory.list("ps")
-            graph, ids = build_graph(ps), {c.name: c.id for c in ps}
-            graph_edges = neighbours(graph, concept.name) if concept.name in graph else []
+            lib = library(self.memory, "ps")                 # kept per memory revision
+            if concept.name in lib.links:
+                graph_edges = lib.links.neighbours(concept.name)
+                ids = {e["name"]: lib.links.concept(e["name"]).id for e in graph_edges}
+            helper = helper_view(concept, {c.helper["name"]: c for c in lib.concepts if c.helper},
+                                 self.memory.usage(concept_ids=[concept.id]).get(concept.id), self.sources.name_of)
         came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}
                            | {("", t) for t in concept.used_in or []})
         offered = [(v.run_id, [o.task_id for o in v.latest.values() if concept.id in o.selected])
                    for v in self.own_runs()]
-        return self.page("concept.html", status, concept=concept, data=concept.to_data(),
+        return self.page("concept.html", status, concept=concept, fields=shown_fields(concept), helper=helper,
+                         helper_run=helper is not None and self._has_run(helper.run_id),
                          revisions=list(reversed(revisions)), edges=graph_edges, ids=ids, came_from=came_from,
                          offered=[(run_id, tasks) for run_id, tasks in offered if tasks],
-                         text=text if text is not None else to_yaml(concept.to_data()), reason=reason,
-                         error=error, token=self.token, edited=request.query_params.get("edited"))
+                         text=text if text is not None else concept_yaml(concept.to_data()), reason=reason,
+                         error=error, token=self.token, edited=_edited(request.query_params.get("edited")))
 
     async def edit(self, request: Request) -> Response:
+        if _concept_id(request) is None:
+            return self.not_found(f"no concept with id {shown(request.path_params['concept_id'])}")
         form = await request.form()
         if not secrets.compare_digest(str(form.get("token", "")), self.token):
             return self.page("error.html", 403, message="the form is stale or came from another site: reload the page")
@@ -235,7 +255,7 @@ class Site:
         return await run_in_threadpool(self._apply_edit, request, text, reason)
 
     def _apply_edit(self, request: Request, text: str, reason: str) -> Response:
-        concept_id = request.path_params["concept_id"]
+        concept_id = _concept_id(request)
         try:
             changes = read_edit(text)
             before = self.memory.revision()
@@ -251,6 +271,19 @@ def _state(path: Path) -> tuple:
     """What a run directory's files look like now (size, mtime): changes when the run moves on."""
     files = [path / name for name in ("config.json", "events.jsonl", "summary.json")]
     return (str(path), *((f.stat().st_size, f.stat().st_mtime_ns) if f.exists() else None for f in files))
+
+
+def _concept_id(request: Request) -> int | None:
+    """The concept id a URL names, when it is one a database row can have (1 to 2**63 - 1)."""
+    text = request.path_params["concept_id"]
+    if not re.fullmatch(r"[0-9]{1,19}", text) or not 0 < int(text) <= MAX_ID:
+        return None
+    return int(text)
+
+
+def _edited(value: str | None) -> str | None:
+    """The revision an edit made ("none": it changed nothing), as the redirect after it says."""
+    return value if value == "none" or (value or "").isdigit() else None
 
 
 def _int(value: str | None, default: int) -> int:
@@ -276,9 +309,14 @@ def static(request: Request) -> Response:
 
 
 def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hosts: list[str],
-               dataset: str = "training") -> Starlette:
-    """The app. `allowed_hosts`: the Host header values served (others get 400, which stops DNS rebinding)."""
-    site = Site(memory, runs_root, actor=actor, dataset=dataset)
+               sources: TaskSources | None = None, dataset: str = "training") -> Starlette:
+    """The app. `allowed_hosts`: the Host header values served (others get 400, which stops DNS
+    rebinding); `sources`: the datasets it shows (the bundled splits when not given), `dataset`
+    the one the tasks page opens with."""
+    sources = sources or TaskSources()
+    if dataset not in sources.names:
+        raise ValueError(f"no dataset {shown(dataset)}: the datasets are {', '.join(sources.names)}")
+    site = Site(memory, runs_root, actor=actor, sources=sources, dataset=dataset)
     routes = [
         Route("/", lambda request: RedirectResponse("/runs", status_code=303)),
         Route("/runs", site.runs),
@@ -290,8 +328,8 @@ def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hos
         Route("/tasks", site.tasks),
         Route("/tasks/{task_id}", site.task),
         Route("/concepts", site.concepts),
-        Route("/concepts/{concept_id:int}", site.concept),
-        Route("/concepts/{concept_id:int}/edit", site.edit, methods=["POST"]),
+        Route("/concepts/{concept_id}", site.concept),
+        Route("/concepts/{concept_id}/edit", site.edit, methods=["POST"]),
         Route("/static/{name}", static),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)])

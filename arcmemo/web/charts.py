@@ -1,11 +1,10 @@
 """The numbers behind the charts, taken from runs, and the charts themselves as inline SVG.
 
-What runs record today: per task its final oracle@1/@2 and strict scores, usage, the
-concepts it was offered, and the writes after it. So a run gives one point of the
-score-vs-retry-depth chart (at its `--retries`). A run whose summary holds the paper's
-per-depth block under `depth_table` (arcmemo.scoring.DepthTable.to_dict(): `oracle[d][k-1]`
-in percent, recorded once the run layer keeps every step of every thread) gives the whole
-line for every k, and the chart draws it as it is.
+A run's scores are the ones every view shows (arcmemo.scoring.runscore): the score-vs-retry-
+depth chart draws the run's Table 4 block (oracle[d][k-1] in percent over its threads,
+arcmemo.scoring.DepthTable.to_dict()) from its summary (`table4`), or made from its event log
+while it runs, and the efficiency chart the run's headline. A run recorded before threads
+were kept has no line: its submitted attempts' scores are another statistic.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arcmemo.pictures import plots
+from arcmemo.run.threads import run_depth_table
 from arcmemo.web.rundata import RunView
 
 
@@ -24,23 +24,24 @@ class Chart:
 
 
 def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
-    """oracle@k (%) by retry depth: the run's `depth_table`, else one row at its retry limit."""
-    table = (view.summary or {}).get("depth_table")
+    """oracle@k (%) over the run's threads by retry depth, every depth: its Table 4 block, from
+    its summary or, while it runs, from its event log; {} for a run without one (not scored, or
+    recorded before threads)."""
+    table = (view.summary or {}).get("table4")
+    if not (isinstance(table, dict) and table.get("oracle")) and view.latest:
+        made = run_depth_table(list(view.latest.values()), view.threads, view.retries)
+        table = made.to_dict() if made is not None else None
     if isinstance(table, dict) and table.get("oracle"):
         return {d: {k: float(v) for k, v in enumerate(row, 1)} for d, row in enumerate(table["oracle"])}
-    if not view.latest or any(not o.scores for o in view.latest.values()):
-        return {}                                   # nothing done yet, or a run without test outputs
-    latest = view.latest.values()
-    scores = {k: round(100 * sum(o.scores[f"oracle{k}"] for o in latest) / len(latest), 2) for k in (1, 2)}
-    return {int(view.settings.get("retries", 0)): scores}
+    return {}
 
 
 def efficiency_points(view: RunView) -> list[tuple[float, float, float]]:
-    """(tokens, cost USD, oracle@2 %) of the run as a whole."""
+    """(tokens, cost USD, score %) of the run as a whole: its headline (oracle@k over threads)."""
     progress = view.progress()
-    if not progress["done"] or progress["oracle2"] is None:
+    if not progress["done"] or progress["score"] is None:
         return []
-    return [(progress["tokens"], progress["cost_usd"], progress["oracle2"])]
+    return [(progress["tokens"], progress["cost_usd"], progress["score"])]
 
 
 def memory_series(view: RunView, start_size: int | None) -> list[tuple[int, int, int]]:

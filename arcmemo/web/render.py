@@ -15,12 +15,15 @@ import jinja2
 from markupsafe import Markup
 
 from arcmemo.memory.store import Memory
-from arcmemo.pictures import attempt_rows, svg, task_rows
-from arcmemo.run.report import COMPARE_HEADER, compare_rows, fmt, solved_alone, summary_rows
+from arcmemo.pictures import attempt_rows, fitted_svg, task_rows
+from arcmemo.run.report import COMPARE_HEADER, compare_rows, fmt, footnote, solved_alone
+from arcmemo.scoring.runscore import FOOTNOTE
 from arcmemo.web.charts import run_charts
+from arcmemo.web.highlight import code_css, python_html
 from arcmemo.web.rundata import RunView, TaskRecord
 
 SECRET_WORDS = ("key", "secret", "password", "passwd", "authorization", "credential")
+PICTURE_WIDTH = 1100   # px: a page's content column (base.html's main, less a task section's padding)
 
 
 @cache
@@ -28,12 +31,21 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("arcmemo.web", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = lambda value: "unknown" if value is None else fmt(value)
+    env.filters["python"] = python_html
+    env.globals["code_css"] = code_css()
+    env.globals["test_informed_footnote"] = FOOTNOTE
     return env
 
 
-def picture(rows, cell: int = 12, columns: bool = False) -> Markup:
-    """Rows of panels as inline SVG (drawn here, so safe to pass through unescaped)."""
-    return Markup(svg(rows, cell=cell, columns=columns))
+def picture(rows) -> Markup:
+    """Rows of panels as inline SVG as wide as a page's content, cells as large as fit (drawn here,
+    so safe to pass through unescaped)."""
+    return Markup(fitted_svg(rows, PICTURE_WIDTH))
+
+
+def puzzle_picture(task, answers=None) -> Markup:
+    """A puzzle: each pair's input above its output, the test inputs (and answers) last."""
+    return Markup(fitted_svg(task_rows(task, answers), PICTURE_WIDTH, columns=True, together=2))
 
 
 def concept_name(concept_id: int, name: str) -> Markup:
@@ -105,8 +117,8 @@ def task_section(view: RunView, record: TaskRecord, facts: MemoryFacts) -> dict[
                "offered": [(cid, facts.name(cid)) for cid in o.selected]}
               for o in record.passes]
     return {
-        "id": record.task_id, "outcome": record.outcome, "passes": passes,
-        "puzzle": picture(task_rows(task), columns=True) if task else None,
+        "id": record.task_id, "outcome": record.outcome, "passes": passes, "scores": view.task_scores(record.outcome),
+        "puzzle": puzzle_picture(task) if task else None,
         "selections": [dict(s, names=[facts.name(c) for c in s.get("concept_ids", [])]) for s in record.selections],
         "writes": record.writes, "written": facts.written(view.run_id, record.task_id),
     }
@@ -121,14 +133,17 @@ def overview_charts(views: list[RunView], facts: MemoryFacts) -> tuple[list, str
 
 def runs_overview(views: list[RunView], facts: MemoryFacts, charts: tuple[list, str | None] | None = None
                   ) -> dict[str, Any]:
-    """Summary tables and charts of one or more runs (`charts`: already drawn ones)."""
-    finished = [v for v in views if v.summary is not None]
+    """Summary tables and charts of one or more runs (`charts`: already drawn ones). Each run is
+    shown by what its kind holds (arcmemo.run.runrecord); solve runs are also compared."""
+    finished = [v for v in views if v.summary is not None and v.kind == "solve"]
     charts, chart_note = charts if charts is not None else overview_charts(views, facts)
     entries = [(v.config, v.summary) for v in finished]
+    scores = [s for v in views if (s := v.score()) is not None]
     return {
-        "runs": [{"view": v, "config": redacted(v.config), "progress": v.progress(),
-                  "summary": summary_rows(v.summary) if v.summary else None} for v in views],
+        "runs": [{"view": v, "config": redacted(v.config), "progress": v.progress(), "kind": v.kind,
+                  "summary": v.record.rows() if v.summary is not None or v.kind != "solve" else None}
+                 for v in views],
         "compare_header": COMPARE_HEADER, "compare": compare_rows(entries) if len(entries) > 1 else [],
         "solved_alone": solved_alone(entries) if len(entries) > 1 else [],
-        "charts": charts, "chart_note": chart_note,
+        "charts": charts, "chart_note": chart_note, "footnote": footnote(scores),
     }

@@ -1,9 +1,11 @@
-"""The Dynamic Cheatsheet baseline, cumulative mode (DC-Cu).
+"""The Dynamic Cheatsheet baseline, cumulative mode (DC-Cu): the memory method `cheatsheet`.
 
 One evolving text: a Concept of format "sheet" named "cheatsheet", whose description is
 the whole sheet. Each rewrite by the curator model is a revision in the store (op "add" the
 first time, "edit" afterwards, with run, task and model), so the sheet as of any earlier run can be read back. The
-whole sheet is the hint for every task; there is no selection.
+whole sheet is the hint for every task; there is no selection. A continual run's write asks
+the curator to rewrite it after each task whose program passed every train pair;
+`arcmemo cheatsheet build` (run/curating.py) curates it from seed solutions beforehand.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.memory.render import render_sheet
-from arcmemo.prompts import render_prompt
+from arcmemo.methods.arcmemo_write import passed_train
+from arcmemo.methods.contract import Experience, MethodBase, WriteEvent, each_experience, guarded
+from arcmemo.prompts import keep_tail, render_prompt
 from arcmemo.selection.conversation import ask, sum_usage
 from arcmemo.selection.types import Selection, SelectionSettings
 
@@ -91,3 +95,38 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
                  actor=ACTOR, reason=f"curator rewrite after task {task.id}", run_id=run_id,
                  task_id=task.id, source=source, model=model, op="add" if sheet is None else "edit")
     return CheatsheetUpdate(True, None, usage)
+
+
+def trace_text(experience: Experience) -> str:
+    """What the curator reads of a solve: the program whole, the end of the reasoning."""
+    return (f"Task {experience.task_id} was solved by this program:\n{experience.program}\n\n"
+            f"Reasoning:\n{keep_tail(experience.reasoning or '')}")
+
+
+class Cheatsheet(MethodBase):
+    name = "cheatsheet"
+    description = "Dynamic Cheatsheet, cumulative (DC-Cu): one curated sheet, rewritten after each solve, shown whole"
+    formats = ("sheet",)
+    write_roles = ("aux",)
+
+    def read(self, task, memory, settings, llm):
+        return select_cheatsheet(task, memory, settings, llm)
+
+    def write(self, experiences, memory, llm, ctx):
+        def write_one(experience: Experience) -> WriteEvent:
+            update = update_cheatsheet(memory, llm, experience.task, trace_text(experience), run_id=ctx.run_id,
+                                       model_params=ctx.model_params or None)
+            return WriteEvent(experience.task_id, extended=[SHEET_NAME] if update.updated else [],
+                              failed=update.error is not None, error=update.error)
+
+        return [guarded(write_one, experience, memory, step="cheatsheet", run_id=ctx.run_id)
+                for experience in each_experience(experiences, ctx, learns_from=passed_train)]
+
+    def check(self, memory, *, continual: bool) -> str | None:
+        """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
+        grows one from the run's own solves) a memory with no sheet would make it the no-memory
+        baseline in disguise."""
+        if continual or current_sheet(memory) is not None:
+            return None
+        return (f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one with "
+                "`arcmemo cheatsheet build seeds/` (or add --continual to grow one from this run's solves)")

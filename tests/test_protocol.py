@@ -1,0 +1,175 @@
+"""Protocols as values (arcmemo/run/protocol.py): resolution from a profile and flags, the
+record in config.json, test-informed derived, bad input refused before a run directory
+exists, and the default protocol's results unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from protocol_support import GOLDEN, fingerprint
+
+from arcmemo.cli import cli
+from arcmemo.run.protocol import (
+    CHOICES,
+    PROFILES,
+    Protocol,
+    ProtocolError,
+    check,
+    from_record,
+    resolve,
+)
+from arcmemo.run.protocol import test_informed as is_test_informed
+
+
+def test_the_profiles_differ_in_every_choice_and_only_the_released_one_is_test_informed():
+    clean, released = PROFILES["arcmemo"], PROFILES["released-code"]
+    for choice, (ours, theirs) in CHOICES.items():
+        assert (getattr(clean, choice), getattr(released, choice)) == (ours, theirs), choice
+    assert not clean.test_informed and released.test_informed
+    assert resolve() == clean and resolve("released-code") == released
+    assert (released.cheatsheet_max_tokens, released.cheatsheet_temperature) == (4096, 0.3)
+    assert released.curation_params() == {"max_tokens": 4096, "temperature": 0.3} and clean.curation_params() == {}
+
+
+def test_a_flag_overrides_its_choice_and_names_the_protocol_after_both():
+    protocol = resolve("released-code", {"retry_when": "train-fails", "select_once": None, "feedback": "last-attempt"})
+    assert protocol.name == "released-code+retry_when=train-fails"      # last-attempt is the profile's already
+    assert protocol.retry_when == "train-fails" and protocol.select_once is True
+    assert protocol.test_informed            # write_when=strict still lets a test output decide writes
+    assert not resolve("released-code", {"retry_when": "train-fails", "write_when": "train"}).test_informed
+    clean = resolve(None, {"select_once": True, "retry_when": "test-fails"})
+    assert clean.name == "arcmemo+retry_when=test-fails,select_once=true" and clean.test_informed
+    assert clean.overridden() == ["retry_when", "select_once"]
+
+
+def test_test_informed_is_derived_from_the_record_and_absent_means_clean():
+    assert is_test_informed({}) is False                              # a run from before protocols
+    assert is_test_informed({"protocol": resolve("released-code").record()}) is True
+    assert is_test_informed({"protocol": resolve(None, {"write_when": "strict"}).record()}) is True
+    assert is_test_informed({"protocol": {"name": "arcmemo+retry_when=test-fails", "retry_when": "test-fails"}})
+    assert is_test_informed({"protocol": "garbage"}) is False
+
+
+def test_a_recorded_protocol_reads_back_as_it_was():
+    protocol = resolve("released-code", {"hint_form": "arcmemo"})
+    assert from_record(protocol.record()) == protocol
+    assert from_record(json.loads(json.dumps(protocol.record()))) == protocol
+    assert from_record(None) == Protocol() and from_record("released-code") == PROFILES["released-code"]
+    assert from_record({"name": "released-code", "retry_when": "train-fails"}).name == \
+        "released-code+retry_when=train-fails"                      # a sweep's mapping is resolved
+
+
+@pytest.mark.parametrize(("name", "overrides", "says"), [
+    ("mine", {}, "unknown protocol 'mine' (known: arcmemo, released-code)"),
+    (None, {"retry_when": "sometimes"}, "retry_when: 'sometimes' is not one of train-fails, test-fails"),
+    (None, {"retry_on": "test-fails"}, "unknown protocol choice 'retry_on'"),
+])
+def test_a_bad_name_or_value_is_refused_naming_it(name, overrides, says):
+    with pytest.raises(ProtocolError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        resolve(name, overrides)
+
+
+@pytest.mark.parametrize(("protocol", "run", "says"), [
+    (resolve(None, {"write_when": "strict"}), {}, "--write-when strict applies only to a run with --continual"),
+    (resolve(None, {"continual_order": "pass"}), {}, "--continual-order pass applies only to a run with"),
+    (resolve(None, {"hint_form": "released"}), {"selection": "oe"}, "--hint-form released applies only to "
+                                                                    "--selection ps, not oe"),
+    (resolve(None, {"oe_caption": "per-puzzle"}), {}, "--oe-caption per-puzzle applies only to --selection oe"),
+    (resolve("released-code"), {"continual": True, "passes": 2}, "leave out --passes 2"),
+    (resolve("released-code"), {"scored": False}, "decides retries from test outputs"),
+])
+def test_a_choice_the_run_cannot_apply_is_refused(protocol, run, says):
+    with pytest.raises(ProtocolError, match=says.replace("(", r"\(")):
+        check(protocol, **{"continual": False, "passes": 1, "selection": "ps", "scored": True, **run})
+
+
+def test_a_profile_setting_a_choice_the_run_does_not_use_is_fine():
+    check(resolve("released-code"), continual=False, passes=3, selection="none", scored=True)
+
+
+@pytest.mark.parametrize("args", [
+    ["--protocol", "mine"],
+    ["--retry-when", "sometimes"],
+    ["--write-when", "strict"],
+    ["--protocol", "released-code", "--continual", "--passes", "2"],
+    ["--protocol", "released-code", "--no-score"],
+    ["--selection", "none", "--selector-view", "collapsed"],
+])
+def test_bad_protocol_input_fails_before_a_run_directory_exists(tmp_path, args):
+    runs = tmp_path / "runs"
+    result = CliRunner().invoke(cli, ["solve", "--tasks", "0d3d703e", "--run-dir", str(runs),
+                                      "--db", str(tmp_path / "memory.db"), *args])
+    assert result.exit_code == 2, result.output
+    said = [line for line in result.output.splitlines() if line and not line.startswith(("Usage:", "Try "))]
+    assert len(said) == 1 and said[0].startswith("Error: "), result.output      # one line, naming what
+    assert not runs.exists() and not (tmp_path / "memory.db").exists()
+
+
+def test_a_config_files_unknown_protocol_names_the_file_line_and_key(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("selection: ps\nprotocol: released\n")
+    result = CliRunner().invoke(cli, ["solve", "--config", str(path), "--run-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 2 and f"{path}:2: key 'protocol'" in result.output, result.output
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_task_file_without_solutions_refuses_test_triggered_retries_before_a_run_directory(tmp_path):
+    challenges = tmp_path / "challenges.json"
+    challenges.write_text(json.dumps({"t1": {"train": [{"input": [[1]], "output": [[2]]}],
+                                             "test": [{"input": [[1]]}]}}))
+    runs = tmp_path / "runs"
+    result = CliRunner().invoke(cli, ["solve", "--tasks-from", str(challenges), "--protocol", "released-code",
+                                      "--selection", "none", "--run-dir", str(runs)])
+    assert result.exit_code == 1 and "decides retries from test outputs" in result.output, result.output
+    assert not runs.exists()
+
+
+def test_resume_keeps_the_recorded_protocol():
+    result = CliRunner().invoke(cli, ["solve", "--resume", "somerun", "--retry-when", "test-fails"])
+    assert result.exit_code == 2 and "keeps the run's recorded protocol" in result.output
+
+
+def test_the_default_protocol_leaves_a_runs_results_as_they_were(tmp_path):
+    """The same scripted runs as before protocols existed give the same submissions, Table 4,
+    memory writes and prompts (tests/protocol_support.py made the fingerprint from that code)."""
+    assert json.loads(json.dumps(fingerprint(tmp_path))) == json.loads(GOLDEN.read_text())
+
+
+def test_the_last_step_strict_score_keeps_a_threads_last_step_per_sample():
+    from arcmemo.scoring.strict import Step, last_step_table
+
+    right, wrong = (True,), (False,)
+    early = [Step(0, 0, True, right)]                                          # stopped at depth 0, right
+    undone = [Step(0, 0, True, right), Step(1, 0, False, right)]               # its last step fails train
+    two_samples = [Step(0, 0, False, right), Step(0, 1, True, right)]          # one sample right on everything
+    never = [Step(d, 0, True, wrong) for d in range(3)]
+    table = last_step_table([[early, never], [undone, never], [two_samples, never]], threads=2, retries=2)
+    # depth 0: puzzles 1, 2, 3 each solved by one of two threads: k=1 50%, k=2 100%;
+    # from depth 1 puzzle 2's thread ends on a step that fails train: 2 of 3 puzzles
+    assert table.strict == ((50.0, 100.0), (100 / 3, 200 / 3), (100 / 3, 200 / 3))
+
+
+def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
+    from arcmemo.run.sweep import SweepError, load_sweep
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text("name: both\nsolve: {source: training, selection: ps}\n"
+                    "grid:\n  protocol: [arcmemo, released-code, {name: released-code, retry_when: train-fails}]\n")
+    names = [m.config.protocol.name for m in load_sweep(path).members]
+    assert names == ["arcmemo", "released-code", "released-code+retry_when=train-fails"]
+    path.write_text("name: bad\nsolve: {source: training}\ngrid:\n  protocol: [released]\n")
+    with pytest.raises(SweepError, match="unknown protocol 'released'"):
+        load_sweep(path)
+
+
+def test_pass_order_refuses_an_executor_outside_this_process():
+    from arcmemo.run.executors import Executor, InProcess
+    from arcmemo.run.runner import RunConfig, check_protocol_fits
+
+    config = RunConfig(source="training", continual=True, protocol="released-code")
+    check_protocol_fits(config, {"t": object()}, InProcess(4))
+    with pytest.raises(ProtocolError, match="without --executor ray"):
+        check_protocol_fits(config, {"t": object()}, Executor())            # as a Ray executor is
+    check_protocol_fits(RunConfig(source="training", protocol="released-code"), {"t": object()}, Executor())
