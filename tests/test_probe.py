@@ -217,3 +217,14 @@ def test_memory_learns_nothing_from_its_own_fit(tmp_path, fake_model, fake_llm, 
     threads = next(e for e in runner.rundir.events() if e["type"] == "task")["threads"]
     assert [s["label"] for s in threads[0]["steps"]] == [FIT_LABEL, ""]
     assert [s["label"] for s in model_steps(threads)[0]["steps"]] == [""]     # what a memory method is shown
+
+
+def test_in_pass_order_a_later_pass_keeps_the_fits_answer(tmp_path, fake_model, fake_llm, memory):  # noqa: F811
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")   # never right
+    runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=True, continual=True, k=2, retries=1,
+                          protocol={"name": "arcmemo", "continual_order": "pass"})
+    latest = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}      # the second pass's
+    assert {e["pass_index"] for e in latest.values()} == {2}
+    assert all(e["fit_answers"] == ["rotate_grid(grid, 2)"] for e in latest.values())
+    assert [s["label"] for s in latest[TASKS[0]]["threads"][0]["steps"]] == ["memory fit", "", ""]
+    assert summary["fit_answer_tasks"] == sorted(TASKS) and summary["table4"]["oracle"][0][0] == 100.0
