@@ -61,7 +61,7 @@ from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM, TaskMeters
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
-from arcmemo.run.prepared import prepared
+from arcmemo.run.prepared import Prepared, prepared
 from arcmemo.run.probe import (
     PROBED,
     Fit,
@@ -75,7 +75,7 @@ from arcmemo.run.probe import (
 )
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, ProtocolError, check, from_record
-from arcmemo.run.records import concept_names, selection_record
+from arcmemo.run.records import selection_record
 from arcmemo.run.report import running_score
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
@@ -552,6 +552,7 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
+        self._task_memory = prepared(self.memory)      # this task's view of the runner: one revision throughout
         earlier = self._latest.get(task.id) if self._pass_order and p > 1 else None
         if earlier is not None:     # pass order: each thread goes on from where the last pass left it
             fits, solve_thread = [], lambda t: self._continue_thread(task, p, t, meter, earlier)
@@ -590,7 +591,7 @@ class Runner:
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices
         reselected = [i for record in again for i in record["selected"]]
-        memory = prepared(self.memory)
+        memory = self._prepared()
         offered = [memory.by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered
                    if h.concept in memory.by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
@@ -714,7 +715,7 @@ class Runner:
         """Thread `t`'s selection: the probe's fits (ps), else the selection mode's, reading the
         puzzle's caption when the protocol made one for all threads."""
         if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            return fit_selection(fits, prepared(self.memory))
+            return fit_selection(fits, self._prepared())
         settings = self.config.selection_settings(p, t)
         if shared is not None and shared.caption is not None:
             if not shared.caption.ok:
@@ -723,7 +724,7 @@ class Runner:
         return select(task, self.memory, settings, meter)
 
     def _record_selection(self, task: Task, p: int, t: int, selection: Selection, shared_by: int = 1) -> None:
-        record = selection_record(task.id, p, selection, concept_names(self.memory), thread=t)
+        record = selection_record(task.id, p, selection, self._prepared().names, thread=t)
         if shared_by > 1:
             record["shared_by_threads"] = shared_by
         self.rundir.append_selection(record)
@@ -757,24 +758,29 @@ class Runner:
         answers = self.answers[task.id]
         return lambda attempt: not all(step_verdicts(list(attempt.test_outputs or []), answers))
 
+    def _prepared(self) -> Prepared:
+        """Memory as prepared for the task being solved (read when it started: memory does not
+        change while a task is solved), else for its current revision (run/prepared.py)."""
+        return getattr(self, "_task_memory", None) or prepared(self.memory)
+
     def _probe(self, task: Task) -> list[Fit]:
         """The calls of memory's helpers that give every train output (run/probe.py): with
         --helpers and --probe-helpers, for selection ps and all (`none` reads no memory)."""
         if not (self.config.helpers and self.config.probe_helpers and self.config.selection in PROBED):
             return []
         self.progress.step("trying memory's helpers on the train pairs")
-        return probe(task, prepared(self.memory), self.sandbox)[0]
+        return probe(task, self._prepared(), self.sandbox)[0]
 
     def _fits_answered(self, earlier: TaskOutcome) -> list[Fit]:
         """The fits whose answers an earlier pass submitted (pass order goes on from it)."""
-        return fits_from_calls(earlier.fit_answers, prepared(self.memory)) if self.config.fits_as_answers else []
+        return fits_from_calls(earlier.fit_answers, self._prepared()) if self.config.fits_as_answers else []
 
     def _fit_answers(self, task: Task, fits: list[Fit]) -> list:
         """--fits-as-answers: each fit as a candidate answer of its own, made by memory (probe.fit_attempts)."""
         if not (fits and self.config.fits_as_answers):
             return []
         self.progress.step("running memory's fitting calls as answers")
-        return fit_attempts(task, fits, prepared(self.memory), self.sandbox)
+        return fit_attempts(task, fits, self._prepared(), self.sandbox)
 
     def _helpers_for(self, selection, fits: list[Fit]) -> MemoryHelpers | None:
         """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
@@ -791,7 +797,7 @@ class Runner:
             usage = self.memory.usage(concept_ids=wanted) if wanted else None
         if not wanted:
             return None
-        helpers = offer_helpers(prepared(self.memory), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
+        helpers = offer_helpers(self._prepared(), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
         if helpers is not None:
             helpers.fits = [f.call for f in fits if f.helper in set(helpers.names())]
         return helpers
@@ -808,7 +814,7 @@ class Runner:
             selection = select(task, self.memory, settings, meter)
             helpers = None if selection.fallback else self._helpers_for(selection, fits)
             with lock:
-                self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
+                self.rundir.append_selection(selection_record(task.id, p, selection, self._prepared().names,
                                                               thread=t, retry=retry))
                 made.append({"retry": retry, "sample": sample, "selected": list(selection.concept_ids),
                              "level": selection_level(selection), "fallback": bool(selection.fallback),
