@@ -1,5 +1,5 @@
 """arcmemo's own overhead per task in a full solve run, against the sandbox time (the floor),
-with 0, 1,000 and 5,000 concepts already in memory.
+with 0, 1,000, 5,000 and 20,000 concepts already in memory.
 
 A scripted model answers instantly: tasks with a seed solution get it (so they pass and
 are written back), the rest get a program that fails. The run covers selection (ps),
@@ -8,11 +8,14 @@ every 10 tasks over the 400 ARC-AGI-1 training tasks, into a memory preloaded wi
 synthetic concepts (benchmarks/synthetic.py), so selection works on a memory of that size
 and every write changes it. The sandbox is wrapped to time every call; overhead = wall
 time - sandbox time, both measured in the same run. Target: overhead per task at most 2x
-the sandbox time per task (issue 17 sets it at 1,000 concepts; the same bound is held at
-0 and 5,000). Exit code 1 if a target is missed. The machine's load average is printed:
-other processes slow both sides, but not equally.
+the sandbox time per task at 0, 1,000 and 5,000 concepts, at most 3x at 20,000 (issue 27:
+what a run derives from memory is prepared once per revision, run/prepared.py, so a task's
+cost does not grow with memory beyond what selection reads). Reading the memory once per
+run is shared by all its tasks: with few tasks (--limit) it weighs on each. Exit code 1 if
+a target is missed. The machine's load average is printed: other processes slow both
+sides, but not equally.
 
-    python benchmarks/solve_overhead.py [--limit N] [--sizes 0,1000,5000]
+    python benchmarks/solve_overhead.py [--limit N] [--sizes 0,1000,5000,20000]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TARGET = 2.0                 # overhead per task / sandbox time per task
+TARGETS = {20_000: 3.0}      # memory sizes held to another bound
 LEARNED = "recolour cells by a fixed table"
 CONCEPT = f"""```yaml
 - name: {LEARNED}
@@ -115,7 +119,7 @@ def run_once(preloaded: int, limit: int, home: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=400)
-    parser.add_argument("--sizes", default="0,1000,5000", help="concepts preloaded, one run each")
+    parser.add_argument("--sizes", default="0,1000,5000,20000", help="concepts preloaded, one run each")
     args = parser.parse_args()
 
     home = Path(tempfile.mkdtemp(prefix="arcmemo-bench-"))
@@ -131,15 +135,18 @@ def main() -> None:
 
     header = ("preloaded", "tasks", "written", "wall s", "sandbox ms/task", "overhead ms/task", "overhead/sandbox",
               "target", "result")
+    def target(r: dict) -> float:
+        return TARGETS.get(r["preloaded"], TARGET)
+
     rows = [(r["preloaded"], r["tasks"], r["written"], f"{r['wall']:.1f}", f"{1000 * r['floor']:.1f}",
-             f"{1000 * r['overhead']:.1f}", f"{r['ratio']:.2f}x", f"<= {TARGET:g}x",
-             "PASS" if r["ratio"] <= TARGET else "FAIL") for r in results]
+             f"{1000 * r['overhead']:.1f}", f"{r['ratio']:.2f}x", f"<= {target(r):g}x",
+             "PASS" if r["ratio"] <= target(r) else "FAIL") for r in results]
     widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(len(header))]
     print("arcmemo's overhead per task (wall - sandbox) against the sandbox time, same run; model scripted; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
     for row in [header] + rows:
         print("  ".join(str(v).rjust(w) for v, w in zip(row, widths)))
-    sys.exit(0 if all(r["ratio"] <= TARGET for r in results) else 1)
+    sys.exit(0 if all(r["ratio"] <= target(r) for r in results) else 1)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from arcmemo.cli.concepts import _run_usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.usage import ConceptUse
 from arcmemo.run.offer import FEW_HELPERS, MANY_HELPERS, helper_limit, helper_use, offer_helpers
+from arcmemo.run.prepared import prepared
 from arcmemo.run.report import summary_rows
 from arcmemo.run.runner import RunConfig, new_runner
 from arcmemo.sandbox import get_sandbox
@@ -125,19 +126,19 @@ def test_how_many_helpers_and_which(memory):
 
     assert helper_limit(Model(8192)) == FEW_HELPERS and helper_limit(Model(128_000)) == MANY_HELPERS
     assert helper_limit(Model(8192), 5) == 5
-    concepts = memory.list("ps")
+    concepts = prepared(memory)
     rotate = memory.get("rotate grid")
     assert offer_helpers(concepts, [rotate.id], 0) is None
-    offered = offer_helpers(concepts, [c.id for c in concepts], 3)
+    offered = offer_helpers(concepts, [c.id for c in concepts.concepts], 3)
     assert offered.names() == ["rotate_grid"] and offered.offered[0].concept == "rotate grid"
     assert offered.module.count("def rotate_grid") == 1 and ROTATE.splitlines()[3] in offered.module
     memory.merge({**rotate_concept(), "name": "turn grid", "helper": {
         **rotate_concept()["helper"], "name": "turn_grid", "source": ROTATE.replace("def rotate_grid", "def turn_grid")}},
         actor="test")
-    concepts = memory.list("ps")
+    concepts = prepared(memory)
     turn = memory.get("turn grid")
     assert offer_helpers(concepts, [turn.id, rotate.id], 1).names() == ["turn_grid"]    # the order given
     assert offer_helpers(concepts, [turn.id, rotate.id], 1, {rotate.id: ConceptUse(3, 3, 2, 1)}).names() == ["rotate_grid"]
-    used = helper_use([Attempt(0, 0, "x", "", train_correct=[True], helpers_called=["rotate_grid"])], [], concepts,
-                      solved=False)
+    used = helper_use([Attempt(0, 0, "x", "", train_correct=[True], helpers_called=["rotate_grid"])], [],
+                      concepts.helper_owner, solved=False)
     assert used == {rotate.id: ConceptUse(offered=0, called=1, called_passing=1, solved=0)}   # reached, not offered

@@ -11,7 +11,10 @@ from test_concept_helpers import VERIFIED, rotate_concept
 from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: the helper runs' fixture)
 
 from arcmemo.core.tasks import load_tasks
-from arcmemo.run.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe, task_colors
+from arcmemo.memory.library import Library
+from arcmemo.run.inferred import TaskFacts, task_colors
+from arcmemo.run.prepared import Prepared
+from arcmemo.run.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe
 from arcmemo.run.report import summary_rows
 from arcmemo.run.runner import RunConfig
 from arcmemo.sandbox import get_sandbox
@@ -60,27 +63,27 @@ def source(signature: str) -> str:
 ])
 def test_the_calls_tried_come_from_the_typed_parameters(signature, params, output, expected):
     name = signature.split("(")[0]
-    assert candidate_calls(concept(name, source(signature), params, output), [0, 5]) == expected
+    assert candidate_calls(concept(name, source(signature), params, output), TaskFacts(colors=(0, 5))) == expected
 
 
 def test_too_many_combinations_are_not_tried():
     params = [("grid", "grid"), ("a", "color"), ("b", "color")]
-    colors = list(range(10))
-    assert candidate_calls(concept("two", source("two(grid, a, b)"), params), colors[:5]) != []   # 25 calls
-    assert len(candidate_calls(concept("two", source("two(grid, a, b)"), params), colors[:5])) <= MAX_CALLS_PER_HELPER
-    assert candidate_calls(concept("two", source("two(grid, a, b)"), params), colors) == []       # 100
+    few, many = TaskFacts(colors=tuple(range(5))), TaskFacts(colors=tuple(range(10)))
+    assert candidate_calls(concept("two", source("two(grid, a, b)"), params), few) != []   # 25 calls
+    assert len(candidate_calls(concept("two", source("two(grid, a, b)"), params), few)) <= MAX_CALLS_PER_HELPER
+    assert candidate_calls(concept("two", source("two(grid, a, b)"), params), many) == []       # 100
 
 
 def test_the_probe_finds_the_call_that_gives_every_train_output():
     tasks = load_tasks("training", ids=["6150a2bd", "68b16354", "0d3d703e"])
     rotate = concept("rotate_grid", rotate_concept()["helper"]["source"], [("grid", "grid"), ("quarter_turns", "int")])
     flip = concept("flip_grid", FLIP, [("grid", "grid"), ("axis", "horizontal | vertical"), ("copy", "bool")], cid=2)
-    sandbox = get_sandbox()
-    fits, tried = probe(tasks.by_id("6150a2bd"), [rotate, flip], sandbox)      # a half turn
+    sandbox, helpers = get_sandbox(), Prepared(Library([rotate, flip]))
+    fits, tried = probe(tasks.by_id("6150a2bd"), helpers, sandbox)      # a half turn
     assert [(f.concept_id, f.call) for f in fits] == [(1, "rotate_grid(grid, 2)")] and tried == 4 + 4
-    fits, _ = probe(tasks.by_id("68b16354"), [rotate, flip], sandbox)           # upside down
+    fits, _ = probe(tasks.by_id("68b16354"), helpers, sandbox)           # upside down
     assert [f.call for f in fits] == ["flip_grid(grid, 'vertical', copy=True)"]
-    assert probe(tasks.by_id("0d3d703e"), [rotate, flip], sandbox)[0] == []     # a recolouring: nothing fits
+    assert probe(tasks.by_id("0d3d703e"), helpers, sandbox)[0] == []     # a recolouring: nothing fits
     assert task_colors(tasks.by_id("0d3d703e")) == sorted(task_colors(tasks.by_id("0d3d703e")))
 
 
@@ -169,3 +172,59 @@ def test_a_task_is_probed_once_whatever_its_threads_and_retries(tmp_path, fake_m
     events = [e for e in runner.rundir.events() if e["type"] == "task"]
     assert all(e["helper_fits"] == ["rotate_grid(grid, 2)"] for e in events)
     assert all(r["helpers"] == ["rotate_grid"] for e in events for t in e["threads"] for r in t["reselections"])
+
+
+@pytest.mark.parametrize("as_answers", [True, False])
+def test_a_fit_is_a_candidate_answer_made_by_memory(tmp_path, fake_model, fake_llm, memory, as_answers):  # noqa: F811
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")   # wrong
+    runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=True, fits_as_answers=as_answers)
+    events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
+    assert all(e["helper_fits"] == ["rotate_grid(grid, 2)"] for e in events.values())
+    assert all(not e["passed_train"] for e in events.values())          # the model's program: memory learns nothing
+    steps = [(s["label"], s["sample"], s["passed_train"]) for s in events[TASKS[0]]["threads"][0]["steps"]]
+    if as_answers:                  # the fit's program ran on the test inputs and ranked first by its train pairs
+        assert summary["oracle2"] == 100.0 and summary["fit_answer_tasks"] == sorted(TASKS)
+        assert all(e["fit_answers"] == ["rotate_grid(grid, 2)"] for e in events.values())
+        assert steps == [("memory fit", -1, True), ("", 0, False)]
+        assert summary["table4"]["oracle"][0][0] == 100.0                  # Table 4 counts it at depth 0
+        assert ("tasks answered by memory's fit (its output submitted)", 2) in summary_rows(summary)
+        shown = CliRunner().invoke(cli, ["runs", "show", str(runner.rundir.path), "--task", TASKS[0]])
+        assert shown.exit_code == 0, shown.output
+        assert "answered by memory's fit (a helper call giving every train output): rotate_grid(grid, 2)" in shown.output
+    else:
+        assert summary["oracle2"] == 0.0 and summary["fit_answer_tasks"] == []
+        assert steps == [("", 0, False)] and all(e["fit_answers"] == [] for e in events.values())
+    assert summary["concept_use"]["called"] == 0                       # memory's own call is not the model's use
+    assert runner.rundir.config()["settings"]["fits_as_answers"] is as_answers
+
+
+def test_a_run_recorded_before_fits_were_answers_resumes_without_them():
+    assert RunConfig.from_dict({"source": "training", "probe_helpers": True}).fits_as_answers is False
+    assert RunConfig(source="training").fits_as_answers is True
+
+
+def test_memory_learns_nothing_from_its_own_fit(tmp_path, fake_model, fake_llm, memory):  # noqa: F811
+    from arcmemo.run.probe import FIT_LABEL, model_steps
+
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")   # wrong
+    before = memory.revision()
+    runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=True, continual=True, k=1)
+    assert summary["fit_answer_tasks"] == sorted(TASKS) and summary["writes"] == 0 and memory.revision() == before
+    threads = next(e for e in runner.rundir.events() if e["type"] == "task")["threads"]
+    assert [s["label"] for s in threads[0]["steps"]] == [FIT_LABEL, ""]
+    assert [s["label"] for s in model_steps(threads)[0]["steps"]] == [""]     # what a memory method is shown
+
+
+def test_in_pass_order_a_later_pass_keeps_the_fits_answer(tmp_path, fake_model, fake_llm, memory):  # noqa: F811
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")   # never right
+    runner, summary = run(tmp_path, fake_llm, memory, probe_helpers=True, continual=True, k=2, retries=1,
+                          protocol={"name": "arcmemo", "continual_order": "pass"})
+    latest = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}      # the second pass's
+    assert {e["pass_index"] for e in latest.values()} == {2}
+    assert all(e["fit_answers"] == ["rotate_grid(grid, 2)"] for e in latest.values())
+    assert [s["label"] for s in latest[TASKS[0]]["threads"][0]["steps"]] == ["memory fit", "", ""]
+    assert summary["fit_answer_tasks"] == sorted(TASKS) and summary["table4"]["oracle"][0][0] == 100.0

@@ -160,6 +160,8 @@ def show_task(rundir, task_id: str, as_json: bool) -> None:
                 if outcome.scores else "not scored (no test outputs)")
         click.echo(f"{task_id}, pass {outcome.pass_index}: {text}, train pairs "
                    f"{'passed' if outcome.passed_train else 'failed'}" + (f", error: {outcome.error}" if outcome.error else ""))
+        if outcome.fit_answers:
+            click.echo(f"answered by memory's fit (a helper call giving every train output): {', '.join(outcome.fit_answers)}")
         if task_id not in tasks:
             click.echo(f"(the task file of {task_id} cannot be loaded any more; predictions only in --json)")
             continue

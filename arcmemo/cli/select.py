@@ -95,9 +95,10 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
         token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
         fits = _probe(task, memory) if probe_helpers and mode == "ps" else []
         if fits:
+            from arcmemo.run.prepared import prepared
             from arcmemo.run.probe import fit_selection
 
-            sel = fit_selection(fits, memory)
+            sel = fit_selection(fits, prepared(memory))
         else:
             sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, hint_budget=hint_budget,
                                                          token_budget=token_budget, ps_caption=ps_caption,
@@ -115,10 +116,11 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
 
 def _probe(task, memory) -> list:
     """The calls of memory's helpers that give every train output of `task` (run/probe.py)."""
+    from arcmemo.run.prepared import prepared
     from arcmemo.run.probe import probe
     from arcmemo.sandbox import get_sandbox
 
-    return probe(task, memory.list("ps"), get_sandbox())[0]
+    return probe(task, prepared(memory), get_sandbox())[0]
 
 
 def _record_run_dir(settings, run_id: str | None, memory, prompts: dict):

@@ -174,6 +174,9 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "typed parameters can take (ints, the task's colours, choices); a call that gives every train "
                    "output is named in the hint and only such helpers are offered (ps: its concepts replace the "
                    "select model's choice).")
+@click.option("--fits-as-answers", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="With the probe: each helper call that gives every train output is also a candidate answer, "
+                   "made by memory (run on the test inputs, ranked with the model's by the train pairs).")
 @click.option("--tasks-in-flight", type=AtLeast(1), default=None,
               help="Tasks solved at once (default 8 with an endpoint, 1 with the embedded model). Within a "
                    "--continual block every task reads the memory as the block found it, so results do not "
@@ -201,8 +204,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
           top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
           learn_from_failures, k, consolidate_every, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
-          max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
-          prompts_dir, grid_text, db, protocol_request, **models) -> None:
+          max_helpers, probe_helpers, fits_as_answers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
+          require_isolation, prompts_dir, grid_text, db, protocol_request, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
     --config takes the options from a run configuration file (the paper's settings ship as
@@ -260,6 +263,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
+            fits_as_answers=fits_as_answers == "on",
             reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
             consolidate_every=consolidate_every,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,

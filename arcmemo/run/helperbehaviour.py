@@ -32,10 +32,12 @@ from dataclasses import dataclass
 from arcmemo.core.helpercode import MODULE
 from arcmemo.core.tasks import Grid, Task
 from arcmemo.memory.concept import Concept
-from arcmemo.run.offer import helpers_module
+from arcmemo.run.inferred import TaskFacts
+from arcmemo.run.prepared import helpers_module
 from arcmemo.run.probe import candidate_calls
 
 PROBE_COLORS = (0, 1, 2)
+PROBE_FACTS = TaskFacts(colors=PROBE_COLORS)   # no train pairs: nothing inferred (a colour table, a size) is tried
 MIN_RESULTS = 3
 TIMEOUT_RETRIES = 2      # times a grid that timed out is run again before its timeout counts
 PROBE_GRIDS: tuple[Grid, ...] = (
@@ -105,7 +107,7 @@ def probed(concept: Concept) -> Probed | None:
     with parameter values it can choose (probe.py's candidate calls, whatever the helper returns)."""
     if not concept.helper:
         return None
-    calls = candidate_calls(dataclasses.replace(concept, output_typing="grid"), PROBE_COLORS)
+    calls = candidate_calls(dataclasses.replace(concept, output_typing="grid"), PROBE_FACTS)
     return Probed(concept, tuple(calls)) if calls else None
 
 
@@ -158,6 +160,7 @@ class Behaviour:
     def __init__(self, sandbox, concepts: Sequence[Concept], inputs: TrainInputs | None = None, *, workers: int = 2):
         self.sandbox = sandbox
         self.concepts = [c for c in concepts if c.helper]
+        self.sources = {c.helper["name"]: c.helper for c in self.concepts}
         self.inputs = inputs or TrainInputs()
         self.workers = max(1, workers)
         self.runs = 0                    # sandbox runs made
@@ -188,7 +191,7 @@ class Behaviour:
     def _run(self, p: Probed, call: str, grids: list[Grid]) -> list[Result]:
         helper = p.concept.helper["name"]
         program = _PROGRAM.format(module=MODULE, helper=helper, call=call)
-        modules = {MODULE: helpers_module(self.concepts, [helper])}
+        modules = {MODULE: helpers_module(self.sources, [helper])}
         results: list[Result] = [None] * len(grids)
         todo = list(range(len(grids)))
         for _ in range(1 + TIMEOUT_RETRIES):

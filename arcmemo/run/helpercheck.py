@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 
 from arcmemo.core.helpercode import MODULE, build_module, closure
 from arcmemo.core.tasks import Task, TaskError, load_tasks
+from arcmemo.run.prepared import prepared
 from arcmemo.solverkit.programs import run_on_pairs
 
 
@@ -77,8 +78,9 @@ def write_verifier(sandbox, memory, task: Task, tasks: str, run_id: str | None):
     """The `verify(program, helpers)` the PS write's helper step takes (abstraction/helpers.py): the
     rewritten program must pass the task's train pairs with the proposed helpers and the
     memory's; returns its verification record and the helpers it reached, or raises
-    HelperVerificationError saying why not."""
-    library = {name: c.helper for name, c in memory.helpers().items()}
+    HelperVerificationError saying why not. The memory's helpers are those prepared for its
+    revision (prepared.py), not read again for each write."""
+    library = dict(prepared(memory).helpers)
 
     def verify(program: str, helpers: Mapping[str, dict]) -> tuple[dict, set[str]]:
         failure, reached = check_program(sandbox, task, program, {**library, **helpers}, wanted=helpers)

@@ -10,10 +10,14 @@ the memory keeps (offered, called, called by a passing program, called in a solv
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from arcmemo.core.helpercode import build_module, closure, describe
+from arcmemo.core.helpercode import describe
 from arcmemo.memory.usage import ConceptUse
 from arcmemo.solverkit import MemoryHelpers, OfferedHelper
+
+if TYPE_CHECKING:
+    from arcmemo.run.prepared import Prepared
 
 SMALL_CONTEXT = 16_000     # a model whose context is at most this many tokens gets few helpers
 FEW_HELPERS = 2
@@ -28,26 +32,19 @@ def helper_limit(llm, given: int | None = None) -> int:
     return FEW_HELPERS if window is not None and window <= SMALL_CONTEXT else MANY_HELPERS
 
 
-def helpers_module(concepts: Sequence, names: Iterable[str]) -> str:
-    """One module of the named helpers and every helper they call (`concepts`: all PS concepts)."""
-    sources = {c.helper["name"]: c.helper for c in concepts if c.helper}
-    needed = closure(list(names), lambda name: sources[name]["depends"] if name in sources else [])
-    return build_module({name: sources[name]["source"] for name in needed if name in sources})
-
-
-def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
+def offer_helpers(memory: Prepared, chosen_ids: Iterable[int], limit: int,
                   usage: Mapping[int, ConceptUse] | None = None) -> MemoryHelpers | None:
     """The helpers of the chosen concepts (ids, most wanted first: the select model's order),
     at most `limit`: those whose helpers passing programs called most often first (the
-    memory's own measure), then in the given order. `concepts` are all PS concepts (for the
-    helpers they call)."""
-    by_id = {c.id: c for c in concepts}
+    memory's own measure), then in the given order. `memory`: the PS memory as prepared for
+    its revision (prepared.py: its concepts and the helpers they call)."""
+    by_id = memory.by_id
     usage = usage or {}
     chosen = [by_id[i] for i in dict.fromkeys(chosen_ids) if i in by_id and by_id[i].helper]
     chosen = sorted(chosen, key=lambda c: -(usage[c.id].called_passing if c.id in usage else 0))[:max(0, limit)]
     if not chosen:
         return None
-    module = helpers_module(concepts, [c.helper["name"] for c in chosen])
+    module = memory.module(c.helper["name"] for c in chosen)
     offered = []
     for c in chosen:
         info = describe(c.helper["source"])
@@ -55,10 +52,11 @@ def offer_helpers(concepts: Sequence, chosen_ids: Iterable[int], limit: int,
     return MemoryHelpers(module=module, offered=offered)
 
 
-def helper_use(attempts: Sequence, offered_ids: Iterable[int], concepts: Sequence, *, solved: bool) -> dict[int, ConceptUse]:
+def helper_use(attempts: Sequence, offered_ids: Iterable[int], owner: Mapping[str, int], *,
+               solved: bool) -> dict[int, ConceptUse]:
     """Per concept id, how this task used it: every concept offered to it, and any other whose
-    helper its programs called (a helper the offered ones call, imported by name)."""
-    owner = {c.helper["name"]: c.id for c in concepts if c.helper}
+    helper its programs called (a helper the offered ones call, imported by name). `owner`:
+    helper name -> its concept's id (Prepared.helper_owner)."""
     called = {owner[n] for a in attempts for n in a.helpers_called if n in owner}
     passing = {owner[n] for a in attempts if a.passed_train for n in a.helpers_called if n in owner}
     offered = set(offered_ids)
@@ -67,4 +65,4 @@ def helper_use(attempts: Sequence, offered_ids: Iterable[int], concepts: Sequenc
             for cid in sorted(offered | called)}
 
 
-__all__ = ["helper_limit", "helpers_module", "offer_helpers", "helper_use", "FEW_HELPERS", "MANY_HELPERS"]
+__all__ = ["helper_limit", "offer_helpers", "helper_use", "FEW_HELPERS", "MANY_HELPERS"]

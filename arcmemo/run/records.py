@@ -11,14 +11,15 @@ the names that match nothing at all: they are in memory, as types.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Mapping
 from typing import Any
 
 from arcmemo.core.text import utf8_safe
+from arcmemo.run.prepared import prepared
 from arcmemo.selection import Selection
 
 
-def selection_record(task_id: str, pass_index: int, selection: Selection, names: dict[int, str], *,
+def selection_record(task_id: str, pass_index: int, selection: Selection, names: Mapping[int, str], *,
                      thread: int = 0, retry: int = 0) -> dict[str, Any]:
     """One line of `selections.jsonl`: what selection offered a task in a pass (in one thread,
     before its first answer or, re-selected, before retry `retry`), and why, and how the
@@ -42,22 +43,11 @@ def selection_record(task_id: str, pass_index: int, selection: Selection, names:
     }
 
 
-class MemoryNames(dict):
-    """id -> name of every concept in memory (what selection records name concepts by), and
-    `types`: the memory's type names (custom types and the words of concepts' typings)."""
-
-    def __init__(self, names: dict[int, str], types: Collection[str] = ()):
-        super().__init__(names)
-        self.types = frozenset(types)
-
-
-def concept_names(memory) -> MemoryNames:
-    """The names a selection record uses, read from `memory` as it is now."""
-    concepts = memory.list()
-    typings = [c.output_typing or "" for c in concepts] + [str(p.get("typing") or "") for c in concepts
-                                                            for p in c.parameters or [] if isinstance(p, dict)]
-    words = {w for typing in typings for w in re.findall(r"[A-Za-z_][\w]*", typing)}
-    return MemoryNames({c.id: c.name for c in concepts}, words | set(memory.custom_types()))
+def concept_names(memory) -> Mapping[int, str]:
+    """id -> name of every concept in memory (what selection records name concepts by), with
+    `types`: the memory's type names (custom types and the words of concepts' typings); as
+    prepared for its current revision (prepared.py: read once per revision, not per record)."""
+    return prepared(memory).names
 
 
 def _type_key(name: str) -> str:

@@ -94,6 +94,7 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
          " / ".join(str((summary.get("concept_use") or {}).get(k, 0))
                     for k in ("offered", "called", "called_passing", "solved"))),
         ("tasks where a helper call gave every train output (probe)", len(summary.get("probe_fit_tasks") or [])),
+        ("tasks answered by memory's fit (its output submitted)", len(summary.get("fit_answer_tasks") or [])),
         ("selection fallbacks", summary.get("selection_fallbacks", 0)),
         ("selection levels (tasks)", ", ".join(f"{level} {n}" for level, n in
                                                (summary.get("selection_levels") or {}).items()) or "-"),

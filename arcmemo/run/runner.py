@@ -62,10 +62,21 @@ from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM, TaskMeters
 from arcmemo.run.offer import helper_limit, helper_use, offer_helpers
-from arcmemo.run.probe import PROBED, Fit, fit_selection, probe
+from arcmemo.run.prepared import Prepared, prepared
+from arcmemo.run.probe import (
+    PROBED,
+    Fit,
+    answered,
+    fit_attempts,
+    fit_selection,
+    fits_from_calls,
+    model_steps,
+    probe,
+    with_fit_attempts,
+)
 from arcmemo.run.progress import Reporter, TaskProgress
 from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, ProtocolError, check, from_record
-from arcmemo.run.records import concept_names, selection_record
+from arcmemo.run.records import selection_record
 from arcmemo.run.report import running_score
 from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.submission_metadata import newest_call_id, submission_metadata
@@ -134,6 +145,7 @@ class RunConfig:
     helpers: bool = True              # offer the selected concepts' helpers to the solver's programs
     max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
     probe_helpers: bool = True        # try the helpers on the train pairs; offer first those that fit (probe.py)
+    fits_as_answers: bool = True      # each fit is also a candidate answer of its own, made by memory (probe.py)
     # The paper's protocol (issue 13): independent threads per task, its hint, re-selection.
     threads: int = 1                  # each a selection plus a sample and its retry chain
     other_names: bool = True          # ps: the hint also names the concepts not selected (the paper's)
@@ -200,8 +212,8 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        # a run recorded before the probe existed resumes as it started: without it
-        return cls(**{"probe_helpers": False, **_own_fields(cls, data)})
+        # a run recorded before the probe (or fits as answers) existed resumes as it started: without it
+        return cls(**{"probe_helpers": False, "fits_as_answers": False, **_own_fields(cls, data)})
 
 
 @dataclass(frozen=True)
@@ -231,6 +243,7 @@ class TaskOutcome:
     notes: list[str] = field(default_factory=list)   # the solver's remarks (e.g. views dropped for length)
     helpers_offered: list[str] = field(default_factory=list)   # helper functions the solver was offered
     helper_fits: list[str] = field(default_factory=list)       # calls the probe found to give every train output
+    fit_answers: list[str] = field(default_factory=list)       # those whose outputs were submitted (--fits-as-answers)
     concept_use: list[dict] = field(default_factory=list)      # per concept: id, name and its use counters
     # Threads (run/threads.py): every thread's selection and steps, and the task's selection
     # level (the most degraded of its threads'). Runs from before threads have neither.
@@ -402,12 +415,13 @@ class Runner:
 
     def _pass_todo(self, p: int, latest: dict[str, TaskOutcome]) -> list[Task]:
         """The tasks pass p solves: every task first; then (--passes) those no attempt solved on
-        the train pairs, or (pass order) those with a thread that goes on retrying."""
+        the train pairs (nor a fit of memory's answered), or (pass order) those with a thread
+        that goes on retrying."""
         if p == 1:
             return self.tasks
         if self._pass_order:
             return [t for t in self.tasks if t.id in latest and _retrying(latest[t.id])]
-        return [t for t in self.tasks if t.id in latest and not latest[t.id].passed_train]
+        return [t for t in self.tasks if t.id in latest and not (latest[t.id].passed_train or latest[t.id].fit_answers)]
 
     def _solve_block(self, tasks: list[Task], p: int, latest: dict[str, TaskOutcome]
                      ) -> tuple[list[TaskOutcome], str | None]:
@@ -543,11 +557,14 @@ class Runner:
         None when the endpoint failed under it (logged as lost)."""
         meter = MeteredLLM(self.llm)
         started, first_call = time.time(), newest_call_id(self.llm)
+        self._task_memory = prepared(self.memory)      # this task's view of the runner: one revision throughout
         earlier = self._latest.get(task.id) if self._pass_order and p > 1 else None
         if earlier is not None:     # pass order: each thread goes on from where the last pass left it
             fits, solve_thread = [], lambda t: self._continue_thread(task, p, t, meter, earlier)
+            from_memory = self._fit_answers(task, self._fits_answered(earlier))     # as the first pass had them
         else:
             fits = self._probe(task)        # memory does not change while a task is solved: once serves all
+            from_memory = self._fit_answers(task, fits)
             shared = self._shared_read(task, p, meter, fits)     # the protocol's once-per-puzzle steps, if any
             if meter.fault is not None:
                 return self._lost(p, task.id, meter)
@@ -559,32 +576,35 @@ class Runner:
                 runs = list(pool.map(solve_thread, range(self.config.threads)))
         if any(run is None for run in runs):
             return self._lost(p, task.id, meter)
+        model_runs = runs                                               # what memory learns from: the model's
+        attempts = [a for r in model_runs for a in r.result.attempts]
+        best = best_thread(model_runs, len(task.test_inputs))
+        passed = any(r.result.passed_train for r in model_runs)
+        runs = [dataclasses.replace(r, result=with_fit_attempts(r.result, from_memory, len(task.test_inputs)))
+                for r in model_runs]                                    # the fits ranked with each thread's attempts
         predictions = submitted_predictions(runs, task)
         # Scoring is the only reader of test outputs; its result never feeds back into the loop.
         answers = self.answers.get(task.id)     # none: the run solves without scoring
         if answers:
             self.progress.step("scoring")
         score = score_task(attempts_from_predictions(predictions), answers) if answers else None
-        attempts = [a for r in runs for a in r.result.attempts]
         write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
             self.llm, task.id, first_call, attempts, predictions, started=started,
             extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
                    "solver": self.config.solver}))
-        best = best_thread(runs, len(task.test_inputs))
-        passed = any(r.result.passed_train for r in runs)
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices
         reselected = [i for record in again for i in record["selected"]]
-        concepts = self.memory.list("ps") if selected or reselected or any(r.helpers for r in runs) else []
-        by_name = {c.name: c.id for c in concepts}
-        offered = [by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered if h.concept in by_name]
+        memory = self._prepared()
+        offered = [memory.by_name[h.concept] for r in runs if r.helpers for h in r.helpers.offered
+                   if h.concept in memory.by_name]
         shown = list(dict.fromkeys(selected + reselected + offered))
         fresh = [a for a in attempts if a.round == p - 1] if earlier is not None else attempts   # this pass's
-        used = helper_use(fresh, shown, concepts, solved=bool(score is not None and score.oracle2 == 1))
+        used = helper_use(fresh, shown, memory.helper_owner, solved=bool(score is not None and score.oracle2 == 1))
         for counts in used.values():        # what train pairs alone say of an item, for every memory method
             counts.offered_passing = int(bool(counts.offered) and passed)
-        names = {c.id: c.name for c in concepts}
+        names = memory.names
         levels = [selection_level(r.selection) for r in runs]
         return TaskOutcome(
             task_id=task.id, pass_index=p, predictions=predictions, passed_train=passed,
@@ -596,12 +616,14 @@ class Runner:
             notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])
                    + ([r.result.error] if r.result.error else [])],
             helper_fits=list(dict.fromkeys(call for r in runs if r.helpers for call in r.helpers.fits)),
+            fit_answers=answered(from_memory, predictions),
             helpers_offered=list(dict.fromkeys([n for r in runs if r.helpers for n in r.helpers.names()]
                                                + [n for record in again for n in record.get("helpers", [])])),
             concept_use=[{"id": cid, "name": names.get(cid), **counts.as_dict()} for cid, counts in used.items()],
             threads=[self._thread_record(r, task, p, answers) for r in runs],
             selection_level=max(levels, key=lambda level: LEVELS.index(level) if level in LEVELS else -1),
-            feedback=[f for r in runs for f in feedback_of(r.thread, r.result.attempts, r.result.trace.transcript)],
+            feedback=[f for r in model_runs
+                      for f in feedback_of(r.thread, r.result.attempts, r.result.trace.transcript)],
         )
 
     def _solve_thread(self, task: Task, p: int, t: int, meter: MeteredLLM, fits: list[Fit],
@@ -698,7 +720,7 @@ class Runner:
         """Thread `t`'s selection: the probe's fits (ps), else the selection mode's, reading the
         puzzle's caption when the protocol made one for all threads."""
         if fits and self.config.selection == "ps":     # what running the helpers showed beats a guess
-            return fit_selection(fits, self.memory)
+            return fit_selection(fits, self._prepared())
         settings = self.config.selection_settings(p, t)
         if shared is not None and shared.caption is not None:
             if not shared.caption.ok:
@@ -707,7 +729,7 @@ class Runner:
         return select(task, self.memory, settings, meter)
 
     def _record_selection(self, task: Task, p: int, t: int, selection: Selection, shared_by: int = 1) -> None:
-        record = selection_record(task.id, p, selection, concept_names(self.memory), thread=t)
+        record = selection_record(task.id, p, selection, self._prepared().names, thread=t)
         if shared_by > 1:
             record["shared_by_threads"] = shared_by
         self.rundir.append_selection(record)
@@ -741,13 +763,29 @@ class Runner:
         answers = self.answers[task.id]
         return lambda attempt: not all(step_verdicts(list(attempt.test_outputs or []), answers))
 
+    def _prepared(self) -> Prepared:
+        """Memory as prepared for the task being solved (read when it started: memory does not
+        change while a task is solved), else for its current revision (run/prepared.py)."""
+        return getattr(self, "_task_memory", None) or prepared(self.memory)
+
     def _probe(self, task: Task) -> list[Fit]:
         """The calls of memory's helpers that give every train output (run/probe.py): with
         --helpers and --probe-helpers, for selection ps and all (`none` reads no memory)."""
         if not (self.config.helpers and self.config.probe_helpers and self.config.selection in PROBED):
             return []
         self.progress.step("trying memory's helpers on the train pairs")
-        return probe(task, self.memory.list("ps"), self.sandbox)[0]
+        return probe(task, self._prepared(), self.sandbox)[0]
+
+    def _fits_answered(self, earlier: TaskOutcome) -> list[Fit]:
+        """The fits whose answers an earlier pass submitted (pass order goes on from it)."""
+        return fits_from_calls(earlier.fit_answers, self._prepared()) if self.config.fits_as_answers else []
+
+    def _fit_answers(self, task: Task, fits: list[Fit]) -> list:
+        """--fits-as-answers: each fit as a candidate answer of its own, made by memory (probe.fit_attempts)."""
+        if not (fits and self.config.fits_as_answers):
+            return []
+        self.progress.step("running memory's fitting calls as answers")
+        return fit_attempts(task, fits, self._prepared(), self.sandbox)
 
     def _helpers_for(self, selection, fits: list[Fit]) -> MemoryHelpers | None:
         """The helpers offered with a selection's hint (None: --helpers off, or none to offer):
@@ -764,7 +802,7 @@ class Runner:
             usage = self.memory.usage(concept_ids=wanted) if wanted else None
         if not wanted:
             return None
-        helpers = offer_helpers(self.memory.list("ps"), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
+        helpers = offer_helpers(self._prepared(), wanted, helper_limit(self.llm, self.config.max_helpers), usage)
         if helpers is not None:
             helpers.fits = [f.call for f in fits if f.helper in set(helpers.names())]
         return helpers
@@ -781,7 +819,7 @@ class Runner:
             selection = select(task, self.memory, settings, meter)
             helpers = None if selection.fallback else self._helpers_for(selection, fits)
             with lock:
-                self.rundir.append_selection(selection_record(task.id, p, selection, concept_names(self.memory),
+                self.rundir.append_selection(selection_record(task.id, p, selection, self._prepared().names,
                                                               thread=t, retry=retry))
                 made.append({"retry": retry, "sample": sample, "selected": list(selection.concept_ids),
                              "level": selection_level(selection), "fallback": bool(selection.fallback),
@@ -846,7 +884,7 @@ class Runner:
         code's (write_when=strict, or pass order) only a task its own rule writes (`_to_write`),
         with the program that rule chose."""
         task = next(t for t in self.tasks if t.id == outcome.task_id)
-        experience = experience_of(task, outcome.event())
+        experience = experience_of(task, {**outcome.event(), "threads": model_steps(outcome.threads)})
         if self.config.protocol.write_when == "train" and not self._pass_order:
             return experience
         code = self._to_write(outcome, p)
@@ -861,7 +899,7 @@ class Runner:
         if protocol.write_when == "train" and not self._pass_order:
             return outcome.code if outcome.passed_train else None
         depth = p - 1 if self._pass_order else None
-        steps = [s for t in outcome.threads for s in t["steps"] if depth is None or s["round"] == depth]
+        steps = [s for t in model_steps(outcome.threads) for s in t["steps"] if depth is None or s["round"] == depth]
         fits = [s["code"] for s in steps if s["code"] and s["passed_train"]
                 and (protocol.write_when == "train" or (s.get("test_correct") and all(s["test_correct"])))]
         return outcome.code if outcome.code in fits else next(iter(fits), None)
@@ -979,6 +1017,7 @@ class Runner:
             "concept_use": {name: sum(row.get(name, 0) for o in done.values() for row in o.concept_use)
                             for name in COUNTERS},
             "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
+            "fit_answer_tasks": sorted(t for t, o in latest.items() if o.fit_answers),
             "selection_levels": _level_counts(latest.values()),
             "threads": self.config.threads,
             "retries": self.config.retries,
@@ -1037,7 +1076,8 @@ def _outcome_line(outcome: TaskOutcome) -> str:
     else:
         verdict = ("solved" if outcome.scores["oracle2"] == 1 else
                    "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
-    return f"{verdict} · {len(outcome.selected)} concepts offered"
+    answered = f" · answered by memory's fit {', '.join(outcome.fit_answers)}" if outcome.fit_answers else ""
+    return f"{verdict} · {len(outcome.selected)} concepts offered{answered}"
 
 
 def _write_line(event: dict[str, Any]) -> str:
