@@ -27,6 +27,7 @@ MODULES = {
                            "(`solve --method NAME`); anything installed with an `arcmemo.methods` entry point."),
     "models": ("models", "Models: which one each role uses, aliases, prices, and the embedded offline model."),
     "prompts": ("prompts", "The prompt templates: see them, copy them to edit, run with your own (--prompts DIR)."),
+    "quickstart": ("quickstart", "Solve two small puzzles with memory and without, and show what memory changed."),
     "runs": ("runs", "Look at runs, compare memory settings, score submissions."),
     "seed": ("seed", "Verify every seed in DIRECTORY against all pairs of its task, then ingest it."),
     "select": ("select", "Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."),

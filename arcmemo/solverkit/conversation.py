@@ -98,10 +98,13 @@ class Conversation:
         self.pending, self.finished = state.get("pending"), state.get("finished")
 
 
+WRONG_OUTPUT = "wrong_output"     # the error of a program that ran and gave a wrong train output
+
+
 def attempt_error(run: ProgramRun) -> str | None:
     """Why a program is not done: a failed train pair, or a crash on a test input."""
     if not run.passed_train:
-        return run.error or "wrong_output"
+        return run.error or WRONG_OUTPUT
     if not run.test_complete:
         failed = [o.error for o in run.test_outcomes if not o.ok]
         return f"test_{failed[0] if failed else 'no_output'}"
