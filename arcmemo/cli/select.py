@@ -20,7 +20,7 @@ from arcmemo.cli.common import (
     task_source_options,
     warn,
 )
-from arcmemo.cli.selection_options import MethodChoice, selection_options
+from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
 
 def _load_task(task_ref: str, source: str):
@@ -64,7 +64,8 @@ def _load_task(task_ref: str, source: str):
 @prompts_option
 @grid_text_option
 @db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, other_names, probe_helpers, ps_caption,
+def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, other_names,
+                   probe_helpers, ps_caption,
                    dataset, split, tasks_from,
                    solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
                    no_cache, prompts_dir, grid_text, db) -> None:
@@ -73,12 +74,14 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
     TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1).
     The memory is only read."""
     from arcmemo.core.settings import Settings
-    from arcmemo.methods import load_method, select
+    from arcmemo.methods import check_options, load_method, select
     from arcmemo.run.records import concept_names, selection_record
     from arcmemo.run.session import open_session, resolve_models
     from arcmemo.selection import SelectionSettings
     from arcmemo.selection.budget import budgets_for
 
+    options = flag_options(use_prior=use_prior, failure_lessons=failure_lessons)
+    check_options(load_method(mode), options)
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")
     with open_session(settings) as session:
@@ -98,7 +101,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, oth
         else:
             sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, hint_budget=hint_budget,
                                                          token_budget=token_budget, ps_caption=ps_caption,
-                                                         other_names=other_names), llm)
+                                                         other_names=other_names, options=options), llm)
         names = {c.id: _label(c) for c in memory.list()}
         if record:
             rundir = _record_run_dir(settings, run_id, memory, prompts.record())

@@ -30,8 +30,9 @@ class MethodChoice(click.Choice):
 
 
 def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
-    """`--top-k`, `--expand`, `--token-budget` and `--hint-budget`; `mode_flag` is the command's
-    flag that picks the selection mode (`--mode`, `--selection`), named in the help."""
+    """`--top-k`, `--expand`, `--token-budget`, `--hint-budget`, `--use-prior` and
+    `--failure-lessons`; `mode_flag` is the command's flag that picks the selection mode
+    (`--mode`, `--selection`), named in the help."""
     def decorate(fn: Callable) -> Callable:
         for option in reversed([
             click.option("--top-k", type=AtLeast(1), default=5, show_default=True,
@@ -45,7 +46,20 @@ def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
                          help="Tokens (the reading model's) allowed for the hint ps selection hands the "
                               "solver. Default: 18% of the solver model's context (models.yaml), at most "
                               "3000 for a context of 32k or less."),
+            click.option("--use-prior", is_flag=True,
+                         help="ps, oe: order what the select model is shown by each item's recorded use (offered "
+                              "to tasks that passed their train pairs, a method's helpful/harmful verdicts; never "
+                              "test results). Sets the method option use_prior."),
+            click.option("--failure-lessons", type=click.Choice(["include", "exclude"]), default=None,
+                         help="ps, oe: show the lessons learned from failed tasks (include, the default when there "
+                              "are any) or leave them out. Sets the method option failure_lessons."),
         ]):
             fn = option(fn)
         return fn
     return decorate
+
+
+def flag_options(**flags: object) -> dict:
+    """The method options the flags for them set (`--use-prior`, `--failure-lessons`,
+    `--learn-from-failures`): those given, by option name; an unset flag sets nothing."""
+    return {name: value for name, value in flags.items() if value not in (None, False)}

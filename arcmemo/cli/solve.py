@@ -32,7 +32,7 @@ from arcmemo.cli.common import (
 )
 from arcmemo.cli.protocol_options import protocol_options
 from arcmemo.cli.runconfig import config_option
-from arcmemo.cli.selection_options import MethodChoice, selection_options
+from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -119,6 +119,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @click.option("--passes", "-p", type=AtLeast(1), default=1, show_default=True,
               help="Re-run tasks no attempt solved on the train pairs, with the memory as it then is.")
 @click.option("--continual", is_flag=True, help="Write verified solves back into memory every K tasks.")
+@click.option("--learn-from-failures", is_flag=True,
+              help="ps, oe with --continual: also write OE lessons (marked as from a failure) from the tasks whose "
+                   "programs failed their train pairs after every retry. Sets the method option "
+                   "learn_from_failures.")
 @click.option("-k", "k", type=AtLeast(1), default=10, show_default=True, help="Write-back interval for --continual.")
 @click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True,
               help="Task order: as listed, or shuffled with --seed.")
@@ -178,7 +182,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @db_option
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, method_options,
           memory_format,
-          top_k, expand, token_budget, hint_budget, attempts, retries, passes, continual, k, order, seed, budget_usd,
+          top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
+          learn_from_failures, k, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
           prompts_dir, grid_text, db, protocol_request, **models) -> None:
@@ -236,7 +241,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
-            grid_text=protocol.grid_text, method_options=_method_options(method_options),
+            grid_text=protocol.grid_text, method_options={**_method_options(method_options), **flag_options(
+                use_prior=use_prior, failure_lessons=failure_lessons, learn_from_failures=learn_from_failures)},
         )
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:

@@ -200,19 +200,23 @@ class Library:
     def _sections(self) -> _Column:
         return self._column("section", render.section_of)
 
-    def text(self, positions: Iterable[int] | None = None, form: Form = FULL, types: str = NEEDED_TYPES) -> str:
+    def text(self, positions: Iterable[int] | None = None, form: Form = FULL, types: str = NEEDED_TYPES,
+             prior: Sequence[float] | None = None) -> str:
         """render_ps of the concepts at `positions` (None: all, the listing kept for the revision)
-        with every custom type (`types="all"`) or those they need."""
-        if positions is None and ("text", form, types) in self._fixed:
+        with every custom type (`types="all"`) or those they need. `prior` (per position): within
+        each section, the higher first, then by name (selection's use prior)."""
+        if prior is None and positions is None and ("text", form, types) in self._fixed:
             return self._fixed[("text", form, types)]
         chosen = range(len(self)) if positions is None else set(positions)
         ordered = sorted(chosen, key=self._column("order", render.order_key).at)
+        if prior is not None:           # render.listing groups the entries by section, in this order
+            ordered.sort(key=lambda i: -prior[i])
         custom = self.custom_types if types == ALL_TYPES else self.needed_types(ordered)
         sections, entries, concepts = self._sections, self._entries(form.compressed), self.concepts
         text = render.listing(((sections[i] or sections.at(i),
                                 render.name_entry(concepts[i]) if form.collapses(concepts[i]) else entries[i] or entries.at(i))
                                for i in ordered), custom)
-        if positions is None:
+        if positions is None and prior is None:
             self._fixed[("text", form, types)] = text
         return text
 

@@ -236,14 +236,19 @@ class ConceptReads:
             entries = [Entry(*row) for row in rows('SELECT id, "format", name FROM concept ORDER BY id', {})]
             return concepts_of(rows(f"{_SELECT} WHERE id = :id", {"id": resolve(ref, entries, format)}))[0]
 
-    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None) -> dict[int, ConceptUse]:
-        """Counts per concept id, over every run or one run's tasks (usage.py records them)."""
+    def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None,
+              as_of_revision: bool = False) -> dict[int, ConceptUse]:
+        """Counts per concept id, over every run or one run's tasks (usage.py records them).
+        `as_of_revision`: only the rows recorded before the newest revision was written, so the
+        counts stay the same until memory next changes (what selection's use prior reads)."""
         ids = None if concept_ids is None else list(concept_ids)
         if ids == []:
             return {}
         params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
         where = _where("run_id = :run_id" if run_id is not None else "",
-                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "")
+                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "",
+                       "created_at <= (SELECT created_at FROM conceptrevision ORDER BY id DESC LIMIT 1)"
+                       if as_of_revision else "")
         sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in (*COUNTERS, *JUDGED))
         with self._reading() as rows:
             found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)

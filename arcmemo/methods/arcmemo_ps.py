@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from arcmemo.methods.arcmemo_options import ArcMemoMethod, ArcMemoOptions
 from arcmemo.methods.arcmemo_write import write_arcmemo
-from arcmemo.methods.contract import MethodBase
+from arcmemo.methods.failure_lessons import with_failure_lessons
+from arcmemo.selection.prior import use_prior
 from arcmemo.selection.ps import select_ps
 
 
-class ArcMemoPS(MethodBase):
+class ArcMemoPS(ArcMemoMethod):
     name = "ps"
     description = "ArcMemo-PS: typed concepts chosen by reasoning over the puzzle; written from passing programs"
     formats = ("ps",)
@@ -15,7 +17,12 @@ class ArcMemoPS(MethodBase):
     write_roles = ("aux",)
 
     def read(self, task, memory, settings, llm):
-        return select_ps(task, memory, settings, llm)
+        options = ArcMemoOptions.of(settings.options)
+        prior = use_prior(memory) if options.use_prior else None
+        selection = select_ps(task, memory, settings, llm, prior=prior)
+        if options.failure_lessons == "include":
+            selection = with_failure_lessons(selection, task, memory, settings, llm, prior)
+        return selection
 
     def write(self, experiences, memory, llm, ctx):
         return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")

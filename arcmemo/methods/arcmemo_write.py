@@ -1,6 +1,8 @@
 """ArcMemo's memory write, shared by its methods (ps, oe, and the none / all baselines): every
 task whose program passed every train pair is abstracted into PS concepts or OE lessons, in
-the run's memory format (`--memory-format`: oe for the oe method, else ps)."""
+the run's memory format (`--memory-format`: oe for the oe method, else ps). With the option
+learn_from_failures (ps, oe) a task whose programs failed its train pairs is written too, as
+OE lessons from a failure (failure_write.py), in the same task order."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from arcmemo.abstraction import SolutionInput, write_oe, write_ps
+from arcmemo.methods.arcmemo_options import ArcMemoOptions
 from arcmemo.methods.contract import Experience, WriteContext, WriteEvent, each_experience, guarded
+from arcmemo.methods.failure_write import STEP as FAILURE_STEP
+from arcmemo.methods.failure_write import learns_from_failure, write_failure_lessons
 
 FORMATS = ("ps", "oe")
 
@@ -37,9 +42,20 @@ def write_arcmemo(experiences: Sequence[Experience], memory: Any, llm: Any, ctx:
                           failed=bool(result.failed), error=result.error, helpers=list(result.helpers),
                           helper_problems=list(result.helper_problems), types_dropped=list(result.types_dropped))
 
-    return [event for experience in each_experience(experiences, ctx, learns_from=passed_train)
-            if (event := guarded(write_one, experience, memory, step=f"{memory_format}_write",
-                                 run_id=ctx.run_id)) is not None]
+    def write_failure(experience: Experience) -> WriteEvent:
+        return write_failure_lessons(memory, llm, experience, run_id=ctx.run_id)
+
+    failures = ArcMemoOptions.of(ctx.options).learn_from_failures
+    events = []
+    for experience in each_experience(experiences, ctx, learns_from=lambda e: passed_train(e) or (
+            failures and learns_from_failure(e))):
+        if passed_train(experience):
+            event = guarded(write_one, experience, memory, step=f"{memory_format}_write", run_id=ctx.run_id)
+        else:
+            event = guarded(write_failure, experience, memory, step=FAILURE_STEP, run_id=ctx.run_id)
+        if event is not None:
+            events.append(event)
+    return events
 
 
 __all__ = ["write_arcmemo", "passed_train", "FORMATS"]

@@ -179,6 +179,10 @@ class MethodBase:
         """Why a run of this method on `memory` would be pointless (None: it would not)."""
         return None
 
+    def option_problem(self, options: dict[str, Any]) -> str | None:
+        """What is wrong with the values of these options, all of them its own (None: nothing)."""
+        return None
+
 
 class MethodOptionError(ValueError):
     """Settings a memory method does not take (the message names them and the ones it does)."""
@@ -193,6 +197,10 @@ def check_options(method: Any, options: Any) -> None:
     if unknown:
         raise MethodOptionError(f"memory method {method.name!r} takes no option {', '.join(map(repr, unknown))} "
                          f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
+    problem = getattr(method, "option_problem", None)
+    why = problem(options) if callable(problem) else None
+    if why:
+        raise MethodOptionError(f"memory method {method.name!r}: {why}")
 
 
 def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,

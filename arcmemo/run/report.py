@@ -108,6 +108,8 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
         ("cost USD", f"{usage.get('cost_usd', 0):.4f}"),
         ("wall time s", summary.get("wall_time_s", 0)),
     ]
+    if summary.get("failure_lessons"):
+        rows.append(("failure lessons written / offered", failure_lessons_cell(summary)))
     lost, writes_lost = summary.get("tasks_lost") or [], summary.get("writes_lost") or []
     if lost or writes_lost:
         rows.append(("lost to endpoint errors", f"{len(lost)} tasks, {len(writes_lost)} memory writes "
@@ -133,7 +135,14 @@ def per_task_rows(summary: dict[str, Any], config: dict[str, Any] | None = None)
 
 
 COMPARE_HEADER = ("run", "selection", "solver model", "tasks", "score", "statistic", "strict@k", ARC_PRIZE,
-                  "score per pass", "tokens", "cost USD")
+                  "score per pass", "failure lessons written / offered", "tokens", "cost USD")
+
+
+def failure_lessons_cell(summary: dict[str, Any]) -> str:
+    """Lessons a run wrote from failed tasks / how often its tasks were offered one ("-": neither
+    learned from failures nor offered one; methods/failure_lessons.py)."""
+    counts = summary.get("failure_lessons")
+    return f"{counts['written']} / {counts['offered']}" if counts else "-"
 
 
 def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -156,7 +165,7 @@ def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) ->
             "arc_prize_per_pass": [(p.get("submitted") or p).get("oracle2") for p in summary.get("passes", [])],
             "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
             "cost_usd": usage.get("cost_usd", 0), "only_solves": alone[summary["run_id"]],
-            "table4": summary.get("table4"),
+            "table4": summary.get("table4"), "failure_lessons": summary.get("failure_lessons"),
         })
     return records
 
@@ -168,7 +177,7 @@ def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> li
         score = score_of(config, summary)
         rows.append((r["run"], r["selection"], r["solver_model"], r["tasks"], score.cell(), score.name,
                      score.mark(score.strict, score.why), score.mark(score.arc_prize, NO_TEST_OUTPUTS),
-                     _per_pass(summary, score)[0], r["tokens"], f"{r['cost_usd']:.4f}"))
+                     _per_pass(summary, score)[0], failure_lessons_cell(summary), r["tokens"], f"{r['cost_usd']:.4f}"))
     return rows
 
 

@@ -54,6 +54,7 @@ from arcmemo.memory.usage import COUNTERS, ConceptUse
 from arcmemo.methods.contract import Experience, WriteContext, WriteEvent, check_options
 from arcmemo.methods.discovery import MODES, load_method
 from arcmemo.methods.experience import experience_of, feedback_of
+from arcmemo.methods.failure_lessons import failure_lesson_counts
 from arcmemo.methods.reading import select
 from arcmemo.prompts import template_hashes
 from arcmemo.run.executors import Executor, InProcess
@@ -980,6 +981,7 @@ class Runner:
             "concepts_extended": extended,
             "writes": len(self.write_events),
             "write_failures": sum(bool(e.get("failed")) for e in self.write_events),
+            **failure_lesson_counts(self.memory, self.write_events, done.values(), self.config.method_options),
             "tasks_lost": sorted({t for _, t in self.lost}),
             "writes_lost": sorted({t for (q, t) in self.writes_lost if (q, t) not in self._writes_done()}),
             "usage": usage.to_dict(),

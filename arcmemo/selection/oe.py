@@ -6,6 +6,11 @@ that reads images (`vision: true` in models.yaml) captions rendered pictures of 
 puzzle; any other model reads the grids as text. The select model sees only the caption
 and the numbered lessons, and answers with lesson numbers; the solver gets the caption
 with the chosen lessons.
+
+A method may hand over the lessons to choose from (ArcMemo-OE: with or without those from
+failures) and the use prior (selection/prior.py), which numbers them for the select model by
+prior, the higher first, and puts the higher prior first among equal word matches when the
+memory is pre-filtered; the model's choice and its order stand.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from arcmemo.memory.library import Library, library
 from arcmemo.memory.render import render_oe
 from arcmemo.prompts import render_prompt
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, with_retry_feedback, yaml_list_answer
+from arcmemo.selection.prior import UsePrior, by_prior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 
 MAX_NUMBER_DIGITS = 9       # a lesson number written as text; longer is not a lesson number
@@ -113,18 +119,26 @@ def _longer_numbers(n: int) -> int:
 
 
 def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
-                count: TokenCounter = ESTIMATE) -> tuple[list[dict], list, dict]:
+                count: TokenCounter = ESTIMATE, prior: UsePrior | None = None) -> tuple[list[dict], list, dict]:
     """All lessons if they fit the token budget, else the ones that best match the caption
-    (planned in the estimate, then counted as in ps.plan_prompt)."""
+    (planned in the estimate, then counted as in ps.plan_prompt); numbered in memory order, or
+    by `prior`. Returns the messages, the lessons in their numbers' order, and stats."""
     limit = settings.token_budget
     stats = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
+    ordered = None if prior is None else prior_order(lib, prior)
+    order = None if ordered is None else ordered.scores
+
+    def numbered(positions: list[int]) -> list[int]:
+        return sorted(positions) if order is None else by_prior(sorted(positions), order)
+
     frame = estimate_tokens(_messages(caption, "", settings.top_k)[0]["content"]) + MESSAGE_TOKENS
-    messages = _messages(caption, lib.lessons_text(), settings.top_k)
-    planned = frame + lib.tokens(lib.lessons_text())
+    messages = _messages(caption, lib.lessons_text() if ordered is None else ordered.lessons_text(lib), settings.top_k)
+    planned = frame + lib.tokens(lib.lessons_text())     # the same lessons numbered 1..n in any order
     tokens = planned if count.estimate or planned > OVERESTIMATE * limit else count.messages(messages)
     if tokens <= limit:
-        return messages, list(lib.concepts), {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
-    ranked = lib.rank(caption)
+        shown = list(lib.concepts if ordered is None else ordered.in_order)
+        return messages, shown, {**stats, "shown": len(lib), "form": "full", "prompt_tokens_est": tokens}
+    ranked = lib.rank(caption) if order is None else ties_by_prior(lib.rank(caption), lib.index.scores(caption), order)
     sums = [0]
 
     def planned_for(n: int) -> int:
@@ -134,15 +148,18 @@ def plan_prompt(caption: str, lib: Library, settings: SelectionSettings,
         return frame + sums[n] + max(n - 1, 0) * lib.tokens("\n") + _longer_numbers(n) * lib.tokens("0")
 
     def build(n: int) -> list[dict]:
-        return _messages(caption, lib.lessons_text(sorted(ranked[:n])), settings.top_k)
+        return _messages(caption, lib.lessons_text(numbered(ranked[:n])), settings.top_k)
 
     n, size = largest_fit(len(ranked), planned_for, limit, None if count.estimate else lambda n: count.messages(build(n)))
-    return build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered", "full_tokens_est": tokens,
-                                            "prompt_tokens_est": size}
+    return build(n), [lib.concepts[i] for i in numbered(ranked[:n])], {
+        **stats, "shown": n, "form": "prefiltered", "full_tokens_est": tokens, "prompt_tokens_est": size}
 
 
-def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
-    lib = library(memory, "oe")
+def select_oe(task, memory, settings: SelectionSettings, llm, *, lessons: Library | None = None,
+              prior: UsePrior | None = None) -> Selection:
+    """The OE read (module docstring): from `lessons` (default: every OE lesson in memory),
+    numbered by `prior` when given."""
+    lib = library(memory, "oe") if lessons is None else lessons
     if not lib.concepts:
         return Selection(mode="oe", stats={"memory_size": 0, "shown": 0})
     if settings.caption is not None:     # made once for the task's threads (protocol oe_caption per-puzzle)
@@ -155,7 +172,7 @@ def select_oe(task, memory, settings: SelectionSettings, llm) -> Selection:
                          usage=sum_usage(completions), stats={"memory_size": len(lib)})
     caption = cap.value
     messages, shown, stats = plan_prompt(with_retry_feedback(caption, settings.retry_feedback), lib, settings,
-                                         counter_for(llm, "select"))
+                                         counter_for(llm, "select"), prior)
     if not shown:
         return Selection(mode="oe", fallback=True, caption=caption, reasoning=caption,
                          usage=sum_usage(completions), stats=stats,

@@ -25,6 +25,10 @@ chosen, as many as the rest of the budget holds.
 Re-selection before a retry (`retry_feedback`) shows the failed try's feedback after the
 puzzle.
 
+With the use prior (selection/prior.py) the listings order each section's concepts by it,
+the pre-filter puts the higher prior first among equal word matches, and the hint names the
+concepts not chosen by it.
+
 Budgets are counted in the tokens of the model that reads the text (the select model for
 the prompt, the solver for the hint; arcmemo.llm.counting). A prompt is planned in the
 digit-aware estimate, summed from the library's parts, prepared and estimated once per
@@ -52,6 +56,7 @@ from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
 from arcmemo.selection.matching import match_names
+from arcmemo.selection.prior import UsePrior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 from arcmemo.selection.views import collapsed_view, released_hint
 
@@ -94,11 +99,13 @@ def fit_hint(ranked: Sequence, lib: Library, limit: int, count: TokenCounter = E
     return lib.pick(positions[:n])
 
 
-def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, count: TokenCounter = ESTIMATE) -> str:
+def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, count: TokenCounter = ESTIMATE,
+                     prior: UsePrior | None = None) -> str:
     """The paper's hint: the chosen concepts in full (with their custom types), then the names
-    of the concepts not chosen, in memory order, as many as fit in `limit` tokens."""
+    of the concepts not chosen, in memory order (by `prior`: the higher first), as many as fit
+    in `limit` tokens."""
     taken = {c.id for c in chosen}
-    others = [c.name for c in lib.concepts if c.id not in taken]
+    others = [c.name for c in (lib.concepts if prior is None else prior.first(lib.concepts)) if c.id not in taken]
     if not hint or not others:
         return hint
 
@@ -183,9 +190,11 @@ def _frame(lib: Library, puzzle: str) -> int:
     return lib.tokens(_messages("", "", "")[0]["content"]) + MESSAGE_TOKENS + estimate_tokens(puzzle)
 
 
-def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> PromptPlan:
+def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None, prior: UsePrior | None = None) -> PromptPlan:
     """Build the select_ps prompt within settings.token_budget (see module docstring)."""
     count = counter_for(llm, "select")
+    ordered = None if prior is None else prior_order(lib, prior)
+    order = None if ordered is None else ordered.scores
     puzzle = puzzle_text(task, settings)
     limit = settings.token_budget
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
@@ -205,7 +214,8 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> Pr
         size = lib.size_within((limit if count.estimate else OVERESTIMATE * limit) - around, form, ALL_TYPES)
         if size is None:
             continue
-        messages = _messages(lib.text(None, form, ALL_TYPES), note, puzzle)
+        listing = lib.text(None, form, ALL_TYPES) if ordered is None else ordered.text(lib, form, ALL_TYPES)
+        messages = _messages(listing, note, puzzle)
         tokens = around + size if count.estimate else count.messages(messages)
         if tokens <= limit:
             return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": name,
@@ -223,14 +233,14 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> Pr
             query = caption + "\n" + query
         else:
             stats["caption_error"] = outcome.error
-    ranked = lib.rank(query)
+    ranked = lib.rank(query) if order is None else ties_by_prior(lib.rank(query), lib.index.scores(query), order)
     sizes = lib.sizes(ranked, COMPRESSED)
 
     def note(n: int) -> str:
         return NOTE_PREFILTERED.format(total=len(lib), shown=n)
 
     def build(n: int) -> list[dict]:
-        return _messages(lib.text(ranked[:n], COMPRESSED), note(n), puzzle)
+        return _messages(lib.text(ranked[:n], COMPRESSED, prior=order), note(n), puzzle)
 
     n, tokens = largest_fit(len(ranked), lambda n: frame + lib.tokens(note(n)) + sizes(n), limit,
                             None if count.estimate else lambda n: count.messages(build(n)))
@@ -239,11 +249,12 @@ def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None) -> Pr
                       caption=caption, caption_usage=caption_completions)
 
 
-def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
+def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | None = None) -> Selection:
+    """The PS read (module docstring); `prior`: the use prior orders what the select model is shown."""
     lib = library(memory, "ps")
     if not lib.concepts:
         return Selection(mode="ps", stats={"memory_size": 0, "shown": 0})
-    plan = plan_prompt(task, lib, settings, llm)
+    plan = plan_prompt(task, lib, settings, llm, prior)
     completions = list(plan.caption_completions)
     if not plan.shown:
         return Selection(mode="ps", fallback=True, caption=plan.caption, stats=plan.stats,
@@ -283,7 +294,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm) -> Selection:
     else:
         hint = lib.text(lib.positions(final))
         if settings.other_names:
-            hint = with_other_names(hint, lib, final, settings.hint_budget, solver_count)
+            hint = with_other_names(hint, lib, final, settings.hint_budget, solver_count, prior)
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
              "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
