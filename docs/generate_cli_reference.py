@@ -16,8 +16,9 @@ OUT = Path(__file__).with_name("cli.md")
 
 
 def commands(group: click.Group, prefix: list[str]):
-    for name in sorted(group.commands):
-        command = group.commands[name]
+    ctx = click.Context(group)
+    for name in sorted(group.list_commands(ctx)):       # the root loads a command's module when asked for it
+        command = group.get_command(ctx, name)
         yield prefix + [name], command
         if isinstance(command, click.Group):
             yield from commands(command, prefix + [name])

@@ -354,8 +354,10 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
     path.write_text("method: diary\nselection: ps\n")
     with pytest.raises(click.BadParameter, match="run.yaml:2: key 'selection' sets 'selection' again"):
         load_config(path, solve, click.Context(solve))
-    path.write_text("method_options: tone=dry\n")
-    with pytest.raises(click.BadParameter, match="key 'method_options': expected a list of text"):
+    path.write_text("method_options: tone=dry\n")          # one value of an option given any number of times
+    assert load_config(path, solve, click.Context(solve)) == {"method_options": ["tone=dry"]}
+    path.write_text("method_options: [{tone: dry}]\n")
+    with pytest.raises(click.BadParameter, match="key 'method_options': expected a single value"):
         load_config(path, solve, click.Context(solve))
     listed = CliRunner().invoke(cli, ["methods", "list"])
     assert any(line.startswith("diary ") and " tone " in line for line in listed.output.splitlines())

@@ -113,8 +113,12 @@ def test_cli_lists_third_party_and_broken_plugins(third_party):
 
     as_json = CliRunner().invoke(cli, ["solvers", "list", "--json"])
     rows = {r["name"]: r for r in json.loads(as_json.output)}
-    assert rows["echo"]["status"] == "ok" and rows["broken"]["status"] == "error"
+    assert rows["echo"]["status"] == "found" and rows["broken"]["status"] == "error"     # nothing imported
     assert rows["program-synthesis"]["distribution"] == "arcmemo"
+    checked = CliRunner().invoke(cli, ["solvers", "list", "--json", "--check"])
+    rows = {r["name"]: r for r in json.loads(checked.output)}
+    assert rows["echo"]["status"] == "ok" and rows["broken"]["status"] == "error"        # each one imported
+    assert "ModuleNotFoundError" in rows["broken"]["error"]
 
 
 def test_cli_in_a_fresh_process_sees_a_plugin_on_the_path(third_party):

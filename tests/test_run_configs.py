@@ -63,7 +63,7 @@ def test_any_solve_option_is_a_key(tmp_path):
     path.write_text("tasks: 0d3d703e,1e0a9b12\nexpand: true\ntoken-budget: 9000\nbudget_usd: 2.5\n")
     params = options("--config", str(path))
     assert (params["tasks"], params["expand"], params["token_budget"], params["budget_usd"]) == (
-        "0d3d703e,1e0a9b12", True, 9000, 2.5)
+        ("0d3d703e,1e0a9b12",), True, 9000, 2.5)
     assert params["config_file"] == str(path)
 
 

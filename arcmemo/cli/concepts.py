@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,8 +17,6 @@ from arcmemo.cli.common import (
     run_dir_option,
     user_errors,
 )
-from arcmemo.core import safeyaml
-from arcmemo.core.settings import db_url
 from arcmemo.memory.concept import FORMATS, LIST_FIELDS
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 
@@ -37,6 +34,8 @@ TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "de
 def _actor(actor: str | None) -> str:
     if actor:
         return actor
+    import getpass
+
     try:
         return f"user:{getpass.getuser()}"
     except Exception:  # no login name (containers)
@@ -45,6 +44,8 @@ def _actor(actor: str | None) -> str:
 
 def _url(db: str | None, *, create: bool = False) -> str:
     """--db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
+    from arcmemo.core.settings import db_url
+
     url = db_url(db)
     from arcmemo.memory.reader import sqlite_file
 
@@ -201,6 +202,8 @@ def search(query, db, fmt, limit, as_json) -> None:
 
 
 def _parse_set(assignments: tuple[str, ...]) -> dict:
+    from arcmemo.core import safeyaml
+
     changes = {}
     for item in assignments:
         field, sep, value = item.partition("=")
@@ -223,6 +226,8 @@ def _parse_set(assignments: tuple[str, ...]) -> dict:
 
 
 def _yaml_problem(exc: BaseException) -> str:
+    from arcmemo.core import safeyaml
+
     return safeyaml.describe(exc) if isinstance(exc, safeyaml.YAMLError) else "nested too deeply to read"
 
 

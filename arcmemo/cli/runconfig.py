@@ -13,7 +13,6 @@ The paper's settings ship in `arcmemo/data/configs/` (`arcmemo solve --config ar
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ NOT_KEYS = {"config_file", "resume", "help"}    # options a configuration file c
 
 
 def shipped_configs() -> dict[str, Path]:
-    """The shipped run configurations by name (file name without .yaml)."""
-    folder = Path(str(resources.files("arcmemo") / "data" / "configs"))
+    """The shipped run configurations by name (file name without .yaml): a folder of the
+    installed package (listed for --config's help, so importlib.resources is not loaded for it)."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "configs"
     return dict(sorted((p.stem, p) for p in folder.glob("*.yaml")))     # a setting, then its -released
 
 
@@ -65,8 +65,6 @@ def _lines(text: str) -> dict[Any, int]:
 def _yaml_type_problem(param: click.Parameter, value: Any) -> str | None:
     """What is wrong with a YAML value's type for `param`, or None."""
     kind = param.type
-    if getattr(param, "multiple", False):
-        return None if isinstance(value, list) and all(isinstance(v, str) for v in value) else "expected a list of text"
     if getattr(param, "is_flag", False):
         return None if isinstance(value, bool) else "expected true or false"
     if isinstance(value, bool):
@@ -119,15 +117,17 @@ def load_config(path: Path, command: click.Command, ctx: click.Context) -> dict[
                                               f"`arcmemo {command.name}`: {', '.join(sorted(params))})")
         if name in values:
             raise ConfigFileError(path, line, f"key {key!r} sets {name!r} again; give it once")
-        problem = _yaml_type_problem(param, value)
-        if problem is not None:
-            raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {value!r}")
-        if not getattr(param, "is_flag", False):
-            try:
-                for one in (value if getattr(param, "multiple", False) else [value]):
+        if param.multiple:      # an option given any number of times: one value or a list of them
+            value = value if isinstance(value, list) else [value]
+        for one in value if param.multiple else [value]:
+            problem = _yaml_type_problem(param, one)
+            if problem is not None:
+                raise ConfigFileError(path, line, f"key {key!r}: {problem}, got {one!r}")
+            if not getattr(param, "is_flag", False):
+                try:
                     param.type.convert(one, param, ctx)
-            except click.ClickException as exc:     # the option's own check: range, choices, path
-                raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
+                except click.ClickException as exc:     # the option's own check: range, choices, path
+                    raise ConfigFileError(path, line, f"key {key!r}: {exc.message.rstrip('.')}") from None
         values[name] = value
     return values
 

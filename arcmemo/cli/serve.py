@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import UserError, db_option, user_errors
-from arcmemo.run.rundir import DEFAULT_RUNS_DIR
+from arcmemo.core.settings import DEFAULT_RUNS_DIR
 
 
 @click.command("serve")

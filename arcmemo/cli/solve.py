@@ -67,27 +67,39 @@ def _method_options(pairs: tuple[str, ...]) -> dict:
     return options
 
 
-def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
-                    tasks: str | None) -> tuple[str, list[str] | None]:
-    """The task-source options and --tasks (ids, comma-separated, or a file of ids) -> (source, ids).
-    Ids without a split are looked up in both splits of the dataset."""
-    from arcmemo.core.tasks import read_id_list
+def _task_ids(values: tuple[str, ...]) -> list[str] | None:
+    """--tasks, given any number of times: a value naming a file is a file of ids, any other
+    value ids separated by commas or spaces (never tried as a file: 32 ids joined are too
+    long a name for the OS). In the order given, each id once; None when there is no --tasks."""
+    from arcmemo.core.tasks import TaskError, check_task_id, read_id_list
 
-    ids = None
-    if tasks:
-        path = Path(tasks)
-        if path.exists():
+    if not values:
+        return None
+    ids: list[str] = []
+    for value in values:
+        is_file = os.path.isfile(value)
+        try:
+            found = read_id_list(Path(value).read_text(encoding="utf-8") if is_file else value)
+        except UnicodeDecodeError:
+            raise click.BadParameter(f"{value}: not UTF-8 text", param_hint="--tasks") from None
+        except OSError as exc:
+            raise click.BadParameter(f"{value}: cannot read ({exc.strerror})", param_hint="--tasks") from None
+        if not found:
+            raise click.BadParameter(f"no task ids in {value if is_file else repr(value)}", param_hint="--tasks")
+        for task_id in found:
             try:
-                ids = read_id_list(path.read_text(encoding="utf-8"))
-            except UnicodeDecodeError:
-                raise click.BadParameter(f"{path}: not UTF-8 text", param_hint="--tasks") from None
-            except OSError as exc:
-                raise click.BadParameter(f"{path}: cannot read ({exc.strerror})", param_hint="--tasks") from None
-        else:
-            ids = read_id_list(tasks)
-        if not ids:
-            raise click.BadParameter(f"no task ids given{f' in {path}' if path.exists() else ''}",
-                                     param_hint="--tasks")
+                ids.append(check_task_id(task_id, value))
+            except TaskError as exc:
+                raise click.BadParameter(str(exc) if is_file else f"{task_id[:80]!r}: not a file, nor a task id "
+                                         "(letters, digits, '_', '-' and '.')", param_hint="--tasks") from None
+    return list(dict.fromkeys(ids))
+
+
+def _task_selection(dataset: str | None, split: str | None, tasks_from: str | None, solutions: str | None,
+                    tasks: tuple[str, ...]) -> tuple[str, list[str] | None]:
+    """The task-source options and --tasks -> (source, ids). Ids without a split are looked up in
+    both splits of the dataset."""
+    ids = _task_ids(tasks)
     source = task_source(dataset, split, tasks_from, solutions, default_split=None if ids else "training")
     if source is None:
         source = "all"
@@ -101,7 +113,8 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 @task_source_options
 @click.option("--no-score", is_flag=True,
               help="Solve without scoring (tasks without test outputs are accepted; the score is unknown).")
-@click.option("--tasks", default=None, help="Task ids, comma-separated, or a file of ids.")
+@click.option("--tasks", multiple=True, metavar="IDS|FILE",
+              help="Task ids, comma- or space-separated, or a file of ids (one per line); may be repeated.")
 @click.option("--limit", type=AtLeast(1), default=None, help="Solve only the first N tasks (after ordering).")
 @click.option("--solver", default="program-synthesis", show_default=True,
               help="An installed solver plugin (see `arcmemo solvers list`).")
@@ -206,16 +219,19 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     were lost to endpoint errors (`--resume` retries them), 130 interrupted (Ctrl-C or SIGTERM).
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.runner import RunConfig
-    from arcmemo.run.session import Scale, open_session, resolve_models
+    from arcmemo.run.warmup import warm_up
 
     # Everything is checked before the session opens: a bad flag or setting fails before any
     # memory, run directory or model exists.
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
-    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
+    warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
+    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.session import Scale, open_session, resolve_models
+
+    scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
     flags = model_flags(models)
     config = models_settings = None
     if resume and (config_file or prompts_dir or grid_text):

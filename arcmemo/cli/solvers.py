@@ -14,12 +14,14 @@ def solvers() -> None:
 
 @solvers.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@click.option("--no-check", is_flag=True, help="Do not import each solver to check it loads.")
-def list_solvers(as_json: bool, no_check: bool) -> None:
-    """List installed solvers with their entry point, distribution and load status."""
-    from arcmemo.solverkit import describe_solvers
+@click.option("--check", is_flag=True,
+              help="Import each solver to check it loads (without: whether its package is installed).")
+@click.option("--no-check", is_flag=True, hidden=True, help="Older spelling of the default (nothing imported).")
+def list_solvers(as_json: bool, check: bool, no_check: bool) -> None:
+    """List installed solvers with their entry point, distribution and status."""
+    from arcmemo.solverkit.discovery import describe_solvers
 
-    rows = describe_solvers(check=not no_check)
+    rows = describe_solvers(load=check)
     if as_json:
         echo_json(rows)
         return

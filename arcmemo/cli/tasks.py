@@ -6,11 +6,7 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import USER_ERRORS, user_errors
-from arcmemo.core.tasks import TaskError
-
-if TaskError not in USER_ERRORS:
-    USER_ERRORS.append(TaskError)
+from arcmemo.cli.common import user_errors
 
 DATASET_HELP = ("training | evaluation | val100, a task JSON file or a directory of them "
                 "(default: ARC-AGI-1 training + evaluation).")
@@ -30,17 +26,17 @@ def tasks() -> None:
 @user_errors
 def show(task_id, dataset, answers, output) -> None:
     """Draw a puzzle's train pairs and test inputs as coloured cells (digits when not on a terminal)."""
-    from arcmemo.core.tasks import all_arc_tasks, load_tasks
+    from arcmemo.core.tasks import TaskError, UnknownTask, load_tasks
     from arcmemo.pictures import pair_rows, png, svg, task_rows
     from arcmemo.pictures.terminal import print_rows
 
     if output is not None and output.suffix.lower() not in (".png", ".svg"):
         raise click.UsageError(f"--output {output}: the file name must end in .png or .svg")
-    taskset = load_tasks(dataset) if dataset else all_arc_tasks()
     try:
-        task = taskset.by_id(task_id)
-    except KeyError:
+        taskset = load_tasks(dataset or "all", ids=[task_id])      # the one task, not all of them
+    except UnknownTask:
         raise TaskError(f"no task {task_id!r} in {dataset or 'ARC-AGI-1 training + evaluation'}") from None
+    task = taskset.tasks[0]
     truth = taskset.answers[task_id].test_outputs if answers else None
     click.echo(f"{task.id}: {len(task.train)} train pairs, {len(task.test_inputs)} test input(s)")
     print_rows(pair_rows(task, truth))

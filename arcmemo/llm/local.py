@@ -20,14 +20,13 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
+import importlib.util
 import json
 import signal
 import socket
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,6 +43,13 @@ def runtime_available() -> str | None:
         importlib.import_module("xllamacpp")
     except ImportError as exc:
         return f"xllamacpp is not installed ({exc}); install the extra: pip install -e '.[local]'"
+    return None
+
+
+def runtime_found() -> str | None:
+    """As `runtime_available`, by looking for the runtime without importing it (what a listing needs)."""
+    if importlib.util.find_spec("xllamacpp") is None:
+        return "xllamacpp is not installed; install the extra: pip install -e '.[local]'"
     return None
 
 
@@ -111,6 +117,9 @@ class LocalServer:
         return self
 
     def _wait_healthy(self, timeout_s: float) -> None:
+        import urllib.error
+        import urllib.request
+
         deadline = time.monotonic() + timeout_s
         last = "no answer"
         while time.monotonic() < deadline:

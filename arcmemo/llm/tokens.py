@@ -17,11 +17,10 @@ The tokenizer comes from the model's `tokenizer` trait (models.yaml):
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import threading
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -57,8 +56,8 @@ def tokenizer_for(model: str, traits: ModelTraits | None = None) -> Tokenizer:
             return Tokenizer(f"llama.cpp /tokenize ({server.name})", True)
         return Tokenizer("estimate (1 digit/token)", False, "the embedded server is not running")
     if kind in BPE_ENCODINGS:
-        encoding, why = _encoding(kind)
-        if encoding is not None:
+        why = _encoding_missing(kind)
+        if not why:
             return Tokenizer(f"bpe-openai {kind}", True)
         return Tokenizer(f"estimate ({DIGIT_GROUP[kind]} digits/token)", False, why)
     return Tokenizer("estimate (1 digit/token)", False,
@@ -110,6 +109,9 @@ def _local_server():
 
 
 def _tokenize(address: str, text: str) -> int | None:
+    import urllib.error
+    import urllib.request
+
     body = json.dumps({"content": text}).encode("utf-8", "surrogatepass")
     request = urllib.request.Request(address + "/tokenize", data=body,
                                      headers={"content-type": "application/json"})
@@ -124,6 +126,7 @@ def _tokenize(address: str, text: str) -> int | None:
 
 _encodings: dict[str, tuple[Any, str]] = {}
 _encodings_lock = threading.Lock()
+_NOT_INSTALLED = "bpe-openai is not installed (it is one of arcmemo's dependencies: reinstall arcmemo)"
 
 
 def _encoding(name: str) -> tuple[Any, str]:
@@ -136,11 +139,20 @@ def _encoding(name: str) -> tuple[Any, str]:
         return _encodings[name]
 
 
+def _encoding_missing(name: str) -> str:
+    """Why encoding `name` cannot be had ("" when it can), without loading it (about 1 s, paid by
+    the first count): whether bpe-openai is installed, or, once loaded, whether it loaded."""
+    with _encodings_lock:
+        if name in _encodings:
+            return _encodings[name][1]
+    return "" if importlib.util.find_spec("bpe_openai") is not None else _NOT_INSTALLED
+
+
 def _load_encoding(name: str) -> tuple[Any, str]:
     try:
         import bpe_openai
     except ImportError:
-        return None, "bpe-openai is not installed (it is one of arcmemo's dependencies: reinstall arcmemo)"
+        return None, _NOT_INSTALLED
     try:
         return bpe_openai.get_encoding(name), ""
     except Exception as exc:  # a damaged install: any reason means no tokenizer, and the estimate counts

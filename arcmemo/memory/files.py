@@ -9,10 +9,8 @@ text again, to find the line the value came from.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ import yaml
 
 from arcmemo.core import safeyaml
 from arcmemo.memory.errors import StoreError
+from arcmemo.memory.gcpause import gc_paused
 
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
@@ -64,18 +63,6 @@ def line_of(node: yaml.Node | None, parts: list[str | int]) -> int | None:
             break
         node = nxt
     return line
-
-
-@contextmanager
-def gc_paused():
-    """Building a large document makes millions of objects the cycle collector would scan again and again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class Document:

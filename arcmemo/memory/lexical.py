@@ -4,7 +4,8 @@ counts for much and "grid" or "color" for little.
 
 A `LexicalIndex` holds every concept's word set and each word's document frequency, built
 once for a memory revision from word sets kept per concept (see library.py); ranking a
-query against it is one sparse matrix-vector product.
+query against it is one sparse matrix-vector product. numpy and scipy are imported when an
+index is first built: a solve whose selection ranks nothing does not start them up.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import math
 import re
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-from scipy import sparse
+if TYPE_CHECKING:
+    import numpy as np
 
 _WORD = re.compile(r"[a-z]+")
 STOPWORDS = frozenset(
@@ -60,6 +62,8 @@ class Vocabulary:
 
     def row(self, text: str) -> np.ndarray:
         """The columns of the distinct words of `text`."""
+        import numpy as np
+
         with self._lock:
             return np.array([self.columns.setdefault(w, len(self.columns)) for w in set(terms(text))],
                             dtype=np.int64)
@@ -72,6 +76,9 @@ class LexicalIndex:
 
     def __init__(self, concepts: Sequence, rows: Sequence[np.ndarray] | None = None,
                  vocabulary: Vocabulary | None = None, ties: Sequence[tuple[int, int]] | None = None):
+        import numpy as np
+        from scipy import sparse
+
         self.concepts = list(concepts)
         self.vocabulary = vocabulary if vocabulary is not None else Vocabulary()
         if rows is None:
@@ -88,6 +95,8 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """Per concept, the summed idf of the query words it contains (0 when none)."""
+        import numpy as np
+
         width = self.matrix.shape[1]
         weights = np.zeros(width)
         n = max(len(self.concepts), 1)
@@ -99,6 +108,8 @@ class LexicalIndex:
 
     def rank(self, query: str) -> list[int]:
         """Positions of the concepts, best match first; ties by usage, then id."""
+        import numpy as np
+
         return np.lexsort((self._ids, self._usage, -self.scores(query))).tolist()
 
 

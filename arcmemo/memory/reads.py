@@ -23,7 +23,7 @@ from typing import Any
 
 from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, REVISION_COLUMNS, Concept, Revision
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.files import gc_paused
+from arcmemo.memory.gcpause import gc_paused
 from arcmemo.memory.links import Linked, LinkIndex, links_of
 from arcmemo.memory.names import Entry, resolve
 

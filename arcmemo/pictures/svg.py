@@ -5,14 +5,19 @@ grid lines, the × marks of differing cells (`path.differs`) and a wrong shape's
 
 from __future__ import annotations
 
-import drawsvg
+from typing import TYPE_CHECKING
 
 from arcmemo.pictures.layout import Scene
 from arcmemo.pictures.palette import BACKGROUND, COLOURS, GRID_LINE, TEXT
 
+if TYPE_CHECKING:
+    import drawsvg
+
 
 def to_svg(scene: Scene, *, inline: bool = False) -> str:
     """The SVG document; `inline=True` leaves out the XML declaration, for embedding in HTML."""
+    import drawsvg  # here, not at start-up: `tasks show` in a terminal draws no SVG
+
     d = drawsvg.Drawing(scene.width, scene.height, role="img", class_="arc-picture")
     d.append(drawsvg.Rectangle(0, 0, scene.width, scene.height, fill=BACKGROUND))
     for text in scene.texts:

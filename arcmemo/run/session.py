@@ -11,6 +11,10 @@ Order of a fresh solve, so that a bad input fails before anything exists: settin
 flags (the CLI), the tasks, the solver plugin, the model client and the embedded model's
 files, the executor (Ray installed, reachable, given a memory its workers can open), the
 memory, and only then the run directory.
+
+A solve begins its start-up in the background first (run/warmup.py): the sandbox's first
+worker and the endpoint client's library; the session waits for the worker only where the
+run's config reports its isolation.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from arcmemo.run.runner import (
     new_runner,
     resume_runner,
 )
+from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
 
 DEFAULT_TASKS_IN_FLIGHT = 8     # an endpoint's tasks are latency-bound: several at once cost nothing extra
 EXECUTORS = ("local", "ray")
@@ -148,16 +153,6 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
                          "with `arcmemo seed seeds/` or `arcmemo concepts import FILE --db PATH`, or pass --db)")
 
 
-def shared_sandbox(settings: Settings | None = None):
-    """The process's sandbox pool, sized by the settings sandbox_workers/_timeout_s/_memory_mb
-    (also for commands that run programs outside a run: concepts edit and import)."""
-    from arcmemo.sandbox import get_sandbox
-
-    settings = settings or Settings.load()
-    return get_sandbox(workers=settings.sandbox_workers, timeout_s=settings.sandbox_timeout_s,
-                       memory_mb=settings.sandbox_memory_mb)
-
-
 class RunSession:
     """Opens what a run needs, once, and closes it all at the end (`open_session`)."""
 
@@ -186,6 +181,7 @@ class RunSession:
         if self._sandbox is None:
             sandbox = shared_sandbox(self.settings)
             if self.require_isolation:
+                sandbox_started(sandbox)
                 sandbox.check_isolation(self.require_isolation)
             self._sandbox = sandbox
         return self._sandbox
@@ -239,6 +235,7 @@ class RunSession:
         """A fresh solve run, each part opened in the order of the module docstring."""
         from arcmemo.solverkit import load_solver
 
+        warm_up(self.settings)          # begun already by the solve command; else now
         taskset = load_run_tasks(config)
         solver = load_solver(config.solver)
         self.use_prompts(config.prompts_dir, config.grid_text)
@@ -252,6 +249,7 @@ class RunSession:
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
         check_method(memory, config)
+        sandbox_started(sandbox)        # the run's config reports the sandbox's isolation
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
@@ -286,6 +284,7 @@ class RunSession:
 
         rundir = RunDir.find(ref, self.settings.runs_dir)
         recorded = rundir.config()
+        warm_up(self.settings)
         sandbox = self.sandbox
         explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
         memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
@@ -298,6 +297,7 @@ class RunSession:
         check_models(runner.llm, roles_used(runner.config))
         check_call_params(runner.llm, runner.config, roles_used(runner.config))
         runner.executor = self.executor(runner.llm, runner.config, memory.url, scale or Scale())
+        sandbox_started(sandbox)
         return runner
 
     def run(self, runner: Runner, *, resumed: bool = False) -> dict[str, Any]:

@@ -7,36 +7,25 @@ tools' submissions (rescore.py).
 The only package that reads test outputs besides the run loop that hands them over.
 """
 
-from arcmemo.scoring.harness import CallUse, Share, attempt_metadata
-from arcmemo.scoring.kaggle import KaggleExport, read_kaggle, write_kaggle
-from arcmemo.scoring.rescore import Rescored, rescore
-from arcmemo.scoring.runscore import ARC_PRIZE, RunScore, run_score
-from arcmemo.scoring.scores import (
-                                    OFFICIAL_K,
-                                    TaskScore,
-                                    attempts_from_predictions,
-                                    oracle_at_k,
-                                    score_task,
-                                    strict_score,
-)
-from arcmemo.scoring.submissions import (
-                                         SubmissionError,
-                                         SubmissionScore,
-                                         read_submission,
-                                         read_submission_dir,
-                                         score_predictions,
-                                         score_submission_dir,
-                                         write_submission,
-)
-from arcmemo.scoring.threads import (
-    DepthTable,
-    PuzzleThreads,
-    ThreadFinal,
-    depth_table,
-    puzzle_from_steps,
-    step_verdicts,
-    submitted_attempts,
-)
+from arcmemo.core.lazy import lazy_exports
+
+# each name imported from its module on first use: `runs list` needs runscore.py, not the
+# harness, Kaggle or rescoring modules (nor the task loading they use)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "arcmemo.scoring.harness": ["CallUse", "Share", "attempt_metadata"],
+    "arcmemo.scoring.kaggle": ["KaggleExport", "read_kaggle", "write_kaggle"],
+    "arcmemo.scoring.runscore": ["ARC_PRIZE", "RunScore", "run_score"],
+    "arcmemo.scoring.scores": ["OFFICIAL_K", "TaskScore", "attempts_from_predictions", "oracle_at_k", "score_task",
+                               "strict_score"],
+    "arcmemo.scoring.submissions": ["SubmissionError", "SubmissionScore", "read_submission", "read_submission_dir",
+                                    "score_predictions", "score_submission_dir", "write_submission"],
+    "arcmemo.scoring.threads": ["DepthTable", "PuzzleThreads", "ThreadFinal", "depth_table", "puzzle_from_steps",
+                                "step_verdicts", "submitted_attempts"],
+})
+
+# rescore() now, not on first use: once its module (of the same name) is imported, that module
+# would be what `from arcmemo.scoring import rescore` finds
+from arcmemo.scoring.rescore import Rescored, rescore  # noqa: E402
 
 __all__ = ["OFFICIAL_K", "TaskScore", "attempts_from_predictions", "oracle_at_k", "score_task", "strict_score",
            "SubmissionError", "SubmissionScore", "read_submission", "read_submission_dir", "score_predictions",

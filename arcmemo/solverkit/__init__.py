@@ -23,35 +23,30 @@ import from this module only; what it exports is arcmemo's public plugin API:
 A solver never sees test outputs (`Task` has none) and never touches the store.
 """
 
-from arcmemo.core.estimate import estimate_tokens
-from arcmemo.core.gridtext import dims, format_grid, format_task
-from arcmemo.core.parsing import (
-                                  ParseError,
-                                  definitions_only,
-                                  extract_code,
-                                  extract_fenced,
-                                  extract_tag,
-                                  fenced_blocks,
-                                  parse_yaml_block,
-)
-from arcmemo.core.tasks import Grid, Pair, Task, to_lists
-from arcmemo.llm.client import LLMError, Usage
-from arcmemo.prompts import Templates
-from arcmemo.sandbox import RunOutcome
-from arcmemo.solverkit.contract import Attempt, Hint, SolveContext, Solver, SolveResult, SolverSettings, Trace
-from arcmemo.solverkit.conversation import Conversation, Program, converse, solve_result
-from arcmemo.solverkit.discovery import ENTRY_POINT_GROUP, PluginError, available_solvers, describe_solvers, load_solver
-from arcmemo.solverkit.feedback import program_feedback
-from arcmemo.solverkit.helpers import MemoryHelpers, OfferedHelper, fits_section, helpers_section, memory_section
-from arcmemo.solverkit.programs import (
-                                  PairsCheck,
-                                  ProgramRun,
-                                  rank_attempts,
-                                  run_on_pairs,
-                                  run_program,
-                                  select_predictions,
-                                  usage_of,
-)
+from arcmemo.core.lazy import lazy_exports
+
+# Each name of the API and the module defining it: a name is imported on first use, so whoever
+# needs one part (`solvers list` reads the entry points; the run loop the contract) does not
+# load the rest (the model client, the sandbox, the prompt templates).
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "arcmemo.core.estimate": ["estimate_tokens"],
+    "arcmemo.core.gridtext": ["dims", "format_grid", "format_task"],
+    "arcmemo.core.parsing": ["ParseError", "definitions_only", "extract_code", "extract_fenced", "extract_tag",
+                             "fenced_blocks", "parse_yaml_block"],
+    "arcmemo.core.tasks": ["Grid", "Pair", "Task", "to_lists"],
+    "arcmemo.llm.client": ["LLMError", "Usage"],
+    "arcmemo.prompts": ["Templates"],
+    "arcmemo.sandbox": ["RunOutcome"],
+    "arcmemo.solverkit.contract": ["Attempt", "Hint", "SolveContext", "Solver", "SolveResult", "SolverSettings", "Trace"],
+    "arcmemo.solverkit.conversation": ["Conversation", "Program", "converse", "solve_result"],
+    "arcmemo.solverkit.discovery": ["ENTRY_POINT_GROUP", "PluginError", "available_solvers", "describe_solvers",
+                                    "load_solver"],
+    "arcmemo.solverkit.feedback": ["program_feedback"],
+    "arcmemo.solverkit.helpers": ["MemoryHelpers", "OfferedHelper", "fits_section", "helpers_section",
+                                  "memory_section"],
+    "arcmemo.solverkit.programs": ["PairsCheck", "ProgramRun", "rank_attempts", "run_on_pairs", "run_program",
+                                   "select_predictions", "usage_of"],
+})
 
 __all__ = [
     # the contract

@@ -10,8 +10,10 @@ The entry point names a class (instantiated with no arguments) or a ready instan
 from __future__ import annotations
 
 from importlib import metadata
+from typing import TYPE_CHECKING
 
-from arcmemo.solverkit.contract import Solver
+if TYPE_CHECKING:
+    from arcmemo.solverkit.contract import Solver
 
 ENTRY_POINT_GROUP = "arcmemo.solvers"
 
@@ -48,20 +50,39 @@ def load_solver(name: str) -> Solver:
     return solver
 
 
-def describe_solvers(*, check: bool = True) -> list[dict]:
-    """One row per installed solver: name, entry point, distribution, and (with `check`)
-    whether it loads; a solver that fails to import is reported, not raised."""
+def describe_solvers(*, load: bool = False) -> list[dict]:
+    """One row per installed solver: name, entry point, distribution and status. Without
+    `load`, whether its package is there (found, or an error: nothing is imported); with
+    `load`, whether it imports and is a solver (ok, or the error). A solver that fails is
+    reported, not raised."""
     rows = []
     for name, ep in available_solvers().items():
         dist = getattr(ep, "dist", None)
         row = {"name": name, "entry_point": ep.value,
                "distribution": dist.metadata["Name"] if dist is not None else None,
                "version": dist.version if dist is not None else None}
-        if check:
-            try:
+        try:
+            if load:
                 load_solver(name)
-                row["status"], row["error"] = "ok", None
-            except PluginError as exc:
-                row["status"], row["error"] = "error", str(exc)
+            else:
+                _package_found(name, ep)
+            row["status"], row["error"] = "ok" if load else "found", None
+        except PluginError as exc:
+            row["status"], row["error"] = "error", str(exc)
         rows.append(row)
     return rows
+
+
+def _package_found(name: str, ep: metadata.EntryPoint) -> None:
+    """PluginError unless the top-level package of the entry point's module can be found (a
+    look on the import path: importing it is `load_solver`'s job)."""
+    from importlib.util import find_spec
+
+    package = ep.module.split(".")[0]
+    try:
+        found = find_spec(package) is not None
+    except (ImportError, ValueError) as exc:
+        raise PluginError(f"solver {name!r} ({ep.value}): {package} cannot be looked up: {exc}") from None
+    if not found:
+        raise PluginError(f"solver {name!r} ({ep.value}) failed to import: ModuleNotFoundError: "
+                          f"no module named {package!r}")
