@@ -210,7 +210,8 @@ def run_row(row: Row, root: Path, settings: list[str], *, memory: str, arcmemo: 
 
 
 def say(text: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+    """A progress line on stderr, with the time and the machine's load average (timings depend on it)."""
+    print(f"[{time.strftime('%H:%M:%S')}, load {os.getloadavg()[0]:.1f}] {text}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------- reading a row's records
