@@ -185,7 +185,7 @@ def test_show_list_with_code_and_stats(db):
                             used={ids["rotate grid"]: ConceptUse(1, 1, 1, 1), ids["half turn"]: ConceptUse(1, 0, 0, 0)})
     table = run("concepts", "stats", "--db", db).output.splitlines()
     assert table[0].split() == ["id", "name", "helper", "offered", "called", "called", "passing", "solved", "offered",
-                                "passing", "helpful", "harmful"]
+                                "passing", "helpful", "harmful", "flag"]
     assert "rotate grid" in table[1] and "half turn" in table[2] and len(table) == 3
     as_json = run("concepts", "stats", "--db", db, "--json", "--sort", "name", "--all")
     assert [r["name"] for r in __import__("json").loads(as_json.output)] == ["half turn", "plain concept", "rotate grid"]

@@ -27,11 +27,12 @@ ALLOWED: dict[str, set[str]] = {
     "abstraction": {"core", "memory", "llm", "prompts"},
     "solverkit": {"core", "llm", "sandbox", "prompts"},
     "methods": {"core", "memory", "llm", "prompts", "selection", "abstraction"},
+    "consolidation": {"core", "memory", "llm", "prompts"},
     "run": {"core", "prompts", "sandbox", "memory", "llm", "scoring", "pictures", "selection", "abstraction",
-            "solverkit", "methods"},
+            "solverkit", "methods", "consolidation"},
     "web": {"core", "memory", "scoring", "pictures", "run"},
     "cli": {"core", "prompts", "sandbox", "memory", "llm", "scoring", "pictures", "selection", "abstraction",
-            "solverkit", "methods", "run", "web"},
+            "solverkit", "methods", "run", "web", "consolidation"},
 }
 # Database libraries belong to the store (arcmemo/memory) and the call log (arcmemo/llm/log).
 DATABASE_LIBRARIES = {"sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "psycopg2"}

@@ -161,7 +161,7 @@ def test_concepts_stats_shows_a_formats_items_with_the_runs_counts_and_the_metho
         memory.record_usage(run_id="r1", pass_index=1, task_id="t1", used={a: ConceptUse(offered=1, offered_passing=1)})
         memory.record_judgement(run_id="r1", pass_index=1, task_id="t1", verdicts={a: "harmful"})
     table = CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook"]).output.splitlines()
-    assert table[0].split()[-4:] == ["offered", "passing", "helpful", "harmful"]
+    assert table[0].split()[-5:] == ["offered", "passing", "helpful", "harmful", "flag"]
     assert table[1].split()[1:] == ["strategies-00001", "-", "1", "0", "0", "0", "1", "0", "1"]
     assert len(table) == 2          # the bullet never offered is left out without --all
     rows = json.loads(CliRunner().invoke(cli, ["concepts", "stats", "--db", db, "--format", "playbook", "--all",

@@ -1,4 +1,5 @@
-"""`arcmemo concepts list|show|search|edit|delete|history|graph|stats|export|import`: look at and move memory."""
+"""`arcmemo concepts list|show|search|edit|delete|history|graph|stats|export|import`: look at and move memory;
+`consolidate|merge|split|revert`: merge near-duplicate concepts and undo a merge."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ import click
 from arcmemo.cli.common import (
     USER_ERRORS,
     AtLeast,
+    FloatAtLeast,
     UserError,
     db_option,
     echo_json,
     run_dir_option,
     user_errors,
 )
+from arcmemo.consolidation import ACTOR, MAX_JUDGED, MIN_OVERLAP
 from arcmemo.memory.concept import FORMATS, LIST_FIELDS
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 
@@ -390,9 +393,13 @@ def graph(name, db, graphml, as_json) -> None:
 @click.option("--format", "fmt", type=FORMAT, default="ps", show_default=True,
               help="The items of this format (a memory method's: `arcmemo methods list`).")
 @click.option("--all", "show_all", is_flag=True, help="Also the concepts never offered.")
+@click.option("--unused-after", type=AtLeast(1), default=10, show_default=True, metavar="N",
+              help="Flag a concept offered at least N times whose helper was never called, or never by a program "
+                   "passing the train pairs (one without a helper: never offered to a task that passed them).")
+@click.option("--flagged", is_flag=True, help="Only the flagged concepts.")
 @click.option("--json", "as_json", is_flag=True, help="The rows as JSON.")
 @user_errors
-def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
+def stats(db, run_ref, run_dir, sort_by, fmt, show_all, unused_after, flagged, as_json) -> None:
     """How solves used each PS concept (or item of --format), measured by running the programs.
 
     offered: tasks it was offered to; called: its helper was called by a program there;
@@ -400,14 +407,24 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
     run finally solved; offered passing: offered to a task whose program passed every train
     pair; helpful, harmful: the memory method's own verdicts (ACE's, say). Without --run:
     every run that wrote this memory (seeding, solve --continual); a read-only solve keeps
-    its counts in its run directory (--run)."""
+    its counts in its run directory (--run). A concept merged into another counts for that
+    one while merged.
+
+    The flag column marks what memory keeps offering without use: offered at least
+    --unused-after times and, with a helper, never called or never called by a passing
+    program; without one, never offered to a task whose program passed the train pairs
+    (candidates to edit, merge or delete)."""
     from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
 
     memory = _open_for_reading(db)
-    counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir)
+    counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir, memory.merged_into())
     rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
             for c in memory.list(fmt) if show_all or c.id in counts]
+    for row in rows:
+        row["flag"] = _unused_flag(row, unused_after)
+    if flagged:
+        rows = [r for r in rows if r["flag"]]
     if sort_by in (*COUNTERS, *JUDGED):
         rows.sort(key=lambda r: (-r[sort_by], -r["called"], -r["offered"], r["name"]))
     else:
@@ -415,15 +432,30 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, as_json) -> None:
     if as_json:
         echo_json(rows)
     elif rows:
-        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in (*COUNTERS, *JUDGED))]
-                           for r in rows], ["id", "name", "helper", *(k.replace("_", " ") for k in (*COUNTERS, *JUDGED))]))
+        click.echo(_table([[r["id"], r["name"], r["helper"] or "-", *(r[k] for k in (*COUNTERS, *JUDGED)),
+                            r["flag"] or ""] for r in rows],
+                          ["id", "name", "helper", *(k.replace("_", " ") for k in (*COUNTERS, *JUDGED)), "flag"]))
     else:
-        click.echo("no concept was offered in a recorded solve yet" + (f" (run {run_ref})" if run_ref else ""),
-                   err=True)
+        click.echo(("no concept is flagged" if flagged else "no concept was offered in a recorded solve yet")
+                   + (f" (run {run_ref})" if run_ref else ""), err=True)
 
 
-def _run_usage(ref: str, run_dir: str | None) -> dict:
-    """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass)."""
+def _unused_flag(row: dict, offers: int) -> str | None:
+    """Why a concept's counts say memory offers it without use (stats --unused-after), or None."""
+    if row["offered"] < offers:
+        return None
+    if not row["helper"]:
+        return None if row["offered_passing"] else f"offered {row['offered']}x, never to a task that passed"
+    if not row["called"]:
+        return f"offered {row['offered']}x, never called"
+    if not row["called_passing"]:
+        return f"offered {row['offered']}x, never called by a passing program"
+    return None
+
+
+def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int] | None = None) -> dict:
+    """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass);
+    a concept merged into another since counts for that one (a task once: a counter is set if any row set it)."""
     from arcmemo.core.settings import Settings
     from arcmemo.memory.reads import COUNTERS, ConceptUse
     from arcmemo.run.rundir import RunDir
@@ -432,11 +464,182 @@ def _run_usage(ref: str, run_dir: str | None) -> dict:
     latest = {(e.get("pass_index"), e.get("task_id")): e for e in run.events() if e.get("type") == "task"}
     counts: dict[int, ConceptUse] = {}
     for event in latest.values():
+        used: dict[int, dict] = {}
         for row in event.get("concept_use") or []:
-            total = counts.setdefault(row["id"], ConceptUse())
+            mine = used.setdefault((merged_into or {}).get(row["id"], row["id"]), {})
             for name in COUNTERS:
-                setattr(total, name, getattr(total, name) + int(row.get(name, 0)))
+                mine[name] = max(mine.get(name, 0), int(row.get(name, 0)))
+        for concept_id, row in used.items():
+            total = counts.setdefault(concept_id, ConceptUse())
+            for name in COUNTERS:
+                setattr(total, name, getattr(total, name) + row[name])
     return counts
+
+
+CONSOLIDATED = click.Choice([f for f in FORMATS if f != "sheet"])
+
+
+@concepts.command("consolidate")
+@db_option
+@click.option("--dry-run", is_flag=True, help="List what would be merged and why; change nothing.")
+@click.option("--no-model", is_flag=True,
+              help="Ask no model: merge only concepts whose helpers behave the same on the probe inputs.")
+@click.option("--format", "formats", type=CONSOLIDATED, multiple=True,
+              help="Only this format (repeatable; default: every format but the cheatsheet).")
+@click.option("--min-overlap", type=FloatAtLeast(0, maximum=1), default=MIN_OVERLAP, show_default=True,
+              help="How much two concepts' words must overlap (the idf-weighted share of the shorter one's words "
+                   "the other has too) for the model to judge them; their typings must agree as well.")
+@click.option("--max-judged", type=AtLeast(0), default=MAX_JUDGED, show_default=True,
+              help="Ask the model about at most N pairs (the closest first); the others are listed.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
+@click.option("--aux-model", default=None, help="The model that judges pairs (env ARCMEMO_AUX_MODEL).")
+@click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
+@click.option("--json", "as_json", is_flag=True, help="The plan (and what was merged) as JSON.")
+@user_errors
+def consolidate(db, dry_run, no_model, formats, min_overlap, max_judged, base_url, aux_model, no_cache,
+                as_json) -> None:
+    """Find near-duplicate concepts and merge each group into one.
+
+    Concepts are one when their helpers give the same results on probe inputs (small fixed
+    grids and the train inputs of the tasks they were used in, run in the sandbox), or when
+    their words overlap, their typings agree and the aux model judges them the same concept.
+    The survivor takes the union of the others' tasks, cues, notes and parameters and keeps
+    its helper; each merged concept is deleted with a revision naming the survivor (actor
+    consolidate). `concepts split NAME` or `concepts revert REV` undoes a merge."""
+    from arcmemo.consolidation.plan import apply_plan
+    from arcmemo.core.settings import Settings
+    from arcmemo.memory.store import Memory
+    from arcmemo.run.consolidating import plan_for
+    from arcmemo.run.session import open_session, resolve_models
+
+    settings = Settings.load(db=db)
+    memory = _closed_at_the_end(Memory(_url(db), read_only=dry_run))
+    with open_session(settings) as session:
+        session.use_prompts(settings.prompts_dir, settings.grid_text)
+        llm = None if no_model else session.llm(
+            None, resolve_models({"base_url": base_url, "aux_model": aux_model, "cache": False if no_cache else None}))
+        plan = plan_for(memory, session.sandbox, llm, formats=formats, min_overlap=min_overlap, max_judged=max_judged)
+        done = [] if dry_run else apply_plan(memory, plan, actor=ACTOR)
+    if as_json:
+        echo_json({**plan.to_json(), "dry_run": dry_run, "revision": memory.revision(),
+                   "applied": [{**m.to_json(), "error": error} for m, _, error in done]})
+        return
+    _print_plan(plan, done, dry_run, memory.revision())
+
+
+def _print_plan(plan, done: list, dry_run: bool, revision: int) -> None:
+    errors = {id(m): error for m, _, error in done if error}
+    heading = "would merge (dry run, nothing changed):" if dry_run else "merged:"
+    lines = []
+    for m in plan.merges:
+        if id(m) in errors:
+            continue
+        lines.append(f"{m.survivor.format} {m.survivor.name!r} (id {m.survivor.id}) <- "
+                     + "; ".join(f"{c.name!r} (id {c.id}): {m.why[c.id]}" for c in m.absorbed))
+    click.echo("\n".join([heading, *(f"  {line}" for line in lines)]) if lines else
+               "nothing to merge" + (" (dry run)" if dry_run else ""))
+    for title, items in (("refused (each names both)", [*plan.refused, *errors.values()]),
+                         ("judged different by the model",
+                          [f"{j['first']!r} / {j['second']!r}: {j['reason']}" for j in plan.judged if not j["same"]]),
+                         ("not judged", plan.unjudged)):
+        if items:
+            click.echo(f"{title}:\n" + "\n".join(f"  - {item}" for item in items))
+    stats = plan.stats
+    missing = f"; tasks not found for probe inputs: {_listed(stats['tasks_not_found'])}" if stats["tasks_not_found"] else ""
+    click.echo(f"{stats['concepts']} concepts ({', '.join(stats['formats'])}), {stats['sandbox_runs']} sandbox runs, "
+               f"{stats['word_pairs']} pairs alike in words, {stats['judged']} judged by the model{missing}", err=True)
+    if done and len(errors) < len(done):
+        click.echo(f"memory at revision {revision}; undo a merge with `arcmemo concepts split NAME` or "
+                   "`arcmemo concepts revert REV` (see `arcmemo concepts history NAME`)", err=True)
+
+
+def _who_and_why(verb: str, reason: str = ""):
+    """`--reason` and `--actor` of a command that merges or splits (kept with its revisions)."""
+    def decorate(fn):
+        fn = click.option("--actor", default=None, help=f"Who {verb} (default user:$USER).")(fn)
+        return click.option("--reason", default=reason, show_default=bool(reason),
+                            help="Why, kept with the revisions.")(fn)
+    return decorate
+
+
+@concepts.command("merge")
+@click.argument("into")
+@click.argument("others", nargs=-1, required=True)
+@db_option
+@_lookup_format
+@_who_and_why("merges", "merged from the command line")
+@user_errors
+def merge(into, others, db, fmt, reason, actor) -> None:
+    """Merge the concepts OTHERS into INTO (each an id or a name), as consolidate does.
+
+    Refused, naming both, for concepts of different formats, helpers that give different
+    results on the probe inputs (or cannot be compared), a helper other helpers call, or a
+    parameter INTO's helper does not take."""
+    from arcmemo.consolidation.plan import check_merge
+    from arcmemo.run.helperbehaviour import Behaviour
+    from arcmemo.run.session import shared_sandbox
+
+    memory = _open(db)
+    survivor = memory.find(into, fmt)
+    absorbed = [memory.find(ref, fmt) for ref in others]
+    concepts = memory.list()
+    behaviour = Behaviour(shared_sandbox(), [c for c in concepts if c.format == "ps"])
+    aligned = set()
+    for other in absorbed:
+        problem, same = check_merge(survivor, other, False, concepts, behaviour)
+        if problem:
+            raise UserError(f"{problem}; nothing changed")
+        if same:
+            aligned.add(other.id)
+    after = memory.merge_concepts(survivor.id, [c.id for c in absorbed], actor=_actor(actor),
+                                  reasons={c.id: reason for c in absorbed}, aligned=aligned)
+    click.echo(f"merged {', '.join(repr(c.name) for c in absorbed)} into {after.format} concept {after.id} "
+               f"{after.name!r} (revision {memory.revision()})")
+
+
+@concepts.command("split")
+@click.argument("ref")
+@db_option
+@_lookup_format
+@_who_and_why("splits")
+@user_errors
+def split(ref, db, fmt, reason, actor) -> None:
+    """Undo merges: REF merged into others is restored as it was, or every concept merged into REF is.
+
+    Each restored concept comes back under its own id with its fields, helper and
+    revisions; the survivor loses what the merge brought and keeps what was written to it
+    since. New revisions (op split) record it; history is never rewritten."""
+    memory = _open(db)
+    try:
+        concept = memory.find(ref, fmt)
+    except UnknownConcept as missing:
+        revs = memory.history(ref.strip(), fmt)
+        if not revs or revs[-1].op != "merged":
+            raise missing from None
+        undone = [memory.unmerge(revs[-1].id, actor=_actor(actor), reason=reason)]
+    else:
+        undone = memory.split(concept.id, actor=_actor(actor), reason=reason)
+    _print_split(undone, memory.revision())
+
+
+@concepts.command("revert")
+@click.argument("revision", type=AtLeast(1))
+@db_option
+@_who_and_why("reverts")
+@user_errors
+def revert(revision, db, reason, actor) -> None:
+    """Undo the merge recorded at REVISION (its merge or merged revision; see `concepts history`).
+
+    Only a merge can be reverted; it is undone as `concepts split` undoes it."""
+    memory = _open(db)
+    _print_split([memory.unmerge(revision, actor=_actor(actor), reason=reason)], memory.revision())
+
+
+def _print_split(undone: list, revision: int) -> None:
+    for restored, survivor in undone:
+        click.echo(f"split {restored.format} concept {restored.id} {restored.name!r} out of {survivor.id} "
+                   f"{survivor.name!r}")
+    click.echo(f"memory at revision {revision}", err=True)
 
 
 @concepts.command("export")

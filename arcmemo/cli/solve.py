@@ -137,6 +137,9 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "programs failed their train pairs after every retry. Sets the method option "
                    "learn_from_failures.")
 @click.option("-k", "k", type=AtLeast(1), default=10, show_default=True, help="Write-back interval for --continual.")
+@click.option("--consolidate-every", type=AtLeast(1), default=None, metavar="N",
+              help="With --continual: after every N blocks' writes, merge near-duplicate concepts as `arcmemo "
+                   "concepts consolidate` does (the aux model judges pairs alike in words).")
 @click.option("--order", type=click.Choice(["as-given", "shuffled"]), default="as-given", show_default=True,
               help="Task order: as listed, or shuffled with --seed.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --order shuffled.")
@@ -196,7 +199,7 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
 def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, limit, solver, selection, method_options,
           memory_format,
           top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
-          learn_from_failures, k, order, seed, budget_usd,
+          learn_from_failures, k, consolidate_every, order, seed, budget_usd,
           max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
           max_helpers, probe_helpers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet, require_isolation,
           prompts_dir, grid_text, db, protocol_request, **models) -> None:
@@ -225,6 +228,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     # memory, run directory or model exists.
     if ray_address and executor != "ray":
         raise click.UsageError("--ray-address needs --executor ray")
+    if consolidate_every and not continual and not resume:
+        raise click.UsageError("--consolidate-every needs --continual (a read-only run writes no memory)")
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
     from arcmemo.run.progress import make_reporter
@@ -256,6 +261,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
+            consolidate_every=consolidate_every,
             prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
             grid_text=protocol.grid_text, method_options={**_method_options(method_options), **flag_options(
                 use_prior=use_prior, failure_lessons=failure_lessons, learn_from_failures=learn_from_failures)},

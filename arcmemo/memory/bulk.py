@@ -80,13 +80,15 @@ def insert_concepts(conn: Connection, items: list[tuple[dict, str | None]], *, o
     """Insert new concepts (normalised data, model) and one revision each, in chunks, inside the
     caller's transaction. Ids are read back by (format, name), which is unique (no RETURNING:
     slow for executemany)."""
-    concepts_sql = _insert(conn, "concept", ROW_COLUMNS, JSON_FIELDS)
+    first_id = fresh_concept_id(conn)
+    concepts_sql = _insert(conn, "concept", ROW_COLUMNS if first_id is None else ("id", *ROW_COLUMNS), JSON_FIELDS)
     revisions_sql = _insert(conn, "conceptrevision", REVISION_COLUMNS, ("snapshot",))
     stamp, iso = _time(conn, when), when.isoformat()
     for start in range(0, len(items), chunk):
         part = items[start:start + chunk]
         rows = [_Row(data, model, iso, stamp) for data, model in part]
-        conn.exec_driver_sql(concepts_sql, [row.values for row in rows])
+        conn.exec_driver_sql(concepts_sql, [row.values for row in rows] if first_id is None else
+                             [(first_id + start + i, *row.values) for i, row in enumerate(rows)])
         ids = _ids(conn, [data for data, _ in part])
         revisions = []
         for (data, model), row in zip(part, rows):
@@ -94,6 +96,18 @@ def insert_concepts(conn: Connection, items: list[tuple[dict, str | None]], *, o
             revisions.append((concept_id, data["format"], data["name"], op, actor, reason or "", run_id, None, model,
                               row.snapshot(concept_id), stamp))
         conn.exec_driver_sql(revisions_sql, revisions)
+
+
+def fresh_concept_id(conn: Connection) -> int | None:
+    """SQLite: an id no concept has ever had (above every concept's and every revision's). SQLite
+    gives a new row the largest id + 1, so a deleted or merged-away concept that had the largest id
+    would lend it to the next one, whose history and usage counts would then include the old
+    one's (and a split could not restore it). None elsewhere: PostgreSQL's sequence never gives
+    an id twice."""
+    if conn.dialect.name != "sqlite":
+        return None
+    return conn.exec_driver_sql("SELECT max(coalesce((SELECT max(id) FROM concept), 0), "
+                                "coalesce((SELECT max(concept_id) FROM conceptrevision), 0)) + 1").scalar()
 
 
 def _ids(conn: Connection, datas: list[dict], chunk: int = 500) -> dict[tuple[str, str], int]:
@@ -111,4 +125,4 @@ def _ids(conn: Connection, datas: list[dict], chunk: int = 500) -> dict[tuple[st
     return ids
 
 
-__all__ = ["insert_concepts", "encode"]
+__all__ = ["insert_concepts", "encode", "fresh_concept_id"]

@@ -31,4 +31,9 @@ class UnknownConcept(StoreError, LookupError):
     """No concept matches the name or id given; the message suggests close names."""
 
 
-__all__ = ["StoreError", "ConceptDataError", "ConceptExists", "UnknownConcept"]
+class MergeRefused(StoreError, ValueError):
+    """Two concepts cannot be merged into one (or a merge cannot be undone) without losing or
+    breaking something; the message names both concepts and says why."""
+
+
+__all__ = ["StoreError", "ConceptDataError", "ConceptExists", "UnknownConcept", "MergeRefused"]

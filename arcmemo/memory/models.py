@@ -14,7 +14,8 @@ from sqlmodel import Field, SQLModel
 
 from arcmemo.memory.concept import CONCEPT_COLUMNS, DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, Concept, utcnow
 
-OPS = ("add", "extend", "edit", "delete", "import")
+OPS = ("add", "extend", "edit", "delete", "import",
+       "merge", "merged", "split")    # consolidation (merges.py): absorbed into, absorbed, undone
 
 
 class ConceptRow(SQLModel, table=True):

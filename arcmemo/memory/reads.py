@@ -118,13 +118,13 @@ def from_snapshots(snapshots: Iterable[Any]) -> list[Concept]:
 _TOUCHED = "SELECT concept_id FROM conceptrevision WHERE id > :as_of AND concept_id IS NOT NULL"
 _UNCHANGED = f"id NOT IN ({_TOUCHED})"
 _REBUILT = (f"id IN (SELECT max(id) FROM conceptrevision WHERE id <= :as_of AND concept_id IN ({_TOUCHED}) "
-            "GROUP BY concept_id) AND op != :delete")
+            "GROUP BY concept_id) AND op NOT IN (:delete, :merged)")    # a merged-away concept is gone too
 
 
 def _list_params(format: str | None, as_of: int | None) -> dict[str, Any]:
     if format is not None and format not in FORMATS:
         raise ConceptDataError(f"format: must be one of {', '.join(FORMATS)}, got {format!r}", "format")
-    return {"format": format, "as_of": as_of, "delete": "delete"}
+    return {"format": format, "as_of": as_of, "delete": "delete", "merged": "merged"}
 
 
 def _contains(word: str) -> str:
@@ -136,6 +136,18 @@ def _where(*conditions: str) -> str:
     """A WHERE clause of the conditions given (empty ones left out)."""
     kept = [c for c in conditions if c]
     return f" WHERE {' AND '.join(kept)}" if kept else ""
+
+
+def _usage_merged(merged: dict[int, int], where: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The usage sums with each merged-away concept's rows counted for its survivor: per task, a
+    concept's rows and those merged into it are one row (each counter true if any was)."""
+    params = {**params, **{f"a{i}": a for i, a in enumerate(merged)}, **{f"s{i}": s for i, s in enumerate(merged.values())}}
+    mapped = ("CASE concept_id " + " ".join(f"WHEN :a{i} THEN :s{i}" for i in range(len(merged)))
+              + " ELSE concept_id END")
+    per_task = ", ".join(f"max(CAST({name} AS INTEGER)) AS {name}" for name in (*COUNTERS, *JUDGED))
+    sums = ", ".join(f"sum({name})" for name in (*COUNTERS, *JUDGED))
+    return (f"SELECT concept_id, {sums} FROM (SELECT {mapped} AS concept_id, {per_task} FROM conceptusage{where} "
+            f"GROUP BY run_id, pass_index, task_id, {mapped}) per_task GROUP BY concept_id", params)
 
 
 class ConceptReads:
@@ -240,19 +252,56 @@ class ConceptReads:
               as_of_revision: bool = False) -> dict[int, ConceptUse]:
         """Counts per concept id, over every run or one run's tasks (usage.py records them).
         `as_of_revision`: only the rows recorded before the newest revision was written, so the
-        counts stay the same until memory next changes (what selection's use prior reads)."""
+        counts stay the same until memory next changes (what selection's use prior reads). The rows
+        of a concept merged into another count for that one while merged (`merged_into`), a task
+        at most once for it."""
         ids = None if concept_ids is None else list(concept_ids)
         if ids == []:
             return {}
-        params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
-        where = _where("run_id = :run_id" if run_id is not None else "",
-                       f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "",
-                       "created_at <= (SELECT created_at FROM conceptrevision ORDER BY id DESC LIMIT 1)"
-                       if as_of_revision else "")
-        sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in (*COUNTERS, *JUDGED))
         with self._reading() as rows:
-            found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
-        return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found}
+            merged = self._merged_into(rows)
+            wanted = None if ids is None else set(ids)
+            if wanted is not None:
+                merged = {absorbed: survivor for absorbed, survivor in merged.items() if survivor in wanted}
+                ids += list(merged)
+            params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
+            where = _where("run_id = :run_id" if run_id is not None else "",
+                           f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "",
+                           "created_at <= (SELECT created_at FROM conceptrevision ORDER BY id DESC LIMIT 1)"
+                           if as_of_revision else "")
+            sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in (*COUNTERS, *JUDGED))
+            if merged:
+                found = rows(*_usage_merged(merged, where, params))
+            else:
+                found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
+        return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found
+                if wanted is None or concept_id in wanted}
+
+    def merged_into(self) -> dict[int, int]:
+        """Concept id -> the id of the concept it is merged into now (consolidation, merges.py),
+        followed to the one that stands. Read from the merge revisions: a concept whose latest
+        revision is `merged`; one split off again has a newer revision."""
+        with self._reading() as rows:
+            return self._merged_into(rows)
+
+    def _merged_into(self, rows: Rows) -> dict[int, int]:
+        """`merged_into`, kept per memory revision (a read of every merge otherwise)."""
+        revision = rows("SELECT max(id) FROM conceptrevision", {})[0][0] or 0
+        kept = getattr(self, "_merged_into_kept", None)
+        if kept is not None and kept[0] == revision:
+            return kept[1]
+        found = rows("SELECT r.concept_id, r.snapshot FROM conceptrevision r WHERE r.op = :merged AND r.id = "
+                     "(SELECT max(id) FROM conceptrevision WHERE concept_id = r.concept_id)", {"merged": "merged"})
+        step = {concept_id: (_decode(s) if isinstance(s, str) else s)["merged_into"]["id"] for concept_id, s in found}
+        merged = {}
+        for absorbed, survivor in step.items():
+            seen = {absorbed}
+            while survivor in step and survivor not in seen:      # merged into one merged later itself
+                seen.add(survivor)
+                survivor = step[survivor]
+            merged[absorbed] = survivor
+        self._merged_into_kept = (revision, merged)
+        return merged
 
     def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[Revision]:
         """Revisions oldest first: all of them, or those of one concept (by id, or by any name it

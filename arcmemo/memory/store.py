@@ -37,8 +37,9 @@ from sqlmodel import Session, select
 
 from arcmemo.memory import data as cdata
 from arcmemo.memory import schema
-from arcmemo.memory.bulk import encode, insert_concepts
+from arcmemo.memory.bulk import encode, fresh_concept_id, insert_concepts
 from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, UnknownConcept
+from arcmemo.memory.merges import ConceptMerges
 from arcmemo.memory.migrations import applied, migrate, pending
 from arcmemo.memory.models import (
     DATA_FIELDS,
@@ -145,13 +146,14 @@ def make_engine(url: str, *, read_only: bool = False) -> sa.Engine:
     return engine
 
 
-class Memory(RunRecords, UsageRecords, ConceptReads):
+class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
     """A concept memory in one database. Thread-safe; returned Concepts are plain values
     (keep or mutate them freely; writes go through the methods only).
 
     Every read and write of the memory file is a method here (the record methods are in
-    `records.py`, the usage counters in `usage.py`, the concept reads, shared with the lean
-    `reader.py`, in `reads.py`); nothing outside this package writes SQL."""
+    `records.py`, the usage counters in `usage.py`, merging concepts and undoing it in
+    `merges.py`, the concept reads, shared with the lean `reader.py`, in `reads.py`); nothing
+    outside this package writes SQL."""
 
     def __init__(self, url: str | Path = "memory.db", *, read_only: bool = False):
         """Open (and bring up to date) the memory at a path or URL; StoreError if it cannot be used.
@@ -268,13 +270,14 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
     # -- writes ----------------------------------------------------------------------
 
     def _log(self, session: Session, concept: Concept, op: str, *, actor: str, reason: str = "",
-             run_id=None, task_id=None, model=None, extra: dict | None = None) -> None:
-        """Append a revision; `extra` adds keys to its snapshot that are not the concept's (a second
-        verified helper offered for it, kept in its history as `offered_helper`)."""
-        session.execute(REVISIONS.insert().values(
+             run_id=None, task_id=None, model=None, extra: dict | None = None) -> int:
+        """Append a revision (its number is returned); `extra` adds keys to its snapshot that are not
+        the concept's (a second verified helper offered for it, kept in its history as
+        `offered_helper`; what a merge joined, merges.py)."""
+        return session.execute(REVISIONS.insert().values(
             concept_id=concept.id, format=concept.format, name=concept.name, op=op, actor=actor,
             reason=reason or "", run_id=run_id, task_id=task_id, model=model,
-            snapshot={**concept.snapshot(), **(extra or {})}, created_at=utcnow()))
+            snapshot={**concept.snapshot(), **(extra or {})}, created_at=utcnow())).inserted_primary_key[0]
 
     @staticmethod
     def _one(session: Session, *where) -> Concept | None:
@@ -296,7 +299,9 @@ class Memory(RunRecords, UsageRecords, ConceptReads):
         concept = Concept(**data, created_by_model=model, content_hash=schema.content_hash(data),
                           created_at=now, updated_at=now)
         values = concept.snapshot()
-        del values["id"]
+        values["id"] = fresh_concept_id(session.connection())
+        if values["id"] is None:
+            del values["id"]                  # the database's sequence gives it
         values["created_at"] = values["updated_at"] = now
         concept.id = session.execute(CONCEPTS.insert().values(**values)).inserted_primary_key[0]
         self._log(session, concept, op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)

@@ -57,6 +57,7 @@ from arcmemo.methods.experience import experience_of, feedback_of
 from arcmemo.methods.failure_lessons import failure_lesson_counts
 from arcmemo.methods.reading import select
 from arcmemo.prompts import template_hashes
+from arcmemo.run.consolidating import consolidate_after_block
 from arcmemo.run.executors import Executor, InProcess
 from arcmemo.run.helpercheck import write_verifier
 from arcmemo.run.metered import MeteredLLM, TaskMeters
@@ -144,6 +145,7 @@ class RunConfig:
     # recorded mapping (resolved here); config.json keeps it apart from the settings, under "protocol".
     protocol: Protocol = field(default_factory=Protocol)
     method_options: dict[str, Any] = field(default_factory=dict)  # the memory method's own settings
+    consolidate_every: int | None = None  # --continual: consolidate memory every N blocks (run/consolidating.py)
 
     def __post_init__(self) -> None:
         if self.selection not in MODES:
@@ -165,6 +167,8 @@ class RunConfig:
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
             raise ValueError(f"max_helpers must be 0 or more, got {self.max_helpers}")
+        if self.consolidate_every is not None and (self.consolidate_every < 1 or not self.continual):
+            raise ValueError(f"consolidate_every needs continual and must be at least 1, got {self.consolidate_every}")
         check_grid_text(self.grid_text)
         if self.grid_text == DEFAULT_GRID_TEXT:      # not chosen on its own: the protocol's (released-code: numpy)
             self.grid_text = self.protocol.grid_text
@@ -372,6 +376,7 @@ class Runner:
                     block, stopped = self._solve_block(todo[start:start + k], p, latest)
                     if self.config.continual and block:
                         self._write_back(block, p)
+                        consolidate_after_block(self, p, start // k + 1)
                     if stopped:
                         break
                 per_pass.append(self._pass_scores(p, latest))

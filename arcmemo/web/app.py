@@ -223,7 +223,7 @@ class Site:
         history = self.memory.history(concept.id)
         revisions, before = [], ""
         for rev in history:
-            after = "" if rev.op == "delete" else concept_yaml(rev.snapshot)
+            after = "" if rev.op in ("delete", "merged") else concept_yaml(rev.snapshot)   # merged: gone into another
             revisions.append((rev, _diff(before, after)))
             before = after
         graph_edges, ids, helper = [], {}, None
