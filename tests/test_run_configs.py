@@ -18,6 +18,7 @@ from arcmemo.cli.solve import solve
 
 CLEAN_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
 PAPER_SETTINGS = CLEAN_SETTINGS | {f"{name}-released" for name in CLEAN_SETTINGS}
+METHOD_SETTINGS = {"reasoningbank", "dc-rs"}     # the other memory methods on the paper's (clean) protocol
 
 
 def options(*args) -> dict:
@@ -27,7 +28,7 @@ def options(*args) -> dict:
 
 
 def test_the_paper_settings_ship_and_load():
-    assert set(shipped_configs()) == PAPER_SETTINGS
+    assert set(shipped_configs()) == PAPER_SETTINGS | METHOD_SETTINGS
     for name in PAPER_SETTINGS:
         params = options("--config", name)
         assert params["split"] == "val100" and params["retries"] == 2 and params["threads"] == 3
@@ -48,6 +49,28 @@ def test_the_paper_settings_ship_and_load():
                                                                                           False)
     continual = options("--config", "arcmemo-oe-continual")
     assert (continual["selection"], continual["continual"], continual["k"]) == ("oe", True, 10)
+
+
+def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(tmp_path):
+    from arcmemo.cli.solve import _method_options
+    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.sweep import load_sweep
+
+    for name in METHOD_SETTINGS:
+        params = options("--config", name)
+        assert (params["selection"], params["continual"], params["k"], params["split"]) == (name, True, 10, "val100")
+        assert (params["retries"], params["threads"], params["solver_model"], params["aux_model"]) == (
+            2, 3, "o4-mini", "gpt-4.1")
+        assert params["protocol"] == "arcmemo"
+        assert RunConfig(selection=name, method_options=_method_options(params["method_options"])).method_options
+    path = tmp_path / "sweep.yaml"
+    path.write_text("solve: {source: training, limit: 2, continual: true, method_options: {top_k: 2}}\n"
+                    "grid:\n  method: [reasoningbank, dc-rs, cheatsheet]\n")
+    with pytest.raises(Exception, match="'cheatsheet' takes no option 'top_k'"):
+        load_sweep(path)
+    path.write_text(path.read_text().replace(", cheatsheet", ""))
+    assert [(m.config.selection, m.config.method_options) for m in load_sweep(path).members] == [
+        ("reasoningbank", {"top_k": 2}), ("dc-rs", {"top_k": 2})]
 
 
 def test_flags_win_over_the_file():

@@ -68,9 +68,9 @@ class RunRecords:
     def writes_of(self, run_id: str, task_id: str) -> WriteRecord | None:
         """What `run_id` wrote for `task_id` (None: nothing, not even a failure).
 
-        Concept and cheatsheet revisions give the names added, extended and removed (a
-        cheatsheet rewrite counts as extending "cheatsheet"; an item added and removed in the
-        same write is neither); a run with only a recorded failure failed.
+        Concept and sheet revisions give the names added, extended and removed (a sheet's
+        rewrite, even its first, counts as extending it: "cheatsheet", "dc-rs"; an item added
+        and removed in the same write is neither); a run with only a recorded failure failed.
         """
         with self._read() as session:
             revisions = session.exec(select(ConceptRevision.name, ConceptRevision.op, ConceptRevision.format).where(
@@ -82,8 +82,7 @@ class RunRecords:
             return None
         gone = {name for name, op, _ in revisions if op == "delete"}
         added = {name for name, op, fmt in revisions if op == "add" and fmt != "sheet"}
-        extended = {"cheatsheet" if fmt == "sheet" else name for name, op, fmt in revisions
-                    if op not in ("add", "delete") or fmt == "sheet"} - added
+        extended = {name for name, op, fmt in revisions if op not in ("add", "delete") or fmt == "sheet"} - added
         return WriteRecord(added=sorted(added - gone), extended=sorted(extended - gone), error=failure,
                            failed=not revisions, removed=sorted(gone - added))
 

@@ -31,6 +31,8 @@ SHIPPED = {
     "none": "arcmemo.methods.baselines:NoMemory",
     "all": "arcmemo.methods.baselines:WholeMemory",
     "cheatsheet": "arcmemo.methods.cheatsheet:Cheatsheet",
+    "reasoningbank": "arcmemo.methods.reasoningbank:ReasoningBank",
+    "dc-rs": "arcmemo.methods.dc_rs:DynamicCheatsheetRS",
 }
 OWN = "arcmemo"
 
