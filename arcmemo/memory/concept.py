@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 from arcmemo.memory.typings import split_definition
@@ -44,6 +45,7 @@ def split_custom_type(typing: str | None) -> tuple[str, str] | None:
     return split_definition(typing)
 
 
+@lru_cache(maxsize=1 << 16)     # a write compares its names with every name in memory
 def name_key(name: str) -> str:
     """Names that differ only in case, spaces, '_' or '-' are the same concept name."""
     return re.sub(r"[\s_-]+", " ", name).strip().lower()

@@ -76,6 +76,10 @@ class _Column(list):
             value = self[i] = self.make(i)
         return value
 
+    def all(self) -> list:
+        """Every position's value (a new revision's index reads a whole column: one call, not one per concept)."""
+        return [value if value is not None else self.at(i) for i, value in enumerate(self)]
+
 
 class Library:
     """`concepts` (one format, memory order) and the custom types, with what prompts derive
@@ -117,12 +121,16 @@ class Library:
             column = self._columns[what] = _Column(len(self), cached)
         return column
 
+    def column(self, what: str, make: Callable[[Concept], Any]) -> _Column:
+        """`_column` for code outside this module: per position, `make(concept)` (a value of the
+        concept's content only), made once per concept and kept across revisions."""
+        return self._column(("outside", what), make)
+
     # -- positions ---------------------------------------------------------------------
 
     @cached_property
     def by_id(self) -> dict[int, Concept]:
-        ids = self._column("id", lambda c: c.id)
-        return {ids.at(i): c for i, c in enumerate(self.concepts)}
+        return dict(zip(self._column("id", lambda c: c.id).all(), self.concepts))
 
     def positions(self, concepts: Iterable[Concept]) -> list[int]:
         """Where these concepts (objects of this library) stand in it."""
@@ -137,8 +145,7 @@ class Library:
     @cached_property
     def index(self) -> LexicalIndex:
         rows, ties = self._column("words", lambda c: self._vocabulary.row(concept_text(c))), self._column("tie", tie)
-        return LexicalIndex(self.concepts, [rows.at(i) for i in range(len(self))], self._vocabulary,
-                            [ties.at(i) for i in range(len(self))])
+        return LexicalIndex(self.concepts, rows.all(), self._vocabulary, ties.all())
 
     def rank(self, query: str) -> list[int]:
         """Positions of all concepts, best lexical match with `query` first (lexical.py)."""

@@ -80,17 +80,14 @@ class Names(Mapping):
 
 class Prepared:
     """The PS memory of one revision (its `Library`) and what the run derives from it.
-    `others()`: the same memory's libraries of the other formats (for `names`); `previous`:
-    the Prepared of an earlier revision, whose probe specs are taken over for the concepts
-    that did not change (the same objects, library.py)."""
+    `others()`: the same memory's libraries of the other formats (for `names`). What is derived
+    per concept (probe specs, typing words) is kept in the library's columns, so a concept a
+    write left as it was is not derived again (library.py)."""
 
-    def __init__(self, lib: Library, others: Callable[[], Sequence[Library]] = tuple,
-                 previous: Prepared | None = None):
+    def __init__(self, lib: Library, others: Callable[[], Sequence[Library]] = tuple):
         self.library = lib
         self.revision = lib.revision
         self.names = Names(lib, others, lambda: self.type_names)    # every concept's name, all formats
-        # what the earlier revision derived per concept, if it did (taking it must not make it)
-        self._earlier = {key: vars(previous).get(key, {}) for key in ("_specs", "_words")} if previous else {}
         self._modules: dict[tuple[str, ...], str] = {}
 
     @property
@@ -121,37 +118,25 @@ class Prepared:
         """Helper function name -> the id of the concept it implements."""
         return {c.helper["name"]: c.id for c in self.concepts if c.helper}
 
-    def _per_concept(self, key: str, concepts: Iterable[Any], make: Callable[[Any], Any]) -> dict[int, tuple]:
-        """Per concept (keyed by the concept object's identity, kept alive with it): the concept
-        and `make(concept)`, taken from the earlier revision for a concept it had unchanged."""
-        earlier, made = self._earlier.pop(key, {}), {}
-        for c in concepts:
-            held = earlier.get(id(c))
-            made[id(c)] = held if held is not None and held[0] is c else (c, make(c))
-        return made
-
     @cached_property
-    def _specs(self) -> dict[int, tuple[Any, ProbeSpec | None]]:
-        """Per concept with a helper: its probe spec (None: the probe cannot try it)."""
-        return self._per_concept("_specs", (c for c in self.concepts if c.helper), probe_spec)
-
-    @cached_property
-    def _words(self) -> dict[int, tuple[Any, frozenset]]:
-        """Per PS concept: the words of its typings."""
-        return self._per_concept("_words", self.concepts, typing_words)
+    def _specs(self) -> list[ProbeSpec | None]:
+        """Per concept, in memory order: its probe spec (None: it has no helper, or the probe cannot try it)."""
+        specs = self.library.column("probe spec", lambda c: (probe_spec(c) if c.helper else None,))  # None is "not yet"
+        return [spec for spec, in specs.all()]
 
     @cached_property
     def type_names(self) -> frozenset:
         """The memory's type names: its custom types and the words of every concept's typings
         (a select model naming one named a type, not a missing concept: run/records.py)."""
+        words = self.library.column("typing words", typing_words)
         others = [c for lib in self.names.libraries[1:] for c in lib.concepts]
-        return frozenset(self.custom_types).union(*(words for _, words in self._words.values()),
+        return frozenset(self.custom_types).union(*words.all(),
                                                   *(typing_words(c) for c in others))
 
     @cached_property
     def probeable(self) -> list[ProbeSpec]:
         """The probe specs of the helpers the probe can try, in memory order."""
-        return [spec for _, spec in self._specs.values() if spec is not None]
+        return [spec for spec in self._specs if spec is not None]
 
     def module(self, names: Iterable[str]) -> str:
         """One module of the named helpers and every helper they call (kept per set of names)."""
@@ -189,7 +174,7 @@ def prepared(memory) -> Prepared:
         held = _prepared.get(memory)
         if held is not None and held.library is lib:
             return held
-        fresh = Prepared(lib, partial(_other_formats, weakref.ref(memory)), previous=held)
+        fresh = Prepared(lib, partial(_other_formats, weakref.ref(memory)))
         if not memory.in_transaction():
             _prepared[memory] = fresh
         return fresh

@@ -101,6 +101,8 @@ from arcmemo.solverkit.conversation import SOLVED
 ORDERS = ("as-given", "shuffled")
 PROBE_POLL_S = 0.05     # how often the loop looks whether the endpoint has answered its first call
 PROBE_MAX_S = 0.5       # how long the first task runs alone at most, while no call of it failed
+TOTALS_EVERY_S = 1.0    # past TOTALS_EACH tasks, the progress display's running totals are recomputed at
+TOTALS_EACH = 50        # most this often: they sum over every task done, so once a task makes a long run quadratic
 LEVELS = ("full", "collapsed", "compressed", "prefiltered")     # selection levels, least degraded first
 DEGRADED = {"collapsed": "concepts used in one earlier puzzle listed by name alone",
             "compressed": "names, parameters and typing only",
@@ -309,6 +311,7 @@ class Runner:
         self.progress = progress or Reporter()
         self.executor = executor or InProcess(1)
         self._answered = False           # has the endpoint answered yet (_slots_open)
+        self._totals_at = -TOTALS_EVERY_S    # when the running totals were last shown (monotonic)
         self._probe_since: float | None = None
         self.examples_dir = default_seeds_dir(self.settings.seeds_dir)
         self._examples = None
@@ -518,7 +521,10 @@ class Runner:
         self.done[key] = latest[task.id] = outcome
         self.lost.pop(key, None)
         self._record_use(outcome)
-        self.progress.totals(self._totals(latest))
+        if (len(latest) <= TOTALS_EACH or len(latest) == len(self.tasks)
+                or time.monotonic() - self._totals_at >= TOTALS_EVERY_S):
+            self.progress.totals(self._totals(latest))
+            self._totals_at = time.monotonic()
         self.progress.item_done(_outcome_line(outcome), item=task.id, elapsed=result.elapsed)
         return outcome
 

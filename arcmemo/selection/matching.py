@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
 _SPACE = re.compile(r"\s+")
@@ -26,6 +27,7 @@ MAX_NEAR_MISS_SEARCHES = 20
 _SIGNATURE = re.compile(r"\s*(\(.*|->.*)$", re.DOTALL)
 
 
+@lru_cache(maxsize=1 << 16)     # a memory's names are normalised again for every prefiltered matcher
 def normalise(name: str) -> str:
     """Lowercase, punctuation and underscores to spaces, whitespace collapsed."""
     text = _PREFIX.sub("", str(name).strip())

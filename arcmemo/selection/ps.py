@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 from arcmemo.core.answers import MAX_NAME_CHARS, MAX_NAMES
@@ -55,7 +56,7 @@ from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
-from arcmemo.selection.matching import match_names
+from arcmemo.selection.matching import NameMatcher
 from arcmemo.selection.prior import UsePrior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 from arcmemo.selection.views import collapsed_view, released_hint
@@ -105,14 +106,23 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     of the concepts not chosen, in memory order (by `prior`: the higher first), as many as fit
     in `limit` tokens."""
     taken = {c.id for c in chosen}
-    others = [c.name for c in (lib.concepts if prior is None else prior.first(lib.concepts)) if c.id not in taken]
-    if not hint or not others:
+    total = len(lib) - sum(1 for c in chosen if c.id in lib.by_id)
+    if not hint or not total:
         return hint
+    # the names are read only as far as the search asks (about twice as many as fit), not the whole memory
+    source = (c.name for c in (lib.concepts if prior is None else prior.first(lib.concepts)) if c.id not in taken)
+    lines, sizes = [], [estimate_tokens(hint + NOTE_OTHERS)]
+
+    def upto(n: int) -> int:
+        while len(lines) < n:
+            lines.append(f"- {next(source)}")
+            sizes.append(sizes[-1] + lib.tokens(lines[-1]) + 1)     # + its line break
+        return n
 
     def text(n: int) -> str:
-        return hint + NOTE_OTHERS + "\n".join(f"- {name}" for name in others[:n]) if n else hint
+        return hint + NOTE_OTHERS + "\n".join(lines[:upto(n)]) if n else hint
 
-    n, _ = largest_fit(len(others), lambda n: estimate_tokens(text(n)), limit, None if count.estimate else
+    n, _ = largest_fit(total, lambda n: sizes[upto(n)] if n else estimate_tokens(hint), limit,
                        lambda n: count(text(n)))
     return text(n)
 
@@ -270,15 +280,16 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
         return Selection(mode="ps", fallback=True, error=outcome.error, reasoning=reasoning,
                          caption=plan.caption, usage=sum_usage(completions), stats=plan.stats)
 
-    match = match_names(outcome.value[:MAX_NAMES], plan.shown)    # a longer list is not a selection
+    matcher = name_matcher(lib, plan.shown)
+    match = matcher.match(outcome.value[:MAX_NAMES])    # a longer list is not a selection
     asked_again = None
     if not match.ids and match.unmatched:
-        again = ask_with_names(llm, match.unmatched, plan.shown, task, settings)
+        again = ask_with_names(llm, match.unmatched, plan.shown, task, settings, lib)
         completions += again.completions
         reasoning = "\n\n".join(filter(None, (reasoning, _reasoning(again))))   # both answers, kept
         asked_again = {"unmatched": list(match.unmatched), "error": again.error}
         if again.ok:
-            retry = match_names(again.value[:MAX_NAMES], plan.shown)
+            retry = matcher.match(again.value[:MAX_NAMES])
             match.ids, match.fuzzy = retry.ids, retry.fuzzy
             match.unmatched += [n for n in retry.unmatched if n not in match.unmatched]
         asked_again["matched"] = len(match.ids)
@@ -308,18 +319,37 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
     )
 
 
-def ask_with_names(llm, unmatched: list[str], shown: Sequence, task, settings: SelectionSettings):
+_matchers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # Library -> its NameMatcher
+
+
+def name_matcher(lib: Library, shown: Sequence) -> NameMatcher:
+    """A matcher of the names shown: the library's whole one (built once per revision) when all
+    of it was shown, else one of the prefiltered few."""
+    if len(shown) != len(lib):
+        return NameMatcher((c.id, c.name) for c in shown)
+    matcher = _matchers.get(lib)
+    if matcher is None:
+        matcher = _matchers[lib] = NameMatcher((c.id, c.name) for c in lib.concepts)
+    return matcher
+
+
+def ask_with_names(llm, unmatched: list[str], shown: Sequence, task, settings: SelectionSettings, lib: Library):
     """Ask once more after an answer that named nothing in the library: the same prompt with the
-    library as a plain list of the names shown, as many as fit the token budget."""
+    library as a plain list of the names shown, as many as fit the token budget (planned from
+    the names' kept estimates, then counted by the select model's count)."""
     count = counter_for(llm, "select")
     puzzle = puzzle_text(task, settings)
     note = NOTE_NAMES.format(unmatched=", ".join(repr(n) for n in unmatched[:10]),
                              verb="is" if len(unmatched) == 1 else "are")
+    lines = [f"- {c.name}" for c in shown]
+    around = estimate_tokens(_messages("", note, puzzle)[0]["content"]) + MESSAGE_TOKENS
+    names = list(accumulate(lib.tokens(line) + 1 for line in lines))     # + its line break
 
     def build(n: int) -> list[dict]:
-        return _messages("\n".join(f"- {c.name}" for c in shown[:n]), note, puzzle)
+        return _messages("\n".join(lines[:n]), note, puzzle)
 
-    n, _ = largest_fit(len(shown), lambda n: count.messages(build(n)), settings.token_budget)
+    n, _ = largest_fit(len(shown), lambda n: around + (names[n - 1] if n else 0), settings.token_budget,
+                       lambda n: count.messages(build(n)))
     return ask(llm, build(max(n, 1)), role="select", step="select_ps", parse=parse_names, task_id=task.id,
                params=settings.select_params, sample=settings.pass_index)
 
