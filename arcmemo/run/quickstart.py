@@ -10,9 +10,9 @@ per short call on a quiet 2-core CPU) answers each in one short call per side:
   (the colour table is read from the train pairs). Memory answers it; the model alone has
   to write the recolouring itself.
 - d10ecb37 (the output is the input's top-left 2x2 corner): the probe's call of memory's
-  periodic-pattern helper gives every train output too. The 1.5B model, alone, writes its
-  own crop that is right as well (temperature 0, measured in the README): here memory
-  makes no difference, and the comparison says so.
+  periodic-pattern helper gives every train output too; the model alone has to write the
+  crop. Whether it does varies with the model: the comparison says what happened, including
+  when memory made no difference (the README gives what it measured).
 
 The settings are kept small enough for the time (QUICK): one attempt, no retry, a short
 answer, temperature 0 and a fixed seed (the same answers run after run), both puzzles in
