@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arcmemo.core import pyast
+
 ENTRIES = ("transform", "main")
 TRANSPOSED_ENTRY = "_arcmemo_transposed_entry"
 _MARKER = re.compile(r"^#\s*=+\s*remove below this point.*$", re.IGNORECASE | re.MULTILINE)
@@ -48,7 +50,7 @@ class SeedFile:
 def _drop_function(code: str, name: str, where: str) -> str:
     """Remove a top-level `def name(...)` (with its decorators) from the source."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except SyntaxError as exc:
         raise SeedError(f"{where}: not valid Python (line {exc.lineno}: {exc.msg})") from None
     lines = code.splitlines(keepends=True)
@@ -63,7 +65,7 @@ def _drop_function(code: str, name: str, where: str) -> str:
 
 
 def _defined_functions(code: str) -> set[str]:
-    tree = ast.parse(code)
+    tree = pyast.parse(code)
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arcmemo.core import pyast
 from arcmemo.core.helpercode import MODULE, HelperError, build_module, check_helper, closure, helper_name
 
 LIBRARY = f"{MODULE}.py"
@@ -50,7 +51,7 @@ def read_library(directory: str | Path) -> dict[str, SeedHelper]:
         return {}
     try:
         text = path.read_text(encoding="utf-8")
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise HelperLibraryError(f"{path}: cannot read ({exc})") from None
     except SyntaxError as exc:
@@ -119,7 +120,7 @@ def uncalled(wanted: Sequence[SeedHelper], called: Iterable[str], library: Mappi
 def standalone(code: str, library: Mapping[str, SeedHelper]) -> str:
     """A seed's program that imports helpers, made self-contained: the helpers it imports (and
     those they call) written out above it, its `from memory_helpers import` lines dropped."""
-    tree = ast.parse(code)
+    tree = pyast.parse(code)
     imports = [node for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == MODULE]
     if not imports:
         return code

@@ -28,6 +28,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from arcmemo.core import pyast
+
 MODULE = "memory_helpers"
 ALLOWED_IMPORTS = ("numpy", "scipy")          # and their submodules
 MAX_SOURCE = 20_000                            # characters of one helper
@@ -68,7 +70,7 @@ def _parse(source: str) -> ast.Module:
     if len(source) > MAX_SOURCE:
         raise HelperError(f"the helper source is {len(source):,} characters, more than {MAX_SOURCE:,}")
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except SyntaxError as exc:
         raise HelperError(f"the helper does not parse: line {exc.lineno}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:

@@ -11,7 +11,7 @@ import re
 from collections import deque
 from typing import Any
 
-from arcmemo.core import safeyaml
+from arcmemo.core import pyast, safeyaml
 from arcmemo.core.text import clean_text
 
 # (one run of blanks when there is no language name: two adjacent `[ \t]*` backtrack quadratically)
@@ -160,7 +160,7 @@ def definitions_only(code: str) -> str:
     not compile, it is returned unchanged so the program's own error is what gets reported.
     """
     try:
-        return _kept_by_ast(code, ast.parse(code))
+        return _kept_by_ast(code, pyast.parse(code))
     except SyntaxError:
         pass
     kept = "\n".join(line for chunk in _statements(code) if _keep(chunk) for line in chunk).strip() + "\n"

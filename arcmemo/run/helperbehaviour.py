@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from arcmemo.core import pyast
 from arcmemo.core.helpercode import MODULE
 from arcmemo.core.tasks import Grid, Task
 from arcmemo.memory.concept import Concept
@@ -267,7 +268,7 @@ def same_code_key(helper: dict) -> str | None:
     """A helper's code with its function's name and docstring left out (None if it does not parse):
     two helpers with the same key are the same function under two names."""
     try:
-        tree = ast.parse(helper["source"])
+        tree = pyast.parse(helper["source"])
     except (SyntaxError, ValueError, RecursionError):
         return None
     name = helper["name"]

@@ -15,6 +15,7 @@ import ast
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 
+from arcmemo.core import pyast
 from arcmemo.core.helpercode import MODULE, build_module, closure
 from arcmemo.core.tasks import Task, TaskError, load_tasks
 from arcmemo.run.prepared import prepared
@@ -29,7 +30,7 @@ def imported_helpers(program: str) -> list[str]:
     """The names a program takes from the helpers' module: `from memory_helpers import a, b`, or
     `memory_helpers.a` after `import memory_helpers` (a program that does not parse imports none)."""
     try:
-        tree = ast.parse(program)
+        tree = pyast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     names = set()

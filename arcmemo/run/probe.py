@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from arcmemo.core import pyast
 from arcmemo.core.choice import top_predictions
 from arcmemo.core.helpercode import MODULE
 from arcmemo.run.inferred import TaskFacts, task_facts
@@ -156,7 +157,7 @@ def _kind(name: str, typing: str | None) -> tuple[str, tuple] | None:
 def _parameters(source: str, name: str) -> tuple[list[str], int] | None:
     """(parameter names, how many are required) of function `name` in `source`."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         return None
     for node in tree.body:
