@@ -104,6 +104,8 @@ class Library:
         self._columns: dict[Any, _Column] = {}
         self._fixed: dict[tuple, Any] = {}       # whole listings, counts of headers, notes and type lines
         self._lock = threading.Lock()
+        self._kept: dict[Any, Any] = {}          # what other modules derive from this revision (kept())
+        self._kept_lock = threading.RLock()
 
     def __len__(self) -> int:
         return len(self.concepts)
@@ -125,6 +127,15 @@ class Library:
         """`_column` for code outside this module: per position, `make(concept)` (a value of the
         concept's content only), made once per concept and kept across revisions."""
         return self._column(("outside", what), make)
+
+    def kept(self, what: Any, make: Callable[[], Any]) -> Any:
+        """`make()`, made once for this revision and kept with it (under the key `what`): a value
+        other modules derive from the whole library (a matcher, a view, an index), which lives
+        and dies with the revision's library."""
+        with self._kept_lock:
+            if what not in self._kept:
+                self._kept[what] = make()
+            return self._kept[what]
 
     # -- positions ---------------------------------------------------------------------
 

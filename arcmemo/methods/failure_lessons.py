@@ -12,8 +12,6 @@ shows them: the ablation that keeps the write and drops the read.
 from __future__ import annotations
 
 import dataclasses
-import threading
-import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -34,24 +32,14 @@ def is_failure_lesson(concept) -> bool:
     return concept.format == "oe" and (concept.meta or {}).get("from") == FROM_FAILURE["from"]
 
 
-_kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # Library -> {failures: Library}
-_lock = threading.Lock()
-
-
 def lessons(memory, *, failures: bool | None = None) -> Library:
     """The OE lessons a read shows: all (None), only those from failures (True) or none of them
     (False); prepared once per memory revision, as library() is."""
     whole = library(memory, "oe")
     if failures is None:
         return whole
-    with _lock:
-        part = _kept.setdefault(whole, {}).get(failures)
-    if part is None:
-        part = Library([c for c in whole.concepts if is_failure_lesson(c) == failures], revision=whole.revision,
-                       previous=whole)
-        with _lock:
-            _kept[whole][failures] = part
-    return part
+    return whole.kept(("failure lessons", failures), lambda: Library(
+        [c for c in whole.concepts if is_failure_lesson(c) == failures], revision=whole.revision, previous=whole))
 
 
 def with_failure_lessons(selection: Selection, task, memory, settings: SelectionSettings, llm: Any = None,

@@ -6,25 +6,19 @@ which a write replaces), so every task of a block ranks against the same one.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable
 
 from arcmemo.memory.concept import Concept
 from arcmemo.memory.lexical import LexicalIndex, Vocabulary
 from arcmemo.memory.library import library
 
-_indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Library -> {key: LexicalIndex}
-_lock = threading.Lock()
-
 
 def _index(lib, key: str, text_of: Callable[[Concept], str]) -> LexicalIndex:
-    with _lock:
-        built = _indexes.setdefault(lib, {})
-        if key not in built:
-            vocabulary = Vocabulary()
-            built[key] = LexicalIndex(lib.concepts, [vocabulary.row(text_of(c)) for c in lib.concepts], vocabulary)
-        return built[key]
+    def build() -> LexicalIndex:
+        vocabulary = Vocabulary()
+        return LexicalIndex(lib.concepts, [vocabulary.row(text_of(c)) for c in lib.concepts], vocabulary)
+
+    return lib.kept(("retrieval index", key), build)
 
 
 def most_similar(memory, format: str, query: str, k: int, text_of: Callable[[Concept], str], *,

@@ -38,7 +38,6 @@ is then counted, and re-planned by the ratio the count shows until it fits (a fe
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any
@@ -127,15 +126,9 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     return text(n)
 
 
-_collapsed_views: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # Library -> its collapsed view
-
-
 def _collapsed(lib: Library) -> str:
     """The released code's view of the library (views.collapsed_view), made once per revision."""
-    text = _collapsed_views.get(lib)
-    if text is None:
-        text = _collapsed_views[lib] = collapsed_view(lib.concepts, lib.custom_types)
-    return text
+    return lib.kept("collapsed view", lambda: collapsed_view(lib.concepts, lib.custom_types))
 
 
 def released_form_hint(lib: Library, chosen: Sequence, settings: SelectionSettings,
@@ -319,18 +312,12 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
     )
 
 
-_matchers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # Library -> its NameMatcher
-
-
 def name_matcher(lib: Library, shown: Sequence) -> NameMatcher:
     """A matcher of the names shown: the library's whole one (built once per revision) when all
     of it was shown, else one of the prefiltered few."""
     if len(shown) != len(lib):
         return NameMatcher((c.id, c.name) for c in shown)
-    matcher = _matchers.get(lib)
-    if matcher is None:
-        matcher = _matchers[lib] = NameMatcher((c.id, c.name) for c in lib.concepts)
-    return matcher
+    return lib.kept("name matcher", lambda: NameMatcher((c.id, c.name) for c in lib.concepts))
 
 
 def ask_with_names(llm, unmatched: list[str], shown: Sequence, task, settings: SelectionSettings, lib: Library):
