@@ -64,11 +64,13 @@ def _typing_text(concept: Concept) -> str:
 
 
 class _Column(list):
-    """One value per concept position, computed on first use (None: not yet)."""
+    """One value per concept position, computed on first use (None: not yet). `carried`:
+    (per-position slots, key) where earlier revisions left values for unchanged concepts."""
 
-    def __init__(self, size: int, make: Callable[[int], Any]):
+    def __init__(self, size: int, make: Callable[[int], Any], carried: tuple[list[dict], Any] | None = None):
         super().__init__([None] * size)
         self.make = make
+        self.carried = carried
 
     def at(self, i: int) -> Any:
         value = self[i]
@@ -77,7 +79,11 @@ class _Column(list):
         return value
 
     def all(self) -> list:
-        """Every position's value (a new revision's index reads a whole column: one call, not one per concept)."""
+        """Every position's value (a new revision's index reads a whole column: one call, not one
+        per concept; values carried over are taken in one pass, not one call each)."""
+        if self.carried is not None:
+            slots, key = self.carried
+            self[:] = [value if value is not None else slot.get(key) for value, slot in zip(self, slots)]
         return [value if value is not None else self.at(i) for i, value in enumerate(self)]
 
 
@@ -120,7 +126,7 @@ class Library:
                 if what not in slot:
                     slot[what] = make(self.concepts[i])
                 return slot[what]
-            column = self._columns[what] = _Column(len(self), cached)
+            column = self._columns[what] = _Column(len(self), cached, carried=(self._derived, what))
         return column
 
     def column(self, what: str, make: Callable[[Concept], Any]) -> _Column:

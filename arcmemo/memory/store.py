@@ -24,7 +24,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +146,31 @@ def make_engine(url: str, *, read_only: bool = False) -> sa.Engine:
     return engine
 
 
+class _RevisionWatch:
+    """SQLite's `PRAGMA data_version` on a connection kept for it alone: it changes whenever
+    another connection (of this process or another) commits, and costs microseconds, where
+    reading the revision through SQLAlchemy costs a few hundred; a run asks for the revision
+    several times per task (every prepared view of memory is keyed by it)."""
+
+    def __init__(self, path: Path):
+        self._connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._connection.execute("PRAGMA query_only = ON")
+        self._lock = threading.Lock()
+        self._seen: tuple[int, int] | None = None        # (data_version, revision read after it)
+
+    def revision(self, read: Callable[[], int]) -> int:
+        """The revision `read()` gave after the last change (read first, then the revision: a
+        commit in between only makes the kept revision newer than its version)."""
+        with self._lock:
+            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+            if self._seen is None or self._seen[0] != version:
+                self._seen = (version, read())
+            return self._seen[1]
+
+    def close(self) -> None:
+        self._connection.close()
+
+
 class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
     """A concept memory in one database. Thread-safe; returned Concepts are plain values
     (keep or mutate them freely; writes go through the methods only).
@@ -176,6 +201,7 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
             if todo:
                 with self._write() as session:
                     migrate(session.connection())
+            self._watch = _RevisionWatch(path) if path is not None else None
         except (sa.exc.SQLAlchemyError, sqlite3.Error, ImportError, OSError, StoreError) as exc:
             if hasattr(self, "engine"):
                 self.engine.dispose()
@@ -184,7 +210,16 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
             raise StoreError(f"cannot open memory database {_label(self.url)}: {_open_problem(exc, self.url)}") from None
 
     def close(self) -> None:
+        if getattr(self, "_watch", None) is not None:
+            self._watch.close()
         self.engine.dispose()
+
+    def revision(self) -> int:
+        """The latest revision number (0 for an empty store): asked of the database only when
+        another connection committed since it was last read (_RevisionWatch)."""
+        if self._watch is None or self.in_transaction():     # a transaction's reads see its own writes
+            return super().revision()
+        return self._watch.revision(super().revision)
 
     def copy_to(self, path: str | Path) -> None:
         """A consistent copy of this SQLite memory as a new file at `path` (SQLite's online backup,

@@ -35,6 +35,13 @@ def normalise(name: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def name_keys(name: str) -> tuple[str, str, frozenset[str]]:
+    """What a NameMatcher indexes a name by: its normalised form, that without spaces, and the
+    normalised form's characters (a memory keeps these per concept: library.column)."""
+    norm = normalise(name)
+    return norm, norm.replace(" ", ""), frozenset(norm)
+
+
 def max_distance(name: str) -> int:
     """How many edits still count as a near-miss: 0 for very short names, up to 3."""
     n = len(name)
@@ -84,9 +91,10 @@ class MatchResult:
 
 
 class NameMatcher:
-    """An index over (id, name) pairs for repeated robust look-ups."""
+    """An index over (id, name) pairs for repeated robust look-ups; `keys`: each pair's
+    name_keys, when already known (built for every task's prefiltered few, it is the hot part)."""
 
-    def __init__(self, items: Iterable[tuple[int, str]]):
+    def __init__(self, items: Iterable[tuple[int, str]], keys: Iterable[tuple[str, str, frozenset[str]]] | None = None):
         self._exact: dict[str, int] = {}
         self._norm: dict[str, list[int]] = {}
         self._compact: dict[str, list[int]] = {}
@@ -94,15 +102,15 @@ class NameMatcher:
         self._by_length: dict[int, list[str]] = {}   # normalised names by length, for near misses
         self._chars: dict[str, frozenset[str]] = {}    # and their characters (each edit changes at most 2)
         self._seen: dict[tuple[str, bool], tuple[int | None, bool]] = {}
-        for cid, name in items:
+        items = list(items)
+        for (cid, name), (norm, compact, chars) in zip(items, keys or (name_keys(name) for _, name in items)):
             self._names[cid] = name
             self._exact.setdefault(name, cid)
-            norm = normalise(name)
             if norm not in self._norm:
                 self._by_length.setdefault(len(norm), []).append(norm)
-                self._chars[norm] = frozenset(norm)
+                self._chars[norm] = chars
             self._norm.setdefault(norm, []).append(cid)
-            self._compact.setdefault(norm.replace(" ", ""), []).append(cid)
+            self._compact.setdefault(compact, []).append(cid)
 
     def lookup(self, written: str, near_misses: bool = True) -> tuple[int | None, bool]:
         """(concept id or None, whether the match was a near-miss)."""

@@ -55,7 +55,7 @@ from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
-from arcmemo.selection.matching import NameMatcher
+from arcmemo.selection.matching import NameMatcher, name_keys
 from arcmemo.selection.prior import UsePrior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 from arcmemo.selection.views import collapsed_view, released_hint
@@ -172,7 +172,8 @@ def parse_names(text: str) -> list[str]:
 
 
 class PromptPlan:
-    """The selection prompt and what it shows: all concepts, compressed, or a pre-filtered subset."""
+    """The selection prompt and what it shows: all concepts, compressed, or a pre-filtered subset;
+    `puzzle` and `puzzle_tokens`: the puzzle's text in it and their estimate, for asking again."""
 
     def __init__(self, messages: list[dict], shown: list, stats: dict, caption: str | None = None,
                  caption_usage: list | None = None):
@@ -181,6 +182,7 @@ class PromptPlan:
         self.stats = stats
         self.caption = caption
         self.caption_completions = caption_usage or []
+        self.puzzle, self.puzzle_tokens = "", 0
 
 
 def _messages(memory_text: str, note: str, puzzle: str) -> list[dict]:
@@ -188,20 +190,27 @@ def _messages(memory_text: str, note: str, puzzle: str) -> list[dict]:
                                                       puzzle=puzzle)}]
 
 
-def _frame(lib: Library, puzzle: str) -> int:
+def _frame(lib: Library, puzzle_tokens: int) -> int:
     """The estimate of the prompt around the library: the template (kept for the revision) and the puzzle."""
-    return lib.tokens(_messages("", "", "")[0]["content"]) + MESSAGE_TOKENS + estimate_tokens(puzzle)
+    return lib.tokens(_messages("", "", "")[0]["content"]) + MESSAGE_TOKENS + puzzle_tokens
 
 
 def plan_prompt(task, lib: Library, settings: SelectionSettings, llm=None, prior: UsePrior | None = None) -> PromptPlan:
     """Build the select_ps prompt within settings.token_budget (see module docstring)."""
+    puzzle = puzzle_text(task, settings)
+    puzzle_tokens = estimate_tokens(puzzle)
+    plan = _plan(task, lib, settings, llm, prior, puzzle, _frame(lib, puzzle_tokens))
+    plan.puzzle, plan.puzzle_tokens = puzzle, puzzle_tokens
+    return plan
+
+
+def _plan(task, lib: Library, settings: SelectionSettings, llm, prior: UsePrior | None, puzzle: str,
+          frame: int) -> PromptPlan:
     count = counter_for(llm, "select")
     ordered = None if prior is None else prior_order(lib, prior)
     order = None if ordered is None else ordered.scores
-    puzzle = puzzle_text(task, settings)
     limit = settings.token_budget
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
-    frame = _frame(lib, puzzle)
     everything = list(lib.concepts)
     forms = WHOLE_FORMS
     if settings.view == "collapsed":       # the released code's view; past the budget, as arcmemo degrades
@@ -277,7 +286,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
     match = matcher.match(outcome.value[:MAX_NAMES])    # a longer list is not a selection
     asked_again = None
     if not match.ids and match.unmatched:
-        again = ask_with_names(llm, match.unmatched, plan.shown, task, settings, lib)
+        again = ask_with_names(llm, match.unmatched, plan, task, settings, lib)
         completions += again.completions
         reasoning = "\n\n".join(filter(None, (reasoning, _reasoning(again))))   # both answers, kept
         asked_again = {"unmatched": list(match.unmatched), "error": again.error}
@@ -314,29 +323,30 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
 
 def name_matcher(lib: Library, shown: Sequence) -> NameMatcher:
     """A matcher of the names shown: the library's whole one (built once per revision) when all
-    of it was shown, else one of the prefiltered few."""
+    of it was shown, else one of the prefiltered few, from the names' keys the library keeps."""
+    keys = lib.column("name keys", lambda c: name_keys(c.name))
     if len(shown) != len(lib):
-        return NameMatcher((c.id, c.name) for c in shown)
-    return lib.kept("name matcher", lambda: NameMatcher((c.id, c.name) for c in lib.concepts))
+        return NameMatcher(((c.id, c.name) for c in shown), keys=[keys.at(i) for i in lib.positions(shown)])
+    return lib.kept("name matcher", lambda: NameMatcher(((c.id, c.name) for c in lib.concepts), keys=keys.all()))
 
 
-def ask_with_names(llm, unmatched: list[str], shown: Sequence, task, settings: SelectionSettings, lib: Library):
+def ask_with_names(llm, unmatched: list[str], plan: PromptPlan, task, settings: SelectionSettings, lib: Library):
     """Ask once more after an answer that named nothing in the library: the same prompt with the
-    library as a plain list of the names shown, as many as fit the token budget (planned from
-    the names' kept estimates, then counted by the select model's count)."""
+    library as a plain list of the names `plan` showed, as many as fit the token budget (planned
+    from the names' kept estimates, then counted by the select model's count)."""
     count = counter_for(llm, "select")
-    puzzle = puzzle_text(task, settings)
+    puzzle, shown = plan.puzzle, plan.shown
     note = NOTE_NAMES.format(unmatched=", ".join(repr(n) for n in unmatched[:10]),
                              verb="is" if len(unmatched) == 1 else "are")
     lines = [f"- {c.name}" for c in shown]
-    around = estimate_tokens(_messages("", note, puzzle)[0]["content"]) + MESSAGE_TOKENS
+    around = estimate_tokens(_messages("", note, "")[0]["content"]) + MESSAGE_TOKENS + plan.puzzle_tokens
     names = list(accumulate(lib.tokens(line) + 1 for line in lines))     # + its line break
 
     def build(n: int) -> list[dict]:
         return _messages("\n".join(lines[:n]), note, puzzle)
 
     n, _ = largest_fit(len(shown), lambda n: around + (names[n - 1] if n else 0), settings.token_budget,
-                       lambda n: count.messages(build(n)))
+                       None if count.estimate else lambda n: count.messages(build(n)))
     return ask(llm, build(max(n, 1)), role="select", step="select_ps", parse=parse_names, task_id=task.id,
                params=settings.select_params, sample=settings.pass_index)
 
