@@ -14,6 +14,7 @@ import math
 import re
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,9 +36,15 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1 << 16)     # a memory's words repeat: indexing thousands of concepts looks each up once
+def _term(word: str) -> str | None:
+    """The stem of a content word; None for a stopword or a single letter."""
+    return None if word in STOPWORDS or len(word) < 2 else _stem(word)
+
+
 def terms(text: str) -> list[str]:
     """The stemmed content words of `text`, in order."""
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+    return [t for t in map(_term, _WORD.findall(text.lower())) if t is not None]
 
 
 def concept_text(concept) -> str:
@@ -91,7 +98,10 @@ class LexicalIndex:
         if ties is None:
             ties = [tie(c) for c in self.concepts]
         uses, ids = np.array(ties, dtype=np.int64).reshape(len(self.concepts), 2).T
-        self._usage, self._ids = -uses, np.where(ids < 0, np.arange(len(self.concepts)), ids)
+        # each position's place in the tie order (the more used first, then by id), once per index
+        self._tie_rank = np.empty(len(self.concepts), dtype=np.int64)
+        self._tie_rank[np.lexsort((np.where(ids < 0, np.arange(len(self.concepts)), ids), -uses))] = \
+            np.arange(len(self.concepts))
 
     def scores(self, query: str) -> np.ndarray:
         """Per concept, the summed idf of the query words it contains (0 when none)."""
@@ -106,11 +116,46 @@ class LexicalIndex:
                 weights[column] = math.log((n + 1) / (self.document_frequency[column] + 0.5))
         return self.matrix @ weights
 
-    def rank(self, query: str) -> list[int]:
+    def rank(self, query: str) -> Ranking:
         """Positions of the concepts, best match first; ties by usage, then id."""
+        return Ranking(self.scores(query), self._tie_rank)
+
+
+class Ranking(Sequence):
+    """Positions by descending score, ties in a fixed order (`tie_rank`: each position's place
+    in it), sorted only as far as they are read: a prompt shows the first few hundred of a
+    memory of thousands. The first k are found by partition, k doubling as readers go on."""
+
+    def __init__(self, scores: np.ndarray, tie_rank: np.ndarray):
+        self._scores, self._tie_rank = scores, tie_rank
+        self._first: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._scores)
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            stop = len(self) if item.stop is None or item.stop < 0 or (item.step or 1) < 0 else item.stop
+        else:
+            stop = len(self) if item < 0 else item + 1
+        if stop > len(self._first):
+            self._first = self._top(min(len(self), max(stop, 2 * len(self._first), 64)))
+        return self._first[item]
+
+    def _top(self, k: int) -> list[int]:
+        """The first k positions of the whole order."""
         import numpy as np
 
-        return np.lexsort((self._ids, self._usage, -self.scores(query))).tolist()
+        negated, ties = -self._scores, self._tie_rank
+        if k < len(self):
+            kth = np.partition(negated, k - 1)[k - 1]          # the k-th best score
+            better, tied = np.flatnonzero(negated < kth), np.flatnonzero(negated == kth)
+            room = k - len(better)
+            if room < len(tied):                                # the tied ones first in the tie order
+                tied = tied[np.argpartition(ties[tied], room - 1)[:room]]
+            chosen = np.concatenate((better, tied))
+            return chosen[np.lexsort((ties[chosen], negated[chosen]))].tolist()
+        return np.lexsort((ties, negated)).tolist()
 
 
 def tie(concept) -> tuple[int, int]:
@@ -126,4 +171,4 @@ def rank_lexical(query: str, concepts: Sequence) -> list:
     return [index.concepts[i] for i in index.rank(query)]
 
 
-__all__ = ["terms", "concept_text", "Vocabulary", "LexicalIndex", "rank_lexical", "STOPWORDS"]
+__all__ = ["terms", "concept_text", "Vocabulary", "LexicalIndex", "Ranking", "rank_lexical", "STOPWORDS"]

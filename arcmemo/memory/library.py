@@ -164,7 +164,7 @@ class Library:
         rows, ties = self._column("words", lambda c: self._vocabulary.row(concept_text(c))), self._column("tie", tie)
         return LexicalIndex(self.concepts, rows.all(), self._vocabulary, ties.all())
 
-    def rank(self, query: str) -> list[int]:
+    def rank(self, query: str) -> Sequence[int]:
         """Positions of all concepts, best lexical match with `query` first (lexical.py)."""
         return self.index.rank(query)
 

@@ -255,7 +255,9 @@ class TaskOutcome:
     feedback: list[dict[str, Any]] = field(default_factory=list)
 
     def event(self) -> dict[str, Any]:
-        return {"type": "task", **dataclasses.asdict(self)}
+        """The task event: the fields as they are, plain JSON values (dataclasses.asdict's deep
+        copy cost more than the rest of the event's way to the log)."""
+        return {"type": "task", **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> TaskOutcome:
@@ -317,6 +319,7 @@ class Runner:
         self._examples = None
         self._said_levels: set[str] = set()      # degraded selection levels already announced
         self._latest: dict[str, TaskOutcome] = {}    # each task's latest outcome (run)
+        self._resumed = False           # does the run directory hold an earlier session's events (run)
 
     # ------------------------------------------------------------------ config
     def resolved_config(self) -> dict[str, Any]:
@@ -370,7 +373,8 @@ class Runner:
         self.lost = {(e["pass_index"], e["task_id"]): e for e in events if e["type"] == "task_lost"}
         self.writes_lost = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write_lost"}
         previous_wall = sessions_wall_time(events)
-        self.rundir.append({"type": "session_start", "resumed": bool(events)})
+        self._resumed = bool(events)
+        self.rundir.append({"type": "session_start", "resumed": self._resumed})
 
         latest: dict[str, TaskOutcome] = {}
         self._latest = latest       # a later pass in pass order goes on from each task's latest outcome
@@ -916,7 +920,10 @@ class Runner:
     def _recovered_write(self, task_id: str, p: int) -> dict[str, Any] | None:
         """A write for this task that reached the store before a kill lost its event, rebuilt from
         the store's own records (revisions, or the recorded failure) so it is not done twice. A
-        write lost to the endpoint is tried again (its failure record is not a finished write)."""
+        write lost to the endpoint is tried again (its failure record is not a finished write).
+        Only a resumed run can have one: within a session every write's event follows it."""
+        if not self._resumed:
+            return None
         if any(q < p and t == task_id for q, t in self._writes_done()):
             return None     # an earlier pass wrote it too: the store cannot tell that pass's writes from this one's
         write = self.memory.writes_of(self.rundir.run_id, task_id)
