@@ -151,3 +151,36 @@ def test_a_library_kept_up_to_date_equals_one_read_whole(memory):
         write()
         for fmt in ("ps", "oe"):
             assert kept(fmt) == whole(fmt)
+
+
+def test_a_spliced_lexical_index_ranks_as_one_built_whole(memory):
+    """After a write that edits or adds concepts, the new revision's index is spliced from the
+    previous one (Library.index); it scores and ranks every query as an index built from the
+    whole memory does, through a chain of such writes, and a deletion rebuilds it."""
+    import numpy as np
+
+    from arcmemo.memory.library import Library
+
+    queries = ["scaled up zzqx blocks", "rotate the grid and recolour objects", "fill enclosed regions", "zzqx"]
+    names = [c.name for c in memory.list("ps")]
+    writes = [
+        lambda: memory.merge(NEW, actor="t"),                                           # appended
+        lambda: memory.edit(names[3], {"cues": ["zzqx blocks fill the grid"]}, actor="t", reason="r"),
+        lambda: memory.merge(dict(NEW, cues=["another zzqx cue"]), actor="t", task_id="t9"),   # extended: used more
+        lambda: memory.merge_many([(d, None) for d in synthetic_concepts(5, seed=4)], actor="t"),
+        lambda: memory.edit(names[0], {"description": "recolour every zzqx"}, actor="t", reason="r"),
+        lambda: memory.delete(names[5], actor="t", reason="r"),
+        lambda: memory.edit(names[7], {"description": "rotate zzqx"}, actor="t", reason="r"),
+    ]
+    spliced = 0
+    for write in writes:
+        assert library(memory).index is not None                   # built, so the next one can be spliced
+        write()
+        kept = library(memory)
+        spliced += kept._patch is not None
+        whole = Library(memory.list("ps"), memory.custom_types())
+        for query in queries:
+            assert np.allclose(kept.index.scores(query), whole.index.scores(query))
+            assert list(kept.rank(query)) == list(whole.rank(query))
+            assert kept.rank(query)[:7] == whole.rank(query)[:7]
+    assert spliced == len(writes) - 1          # all but the deletion

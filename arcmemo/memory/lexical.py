@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -79,29 +79,71 @@ class Vocabulary:
 class LexicalIndex:
     """The word sets of `concepts` (fixed order) as rows of a sparse matrix, and each word's
     document frequency. `rows`: each concept's columns in `vocabulary`, and `ties`: each
-    one's (uses, id), if already known."""
+    one's (uses, id), if already known. `patched` makes the index of a revision a write
+    changed a few concepts of from this one, as a fresh build would make it."""
 
     def __init__(self, concepts: Sequence, rows: Sequence[np.ndarray] | None = None,
                  vocabulary: Vocabulary | None = None, ties: Sequence[tuple[int, int]] | None = None):
         import numpy as np
-        from scipy import sparse
 
-        self.concepts = list(concepts)
-        self.vocabulary = vocabulary if vocabulary is not None else Vocabulary()
+        concepts = concepts if isinstance(concepts, (list, tuple)) else list(concepts)
+        vocabulary = vocabulary if vocabulary is not None else Vocabulary()
         if rows is None:
-            rows = [self.vocabulary.row(concept_text(c)) for c in self.concepts]
-        width = len(self.vocabulary)
+            rows = [vocabulary.row(concept_text(c)) for c in concepts]
         columns = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
         starts = np.concatenate(([0], np.cumsum([len(r) for r in rows], dtype=np.int64)))
-        self.matrix = sparse.csr_matrix((np.ones(len(columns)), columns, starts), shape=(len(self.concepts), width))
-        self.document_frequency = np.bincount(columns, minlength=width)
         if ties is None:
-            ties = [tie(c) for c in self.concepts]
-        uses, ids = np.array(ties, dtype=np.int64).reshape(len(self.concepts), 2).T
+            ties = [tie(c) for c in concepts]
+        uses, ids = np.array(ties, dtype=np.int64).reshape(len(concepts), 2).T
+        self._build(concepts, vocabulary, columns, starts, np.bincount(columns, minlength=len(vocabulary)), uses, ids)
+
+    def _build(self, concepts: Sequence, vocabulary: Vocabulary, columns: np.ndarray, starts: np.ndarray,
+               document_frequency: np.ndarray, uses: np.ndarray, ids: np.ndarray) -> None:
+        import numpy as np
+        from scipy import sparse
+
+        self.concepts, self.vocabulary = concepts, vocabulary
+        n = len(concepts)
+        self.matrix = sparse.csr_matrix((np.ones(len(columns)), columns, starts), shape=(n, len(vocabulary)))
+        self.document_frequency = document_frequency
+        self._uses, self._ids = uses, ids
         # each position's place in the tie order (the more used first, then by id), once per index
-        self._tie_rank = np.empty(len(self.concepts), dtype=np.int64)
-        self._tie_rank[np.lexsort((np.where(ids < 0, np.arange(len(self.concepts)), ids), -uses))] = \
-            np.arange(len(self.concepts))
+        self._tie_rank = np.empty(n, dtype=np.int64)
+        self._tie_rank[np.lexsort((np.where(ids < 0, np.arange(n), ids), -uses))] = np.arange(n)
+
+    def patched(self, concepts: Sequence, changes: Mapping[int, tuple[np.ndarray, tuple[int, int]]]) -> LexicalIndex:
+        """The index of `concepts`: these concepts with the ones at `changes`' positions (row,
+        tie) replaced, and any past their end appended. The matrix is spliced, not rebuilt row
+        by row: a write changes one concept of thousands."""
+        import numpy as np
+
+        n, before, width = len(concepts), len(self.concepts), len(self.vocabulary)
+        if not set(range(before, n)) <= changes.keys() or any(i >= n for i in changes):
+            raise ValueError(f"patched: positions {before}..{n - 1} are new and must all be given, and none past them")
+        starts, columns = self.matrix.indptr, self.matrix.indices
+        lengths = np.zeros(n, dtype=np.int64)
+        lengths[:before] = np.diff(starts)
+        frequency = np.zeros(width, dtype=np.int64)
+        frequency[:len(self.document_frequency)] = self.document_frequency
+        uses, ids = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        uses[:before], ids[:before] = self._uses, self._ids
+        pieces, cursor = [], 0
+        for i in sorted(changes):
+            upto = min(i, before)
+            pieces.append(columns[starts[cursor]:starts[upto]])     # the unchanged rows up to this one
+            if i < before:
+                np.subtract.at(frequency, columns[starts[i]:starts[i + 1]], 1)
+                upto = i + 1
+            cursor = upto
+            row, (uses[i], ids[i]) = changes[i]
+            pieces.append(row)
+            lengths[i] = len(row)
+            np.add.at(frequency, row, 1)
+        pieces.append(columns[starts[cursor]:starts[before]])
+        index = LexicalIndex.__new__(LexicalIndex)
+        index._build(concepts, self.vocabulary, np.concatenate(pieces).astype(np.int64, copy=False),
+                     np.concatenate(([0], np.cumsum(lengths))), frequency, uses, ids)
+        return index
 
     def scores(self, query: str) -> np.ndarray:
         """Per concept, the summed idf of the query words it contains (0 when none)."""

@@ -90,19 +90,35 @@ class _Column(list):
 class Library:
     """`concepts` (one format, memory order) and the custom types, with what prompts derive
     from them (see the module docstring). `previous`: the same memory's library at an
-    earlier revision, whose per-concept values are carried over for unchanged concepts."""
+    earlier revision, whose per-concept values are carried over for unchanged concepts.
+    `changed`: `concepts` are `previous`'s with those at these positions replaced and any past
+    its end appended (library() knows what a write changed), so what is kept per position is
+    copied and patched, and the lexical index spliced, instead of rebuilt concept by concept."""
 
     def __init__(self, concepts: Iterable[Concept], custom_types: Mapping[str, str] | None = None, *,
-                 revision: int | None = None, previous: Library | None = None):
+                 revision: int | None = None, previous: Library | None = None, changed: Iterable[int] | None = None):
         self.concepts = tuple(concepts)
         self.custom_types = dict(custom_types or {})
         self.revision = revision
-        self._position = {id(c): i for i, c in enumerate(self.concepts)}
+        self._patch: tuple[LexicalIndex, list[int]] | None = None     # (previous index, changed positions)
         # per concept, what was derived from it; an unchanged concept is the same object (library())
         if previous is None:
+            self._position = {id(c): i for i, c in enumerate(self.concepts)}
             self._derived: list[dict] = [{} for _ in self.concepts]
             self._vocabulary = Vocabulary()
+        elif changed is not None:
+            changed = sorted(set(changed))
+            self._position, self._derived = previous._position.copy(), previous._derived.copy()
+            self._derived += [{} for _ in range(len(self.concepts) - len(previous))]
+            for i in changed:
+                if i < len(previous):
+                    del self._position[id(previous.concepts[i])]
+                self._position[id(self.concepts[i])], self._derived[i] = i, {}
+            self._vocabulary = previous._vocabulary
+            if "index" in previous.__dict__:                 # built: this revision's is spliced from it
+                self._patch = (previous.__dict__["index"], changed)
         else:
+            self._position = {id(c): i for i, c in enumerate(self.concepts)}
             before, derived = previous._position, previous._derived
             self._derived = [derived[before[id(c)]] if id(c) in before else {} for c in self.concepts]
             self._vocabulary = previous._vocabulary
@@ -162,6 +178,10 @@ class Library:
     @cached_property
     def index(self) -> LexicalIndex:
         rows, ties = self._column("words", lambda c: self._vocabulary.row(concept_text(c))), self._column("tie", tie)
+        if self._patch is not None:
+            base, changed = self._patch
+            self._patch = None          # not kept: a chain of revisions would keep every index alive
+            return base.patched(self.concepts, {i: (rows.at(i), ties.at(i)) for i in changed})
         return LexicalIndex(self.concepts, rows.all(), self._vocabulary, ties.all())
 
     def rank(self, query: str) -> Sequence[int]:
@@ -392,17 +412,27 @@ def _read(memory, format: str, revision: int, current: Library | None) -> Librar
     if current is None or len(ids) > RESYNC_LIMIT:
         return Library(memory.list(format), memory.custom_types() if format == "ps" else {}, revision=revision,
                        previous=current)
-    by_id = dict(current.by_id)
-    for concept_id in ids:
-        concept = memory.get(concept_id)
-        if concept is None:
-            by_id.pop(concept_id, None)        # deleted since
-        else:
-            by_id[concept_id] = concept
-    types_written = format == "ps" and any(fmt == "type" for fmt, _ in written)
-    ordered = {concept_id: by_id[concept_id] for concept_id in sorted(by_id)}   # the ids alone: pairs sort far slower
-    fresh = Library(ordered.values(), memory.custom_types() if types_written else current.custom_types,
-                    revision=revision, previous=current)
+    found = {concept_id: memory.get(concept_id) for concept_id in sorted(ids)}
+    types = memory.custom_types() if format == "ps" and any(fmt == "type" for fmt, _ in written) else current.custom_types
+    last = current.concepts[-1].id if current.concepts else -1
+    if all(concept is not None and (concept_id in current.by_id or concept_id > last)
+           for concept_id, concept in found.items()):
+        # edited in place or added after the last: positions stand, the new ones go at the end
+        ordered = current.by_id.copy()
+        ordered.update(found)
+        added = [i for i in found if i not in current.by_id]
+        positions = current.positions(current.by_id[i] for i in found if i in current.by_id)
+        positions += range(len(current), len(current) + len(added))
+        fresh = Library(ordered.values(), types, revision=revision, previous=current, changed=positions)
+    else:
+        by_id = dict(current.by_id)
+        for concept_id, concept in found.items():
+            if concept is None:
+                by_id.pop(concept_id, None)        # deleted since
+            else:
+                by_id[concept_id] = concept
+        ordered = {concept_id: by_id[concept_id] for concept_id in sorted(by_id)}   # the ids alone: pairs sort far slower
+        fresh = Library(ordered.values(), types, revision=revision, previous=current)
     fresh.by_id = ordered                          # known already (cached_property's slot)
     return fresh
 
