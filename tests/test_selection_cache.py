@@ -159,7 +159,7 @@ def test_a_spliced_lexical_index_ranks_as_one_built_whole(memory):
     whole memory does, through a chain of such writes, and a deletion rebuilds it."""
     import numpy as np
 
-    from arcmemo.memory.library import Library
+    from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, Form, Library
 
     queries = ["scaled up zzqx blocks", "rotate the grid and recolour objects", "fill enclosed regions", "zzqx"]
     names = [c.name for c in memory.list("ps")]
@@ -173,8 +173,15 @@ def test_a_spliced_lexical_index_ranks_as_one_built_whole(memory):
         lambda: memory.edit(names[7], {"description": "rotate zzqx"}, actor="t", reason="r"),
     ]
     spliced = 0
+    def listings(lib) -> tuple:
+        """What prompts read from a library's kept columns: listings, their sizes, a hint's types."""
+        everything = range(len(lib))
+        return (lib.text(None, FULL, ALL_TYPES), lib.text(None, COMPRESSED), lib.sizes(everything, COMPRESSED)(len(lib)),
+                lib.sizes(everything, Form(collapse_below=2))(len(lib)), lib.needed_types(everything))
+
     for write in writes:
-        assert library(memory).index is not None                   # built, so the next one can be spliced
+        before = library(memory)
+        assert before.index is not None and listings(before)    # built: the next revision takes them over
         write()
         kept = library(memory)
         spliced += kept._patch is not None
@@ -183,4 +190,5 @@ def test_a_spliced_lexical_index_ranks_as_one_built_whole(memory):
             assert np.allclose(kept.index.scores(query), whole.index.scores(query))
             assert list(kept.rank(query)) == list(whole.rank(query))
             assert kept.rank(query)[:7] == whole.rank(query)[:7]
+        assert listings(kept) == listings(whole)
     assert spliced == len(writes) - 1          # all but the deletion

@@ -65,10 +65,15 @@ def _typing_text(concept: Concept) -> str:
 
 class _Column(list):
     """One value per concept position, computed on first use (None: not yet). `carried`:
-    (per-position slots, key) where earlier revisions left values for unchanged concepts."""
+    (per-position slots, key) where earlier revisions left values for unchanged concepts.
+    `inherited`: (values, missing) from the previous revision's column, patched where a write
+    changed concepts (Library `changed`); `missing`: the positions that may lack a value (None:
+    any may), so reading the whole column computes those alone."""
 
-    def __init__(self, size: int, make: Callable[[int], Any], carried: tuple[list[dict], Any] | None = None):
-        super().__init__([None] * size)
+    def __init__(self, size: int, make: Callable[[int], Any], carried: tuple[list[dict], Any] | None = None,
+                 inherited: tuple[list, list[int] | None] | None = None):
+        values, self.missing = inherited if inherited is not None else ([None] * size, None)
+        super().__init__(values)
         self.make = make
         self.carried = carried
 
@@ -81,10 +86,25 @@ class _Column(list):
     def all(self) -> list:
         """Every position's value (a new revision's index reads a whole column: one call, not one
         per concept; values carried over are taken in one pass, not one call each)."""
+        if self.missing is not None:
+            for i in self.missing:
+                self.at(i)
+            self.missing = [i for i in self.missing if self[i] is None]
+            return list(self)
         if self.carried is not None:
             slots, key = self.carried
             self[:] = [value if value is not None else slot.get(key) for value, slot in zip(self, slots)]
-        return [value if value is not None else self.at(i) for i, value in enumerate(self)]
+        values = [value if value is not None else self.at(i) for i, value in enumerate(self)]
+        self.missing = [i for i, value in enumerate(values) if value is None]
+        return values
+
+    def patched(self, changed: Sequence[int], size: int) -> tuple[list, list[int] | None]:
+        """This column's values for a library of `size` whose positions `changed` were written
+        (each reset, the new ones past the end added): `inherited` for that library's column."""
+        values = list(self) + [None] * (size - len(self))
+        for i in changed:
+            values[i] = None
+        return values, None if self.missing is None else sorted({*self.missing, *changed})
 
 
 class Library:
@@ -101,6 +121,7 @@ class Library:
         self.custom_types = dict(custom_types or {})
         self.revision = revision
         self._patch: tuple[LexicalIndex, list[int]] | None = None     # (previous index, changed positions)
+        self._inherited: dict[Any, tuple[list, list[int] | None]] = {}   # column key -> its inherited values
         # per concept, what was derived from it; an unchanged concept is the same object (library())
         if previous is None:
             self._position = {id(c): i for i, c in enumerate(self.concepts)}
@@ -117,6 +138,10 @@ class Library:
             self._vocabulary = previous._vocabulary
             if "index" in previous.__dict__:                 # built: this revision's is spliced from it
                 self._patch = (previous.__dict__["index"], changed)
+            # the previous revision's columns, as plain values (no reference to it: a chain of
+            # revisions would stay alive), taken over where `_column` makes the same one again
+            self._inherited = {what: column.patched(changed, len(self.concepts))
+                               for what, column in list(previous._columns.items())}
         else:
             self._position = {id(c): i for i, c in enumerate(self.concepts)}
             before, derived = previous._position, previous._derived
@@ -142,7 +167,8 @@ class Library:
                 if what not in slot:
                     slot[what] = make(self.concepts[i])
                 return slot[what]
-            column = self._columns[what] = _Column(len(self), cached, carried=(self._derived, what))
+            column = self._columns[what] = _Column(len(self), cached, carried=(self._derived, what),
+                                                   inherited=self._inherited.pop(what, None))
         return column
 
     def column(self, what: str, make: Callable[[Concept], Any]) -> _Column:
@@ -181,6 +207,8 @@ class Library:
         if self._patch is not None:
             base, changed = self._patch
             self._patch = None          # not kept: a chain of revisions would keep every index alive
+            if not changed:             # a write of another format: the same concepts, the same index
+                return base
             return base.patched(self.concepts, {i: (rows.at(i), ties.at(i)) for i in changed})
         return LexicalIndex(self.concepts, rows.all(), self._vocabulary, ties.all())
 
@@ -281,7 +309,7 @@ class Library:
                                    lambda c: estimate_tokens(render.entry(c, compressed=form.compressed)))
             names = self._column(("tokens", "name"), lambda c: estimate_tokens(render.name_entry(c)))
             self._columns[key] = _Column(len(self), lambda i: names.at(i) if form.collapses(self.concepts[i])
-                                         else entries.at(i))
+                                         else entries.at(i), inherited=self._inherited.pop(key, None))
         return self._columns[key]
 
     def sizes(self, positions: Sequence[int], form: Form = FULL, types: str = NEEDED_TYPES) -> Callable[[int], int]:
@@ -387,6 +415,7 @@ def needed_types(concepts: Sequence[Concept], custom_types: Mapping[str, str]) -
 
 _libraries: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Memory -> {format: Library}
 _lock = threading.Lock()
+_WRITTEN = ("written since",)       # held's key for the last Memory.written_since (formats are strings)
 RESYNC_LIMIT = 200          # more concepts written since the last library: read them all again
 
 
@@ -398,16 +427,26 @@ def library(memory, format: str = "ps") -> Library:
         current = held.get(format)
         if current is not None and current.revision == revision:
             return current
-        fresh = _read(memory, format, revision, current)
+        fresh = _read(memory, format, revision, current, held)
         if not memory.in_transaction():
             held[format] = fresh
         return fresh
 
 
-def _read(memory, format: str, revision: int, current: Library | None) -> Library:
+def _written(memory, since: int, revision: int, held: dict) -> list:
+    """Memory.written_since(since), asked once for all formats brought up to `revision` (kept
+    in `held`; not inside a transaction, whose revisions may roll back and their numbers return)."""
+    if memory.in_transaction():
+        return memory.written_since(since)
+    if held.get(_WRITTEN, (None,))[0] != (since, revision):
+        held[_WRITTEN] = ((since, revision), memory.written_since(since))
+    return held[_WRITTEN][1]
+
+
+def _read(memory, format: str, revision: int, current: Library | None, held: dict) -> Library:
     """The library at `revision`: the previous one with the concepts written since re-read
     (Memory.written_since), or, for a first or a large change, every concept read anew."""
-    written = memory.written_since(current.revision) if current is not None else []
+    written = _written(memory, current.revision, revision, held) if current is not None else []
     ids = {concept_id for fmt, concept_id in written if fmt == format}
     if current is None or len(ids) > RESYNC_LIMIT:
         return Library(memory.list(format), memory.custom_types() if format == "ps" else {}, revision=revision,

@@ -126,12 +126,13 @@ class Prepared:
 
     @cached_property
     def type_names(self) -> frozenset:
-        """The memory's type names: its custom types and the words of every concept's typings
-        (a select model naming one named a type, not a missing concept: run/records.py)."""
+        """The memory's type names, lowercase: its custom types and the words of every concept's
+        typings (a select model naming one named a type, not a missing concept: run/records.py)."""
         words = self.library.column("typing words", typing_words)
         others = [c for lib in self.names.libraries[1:] for c in lib.concepts]
-        return frozenset(self.custom_types).union(*words.all(),
-                                                  *(typing_words(c) for c in others))
+        # concepts share a few sets of typing words: the distinct sets first, then their union
+        names = frozenset(self.custom_types).union(*set(words.all()), *{typing_words(c) for c in others})
+        return frozenset(name.lower() for name in names)
 
     @cached_property
     def probeable(self) -> list[ProbeSpec]:

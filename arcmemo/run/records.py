@@ -28,8 +28,8 @@ def selection_record(task_id: str, pass_index: int, selection: Selection, names:
     def text(value: str | None) -> str | None:
         return None if value is None else utf8_safe(value)
 
-    types = {t.lower() for t in getattr(names, "types", ())}
     written = [utf8_safe(str(name)) for name in selection.unmatched]
+    types = getattr(names, "types", frozenset()) if written else frozenset()      # lowercase (prepared.py)
     return {
         "task_id": task_id, "pass_index": pass_index, "thread": thread, "retry": retry, "mode": selection.mode,
         "level": selection.stats.get("form"),
