@@ -2,9 +2,12 @@
 with 0, 1,000, 5,000 and 20,000 concepts already in memory.
 
 A scripted model answers instantly: tasks with a seed solution get it (so they pass and
-are written back), the rest get a program that fails. The run covers selection (ps),
-solving with the real sandbox, scoring, submissions, events and continual write-back
-every 10 tasks over the 400 ARC-AGI-1 training tasks, into a memory preloaded with
+are written back), the rest get a program that fails; the select model names the concept
+the run learns when its prompt shows it, else the first concept its prompt lists (as a
+model answers from what it is shown: every size takes the same path, a concept chosen and
+handed on; an answer naming nothing shown, and asking again, is benchmarks/bad_answers.py's).
+The run covers selection (ps), solving with the real sandbox, scoring, submissions, events
+and continual write-back every 10 tasks over the 400 ARC-AGI-1 training tasks, into a memory preloaded with
 synthetic concepts (benchmarks/synthetic.py), so selection works on a memory of that size
 and every write changes it. The sandbox is wrapped to time every call; overhead = wall
 time - sandbox time, both measured in the same run. Target: overhead per task at most 2x
@@ -44,6 +47,7 @@ CONCEPT = f"""```yaml
   implementation: [build the table from the train pairs, then apply it cell by cell]
 ```"""
 FIRST_INPUT = re.compile(r"Example 1 input \(\d+x\d+\):\n([0-9\n]+?)\n\n")
+LISTED = re.compile(r"^- ([^(\n]+)\([^\n]*\) -> ", re.MULTILINE)      # a concept's line in a compressed listing
 
 
 class TimedSandbox:
@@ -79,8 +83,14 @@ def script(fake, tasks):
         code = seeds.get(task_id, "def transform(grid):\n    return grid\n")
         return f"```python\n{code}\n```"
 
+    def select(messages):
+        prompt = "\n".join(str(m["content"]) for m in messages)
+        listed = LISTED.search(prompt)
+        shown = LEARNED if LEARNED in prompt or listed is None else listed.group(1)
+        return f"```yaml\n- {shown}\n```"
+
     fake.on("solve", solve)
-    fake.on("select_ps", lambda m: f"```yaml\n- {LEARNED}\n```")
+    fake.on("select_ps", select)
     fake.on("pseudocode", lambda m: "<pseudocode>recolour by table</pseudocode><summary>recolour</summary>")
     fake.on("ps_abstract", lambda m: CONCEPT)
     fake.on("ps_helpers", lambda m: "NONE")

@@ -114,15 +114,17 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
 
     def upto(n: int) -> int:
         while len(lines) < n:
-            lines.append(f"- {next(source)}")
-            sizes.append(sizes[-1] + lib.tokens(lines[-1]) + 1)     # + its line break
+            line = f"- {next(source)}"
+            sizes.append(sizes[-1] + lib.tokens(line) + (1 if lines else 0))     # + the line break before it
+            lines.append(line)
         return n
 
     def text(n: int) -> str:
         return hint + NOTE_OTHERS + "\n".join(lines[:upto(n)]) if n else hint
 
+    # in the estimate the sizes are the count (it adds up at line ends): counted only in a tokenizer
     n, _ = largest_fit(total, lambda n: sizes[upto(n)] if n else estimate_tokens(hint), limit,
-                       lambda n: count(text(n)))
+                       None if count.estimate else lambda n: count(text(n)))
     return text(n)
 
 
