@@ -196,3 +196,53 @@ def test_html_error_page_with_200_is_malformed(stub):
     with make_llm(stub.base_url) as llm:
         c = llm.chat(MSG, role="solver", step="solve")
         assert c.text == "echo: 2+2?" and llm._log.get(c.call_id).attempts == 2
+
+
+def _backend(base_url: str, timeout_s: float = 2.0):
+    from arcmemo.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(base_url, "sk-test", timeout_s=timeout_s)
+
+
+def _request(**params):
+    from arcmemo.llm.backend import CallRequest
+
+    return CallRequest(model="stub-model", messages=MSG, params=params, role="solver", step="solve")
+
+
+def test_a_cancelled_call_ends_its_thread_at_once(stub):
+    """The client's time limit cancels the call: its socket is shut, so its thread does not
+    wait out the endpoint (a hung server would otherwise hold it for the whole timeout)."""
+    import threading
+
+    stub.script({"delay": 5})
+    backend = _backend(stub.base_url, timeout_s=30)
+
+    async def call():
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(backend.complete(_request()), 0.3)
+
+    started = time.monotonic()
+    asyncio.run(call())
+    assert time.monotonic() - started < 1
+    deadline = time.monotonic() + 1
+    while any(t.name == "llm-http" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not any(t.name == "llm-http" for t in threading.enumerate())
+
+
+def test_extra_body_goes_to_the_top_of_the_request(stub):
+    reply = asyncio.run(_backend(stub.base_url).complete(_request(temperature=0.1, extra_body={"top_k": 20})))
+    assert reply.text == "echo: 2+2?"
+    assert stub.requests[0]["top_k"] == 20 and stub.requests[0]["temperature"] == 0.1
+    assert "extra_body" not in stub.requests[0]
+
+
+def test_a_proxy_from_the_environment_carries_the_request(stub, monkeypatch):
+    """HTTP_PROXY names the stub; the endpoint's host does not resolve, so only the proxy can answer."""
+    monkeypatch.setenv("HTTP_PROXY", stub.base_url.rsplit("/v1", 1)[0])
+    monkeypatch.setenv("NO_PROXY", "")
+    for name in ("http_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    reply = asyncio.run(_backend("http://no-such-host.invalid/v1").complete(_request()))
+    assert reply.text == "echo: 2+2?" and stub.requests[0]["model"] == "stub-model"

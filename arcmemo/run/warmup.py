@@ -5,10 +5,11 @@ client's library.
 it imports the run layer (about half a second of imports on this machine): the worker's
 interpreter (numpy, its namespaces) starts up on another core meanwhile, and the run waits
 for it (`sandbox_started`) only where it first needs the sandbox, the isolation report in
-its config. The client library (the `openai` package, the largest import of a solve) is
-imported on a second thread, so that it goes on while the run waits for that worker and for
-the programs the probe runs in it, instead of after them. A worker that cannot start is not
-reported here: the run's own first use of the sandbox tries again and says why.
+its config. The endpoint client (llm/openai_backend.py: http.client, about 20 ms of imports
+since it no longer uses the `openai` package) is imported on a second thread, so that it
+goes on while the run waits for that worker and for the programs the probe runs in it. A
+worker that cannot start is not reported here: the run's own first use of the sandbox tries
+again and says why.
 
 This module imports nothing heavy itself: it must be cheap to import before the run layer.
 """
