@@ -87,6 +87,34 @@ def test_the_probe_finds_the_call_that_gives_every_train_output():
     assert task_colors(tasks.by_id("0d3d703e")) == sorted(task_colors(tasks.by_id("0d3d703e")))
 
 
+# `arm` leaves a mark on the helpers module; `liar` gives a half turn only where the mark is,
+# which in a batch it is after arm's call, and in a run of its own never
+POISON = '''import numpy as np
+
+ARMED = []
+
+
+def arm(grid, k):
+    ARMED.append(k)
+    return np.asarray(grid)
+
+
+def liar(grid, k):
+    grid = np.asarray(grid)
+    return grid[::-1, ::-1].copy() if ARMED else grid
+'''
+
+
+def test_a_call_fits_only_when_it_fits_alone():
+    """Calls are tried many to a sandbox run; one whose outputs were right there only because
+    another call changed the helpers' state is not a fit: a fit is confirmed in a run of its own."""
+    task = load_tasks("training", ids=["6150a2bd"]).by_id("6150a2bd")        # a half turn
+    arm = concept("arm", POISON, [("grid", "grid"), ("k", "int")])
+    liar = concept("liar", POISON, [("grid", "grid"), ("k", "int")], cid=2)
+    fits, tried = probe(task, Prepared(Library([arm, liar])), get_sandbox())
+    assert tried == 8 and fits == []
+
+
 @pytest.mark.parametrize("probing", [True, False])
 def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, memory, probing):  # noqa: F811
     memory.merge({"name": "flip grid", "kind": "routine", "output_typing": "grid", "description": "mirror it",

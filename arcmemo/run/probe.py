@@ -14,8 +14,11 @@ have guessed its arguments wrong, is told what running it showed. With fits as a
 (`fit_attempts`): the program `transform(grid) = helper(grid, args)`, run on the train and
 test inputs like any attempt and ranked with the model's by the train-only choice rule;
 labelled as made by memory. Test outputs are never involved (a colour parameter may take
-a test input's colours). It costs a few hundred sandbox runs at most (about 16 ms each),
-next to model calls of seconds to minutes; `--no-probe-helpers` turns it off.
+a test input's colours). The calls are tried BATCH to a sandbox run (a run costs about
+10-16 ms here, and the probe comes before a task's first model call), and each call that
+fitted is run again alone before it counts: within a batch, memory's helpers run in one
+process, so one call's side effects (a global it changes) could make another look right,
+or wrong; the latter costs a fit, never a false one. `--no-probe-helpers` turns it off.
 
 What depends on the concept alone (which parameters, of which kind, passed how) is its
 `ProbeSpec`, made once per memory revision (prepared.py); only the values a task gives
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
 PROBED = ("ps", "all")         # the selection modes whose runs probe
 INTS = (1, 2, 3, 4)
 MAX_CALLS_PER_HELPER = 32
+BATCH = 16                     # calls tried in one sandbox run (memory's own helpers); a fit is confirmed alone
 FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model
 FIT_SAMPLE = -1                # its sample index: no model sample made it
 _WORD = re.compile(r"^[a-z][a-z_]*$")
@@ -218,14 +222,34 @@ def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 2) -> tup
         except Exception:  # a sandbox fault is no fit; the solve goes on without it
             return False
 
+    def candidates(batch: list[Fit]) -> list[bool]:
+        try:
+            check = run_on_pairs(sandbox, batch_program(batch, len(pairs)), pairs * len(batch), modules=module)
+        except Exception:  # a sandbox fault is no fit
+            return [False] * len(batch)
+        return [all(check.correct[k * len(pairs):(k + 1) * len(pairs)]) for k in range(len(batch))]
+
+    batches = [tries[i:i + BATCH] for i in range(0, len(tries), BATCH)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        verdicts = list(pool.map(fits, tries))
+        verdicts = [ok for batch in pool.map(candidates, batches) for ok in batch]
     found, seen = [], set()
     for attempt, ok in zip(tries, verdicts):
-        if ok and attempt.concept_id not in seen:          # the first fitting call of each concept
+        # the first fitting call of each concept, confirmed alone: in a batch one call's side
+        # effects could have made another's outputs right
+        if ok and attempt.concept_id not in seen and fits(attempt):
             seen.add(attempt.concept_id)
             found.append(attempt)
     return found, len(tries)
+
+
+def batch_program(calls: Sequence[Fit], pairs: int) -> str:
+    """One program making `calls` in turn on the train inputs: the run's grid k is pair
+    k % pairs under call k // pairs (the sandbox runs a program's grids in order, each on its
+    own clock, an error ending only its own grid)."""
+    helpers = ", ".join(sorted({c.helper for c in calls}))
+    made = "".join(f"    lambda grid: {c.call},\n" for c in calls)
+    return (f"from {MODULE} import {helpers}\n\n_CALLS = [\n{made}]\n_DONE = [0]\n\n\n"
+            f"def transform(grid):\n    call = _CALLS[_DONE[0] // {pairs}]\n    _DONE[0] += 1\n    return call(grid)\n")
 
 
 def fit_selection(fits: Sequence[Fit], memory: Prepared) -> Selection:
