@@ -206,9 +206,12 @@ def candidate_calls(concept: Any, facts: TaskFacts) -> list[str]:
     return spec.calls(facts) if spec is not None else []
 
 
-def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 2) -> tuple[list[Fit], int]:
+def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 1) -> tuple[list[Fit], int]:
     """(the fits, how many calls were tried): each candidate call of each probe-able helper of
-    the prepared memory, run in the sandbox on the train pairs; a fit gives every train output."""
+    the prepared memory, run in the sandbox on the train pairs; a fit gives every train output.
+    `workers`: batches run at once. One by default: batched, a probe is a few runs, and at a
+    solve's start a second sandbox worker would have to start for it (about 0.6 s here,
+    before the first model request)."""
     facts = task_facts(task)
     tries = [Fit(spec.concept_id, spec.helper, call) for spec in memory.probeable for call in spec.calls(facts)]
     if not tries:
