@@ -127,9 +127,23 @@ MODES = MethodNames()
 _loaded: dict[tuple[str, str], Any] = {}
 
 
+class _Own:
+    """One of arcmemo's own methods as its entry point would load it, without reading the
+    installed distributions (no other can claim its name: `_scan`): a solve's start-up."""
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def load(self) -> Any:
+        import importlib
+
+        module, _, attribute = self.value.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
 def load_method(name: str):
     """The method `name`, loaded once per process (MethodError: unknown, or it does not load)."""
-    methods = available_methods()
+    methods = {name: _Own(SHIPPED[name])} if name in SHIPPED else available_methods()
     if name not in methods:
         raise MethodError(f"no memory method named {name!r} (entry point group {ENTRY_POINT_GROUP!r}; "
                           f"available: {', '.join(methods)})")
