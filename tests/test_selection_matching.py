@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from arcmemo.selection.matching import NameMatcher, bounded_levenshtein, match_names, normalise
+from arcmemo.selection.matching import ExactFirst, NameMatcher, bounded_levenshtein, match_names, normalise
 
 NAMES = ["recolor object", "extract objects", "split grid", "draw line", "fill enclosed region",
          "rotate", "pick only color from region", "line drawing", "line_drawings"]
@@ -109,3 +109,24 @@ def test_parse_names_accepts_an_unfenced_bare_list_but_not_prose():
                 "```yaml\n[unclosed\n```\n- split grid"):
         with pytest.raises(ParseError):
             parse_names(bad)
+
+
+@pytest.mark.parametrize("answer", [
+    ["draw lines", "fill holes", "draw lines"],                  # exact names shown, one twice
+    ["Draw-Lines", "fill holes"],                                # a paraphrase: the full matcher
+    ["draw lnes"],                                               # a near miss
+    ["fill holes", "rotate grid"],                               # a name in memory but not shown
+    ["structures", "draw lines"],                                # a heading
+])
+def test_exact_names_are_read_without_a_matcher_and_anything_else_as_a_matcher_reads_it(answer):
+    everything = {"draw lines": 1, "fill holes": 2, "rotate grid": 3}
+    shown = [(1, "draw lines"), (2, "fill holes")]
+    built = []
+
+    def make():
+        built.append(True)
+        return NameMatcher(shown)
+
+    quick = ExactFirst(everything, {1, 2}, make)
+    assert quick.match(answer) == NameMatcher(shown).match(answer)
+    assert bool(built) == (not all(name in dict(map(reversed, shown)) for name in answer))

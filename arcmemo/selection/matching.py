@@ -15,7 +15,7 @@ or after normalising (an answer of thousands of made-up names costs no more than
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -172,6 +172,28 @@ class NameMatcher:
                 ids.add(cid)
                 result.ids.append(cid)
         return result
+
+
+class ExactFirst:
+    """A NameMatcher of the names `shown` (ids), made only when needed: an answer whose names
+    are all, exactly, names of concepts shown (what a model usually writes) is read from
+    `names` (name -> id of the whole library, kept per revision); any other answer is matched
+    by the full matcher `make()` builds, with the same result either way."""
+
+    def __init__(self, names: Mapping[str, int], shown: set[int], make: Callable[[], NameMatcher]):
+        self.names, self.shown, self.make = names, shown, make
+        self._full: NameMatcher | None = None
+
+    def match(self, written_names: Sequence[str]) -> MatchResult:
+        ids: dict[int, None] = {}
+        for written in map(str, written_names):
+            cid = self.names.get(written)
+            if cid is None or cid not in self.shown:
+                if self._full is None:
+                    self._full = self.make()
+                return self._full.match(written_names)
+            ids[cid] = None
+        return MatchResult(ids=list(ids))
 
 
 def match_names(written_names: Sequence[str], concepts: Iterable) -> MatchResult:

@@ -55,7 +55,7 @@ from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.expand import expand_neighbours
-from arcmemo.selection.matching import NameMatcher, name_keys
+from arcmemo.selection.matching import ExactFirst, NameMatcher, name_keys
 from arcmemo.selection.prior import UsePrior, prior_order, ties_by_prior
 from arcmemo.selection.types import Selection, SelectionSettings
 from arcmemo.selection.views import collapsed_view, released_hint
@@ -108,19 +108,22 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     total = len(lib) - sum(1 for c in chosen if c.id in lib.by_id)
     if not hint or not total:
         return hint
-    # the names are read only as far as the search asks (about twice as many as fit), not the whole memory
-    source = (c.name for c in (lib.concepts if prior is None else prior.first(lib.concepts)) if c.id not in taken)
-    lines, sizes = [], [estimate_tokens(hint + NOTE_OTHERS)]
+    # the names are read only as far as the search asks (about twice as many as fit), not the
+    # whole memory; each name line's estimate is kept with its concept across revisions
+    concepts, tokens = lib.concepts, lib.column("name line tokens", lambda c: estimate_tokens(f"- {c.name}"))
+    order = range(len(lib)) if prior is None else (lib.positions([c])[0] for c in prior.first(concepts))
+    source = (i for i in order if concepts[i].id not in taken)
+    listed, sizes = [], [estimate_tokens(hint + NOTE_OTHERS)]
 
     def upto(n: int) -> int:
-        while len(lines) < n:
-            line = f"- {next(source)}"
-            sizes.append(sizes[-1] + lib.tokens(line) + (1 if lines else 0))     # + the line break before it
-            lines.append(line)
+        while len(listed) < n:
+            i = next(source)
+            sizes.append(sizes[-1] + tokens.at(i) + (1 if listed else 0))     # + the line break before it
+            listed.append(i)
         return n
 
     def text(n: int) -> str:
-        return hint + NOTE_OTHERS + "\n".join(lines[:upto(n)]) if n else hint
+        return hint + NOTE_OTHERS + "\n".join(f"- {concepts[i].name}" for i in listed[:upto(n)]) if n else hint
 
     # in the estimate the sizes are the count (it adds up at line ends): counted only in a tokenizer
     n, _ = largest_fit(total, lambda n: sizes[upto(n)] if n else estimate_tokens(hint), limit,
@@ -323,12 +326,15 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
     )
 
 
-def name_matcher(lib: Library, shown: Sequence) -> NameMatcher:
+def name_matcher(lib: Library, shown: Sequence) -> NameMatcher | ExactFirst:
     """A matcher of the names shown: the library's whole one (built once per revision) when all
-    of it was shown, else one of the prefiltered few, from the names' keys the library keeps."""
+    of it was shown, else one of the prefiltered few, made from the names' keys the library
+    keeps when an answer is not simply names shown (ExactFirst)."""
     keys = lib.column("name keys", lambda c: name_keys(c.name))
     if len(shown) != len(lib):
-        return NameMatcher(((c.id, c.name) for c in shown), keys=[keys.at(i) for i in lib.positions(shown)])
+        names = lib.kept("names", lambda: {c.name: c.id for c in lib.concepts})
+        return ExactFirst(names, {c.id for c in shown}, lambda: NameMatcher(
+            ((c.id, c.name) for c in shown), keys=[keys.at(i) for i in lib.positions(shown)]))
     return lib.kept("name matcher", lambda: NameMatcher(((c.id, c.name) for c in lib.concepts), keys=keys.all()))
 
 
