@@ -68,6 +68,8 @@ class OpenAIBackend:
         self._headers = {"Authorization": f"Bearer {api_key or NO_KEY}", "Content-Type": "application/json",
                          "Accept": "application/json", "User-Agent": f"arcmemo/{__version__}"}
         self._proxy = _proxy_for(self._url)
+        if self._proxy is not None and self._url.scheme == "http":   # a plain proxy reads them from the request
+            self._headers.update(self._proxy[2])
         self._tls = None
         self._open: set[_Exchange] = set()
 
@@ -204,7 +206,9 @@ class _Exchange:
 
 
 def _proxy_for(url) -> tuple[str, int, dict[str, str]] | None:
-    """(host, port, CONNECT headers) of the proxy the environment names for `url`, if any."""
+    """(host, port, Proxy-Authorization header) of the proxy the environment names for `url`, if
+    any. The proxy is spoken to in plain HTTP, as httpx did for an http:// proxy URL (an https://
+    proxy URL gets no TLS to the proxy: not supported)."""
     from urllib.request import getproxies, proxy_bypass
 
     proxy = getproxies().get(url.scheme)
@@ -215,7 +219,7 @@ def _proxy_for(url) -> tuple[str, int, dict[str, str]] | None:
     if parts.username is not None:
         secret = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
         headers["Proxy-Authorization"] = "Basic " + base64.b64encode(secret).decode()
-    return parts.hostname or "", parts.port or 80, headers
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80), headers
 
 
 def parse_completion(body: Any, where: str) -> Reply:
