@@ -233,6 +233,21 @@ def test_a_cancelled_call_ends_its_thread_at_once(stub):
     assert not any(t.name == "llm-http" for t in threading.enumerate())
 
 
+def test_an_exchange_aborted_before_it_connects_never_connects():
+    """The abort arrives before the socket exists (cancelled as its thread starts)."""
+    import http.client
+
+    from arcmemo.llm.openai_backend import _Exchange
+
+    with socket.socket() as closed:          # a port nobody listens on: a connect would be refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    exchange = _Exchange(http.client.HTTPConnection("127.0.0.1", port, timeout=2), "/", b"{}", {})
+    exchange.abort()
+    with pytest.raises(ConnectionAbortedError):
+        exchange.run()
+
+
 def test_extra_body_goes_to_the_top_of_the_request(stub):
     reply = asyncio.run(_backend(stub.base_url).complete(_request(temperature=0.1, extra_body={"top_k": 20})))
     assert reply.text == "echo: 2+2?"

@@ -68,7 +68,7 @@ class OpenAIBackend:
         self._headers = {"Authorization": f"Bearer {api_key or NO_KEY}", "Content-Type": "application/json",
                          "Accept": "application/json", "User-Agent": f"arcmemo/{__version__}"}
         self._proxy = _proxy_for(self._url)
-        if self._proxy is not None and self._url.scheme == "http":   # a plain proxy reads them from the request
+        if self._proxy is not None and self._url.scheme == "http":   # a plain proxy reads its credentials here
             self._headers.update(self._proxy[2])
         self._tls = None
         self._open: set[_Exchange] = set()
@@ -182,17 +182,24 @@ class _Exchange:
         self._aborted = False
 
     def run(self) -> tuple[int, http.client.HTTPMessage, bytes]:
+        """Connect, send, read the whole answer, close. An abort before the socket exists is
+        seen after the connect (a connect in progress cannot be interrupted: it ends at its
+        timeout, on this daemon thread, unawaited)."""
         connection = self.connection
         try:
+            self._check()                      # aborted before this thread even ran
             connection.connect()
-            with self._lock:
-                if self._aborted:
-                    raise ConnectionAbortedError("the call was cancelled")
+            self._check()
             connection.request("POST", self.target, body=self.body, headers=self.headers)
             response = connection.getresponse()
             return response.status, response.headers, response.read()
         finally:
             connection.close()
+
+    def _check(self) -> None:
+        with self._lock:
+            if self._aborted:
+                raise ConnectionAbortedError("the call was cancelled")
 
     def abort(self) -> None:
         with self._lock:
