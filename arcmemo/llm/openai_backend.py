@@ -28,7 +28,6 @@ message:
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import email.utils
 import http.client
@@ -42,7 +41,6 @@ from urllib.parse import unquote, urlsplit
 from arcmemo import __version__
 from arcmemo.core.secrets import redact
 from arcmemo.llm.backend import CallRequest, EndpointFatal, LLMError, Reply, TransientError
-from arcmemo.llm.settings import OPENAI_URL
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401, 403, 404}
@@ -59,7 +57,11 @@ class OpenAIBackend:
         if not base_url and not api_key:
             raise LLMError("no endpoint configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                            "non-OpenAI server), pass --base-url, or use the offline model 'local'")
-        self.base_url = (base_url or OPENAI_URL).rstrip("/")
+        if not base_url:
+            from arcmemo.llm.settings import OPENAI_URL  # settings loads the catalog (yaml): not at import
+
+            base_url = OPENAI_URL
+        self.base_url = base_url.rstrip("/")
         self.endpoint = endpoint or self.base_url
         self.timeout_s = timeout_s
         self._url = urlsplit(self.base_url + "/chat/completions")
@@ -106,6 +108,8 @@ class OpenAIBackend:
 
     async def _post(self, body: bytes, timeout_s: float) -> tuple[int, http.client.HTTPMessage, bytes]:
         """The exchange on its own thread (module docstring); its socket shut down if cancelled."""
+        import asyncio  # loaded by the caller already; not at import, where it would be ~40 ms
+
         loop = asyncio.get_running_loop()
         done: asyncio.Future = loop.create_future()
         exchange = _Exchange(self._connection(timeout_s), self._target(), body, self._headers)
