@@ -39,6 +39,7 @@ class StubServer:
         self.delay_s = delay_s
         self.answer = answer      # the default answer's text from the request body (None: an echo)
         self.requests: list[dict[str, Any]] = []
+        self.request_lines: list[tuple[str, dict[str, str]]] = []   # (request target, headers) of each
         self.request_times: list[float] = []
         self._script: deque = deque()
         self._lock = threading.Lock()
@@ -63,6 +64,7 @@ class StubServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
                     stub.requests.append(body)
+                    stub.request_lines.append((self.path, dict(self.headers.items())))
                     stub.request_times.append(time.monotonic())
                     action = stub._script.popleft() if stub._script else {}
                     stub.in_flight += 1

@@ -1,10 +1,12 @@
-"""The real `openai` client path against a stub OpenAI-compatible server on 127.0.0.1:
-retries (429 + Retry-After, 5xx, timeouts, malformed bodies, dropped connections),
-permanent errors, parameter pass-through, token and cost accounting, the cache."""
+"""The real endpoint client path (openai_backend.py, over http.client) against a stub
+OpenAI-compatible server on 127.0.0.1: retries (429 + Retry-After, 5xx, timeouts, malformed
+bodies, dropped connections), permanent errors, parameter pass-through, token and cost
+accounting, the cache, cancellation, proxies."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import socket
 import time
 
@@ -231,6 +233,21 @@ def test_a_cancelled_call_ends_its_thread_at_once(stub):
     assert not any(t.name == "llm-http" for t in threading.enumerate())
 
 
+def test_an_exchange_aborted_before_it_connects_never_connects():
+    """The abort arrives before the socket exists (cancelled as its thread starts)."""
+    import http.client
+
+    from arcmemo.llm.openai_backend import _Exchange
+
+    with socket.socket() as closed:          # a port nobody listens on: a connect would be refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    exchange = _Exchange(http.client.HTTPConnection("127.0.0.1", port, timeout=2), "/", b"{}", {})
+    exchange.abort()
+    with pytest.raises(ConnectionAbortedError):
+        exchange.run()
+
+
 def test_extra_body_goes_to_the_top_of_the_request(stub):
     reply = asyncio.run(_backend(stub.base_url).complete(_request(temperature=0.1, extra_body={"top_k": 20})))
     assert reply.text == "echo: 2+2?"
@@ -239,10 +256,15 @@ def test_extra_body_goes_to_the_top_of_the_request(stub):
 
 
 def test_a_proxy_from_the_environment_carries_the_request(stub, monkeypatch):
-    """HTTP_PROXY names the stub; the endpoint's host does not resolve, so only the proxy can answer."""
-    monkeypatch.setenv("HTTP_PROXY", stub.base_url.rsplit("/v1", 1)[0])
+    """HTTP_PROXY names the stub; the endpoint's host does not resolve, so only the proxy can answer.
+    A plain proxy is sent the whole URL, and the credentials in the proxy's URL."""
+    monkeypatch.setenv("HTTP_PROXY", stub.base_url.rsplit("/v1", 1)[0].replace("://", "://me:s%40fe@"))
     monkeypatch.setenv("NO_PROXY", "")
     for name in ("http_proxy", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
     reply = asyncio.run(_backend("http://no-such-host.invalid/v1").complete(_request()))
     assert reply.text == "echo: 2+2?" and stub.requests[0]["model"] == "stub-model"
+    target, headers = stub.request_lines[0]
+    assert target == "http://no-such-host.invalid/v1/chat/completions"
+    assert headers["Proxy-Authorization"] == "Basic " + base64.b64encode(b"me:s@fe").decode()
+    assert headers["Authorization"] == "Bearer sk-test"

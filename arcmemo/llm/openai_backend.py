@@ -28,7 +28,6 @@ message:
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import email.utils
 import http.client
@@ -42,7 +41,6 @@ from urllib.parse import unquote, urlsplit
 from arcmemo import __version__
 from arcmemo.core.secrets import redact
 from arcmemo.llm.backend import CallRequest, EndpointFatal, LLMError, Reply, TransientError
-from arcmemo.llm.settings import OPENAI_URL
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
 FATAL_STATUS = {401, 403, 404}
@@ -59,7 +57,11 @@ class OpenAIBackend:
         if not base_url and not api_key:
             raise LLMError("no endpoint configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                            "non-OpenAI server), pass --base-url, or use the offline model 'local'")
-        self.base_url = (base_url or OPENAI_URL).rstrip("/")
+        if not base_url:
+            from arcmemo.llm.settings import OPENAI_URL  # settings loads the catalog (yaml): not at import
+
+            base_url = OPENAI_URL
+        self.base_url = base_url.rstrip("/")
         self.endpoint = endpoint or self.base_url
         self.timeout_s = timeout_s
         self._url = urlsplit(self.base_url + "/chat/completions")
@@ -68,6 +70,8 @@ class OpenAIBackend:
         self._headers = {"Authorization": f"Bearer {api_key or NO_KEY}", "Content-Type": "application/json",
                          "Accept": "application/json", "User-Agent": f"arcmemo/{__version__}"}
         self._proxy = _proxy_for(self._url)
+        if self._proxy is not None and self._url.scheme == "http":   # a plain proxy reads its credentials here
+            self._headers.update(self._proxy[2])
         self._tls = None
         self._open: set[_Exchange] = set()
 
@@ -104,6 +108,8 @@ class OpenAIBackend:
 
     async def _post(self, body: bytes, timeout_s: float) -> tuple[int, http.client.HTTPMessage, bytes]:
         """The exchange on its own thread (module docstring); its socket shut down if cancelled."""
+        import asyncio  # loaded by the caller already; not at import, where it would be ~40 ms
+
         loop = asyncio.get_running_loop()
         done: asyncio.Future = loop.create_future()
         exchange = _Exchange(self._connection(timeout_s), self._target(), body, self._headers)
@@ -180,17 +186,24 @@ class _Exchange:
         self._aborted = False
 
     def run(self) -> tuple[int, http.client.HTTPMessage, bytes]:
+        """Connect, send, read the whole answer, close. An abort before the socket exists is
+        seen after the connect (a connect in progress cannot be interrupted: it ends at its
+        timeout, on this daemon thread, unawaited)."""
         connection = self.connection
         try:
+            self._check()                      # aborted before this thread even ran
             connection.connect()
-            with self._lock:
-                if self._aborted:
-                    raise ConnectionAbortedError("the call was cancelled")
+            self._check()
             connection.request("POST", self.target, body=self.body, headers=self.headers)
             response = connection.getresponse()
             return response.status, response.headers, response.read()
         finally:
             connection.close()
+
+    def _check(self) -> None:
+        with self._lock:
+            if self._aborted:
+                raise ConnectionAbortedError("the call was cancelled")
 
     def abort(self) -> None:
         with self._lock:
@@ -204,7 +217,9 @@ class _Exchange:
 
 
 def _proxy_for(url) -> tuple[str, int, dict[str, str]] | None:
-    """(host, port, CONNECT headers) of the proxy the environment names for `url`, if any."""
+    """(host, port, Proxy-Authorization header) of the proxy the environment names for `url`, if
+    any. The proxy is spoken to in plain HTTP, as httpx did for an http:// proxy URL (an https://
+    proxy URL gets no TLS to the proxy: not supported)."""
     from urllib.request import getproxies, proxy_bypass
 
     proxy = getproxies().get(url.scheme)
@@ -215,7 +230,7 @@ def _proxy_for(url) -> tuple[str, int, dict[str, str]] | None:
     if parts.username is not None:
         secret = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
         headers["Proxy-Authorization"] = "Basic " + base64.b64encode(secret).decode()
-    return parts.hostname or "", parts.port or 80, headers
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80), headers
 
 
 def parse_completion(body: Any, where: str) -> Reply:
