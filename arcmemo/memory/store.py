@@ -283,9 +283,14 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
 
     @contextmanager
     def _reading(self) -> Iterator[Rows]:
-        """The shared reads (`reads.py`) run through SQLAlchemy, inside this thread's transaction if any."""
-        with self._read() as session:
-            yield lambda sql, params: session.execute(sa.text(sql), params).all()
+        """The shared reads (`reads.py`) run through SQLAlchemy, inside this thread's transaction if
+        any, else on a plain connection (an ORM session costs more than many of these reads)."""
+        active = getattr(self._local, "session", None)
+        if active is not None:
+            yield lambda sql, params: active.execute(sa.text(sql), params).all()
+            return
+        with self.engine.connect() as connection:
+            yield lambda sql, params: connection.execute(sa.text(sql), params).all()
 
     def _in_transaction(self, session: Session) -> bool:
         return session is getattr(self._local, "session", None)
