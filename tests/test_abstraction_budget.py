@@ -129,3 +129,18 @@ def test_write_ps_on_a_large_memory(tmp_path, monkeypatch, fake_model, fake_llm)
     assert result.added == [] and len(memory.list("ps")) == 2000
     assert memory.get(unshown).used_in[-1] == "scale002"
     memory.close()
+
+
+@pytest.mark.parametrize("total", [5, 1234, 20_000])
+def test_a_notes_number_is_sized_without_estimating_the_note_again(total):
+    """Plans size the note saying how many concepts they show for every n they try from the
+    note at 0 (with_number): each digit is one token of the estimate."""
+    from arcmemo.core.estimate import with_number
+    from arcmemo.prompts import render_prompt
+    from arcmemo.selection.ps import NOTE_PREFILTERED
+
+    for note in (lambda n: NOTE_PREFILTERED.format(total=total, shown=n),
+                 lambda n: render_prompt("ps_abstract_partial", total=total, shown=n)):
+        at_zero = estimate_tokens(note(0))
+        assert [with_number(at_zero, n) for n in (0, 7, 10, 99, 100, 4321)] == [
+            estimate_tokens(note(n)) for n in (0, 7, 10, 99, 100, 4321)]

@@ -24,6 +24,7 @@ from arcmemo.abstraction.pseudocode import write_pseudocode
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.steps import StepFailed
 from arcmemo.abstraction.validate import name_key, split_custom_types, validate_concepts
+from arcmemo.core.estimate import with_number
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.llm.counting import ESTIMATE, OVERESTIMATE, TokenCounter, counter_for
 from arcmemo.memory.data import ConceptDataError, normalize
@@ -77,8 +78,10 @@ def repository_section(lib: Library, query: str, limit: int, count: TokenCounter
     def section(n: int) -> tuple[str, str]:
         return note(n), lib.text(ranked[:n], COMPRESSED).strip() or NONE_SHOWN
 
+    note_at_zero = lib.tokens(note(0))
+
     def planned(n: int) -> int:
-        return lib.tokens(note(n)) + (sizes(n) - newline if n else lib.tokens(NONE_SHOWN))
+        return with_number(note_at_zero, n) + (sizes(n) - newline if n else lib.tokens(NONE_SHOWN))
 
     n, _ = largest_fit(len(ranked), planned, limit, None if count.estimate else lambda n: count("".join(section(n))))
     return section(n)

@@ -36,4 +36,12 @@ def estimate_tokens(text: str, digit_group: int = 1) -> int:
     return len(_pieces(digit_group).findall(text)) if text else 0
 
 
-__all__ = ["estimate_tokens"]
+def with_number(estimate_at_zero: int, n: int) -> int:
+    """The estimate of a text holding the whole number `n` (between non-digits), from that of
+    the same text holding 0: a digit is a token of its own (digit_group 1, what plans count
+    in), so each further digit adds one. A plan's note saying how many it shows is sized for
+    every n the search tries without estimating it again."""
+    return estimate_at_zero + len(str(abs(n))) - 1
+
+
+__all__ = ["estimate_tokens", "with_number"]

@@ -25,7 +25,7 @@ def largest_fit(n_max: int, planned: Callable[[int], int], limit: int,
     tokens, and its size (0 and its size when not even an empty one fits).
 
     `planned(n)` is a cheap non-decreasing estimate of that prompt's size, searched by
-    doubling, so only about twice the answer's items are ever sized. `actual(n)` is the
+    growing n by GROWTH, so only about 1.25 times the answer's items are ever sized. `actual(n)` is the
     model's own count of the prompt (None: `planned` is it). Each count corrects the plan by
     the ratio it shows (a tokenizer may count the same text a little, or for grids much,
     lower or higher than the estimate); after `tries` counts the best fitting prompt is
@@ -54,11 +54,15 @@ def largest_fit(n_max: int, planned: Callable[[int], int], limit: int,
     return best
 
 
+GROWTH = 1.25       # _largest's step up: a plan sizes items up to this much past the answer
+
+
 def _largest(upto: int, planned: Callable[[int], int], bound: int) -> int:
-    """The largest n <= upto with planned(n) <= bound (0 if none), probing up from 1 by doubling."""
+    """The largest n <= upto with planned(n) <= bound (0 if none), probing up from 1 by GROWTH
+    (plans size their items incrementally: the largest n probed is what a search costs)."""
     hi = 1
     while hi <= upto and planned(hi) <= bound:
-        hi *= 2
+        hi = max(hi + 1, int(hi * GROWTH))
     return fit_prefix(range(min(hi, upto)), lambda prefix: planned(len(prefix)) <= bound)
 
 

@@ -43,7 +43,7 @@ from itertools import accumulate
 from typing import Any
 
 from arcmemo.core.answers import MAX_NAME_CHARS, MAX_NAMES
-from arcmemo.core.estimate import estimate_tokens
+from arcmemo.core.estimate import estimate_tokens, with_number
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.text import cap, clean_line
@@ -108,7 +108,7 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     total = len(lib) - sum(1 for c in chosen if c.id in lib.by_id)
     if not hint or not total:
         return hint
-    # the names are read only as far as the search asks (about twice as many as fit), not the
+    # the names are read only as far as the search asks (a quarter more than fit), not the
     # whole memory; each name line's estimate is kept with its concept across revisions
     concepts, tokens = lib.concepts, lib.column("name line tokens", lambda c: estimate_tokens(f"- {c.name}"))
     order = range(len(lib)) if prior is None else (lib.positions([c])[0] for c in prior.first(concepts))
@@ -259,7 +259,8 @@ def _plan(task, lib: Library, settings: SelectionSettings, llm, prior: UsePrior 
     def build(n: int) -> list[dict]:
         return _messages(lib.text(ranked[:n], COMPRESSED, prior=order), note(n), puzzle)
 
-    n, tokens = largest_fit(len(ranked), lambda n: frame + lib.tokens(note(n)) + sizes(n), limit,
+    note_at_zero = lib.tokens(note(0))
+    n, tokens = largest_fit(len(ranked), lambda n: frame + with_number(note_at_zero, n) + sizes(n), limit,
                             None if count.estimate else lambda n: count.messages(build(n)))
     return PromptPlan(build(n), lib.pick(ranked[:n]), {**stats, "shown": n, "form": "prefiltered",
                                                        "prefilter_query": query, "prompt_tokens_est": tokens},
