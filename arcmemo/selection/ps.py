@@ -110,7 +110,7 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
         return hint
     # the names are read only as far as the search asks (a quarter more than fit), not the
     # whole memory; each name line's estimate is kept with its concept across revisions
-    concepts, tokens = lib.concepts, lib.column("name line tokens", lambda c: estimate_tokens(f"- {c.name}"))
+    concepts, tokens = lib.concepts, _name_line_tokens(lib)
     order = range(len(lib)) if prior is None else (lib.positions([c])[0] for c in prior.first(concepts))
     source = (i for i in order if concepts[i].id not in taken)
     listed, sizes = [], [estimate_tokens(hint + NOTE_OTHERS)]
@@ -129,6 +129,12 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     n, _ = largest_fit(total, lambda n: sizes[upto(n)] if n else estimate_tokens(hint), limit,
                        None if count.estimate else lambda n: count(text(n)))
     return text(n)
+
+
+def _name_line_tokens(lib: Library):
+    """Per position, the estimate of the concept's line `- name` in a list of names (kept with
+    each concept across revisions): the hint's other names and the names asked again with."""
+    return lib.column("name line tokens", lambda c: estimate_tokens(f"- {c.name}"))
 
 
 def _collapsed(lib: Library) -> str:
@@ -349,7 +355,8 @@ def ask_with_names(llm, unmatched: list[str], plan: PromptPlan, task, settings: 
                              verb="is" if len(unmatched) == 1 else "are")
     lines = [f"- {c.name}" for c in shown]
     around = estimate_tokens(_messages("", note, "")[0]["content"]) + MESSAGE_TOKENS + plan.puzzle_tokens
-    names = list(accumulate(lib.tokens(line) + 1 for line in lines))     # + its line break
+    tokens = _name_line_tokens(lib)
+    names = list(accumulate(tokens.at(i) + 1 for i in lib.positions(shown)))     # + its line break
 
     def build(n: int) -> list[dict]:
         return _messages("\n".join(lines[:n]), note, puzzle)
