@@ -4,6 +4,9 @@ encodings (bpe-openai, offline), and honest fall-backs when a tokenizer cannot b
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -88,18 +91,41 @@ def test_a_grid_costs_what_the_real_encoding_says():
 def test_an_encoding_that_cannot_load_falls_back_to_the_estimate_once(monkeypatch):
     calls = []
 
-    def broken(name):
-        calls.append(name)
-        raise OSError("damaged data file")
+    class Broken:
+        def tokenizer_for_encoding(self, name):
+            calls.append(name)
+            raise OSError("damaged data file")
 
-    import bpe_openai
-    monkeypatch.setattr(bpe_openai, "get_encoding", broken)
+    monkeypatch.setattr(tokens, "_bpe_bindings", Broken)
     monkeypatch.setattr(tokens, "_encodings", {})
     text = format_grid(GRID)
     assert count_tokens(text, "o4-mini") == count_tokens(text, "gpt-4o") == estimate_tokens(text, 3)
     assert calls == ["o200k_base"]                          # tried once per process
     choice = tokenizer_for("gpt-5")
     assert not choice.exact and "could not load o200k_base" in choice.why
+
+
+@pytest.mark.parametrize("text", [
+    "plain words, and marks!", "<|endoftext|> is text here, not a special token <|fim_prefix|>",
+    "a lone surrogate \ud800 in the middle", "x" * 5000 + " 0123456789" * 300])
+def test_the_rust_tokenizer_counts_what_the_package_encodes(text):
+    import bpe_openai  # the package's public, tiktoken-like API
+
+    encoding = bpe_openai.get_encoding("o200k_base")
+    try:
+        expected = len(encoding.encode(text, disallowed_special=()))
+    except UnicodeEncodeError:
+        expected = len(encoding.encode(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"),
+                                       disallowed_special=()))
+    assert count_tokens(text, "o4-mini") == expected
+
+
+def test_counting_does_not_import_the_package_tables(tmp_path):
+    code = ("import sys; from arcmemo.llm.tokens import count_tokens; count_tokens('hi there', 'o4-mini'); "
+            "print(sorted(m for m in sys.modules if m.startswith('bpe_openai')))")
+    env = {**os.environ, "ARCMEMO_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == "['bpe_openai._bindings']", done.stderr
 
 
 def test_llm_count_tokens_follows_the_role_model(fake_llm, isolated_home):
