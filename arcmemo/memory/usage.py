@@ -23,6 +23,11 @@ from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
 
 USAGE: sa.Table = ConceptUsage.__table__
 VERDICTS = ("helpful", "harmful", "neutral")
+# built once, run on the session's connection: written once per task, where building the
+# expression and the ORM's execute path cost several times the SQL itself
+_FORGET_TASK = USAGE.delete().where(USAGE.c.run_id == sa.bindparam("run"), USAGE.c.pass_index == sa.bindparam("pass_"),
+                                    USAGE.c.task_id == sa.bindparam("task"))
+_INSERT = USAGE.insert()
 
 
 class UsageRecords:
@@ -32,14 +37,14 @@ class UsageRecords:
     def record_usage(self, *, run_id: str, pass_index: int, task_id: str, used: dict[int, ConceptUse]) -> None:
         """The usage of the concepts offered to one task (concept id -> its row), replacing what an
         earlier attempt at the same task of the same run and pass recorded."""
-        u = USAGE.c
         with self._write() as session:
-            session.execute(USAGE.delete().where(u.run_id == run_id, u.pass_index == pass_index, u.task_id == task_id))
+            connection = session.connection()
+            connection.execute(_FORGET_TASK, {"run": run_id, "pass_": pass_index, "task": task_id})
             rows = [{"run_id": run_id, "pass_index": pass_index, "task_id": task_id, "concept_id": concept_id,
                      **{name: bool(getattr(counts, name)) for name in (*COUNTERS, *JUDGED)}, "created_at": utcnow()}
                     for concept_id, counts in used.items()]
             if rows:
-                session.execute(USAGE.insert(), rows)
+                connection.execute(_INSERT, rows)
 
     def record_judgement(self, *, run_id: str, pass_index: int, task_id: str, verdicts: dict[int, str]) -> None:
         """A memory method's verdict (VERDICTS) on items one task of a run was shown, into that task's
