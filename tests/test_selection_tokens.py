@@ -20,6 +20,7 @@ from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for, estimate_t
 from arcmemo.llm.fake import FakeModel
 from arcmemo.llm.tokens import Tokenizer
 from arcmemo.memory import data as cdata
+from arcmemo.memory import library as library_module
 from arcmemo.memory.fitting import largest_fit
 from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, NEEDED_TYPES, Form, Library, needed_types
 from arcmemo.memory.models import Concept
@@ -126,7 +127,9 @@ def test_the_counter_is_the_clients_when_it_is_the_models_tokenizer(fake_llm, mo
 
 @pytest.mark.parametrize("form", [FULL, COMPRESSED, Form(collapse_below=2)])
 @pytest.mark.parametrize("types", [ALL_TYPES, NEEDED_TYPES])
-def test_library_text_is_render_ps_and_its_sizes_are_exact_for_the_estimate(form, types):
+@pytest.mark.parametrize("chunk", [3, 256])                # sizes summed a few entries further at a time, or all at once
+def test_library_text_is_render_ps_and_its_sizes_are_exact_for_the_estimate(form, types, chunk, monkeypatch):
+    monkeypatch.setattr(library_module, "CHUNK", chunk)
     concepts = detached(synthetic_concepts(60, seed=4) + [NEEDLE])
     lib = Library(concepts, TYPES)
     rng = random.Random(2)

@@ -31,6 +31,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
+from itertools import accumulate, islice
 from typing import Any
 
 from arcmemo.core.estimate import estimate_tokens
@@ -55,6 +56,7 @@ class Form:
 FULL = Form()
 COMPRESSED = Form(compressed=True)
 ALL_TYPES, NEEDED_TYPES = "all", "needed"
+CHUNK = 32         # a listing's sizes are summed this many entries further at a time, at least
 
 
 def _typing_text(concept: Concept) -> str:
@@ -392,20 +394,34 @@ class _PrefixSizes:
             self.total += self.library.tokens(line) + self.newline
 
     def __call__(self, n: int) -> int:
-        sums = self.sums
-        if n < len(sums):
-            return sums[n]
-        sections, needs, tokens = self.library._sections, self.library._needs, self.tokens
-        newline = self.newline
-        for i in self.positions[len(sums) - 1:n]:
-            heading = (sections[i] or sections.at(i))[1]
+        if n >= len(self.sums):
+            self._extend(min(len(self.positions), max(n, self.known + CHUNK)))
+        return self.sums[n]
+
+    def _extend(self, upto: int) -> None:
+        """Sums up to `upto`, a chunk at a time: each entry's size plus, where a section header or a
+        custom type first appears, what it adds (in a listing's order: header, types, entry)."""
+        chunk = self.positions[self.known:upto]
+        library, tokens, newline = self.library, self.tokens, self.newline
+        sections, needs = library._sections, library._needs
+        steps = [(tokens[i] or tokens.at(i)) + newline for i in chunk]
+        headings = [(sections[i] or sections.at(i))[1] for i in chunk]
+        firsts: dict[int, list[Callable[[], None]]] = {}
+        for heading in dict.fromkeys(headings):
             if heading not in self.sections:
-                self._add_section(heading)
-            if self.needed and (needs[i] or needs.at(i)):
-                self._add_types(needs[i])
-            self.total += (tokens[i] or tokens.at(i)) + newline
-            sums.append(self.total)
-        return sums[n]
+                firsts.setdefault(headings.index(heading), []).append(partial(self._add_section, heading))
+        if self.needed and library.custom_types:
+            for j, i in enumerate(chunk):
+                if needs[i] or needs.at(i):
+                    firsts.setdefault(j, []).append(partial(self._add_types, needs[i]))
+        for j in sorted(firsts):
+            before = self.total
+            for add in firsts[j]:
+                add()
+            steps[j] += self.total - before
+            self.total = before
+        self.sums.extend(islice(accumulate(steps, initial=self.sums[-1]), 1, None))
+        self.total = self.sums[-1]
 
 
 def needed_types(concepts: Sequence[Concept], custom_types: Mapping[str, str]) -> dict[str, str]:
