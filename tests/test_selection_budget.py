@@ -18,7 +18,7 @@ from arcmemo.memory.store import Memory
 from arcmemo.methods import select
 from arcmemo.selection import SelectionSettings, budget
 from arcmemo.selection.oe import render_hint as render_oe_hint
-from arcmemo.selection.ps import plan_prompt
+from arcmemo.selection.ps import NOTE_OTHERS, plan_prompt, with_other_names
 from benchmarks.synthetic import synthetic_concepts
 
 
@@ -213,3 +213,16 @@ def test_budgets_are_shares_of_the_embedded_models_context(monkeypatch):
         assert budget.budgets_for(llm) == (500, 200)                     # never below the minimums
     finally:
         llm.close()
+
+
+def test_the_hints_other_names_are_the_unchosen_in_memory_order_as_many_as_fit():
+    lib = Library(detached(synthetic_concepts(120, seed=3)))
+    hint = "the chosen concepts, rendered"
+    for chosen in ([], [lib.concepts[0]], [lib.concepts[i] for i in (5, 6, 50, 119)]):
+        taken = {c.id for c in chosen}
+        names = [f"- {c.name}" for c in lib.concepts if c.id not in taken]
+        texts = [hint] + [hint + NOTE_OTHERS + "\n".join(names[:n]) for n in range(1, len(names) + 1)]
+        sizes = [estimate_tokens(text) for text in texts]
+        for limit in [*range(0, 900, 3), 100_000]:            # every few tokens: a size off by one shows
+            expected = max((n for n, size in enumerate(sizes) if size <= limit), default=0)
+            assert with_other_names(hint, lib, chosen, limit) == texts[expected], (len(chosen), limit)

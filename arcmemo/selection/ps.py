@@ -108,27 +108,78 @@ def with_other_names(hint: str, lib: Library, chosen: Sequence, limit: int, coun
     total = len(lib) - sum(1 for c in chosen if c.id in lib.by_id)
     if not hint or not total:
         return hint
-    # the names are read only as far as the search asks (a quarter more than fit), not the
-    # whole memory; each name line's estimate is kept with its concept across revisions
-    concepts, tokens = lib.concepts, _name_line_tokens(lib)
-    order = range(len(lib)) if prior is None else (lib.positions([c])[0] for c in prior.first(concepts))
-    source = (i for i in order if concepts[i].id not in taken)
-    listed, sizes = [], [estimate_tokens(hint + NOTE_OTHERS)]
+    head = estimate_tokens(hint + NOTE_OTHERS)
+    names = _memory_order_names(lib, taken) if prior is None else _PriorOrderNames(lib, taken, prior)
 
-    def upto(n: int) -> int:
-        while len(listed) < n:
-            i = next(source)
-            sizes.append(sizes[-1] + tokens.at(i) + (1 if listed else 0))     # + the line break before it
-            listed.append(i)
-        return n
+    def size(n: int) -> int:
+        return head + names.size(n) if n else estimate_tokens(hint)
 
     def text(n: int) -> str:
-        return hint + NOTE_OTHERS + "\n".join(f"- {concepts[i].name}" for i in listed[:upto(n)]) if n else hint
+        return hint + NOTE_OTHERS + "\n".join(names.lines(n)) if n else hint
 
     # in the estimate the sizes are the count (it adds up at line ends): counted only in a tokenizer
-    n, _ = largest_fit(total, lambda n: sizes[upto(n)] if n else estimate_tokens(hint), limit,
-                       None if count.estimate else lambda n: count(text(n)))
+    n, _ = largest_fit(total, size, limit, None if count.estimate else lambda n: count(text(n)))
     return text(n)
+
+
+class _MemoryOrderNames:
+    """The `- name` lines of a revision's concepts in memory order but those at `skipped`
+    (sorted positions): their sizes from the revision's prefix sums (kept: the same for every
+    task), the lines joined only for the answer."""
+
+    def __init__(self, lines: list[str], sums: list[int], skipped: list[int]):
+        self._lines, self._sums, self._skipped = lines, sums, skipped
+
+    def _end(self, n: int) -> int:
+        """The memory position before which n lines are listed."""
+        end = n
+        for i in self._skipped:
+            if i >= end:
+                break
+            end += 1
+        return end
+
+    def size(self, n: int) -> int:
+        """Estimate of the first n lines joined by line breaks (n >= 1)."""
+        end, sums = self._end(n), self._sums
+        return sums[end] - sum(sums[i + 1] - sums[i] for i in self._skipped if i < end) - 1
+
+    def lines(self, n: int) -> list[str]:
+        end, skipped = self._end(n), set(self._skipped)
+        return [line for i, line in enumerate(self._lines[:end]) if i not in skipped]
+
+
+def _memory_order_names(lib: Library, taken: set) -> _MemoryOrderNames:
+    def make() -> tuple[list[str], list[int]]:
+        tokens = _name_line_tokens(lib).all()
+        return [f"- {c.name}" for c in lib.concepts], list(accumulate((t + 1 for t in tokens), initial=0))
+    lines, sums = lib.kept("name lines", make)
+    return _MemoryOrderNames(lines, sums, sorted(lib.positions([lib.by_id[i] for i in taken if i in lib.by_id])))
+
+
+class _PriorOrderNames:
+    """The `- name` lines in the use prior's order but the `taken` ids', sized as far as asked."""
+
+    def __init__(self, lib: Library, taken: set, prior: UsePrior):
+        concepts, self._tokens = lib.concepts, _name_line_tokens(lib)
+        self._concepts = concepts
+        self._source = (i for i in (lib.positions([c])[0] for c in prior.first(concepts)) if concepts[i].id not in taken)
+        self._listed: list[int] = []
+        self._sums = [0]
+
+    def _upto(self, n: int) -> None:
+        while len(self._listed) < n:
+            i = next(self._source)
+            self._sums.append(self._sums[-1] + self._tokens.at(i) + (1 if self._listed else 0))  # + the line break
+            self._listed.append(i)
+
+    def size(self, n: int) -> int:
+        self._upto(n)
+        return self._sums[n]
+
+    def lines(self, n: int) -> list[str]:
+        self._upto(n)
+        return [f"- {self._concepts[i].name}" for i in self._listed[:n]]
 
 
 def _name_line_tokens(lib: Library):
