@@ -8,7 +8,6 @@ under its own name, a test-informed run's numbers marked with † and a footnote
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import mean, stdev
 from typing import Any
 
 from arcmemo.core.table import cell as fmt
@@ -252,6 +251,8 @@ def mean_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> di
                            for s, t in zip(summaries, tables))
         raise MismatchedRuns(f"--mean needs runs of one shape (threads and retries); got {listed}")
     (n, retries), = shapes
+    # imported here: a summary or a listing needs neither (statistics loads fractions and decimal)
+    from statistics import mean, stdev
 
     def agg(values: list[float | None]) -> dict[str, float | None] | None:
         if any(v is None for v in values):

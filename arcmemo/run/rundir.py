@@ -19,15 +19,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.text import utf8_safe
-from arcmemo.run.taskrecords import TaskRecords
+if TYPE_CHECKING:
+    from arcmemo.run.taskrecords import TaskRecords
 
 try:
     import fcntl
@@ -44,6 +42,9 @@ class RunDirError(Exception):
 
 def new_run_id() -> str:
     """Every kind of run gets the same kind of id: its start time, then 6 random hex digits."""
+    # imported here, as the other modules only writing a run needs: reading runs (`runs list`) starts faster
+    import secrets
+
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
@@ -200,6 +201,8 @@ class RunDir:
         if self._locked_by_another():
             raise RunDirError(f"run {self.run_id} is running (pid {self.status().get('pid', '?')}); "
                               "stop it before deleting it")
+        import shutil
+
         shutil.rmtree(self.path)
 
 
@@ -211,6 +214,8 @@ def list_runs(root: str | Path = DEFAULT_RUNS_DIR) -> list[RunDir]:
 
 
 def _append_line(path: Path, record: dict[str, Any]) -> None:
+    from arcmemo.core.text import utf8_safe
+
     line = utf8_safe(json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str)) + "\n"
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(line)

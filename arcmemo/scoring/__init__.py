@@ -2,7 +2,7 @@
 run's threads (threads.py), the score every view of a run headlines and the ARC Prize score
 beside it (runscore.py), submission files in the ARC Prize harness shape
 (submissions.py, harness.py), Kaggle's submission.json (kaggle.py), and scoring other
-tools' submissions (rescore.py).
+tools' submissions (rescoring.py).
 
 The only package that reads test outputs besides the run loop that hands them over.
 """
@@ -14,6 +14,7 @@ from arcmemo.core.lazy import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "arcmemo.scoring.harness": ["CallUse", "Share", "attempt_metadata"],
     "arcmemo.scoring.kaggle": ["KaggleExport", "read_kaggle", "write_kaggle"],
+    "arcmemo.scoring.rescoring": ["Rescored", "rescore"],
     "arcmemo.scoring.runscore": ["ARC_PRIZE", "RunScore", "run_score"],
     "arcmemo.scoring.scores": ["OFFICIAL_K", "TaskScore", "attempts_from_predictions", "oracle_at_k", "score_task",
                                "strict_score"],
@@ -22,10 +23,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "arcmemo.scoring.threads": ["DepthTable", "PuzzleThreads", "ThreadFinal", "depth_table", "puzzle_from_steps",
                                 "step_verdicts", "submitted_attempts"],
 })
-
-# rescore() now, not on first use: once its module (of the same name) is imported, that module
-# would be what `from arcmemo.scoring import rescore` finds
-from arcmemo.scoring.rescore import Rescored, rescore  # noqa: E402
 
 __all__ = ["OFFICIAL_K", "TaskScore", "attempts_from_predictions", "oracle_at_k", "score_task", "strict_score",
            "SubmissionError", "SubmissionScore", "read_submission", "read_submission_dir", "score_predictions",

@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.tasks import Answers, Grid, as_grid, validate_grid
+if TYPE_CHECKING:
+    from arcmemo.core.tasks import Answers, Grid
 
 OFFICIAL_K = 2
 
@@ -84,6 +85,9 @@ def strict_score(correct: Sequence[Sequence[bool]], k: int = OFFICIAL_K) -> floa
 
 
 def _answer_grids(answers: Answers | Sequence[Any]) -> list[Grid]:
+    # imported here: a run's score (runscore.py) needs this module, not the tasks
+    from arcmemo.core.tasks import Answers, validate_grid
+
     outputs = answers.test_outputs if isinstance(answers, Answers) else answers
     name = f"task {answers.task_id}" if isinstance(answers, Answers) else "answers"
     grids = [validate_grid(g, f"{name} test output {i}") for i, g in enumerate(outputs)]
@@ -97,6 +101,8 @@ def score_task(attempts: Sequence[Sequence[Grid | None]], answers: Answers | Seq
 
     An attempt with fewer predictions than test inputs is wrong on the missing ones.
     """
+    from arcmemo.core.tasks import as_grid
+
     truth = _answer_grids(answers)
     correct = []
     for attempt in attempts:
