@@ -119,7 +119,7 @@ def test_a_key_like_nothing_lists_the_known_ones(isolated_home):
 
 
 def test_every_key_a_reader_takes_is_known(isolated_home):
-    """The config keys written out in core/settings.py are exactly those the model settings and the page read."""
+    """The config keys written out in core/config.py are exactly those the model settings and the page read."""
     from arcmemo.llm import local
     from arcmemo.llm.catalog import ROLES
     from arcmemo.llm.settings import CALL_DEFAULTS, NUMBERS

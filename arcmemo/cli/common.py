@@ -29,7 +29,7 @@ class UserError(click.ClickException):
 # modules already imported (an exception can only come from a loaded module), so listing them
 # costs no start-up time.
 USER_ERROR_TYPES: list[tuple[str, str]] = [
-    ("arcmemo.core.settings", "ConfigError"),
+    ("arcmemo.core.config", "ConfigError"),
     ("arcmemo.core.tasks", "TaskError"),
     ("arcmemo.run.rundir", "RunDirError"),
     ("arcmemo.run.ray_executor", "RayUnavailable"),

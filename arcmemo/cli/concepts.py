@@ -47,7 +47,7 @@ def _actor(actor: str | None) -> str:
 
 def _url(db: str | None, *, create: bool = False) -> str:
     """--db/ARCMEMO_DB; read commands refuse to create a missing SQLite file."""
-    from arcmemo.core.settings import db_url
+    from arcmemo.core.config import db_url
 
     url = db_url(db)
     from arcmemo.memory.reader import sqlite_file

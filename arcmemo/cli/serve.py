@@ -35,7 +35,7 @@ def serve(db, runs_root, port, host, tasks_from, dataset) -> None:
     if any(importlib.util.find_spec(m) is None for m in ("starlette", "uvicorn", "multipart")):
         raise UserError("arcmemo serve needs the web extra: pip install 'arcmemo[web]'")
     from arcmemo.cli.concepts import _actor, _open
-    from arcmemo.core.settings import setting
+    from arcmemo.core.config import setting
     from arcmemo.web import serve as server
     from arcmemo.web.app import create_app
     from arcmemo.web.lookup import TaskSources

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arcmemo.core import safeyaml
-from arcmemo.core.settings import ConfigError, user_dir
+from arcmemo.core.config import ConfigError, user_dir
 
 ROLES = ("solver", "aux", "select")
 

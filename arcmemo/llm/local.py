@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arcmemo.core.settings import as_number, setting
+from arcmemo.core.config import as_number, setting
 from arcmemo.llm.weights import LocalModelError, assemble, spec_for, weights_available
 
 ATTRIBUTION = ("Qwen2.5-Coder-Instruct (Qwen team, Alibaba Cloud), Apache-2.0 licence; "

@@ -17,7 +17,6 @@ that carries one is still logged with its tokens.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -27,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.config import user_dir
 from arcmemo.core.secrets import redact
-from arcmemo.core.settings import user_dir
-from arcmemo.core.text import utf8_safe
 from arcmemo.llm.logdb import connect
 
 COLUMNS = ("id", "created_at", "run_id", "task_id", "role", "step", "sample", "model", "endpoint",
@@ -46,6 +44,9 @@ def log_path() -> Path:
 
 def cache_key(request: dict[str, Any], sample: int) -> str:
     """sha256 over the canonical JSON of the request plus the sample index."""
+    # imported here, as utf8_safe below: reading the log (`calls list`) needs neither
+    import hashlib
+
     blob = json.dumps({"request": request, "sample": int(sample)}, sort_keys=True,
                       ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
@@ -214,6 +215,8 @@ class CallLog:
 
 def _safe(text: str | None) -> str | None:
     """Text fit to keep: known secrets redacted, lone surrogates replaced."""
+    from arcmemo.core.text import utf8_safe
+
     return None if text is None else utf8_safe(redact(text))
 
 

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from arcmemo.core.config import ConfigError, as_number, load_config_file, lookup, setting
 from arcmemo.core.secrets import register_secret
-from arcmemo.core.settings import ConfigError, as_number, load_config_file, lookup, setting
 from arcmemo.llm.catalog import ROLES, load_catalog
 from arcmemo.llm.params import REASONING_EFFORTS
 

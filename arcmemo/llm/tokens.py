@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from arcmemo.core.config import user_dir
 from arcmemo.core.estimate import estimate_tokens
-from arcmemo.core.settings import user_dir
 from arcmemo.llm.catalog import ModelTraits, load_catalog
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,6 @@ format searched, the other format when the name is there, and the closest names.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -55,6 +54,9 @@ def _not_found(text: str, key: str, entries: list[Entry], format: str | None) ->
     if format is not None and elsewhere:
         formats = sorted({e.format for e in elsewhere})
         return f"{message}; {_listed(elsewhere)} has that name: use --format {' or --format '.join(formats)}"
+    # imported here: a lookup that finds its concept (`concepts show`) needs no suggestions
+    import difflib
+
     keys: dict[str, list[Entry]] = {}
     for e in entries:
         keys.setdefault(name_key(e.name), []).append(e)

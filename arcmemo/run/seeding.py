@@ -49,8 +49,8 @@ from arcmemo.abstraction.seedhelpers import (
     read_library,
     uncalled,
 )
+from arcmemo.core.config import lookup
 from arcmemo.core.helpercode import MODULE, HelperError
-from arcmemo.core.settings import lookup
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
 from arcmemo.run.helpercheck import verification
