@@ -40,6 +40,7 @@ _FIELDS = frozenset(CONCEPT_COLUMNS)
 
 _COLUMNS = ", ".join(f'"{name}"' for name in CONCEPT_COLUMNS)
 _SELECT = f"SELECT {_COLUMNS} FROM concept"
+LATEST_REVISION = "SELECT max(id) FROM conceptrevision"
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 _LIKE_ESCAPE = str.maketrans({"/": "//", "%": "/%", "_": "/_"})
 COUNTERS = ("offered", "called", "called_passing", "solved", "offered_passing")   # what the run counts
@@ -286,7 +287,7 @@ class ConceptReads:
 
     def _merged_into(self, rows: Rows) -> dict[int, int]:
         """`merged_into`, kept per memory revision (a read of every merge otherwise)."""
-        revision = rows("SELECT max(id) FROM conceptrevision", {})[0][0] or 0
+        revision = self._revision_within(rows)
         kept = getattr(self, "_merged_into_kept", None)
         if kept is not None and kept[0] == revision:
             return kept[1]
@@ -323,7 +324,11 @@ class ConceptReads:
     def revision(self) -> int:
         """The latest revision number (0 for an empty store)."""
         with self._reading() as rows:
-            return rows("SELECT max(id) FROM conceptrevision", {})[0][0] or 0
+            return self._revision_within(rows)
+
+    def _revision_within(self, rows: Rows) -> int:
+        """`revision()` inside a read already open (a store that knows it more cheaply says so)."""
+        return rows(LATEST_REVISION, {})[0][0] or 0
 
     def custom_types(self, *, as_of: int | None = None) -> dict[str, str]:
         """name -> definition, sorted by name."""

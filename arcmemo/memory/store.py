@@ -24,7 +24,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +50,7 @@ from arcmemo.memory.models import (
     utcnow,
 )
 from arcmemo.memory.reader import readable_file, sqlite_file
-from arcmemo.memory.reads import ConceptReads, Rows, concept_of
+from arcmemo.memory.reads import LATEST_REVISION, ConceptReads, Rows, concept_of
 from arcmemo.memory.records import RunRecords
 from arcmemo.memory.rows import CONCEPTS, REVISIONS, select_concepts
 from arcmemo.memory.usage import UsageRecords
@@ -150,7 +150,8 @@ class _RevisionWatch:
     """SQLite's `PRAGMA data_version` on a connection kept for it alone: it changes whenever
     another connection (of this process or another) commits, and costs microseconds, where
     reading the revision through SQLAlchemy costs a few hundred; a run asks for the revision
-    several times per task (every prepared view of memory is keyed by it)."""
+    several times per task (every prepared view of memory is keyed by it). After a change the
+    revision is read on the same connection: a run's usage rows commit once per task."""
 
     def __init__(self, path: Path):
         self._connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -158,13 +159,13 @@ class _RevisionWatch:
         self._lock = threading.Lock()
         self._seen: tuple[int, int] | None = None        # (data_version, revision read after it)
 
-    def revision(self, read: Callable[[], int]) -> int:
-        """The revision `read()` gave after the last change (read first, then the revision: a
+    def revision(self) -> int:
+        """The revision read after the last change (the version read first, then the revision: a
         commit in between only makes the kept revision newer than its version)."""
         with self._lock:
             version = self._connection.execute("PRAGMA data_version").fetchone()[0]
             if self._seen is None or self._seen[0] != version:
-                self._seen = (version, read())
+                self._seen = (version, self._connection.execute(LATEST_REVISION).fetchone()[0] or 0)
             return self._seen[1]
 
     def close(self) -> None:
@@ -219,7 +220,12 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
         another connection committed since it was last read (_RevisionWatch)."""
         if self._watch is None or self.in_transaction():     # a transaction's reads see its own writes
             return super().revision()
-        return self._watch.revision(super().revision)
+        return self._watch.revision()
+
+    def _revision_within(self, rows: Rows) -> int:
+        if self._watch is None or self.in_transaction():
+            return super()._revision_within(rows)
+        return self._watch.revision()
 
     def copy_to(self, path: str | Path) -> None:
         """A consistent copy of this SQLite memory as a new file at `path` (SQLite's online backup,
