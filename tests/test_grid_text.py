@@ -31,6 +31,13 @@ def test_digits_are_one_row_per_line_and_numpy_is_what_numpy_prints():
     assert "..." not in text and len(text.splitlines()) == 30
 
 
+@pytest.mark.parametrize("grid", [
+    [[7, 0, 9], [1, 2, 3]], [(0, 5), (9, 9)], [[1, 2], [3, 12]], [[True, False]], [[1.0, 2.0]], [[-1, 3]],
+    [[300, 1]], np.array([[1, 2], [3, 4]]), [np.array([1, 2])], [(np.int64(3), 4)], [[]], []])
+def test_digits_are_each_cell_as_its_integer_whatever_holds_the_grid(grid):
+    assert format_grid(grid, "digits") == "\n".join("".join(str(int(v)) for v in row) for row in grid)
+
+
 def test_a_puzzle_labels_every_grid_with_its_shape_in_either_style():
     task = load_tasks("training", ids=["0d3d703e"]).tasks[0]
     numpy = format_task(task, style="numpy")

@@ -72,7 +72,24 @@ def format_grid(grid: Sequence[Sequence[int]], style: str | None = None) -> str:
 
         return np.array2string(np.asarray(grid, dtype=int), separator=", ", max_line_width=NUMPY_LINE_WIDTH,
                                threshold=sys.maxsize)
-    return "\n".join("".join(str(int(v)) for v in row) for row in grid)
+    return "\n".join(map(_digits, grid))
+
+
+_CELLS = bytes(range(10))
+_DIGIT_OF = bytes.maketrans(_CELLS, b"0123456789")
+
+
+def _digits(row: Sequence[int]) -> str:
+    """A row as digits: through bytes when it is a list or tuple of 0-9 (several times faster:
+    every prompt writes whole puzzles), else cell by cell."""
+    if type(row) in (list, tuple):
+        try:
+            cells = bytes(row)
+        except (TypeError, ValueError):         # not ints, or not 0-255
+            cells = None
+        if cells is not None and not cells.translate(None, _CELLS):
+            return cells.translate(_DIGIT_OF).decode("ascii")
+    return "".join(str(int(v)) for v in row)
 
 
 def grid_note(style: str | None = None) -> str:
