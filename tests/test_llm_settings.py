@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 from arcmemo.core.settings import ConfigError
-from arcmemo.llm.catalog import load_catalog
+from arcmemo.llm.catalog import PACKAGED_JSON, load_catalog
 from arcmemo.llm.client import LLM, LLMError, LLMSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_packaged_catalog_is_read_from_a_current_json_copy_of_models_yaml():
+    spec = importlib.util.spec_from_file_location("generate_models_json", ROOT / "scripts" / "generate_models_json.py")
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    assert PACKAGED_JSON.read_text(encoding="utf-8") == generator.render(), \
+        "arcmemo/data/models.json is stale: run `python scripts/generate_models_json.py`"
+    assert load_catalog().sources == ["arcmemo/data/models.yaml"]
 
 
 def test_default_is_the_offline_model_when_no_endpoint():

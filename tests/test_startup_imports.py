@@ -32,9 +32,8 @@ HEAVY = ("numpy", "scipy", "networkx", "sqlalchemy", "sqlmodel", "pydantic", "op
 # command loads one only when its work needs it
 SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket", "statistics", "secrets", "tempfile",
         "difflib", "hashlib", "arcmemo.core.tasks", "arcmemo.core.settings", "arcmemo.scoring.submissions")
-# what a command's work needs of them (`concepts show` prints YAML; `models list` reads models.yaml)
+# what a command's work needs of them (`concepts show` prints YAML)
 NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"}, ("concepts", "graph"): {"networkx"},
-          ("models", "list"): {"yaml", "importlib.resources", "logging", "socket", "tempfile", "hashlib"},
           ("solvers", "list"): {"importlib.metadata", "importlib.resources", "email", "socket", "tempfile"},
           ("tasks", "show"): {"rich", "arcmemo.core.tasks"},
           ("runs", "list"): {"arcmemo.core.settings"}, ("runs", "show"): {"arcmemo.core.settings"},

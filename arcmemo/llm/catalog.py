@@ -2,7 +2,9 @@
 
 The packaged file (arcmemo/data/models.yaml) is read first, then $ARCMEMO_HOME/models.yaml
 if present; the user's entries override the packaged ones key by key (a trait entry field
-by field).
+by field). The packaged file is read from its JSON copy, models.json (written by
+scripts/generate_models_json.py; a test keeps the two the same): a command that reads the
+catalog (`models list`, a solve's start) loads no YAML parser unless the user has a file.
 
 Traits say what a model takes: its context window in tokens, whether it reads images
 (`vision`), whether it is a reasoning model (`reasoning`: takes `max_completion_tokens`
@@ -13,15 +15,16 @@ as prices do; a model not listed takes the `"*"` entry.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arcmemo.core import safeyaml
 from arcmemo.core.config import ConfigError, user_dir
 
 ROLES = ("solver", "aux", "select")
+PACKAGED = "arcmemo/data/models.yaml"
+PACKAGED_JSON = Path(__file__).resolve().parents[1] / "data" / "models.json"
 
 
 @dataclass(frozen=True)
@@ -124,10 +127,17 @@ SECTIONS = ("defaults", "aliases", "prices", "traits")
 
 
 def _read(text: str, where: str) -> dict[str, Any]:
+    # imported here: only a user's models.yaml is YAML to parse (the packaged one is read as JSON)
+    from arcmemo.core import safeyaml
+
     try:
         data = safeyaml.load(text) or {}
     except safeyaml.YAMLError as exc:
         raise ConfigError(f"{where}: invalid YAML: {safeyaml.describe(exc)}") from None
+    return _sections(data, where)
+
+
+def _sections(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping with {'/'.join(SECTIONS)}")
     unknown = set(data) - set(SECTIONS)
@@ -201,8 +211,7 @@ def _merge_into(catalog: Catalog, data: dict[str, Any], where: str) -> None:
 
 def load_catalog() -> Catalog:
     catalog = Catalog()
-    packaged = resources.files("arcmemo").joinpath("data/models.yaml")
-    _merge_into(catalog, _read(packaged.read_text(), "arcmemo/data/models.yaml"), "arcmemo/data/models.yaml")
+    _merge_into(catalog, _sections(json.loads(PACKAGED_JSON.read_text(encoding="utf-8")), PACKAGED), PACKAGED)
     user_file = Path(user_dir()) / "models.yaml"
     if user_file.exists():
         _merge_into(catalog, _read(user_file.read_text(), str(user_file)), str(user_file))

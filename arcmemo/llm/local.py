@@ -22,8 +22,6 @@ import gc
 import importlib
 import importlib.util
 import json
-import signal
-import socket
 import sys
 import threading
 import time
@@ -59,6 +57,9 @@ def unavailable(name: str) -> str | None:
 
 
 def free_port() -> int:
+    # socket and signal are imported where used: listing the models (`models list`) needs neither
+    import socket
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -213,6 +214,8 @@ def serve_until_signal(name: str, on_ready: Callable[[LocalServer], None], **ove
     problem = unavailable(name)
     if problem:
         raise LocalModelError(problem)
+    import signal
+
     settings = {**server_settings(), **overrides}
     path = assemble(name)
     stop = threading.Event()

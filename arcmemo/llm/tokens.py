@@ -22,7 +22,6 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import json
-import logging
 import sys
 import threading
 from dataclasses import dataclass
@@ -32,8 +31,6 @@ from typing import Any
 from arcmemo.core.config import user_dir
 from arcmemo.core.estimate import estimate_tokens
 from arcmemo.llm.catalog import ModelTraits, load_catalog
-
-log = logging.getLogger(__name__)
 
 TOKENIZE_TIMEOUT_S = 10.0
 BPE_ENCODINGS = ("o200k_base", "cl100k_base")
@@ -123,7 +120,7 @@ def _tokenize(address: str, text: str) -> int | None:
         with urllib.request.urlopen(request, timeout=TOKENIZE_TIMEOUT_S) as response:
             tokens = json.loads(response.read()).get("tokens")
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        log.warning("token count: the embedded server's /tokenize failed (%s); estimating", exc)
+        _warn("token count: the embedded server's /tokenize failed (%s); estimating", exc)
         return None
     return len(tokens) if isinstance(tokens, list) else None
 
@@ -139,8 +136,16 @@ def _encoding(name: str) -> tuple[Any, str]:
         if name not in _encodings:
             _encodings[name] = _load_encoding(name)
             if _encodings[name][0] is None:
-                log.warning("token counts for %s are estimates: %s", name, _encodings[name][1])
+                _warn("token counts for %s are estimates: %s", name, _encodings[name][1])
         return _encodings[name]
+
+
+def _warn(message: str, *args: Any) -> None:
+    """A warning on this module's logger (logging is imported here: a count or a listing that
+    warns of nothing starts without it)."""
+    import logging
+
+    logging.getLogger(__name__).warning(message, *args)
 
 
 def _encoding_missing(name: str) -> str:

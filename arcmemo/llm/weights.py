@@ -16,7 +16,6 @@ a mismatch is an error and the file is never used. The check is remembered in a
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import os
@@ -146,6 +145,9 @@ def _write_stamp(path: Path, spec: LocalModelSpec) -> None:
 
 
 def _sha256_file(path: Path) -> str:
+    # hashlib is imported where a file is checked: listing the models (`models list`) needs none
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while chunk := handle.read(CHUNK):
@@ -176,6 +178,8 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
             target.unlink()                       # corrupt or stale: rebuild from the parts
         sources = parts if parts is not None else part_paths(spec)
         tmp = directory / (spec.filename + f".part-{os.getpid()}")
+        import hashlib
+
         digest, size = hashlib.sha256(), 0
         try:
             with open(tmp, "wb") as out:
