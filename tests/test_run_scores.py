@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from pathlib import Path
 from statistics import stdev
 
@@ -126,6 +127,8 @@ class ScriptedSolver:
 class Totals(Reporter):
     """Keeps the progress line's running totals."""
 
+    shows_totals = True
+
     def __init__(self):
         self.lines: list[str] = []
 
@@ -133,33 +136,39 @@ class Totals(Reporter):
         self.lines.append(text)
 
 
-def play(root: Path, llm, script=SCRIPT, threads: int = 3, run_id: str | None = None):
+def play(root: Path, llm, script=SCRIPT, threads: int = 3, run_id: str | None = None, progress=None):
     config = RunConfig(source="training", task_ids=TASKS, selection="none", threads=threads, retries=2,
                        solver="scripted")
-    progress = Totals()
+    progress = progress or Totals()
     runner = new_runner(config, memory=Memory(str(root / "memory.db")), make_llm=lambda _: llm,
                         sandbox=get_sandbox(), solver=ScriptedSolver(script), runs_root=str(root / "runs"),
                         progress=progress, run_id=run_id)
     return runner, runner.run(), progress
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """The three runs: A (the script, 3 threads), B (the variant), C (thread 0 alone)."""
+@contextmanager
+def fake_llm():
     from arcmemo.llm.backend import register_model, unregister_model
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
 
-    root = tmp_path_factory.mktemp("scores")
     register_model("fake", FakeModel("fake"))
     llm = LLM(LLMSettings(solver_model="fake", aux_model="fake", select_model="fake"))
     try:
-        a = play(root, llm, run_id="run-a")
-        b = play(root, llm, VARIANT, run_id="run-b")
-        c = play(root, llm, threads=1, run_id="run-c")
+        yield llm
     finally:
         llm.close()
         unregister_model("fake")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The three runs: A (the script, 3 threads), B (the variant), C (thread 0 alone)."""
+    root = tmp_path_factory.mktemp("scores")
+    with fake_llm() as llm:
+        a = play(root, llm, run_id="run-a")
+        b = play(root, llm, VARIANT, run_id="run-b")
+        c = play(root, llm, threads=1, run_id="run-c")
     return root, {"a": a, "b": b, "c": c}
 
 
@@ -200,6 +209,15 @@ def test_the_progress_line_runs_the_headline(runs):
     assert [line.split(" · ")[0] for line in made["a"][2].lines] == ["oracle@2 100.0", "oracle@2 83.3",
                                                                      "oracle@2 77.8", "oracle@2 83.3"]
     assert made["c"][2].lines[-1].startswith("oracle@1 (one thread) 75.0 · ")
+
+
+def test_a_reporter_that_shows_no_totals_is_given_none(tmp_path):
+    class Silent(Totals):
+        shows_totals = False
+
+    with fake_llm() as llm:
+        _, _, progress = play(tmp_path, llm, threads=1, progress=Silent())
+    assert progress.lines == []
 
 
 def test_runs_list_show_and_their_json(runs):

@@ -47,6 +47,8 @@ class LiveReporter(Reporter):
     below it a row per item in flight (its name, its step, its time); finished items and notes
     print above."""
 
+    shows_totals = True
+
     def __init__(self, console: Console | None = None):
         self.console = console or Console(stderr=True)
         self.lock = threading.RLock()

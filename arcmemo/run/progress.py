@@ -35,6 +35,8 @@ def clock(seconds: float) -> str:
 class Reporter:
     """The silent reporter, and the interface the others implement."""
 
+    shows_totals = False    # whether `totals` shows anything: a runner sums them only for one that does
+
     def started(self, run_id: str, path: Any, *, kind: str, resumed: bool = False) -> None:
         """The run exists: its id and directory (printed first, so Ctrl-C can be followed by a resume)."""
 
@@ -66,6 +68,8 @@ class Reporter:
 
 class PlainReporter(Reporter):
     """Plain lines on stderr; each line about an item names it and its place in the sequence."""
+
+    shows_totals = True
 
     def __init__(self, stream=None):
         self.stream = stream

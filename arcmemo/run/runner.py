@@ -525,8 +525,8 @@ class Runner:
         self.done[key] = latest[task.id] = outcome
         self.lost.pop(key, None)
         self._record_use(outcome)
-        if (len(latest) <= TOTALS_EACH or len(latest) == len(self.tasks)
-                or time.monotonic() - self._totals_at >= TOTALS_EVERY_S):
+        if self.progress.shows_totals and (len(latest) <= TOTALS_EACH or len(latest) == len(self.tasks)
+                                           or time.monotonic() - self._totals_at >= TOTALS_EVERY_S):
             self.progress.totals(self._totals(latest))
             self._totals_at = time.monotonic()
         self.progress.item_done(_outcome_line(outcome), item=task.id, elapsed=result.elapsed)
