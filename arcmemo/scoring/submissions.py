@@ -77,10 +77,11 @@ def submission_path(directory: str | Path, task_id: str) -> Path:
 def atomic_write_json(path: Path, data: Any) -> None:
     """Write JSON to `path` through a temporary file, so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data)          # in one piece: json.dump to a file encodes in Python, chunk by chunk
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         try:
