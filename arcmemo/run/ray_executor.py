@@ -248,7 +248,7 @@ def _lost_to_ray(runner, task, pass_index: int, exc: BaseException) -> TaskResul
     event = {"type": "task_lost", "pass_index": pass_index, "task_id": task.id, "error": error, "usage": {}}
     records = TaskRecords(runner.rundir.run_id)
     records.append(event)
-    return TaskResult(task_id=task.id, pass_index=pass_index, outcome=None, records=records.finish(),
+    return TaskResult(task_id=task.id, pass_index=pass_index, outcome=None, records=records,
                       lost=records.events[-1])
 
 

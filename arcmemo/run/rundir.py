@@ -103,14 +103,18 @@ class RunDir:
     def append_selection(self, record: dict[str, Any]) -> None:
         _append_line(self.path / "selections.jsonl", {"time": round(time.time(), 3), **record})
 
+    def add_submission(self, name: str, text: str) -> None:
+        """A submission file (scoring.submission_file), written whole or not at all."""
+        _atomic_write(self.submissions / name, text, newline=False)
+
     def commit(self, records: TaskRecords) -> None:
         """Write what one task recorded on its own (taskrecords.py): its selection records (by
         thread: a task's threads run at once and record as they finish), then its submission
         files, then its events (the event log is what `--resume` trusts, so it is written last)."""
         for record in sorted(records.selections, key=lambda r: r.get("thread") or 0):
             _append_line(self.path / "selections.jsonl", record)
-        for name, text in records.finish().files.items():
-            _atomic_write(self.submissions / name, text, newline=False)
+        for name, text in records.files.items():
+            self.add_submission(name, text)
         for event in records.events:
             _append_line(self.path / "events.jsonl", event)
 

@@ -90,8 +90,9 @@ from arcmemo.run.threads import (
     submitted_predictions,
     thread_record,
 )
-from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts, write_submission
+from arcmemo.scoring import attempts_from_predictions, score_task, step_verdicts
 from arcmemo.scoring.strict import last_step_table, steps_from_records
+from arcmemo.scoring.submissions import submission_file
 from arcmemo.selection import Selection, SelectionSettings
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
@@ -498,7 +499,7 @@ class Runner:
             error = exc
         if outcome is not None:
             records.append(outcome.event())
-        return TaskResult(task_id=task.id, pass_index=p, outcome=outcome, records=records.finish(),
+        return TaskResult(task_id=task.id, pass_index=p, outcome=outcome, records=records,
                           lost=view.lost.get((p, task.id)), lost_usage=view.lost_usage, error=error,
                           elapsed=time.monotonic() - started)
 
@@ -598,10 +599,10 @@ class Runner:
         if answers:
             self.progress.step("scoring")
         score = score_task(attempts_from_predictions(predictions), answers) if answers else None
-        write_submission(self.rundir.submissions, task.id, predictions, submission_metadata(
+        self.rundir.add_submission(*submission_file(task.id, predictions, submission_metadata(
             self.llm, task.id, first_call, attempts, predictions, started=started,
             extra={"run_id": self.rundir.run_id, "test_id": self.rundir.run_id, "pass": p,
-                   "solver": self.config.solver}))
+                   "solver": self.config.solver})))
         errors = [a.error for a in attempts if a.error]
         selected = list(dict.fromkeys(i for r in runs for i in r.selection.concept_ids))
         again = [record for r in runs for record in r.reselections]      # --reselect-on-retry's choices

@@ -2,40 +2,33 @@
 
 Tasks in flight at once (threads in this process, or Ray workers) never write the run
 directory themselves: each writes into its own `TaskRecords` (event lines, selection
-records, submission files) through the same methods as a `RunDir`, and the driver appends
-them to the run directory in task order once the task and every task before it are done
-(`RunDir.commit`). So the run directory reads the same for any number of tasks in flight,
-a task still running when the run stops leaves nothing half-written, and a worker on
-another machine needs no access to the directory: `finish()` turns the records into plain
-data that travels back to the driver.
+records, submission files' text) through the same methods as a `RunDir`, and the driver
+appends them to the run directory in task order once the task and every task before it are
+done (`RunDir.commit`). So the run directory reads the same for any number of tasks in
+flight, a task still running when the run stops leaves nothing half-written, and a worker on
+another machine needs no access to the directory: the records are plain data that travels
+back to the driver.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 
 class TaskRecords:
-    """The run directory as one task sees it: `append`, `append_selection` and `submissions`
-    (a private directory) are kept here; `finish()` reads the submission files in."""
+    """The run directory as one task sees it: what `append`, `append_selection` and
+    `add_submission` are given is kept here."""
 
     def __init__(self, run_id: str):
         self.run_id = run_id
         self.events: list[dict[str, Any]] = []
         self.selections: list[dict[str, Any]] = []
-        self.files: dict[str, str] = {}       # submission file name -> its text, after finish()
-        self._dir: Path | None = None
+        self.files: dict[str, str] = {}       # submission file name -> its text
 
-    @property
-    def submissions(self) -> Path:
-        if self._dir is None:
-            self._dir = Path(tempfile.mkdtemp(prefix="arcmemo-task-"))
-        return self._dir
+    def add_submission(self, name: str, text: str) -> None:
+        self.files[name] = text
 
     def append(self, event: dict[str, Any]) -> None:
         self.events.append({"time": round(time.time(), 3), **event})
@@ -43,20 +36,6 @@ class TaskRecords:
     def append_selection(self, record: dict[str, Any]) -> None:
         self.selections.append({"time": round(time.time(), 3), **record})
 
-    def finish(self) -> TaskRecords:
-        """Read the submission files in and drop the private directory (idempotent)."""
-        if self._dir is not None:
-            for path in sorted(self._dir.glob("[!.]*.json")):
-                self.files[path.name] = path.read_text(encoding="utf-8")
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-        return self
-
-    def discard(self) -> None:
-        """Drop everything (a task whose result will not be committed)."""
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
 
 
 @dataclass
