@@ -226,3 +226,19 @@ def test_the_hints_other_names_are_the_unchosen_in_memory_order_as_many_as_fit()
         for limit in [*range(0, 900, 3), 100_000]:            # every few tokens: a size off by one shows
             expected = max((n for n, size in enumerate(sizes) if size <= limit), default=0)
             assert with_other_names(hint, lib, chosen, limit) == texts[expected], (len(chosen), limit)
+
+
+@pytest.mark.parametrize("reads", [[5, 40, 300, 1000], [600], [1000], [1, 2, 257, 999]])
+def test_a_ranking_read_in_pieces_is_the_whole_order(reads):
+    import numpy as np
+
+    from arcmemo.memory.lexical import Ranking
+
+    rng = np.random.default_rng(7)
+    scores = rng.integers(0, 6, 1000).astype(float)           # many ties: the tie order decides among them
+    tie_rank = rng.permutation(1000)
+    whole = np.lexsort((tie_rank, -scores)).tolist()
+    ranking = Ranking(scores, tie_rank)
+    for stop in reads:
+        assert ranking[:stop] == whole[:stop] and ranking[stop - 1] == whole[stop - 1]
+    assert list(ranking) == whole

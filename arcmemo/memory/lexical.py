@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 _WORD = re.compile(r"[a-z]+")
+FIRST_READ = 256        # a Ranking's first partition: about what a prompt of thousands of concepts shows
 STOPWORDS = frozenset(
     "a an the of to in on at by for with and or is are be it its this that these those as from into "
     "if then than when where which each every all any some no not only same other one two there their "
@@ -181,7 +182,7 @@ class Ranking(Sequence):
         else:
             stop = len(self) if item < 0 else item + 1
         if stop > len(self._first):
-            self._first = self._top(min(len(self), max(stop, 2 * len(self._first), 64)))
+            self._first = self._top(min(len(self), max(stop, 2 * len(self._first), FIRST_READ)))
         return self._first[item]
 
     def _top(self, k: int) -> list[int]:

@@ -256,6 +256,8 @@ class Library:
 
     def needed_types(self, positions: Iterable[int]) -> dict[str, str]:
         """The custom types the typing fields of these concepts refer to, closed over type definitions."""
+        if not self.custom_types:
+            return {}
         wanted = frozenset().union(*(self._needs.at(i) for i in positions))
         return {name: d for name, d in self.custom_types.items() if name in wanted}
 
