@@ -10,6 +10,7 @@ any run; the views read the run directories.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from contextlib import contextmanager
@@ -136,12 +137,12 @@ class Totals(Reporter):
         self.lines.append(text)
 
 
-def play(root: Path, llm, script=SCRIPT, threads: int = 3, run_id: str | None = None, progress=None):
+def play(root: Path, llm, script=SCRIPT, threads: int = 3, run_id: str | None = None, progress=None, solver=None):
     config = RunConfig(source="training", task_ids=TASKS, selection="none", threads=threads, retries=2,
                        solver="scripted")
     progress = progress or Totals()
     runner = new_runner(config, memory=Memory(str(root / "memory.db")), make_llm=lambda _: llm,
-                        sandbox=get_sandbox(), solver=ScriptedSolver(script), runs_root=str(root / "runs"),
+                        sandbox=get_sandbox(), solver=solver or ScriptedSolver(script), runs_root=str(root / "runs"),
                         progress=progress, run_id=run_id)
     return runner, runner.run(), progress
 
@@ -209,6 +210,20 @@ def test_the_progress_line_runs_the_headline(runs):
     assert [line.split(" · ")[0] for line in made["a"][2].lines] == ["oracle@2 100.0", "oracle@2 83.3",
                                                                      "oracle@2 77.8", "oracle@2 83.3"]
     assert made["c"][2].lines[-1].startswith("oracle@1 (one thread) 75.0 · ")
+
+
+def test_what_a_run_starts_with_is_frozen_out_of_the_collector_until_it_ends(tmp_path):
+    class Watched(ScriptedSolver):
+        frozen: list[int] = []
+
+        def solve(self, task, hint, ctx):
+            self.frozen.append(gc.get_freeze_count())
+            return super().solve(task, hint, ctx)
+
+    solver = Watched(SCRIPT)
+    with fake_llm() as llm:
+        play(tmp_path, llm, threads=1, solver=solver)
+    assert solver.frozen and min(solver.frozen) > 1000 and gc.get_freeze_count() == 0
 
 
 def test_a_reporter_that_shows_no_totals_is_given_none(tmp_path):

@@ -27,12 +27,17 @@ Endpoint faults: a task whose model calls found the endpoint unavailable was not
 attempted; it is logged as lost (not as a failed task), so `--resume` tries it again. A
 fatal endpoint error (bad key, unknown model) stops the run at once. The memory is only
 written by `--continual` runs: a read-only run leaves the memory file as it was.
+
+What the run starts with (the tasks, the modules, memory as first read) lives until it ends,
+so it is frozen out of the garbage collector's full passes for the run (`gc.freeze`): each
+full pass walked all of it again (100-300 ms a pass in benchmarks/solve_overhead.py's runs).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import os
 import random
 import threading
@@ -384,6 +389,8 @@ class Runner:
         passes = self.config.retries + 1 if self._pass_order else self.config.passes
         try:
             self.executor.prepare(self)
+            prepared(self.memory)           # memory as first read: with the tasks and modules, kept
+            gc.freeze()                     # out of the collector's full passes (module docstring)
             for p in range(1, passes + 1):
                 todo = self._pass_todo(p, latest)
                 if not todo:
@@ -404,6 +411,7 @@ class Runner:
                 if stopped:
                     break
         finally:
+            gc.unfreeze()
             self.executor.close()
 
         wall = previous_wall + time.monotonic() - started
