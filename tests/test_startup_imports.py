@@ -31,9 +31,11 @@ HEAVY = ("numpy", "scipy", "networkx", "sqlalchemy", "sqlmodel", "pydantic", "op
 # modules that take milliseconds to import (themselves, or with what they bring): a read-only
 # command loads one only when its work needs it
 SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket", "statistics", "secrets", "tempfile",
-        "difflib", "hashlib", "arcmemo.core.tasks", "arcmemo.core.settings", "arcmemo.scoring.submissions")
+        "difflib", "hashlib", "arcmemo.core.tasks", "arcmemo.core.settings", "arcmemo.scoring.submissions",
+        "arcmemo.memory.links", "arcmemo.memory.revision")
 # what a command's work needs of them (`concepts show` prints YAML)
-NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"}, ("concepts", "graph"): {"networkx"},
+NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
+          ("concepts", "graph"): {"networkx", "arcmemo.memory.links"}, ("concepts", "history"): {"arcmemo.memory.revision"},
           ("solvers", "list"): {"importlib.metadata", "importlib.resources", "email", "socket", "tempfile"},
           ("tasks", "show"): {"rich", "arcmemo.core.tasks"},
           ("runs", "list"): {"arcmemo.core.settings"}, ("runs", "show"): {"arcmemo.core.settings"},

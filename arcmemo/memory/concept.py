@@ -14,8 +14,6 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
-from arcmemo.memory.typings import split_definition
-
 # The formats of memory items, one per kind of item a memory method keeps (arcmemo.methods): PS concepts, OE
 # lessons, a cheatsheet, an ACE playbook's bullets, ReasoningBank's items, DC-RS's past cases. The store is the
 # same for all (revisioned, exported, imported) and needs no method installed to hold them.
@@ -42,6 +40,9 @@ def utcnow() -> datetime:
 def split_custom_type(typing: str | None) -> tuple[str, str] | None:
     """(name, definition) when `typing` defines a custom type (`name := definition`, the definition
     a type expression: typings.py), else None: the typing is text that defines nothing."""
+    # imported here: typings.py compiles its patterns at import, which a listing never needs
+    from arcmemo.memory.typings import split_definition
+
     return split_definition(typing)
 
 
@@ -113,34 +114,5 @@ class Concept:
 
 assert tuple(Concept.__dataclass_fields__) == CONCEPT_COLUMNS  # one list of columns, in one order
 
-@dataclass(frozen=True)
-class Revision:
-    """One write in the store's log (`Memory.history`): its id is the global revision number.
-    `snapshot` is the concept's row after the change (before it, for a delete); custom types
-    are logged too, with format "type" and no concept_id."""
-
-    id: int
-    concept_id: int | None
-    format: str
-    name: str
-    op: str
-    actor: str
-    reason: str
-    run_id: str | None
-    task_id: str | None
-    model: str | None
-    snapshot: dict
-    created_at: datetime
-
-    def to_json(self) -> dict[str, Any]:
-        """Every field as JSON-able values, the time in UTC with a Z."""
-        data = {name: getattr(self, name) for name in REVISION_COLUMNS}
-        data["created_at"] = self.created_at.isoformat().replace("+00:00", "Z")
-        return data
-
-
-REVISION_COLUMNS = ("id", "concept_id", "format", "name", "op", "actor", "reason", "run_id", "task_id", "model",
-                    "snapshot", "created_at")
-
-__all__ = ["Concept", "Revision", "REVISION_COLUMNS", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS",
-           "KINDS", "SOURCES", "utcnow", "name_key", "split_custom_type"]
+__all__ = ["Concept", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS", "KINDS", "SOURCES", "utcnow",
+           "name_key", "split_custom_type"]

@@ -36,9 +36,10 @@ from typing import Any, NoReturn
 import sqlalchemy as sa
 
 from arcmemo.memory import data as cdata
-from arcmemo.memory.concept import DATA_FIELDS, LIST_FIELDS, Concept, Revision, utcnow
+from arcmemo.memory.concept import DATA_FIELDS, LIST_FIELDS, Concept, utcnow
 from arcmemo.memory.errors import ConceptDataError, MergeRefused, UnknownConcept
 from arcmemo.memory.reads import from_snapshot
+from arcmemo.memory.revision import Revision
 from arcmemo.memory.rows import CONCEPTS, REVISIONS
 
 MERGE, MERGED, SPLIT = "merge", "merged", "split"

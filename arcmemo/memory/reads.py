@@ -10,6 +10,9 @@ No ORM object is built per concept: reading 10,000 concepts is one query and one
 conversion per row. JSON and time columns arrive as text where the driver leaves them
 text (SQLite) and are decoded here in one step per row; a driver that decodes them itself
 (PostgreSQL) hands over the values, which pass through unchanged.
+
+What only some reads need (names.py's lookup, links.py's index, revisions) is imported in
+those methods, so a listing or a search starts without building it.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, REVISION_COLUMNS, Concept, Revision
+from arcmemo.memory.concept import CONCEPT_COLUMNS, FORMATS, Concept
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.gcpause import gc_paused
-from arcmemo.memory.links import Linked, LinkIndex, links_of
-from arcmemo.memory.names import Entry, resolve
+
+if TYPE_CHECKING:
+    from arcmemo.memory.links import LinkIndex
+    from arcmemo.memory.revision import Revision
 
 # Runs one statement with named parameters (`:name`) and returns its rows.
 Rows = Callable[[str, dict[str, Any]], list[Sequence[Any]]]
@@ -204,6 +209,8 @@ class ConceptReads:
     def links(self) -> LinkIndex:
         """The link index of the PS concepts (links.py), read from only the columns links are made
         of: what one concept's neighbours need, without reading every concept whole."""
+        from arcmemo.memory.links import Linked, LinkIndex, links_of
+
         with self._reading() as rows:
             found = rows('SELECT id, name, kind, output_typing, parameters, used_in FROM concept '
                          'WHERE "format" = :ps ORDER BY id', {"ps": "ps"})
@@ -238,6 +245,8 @@ class ConceptReads:
         """The concept a person means by `ref`: an id, an exact name, or a name typed loosely
         (case, spaces, `_`, `-` ignored), in any format unless one is given (see names.py).
         UnknownConcept, with the close names, when it is not there or not unique."""
+        from arcmemo.memory.names import Entry, resolve
+
         name = str(ref).strip()
         with self._reading() as rows:
             if not name.isdigit():
@@ -307,6 +316,8 @@ class ConceptReads:
     def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[Revision]:
         """Revisions oldest first: all of them, or those of one concept (by id, or by any name it
         had, in `format` or, with None, in any format)."""
+        from arcmemo.memory.revision import REVISION_COLUMNS, Revision
+
         params: dict[str, Any] = {"ref": ref, "format": format}
         if isinstance(ref, int) and not isinstance(ref, bool):
             where = " WHERE concept_id = :ref"
