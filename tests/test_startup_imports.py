@@ -159,3 +159,25 @@ def test_names_loaded_on_first_use_all_resolve_and_none_is_a_module(package):
                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "solvers")])})
     assert set(fresh.stdout.split()) & {m.name for m in pkgutil.iter_modules(module.__path__)} == set()
     assert len(fresh.stdout.split()) > len(module.__all__) / 2          # most are loaded on first use
+
+
+def test_the_program_freezes_its_start_up_and_a_caller_of_main_keeps_its_collector():
+    """`arcmemo` (the group called) moves what start-up loaded out of the collector's reach
+    (gc.freeze); `cli.main([...])`, as tests and embedding callers run it, leaves it alone."""
+    script = """
+import contextlib, gc, io
+from arcmemo.cli import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    cli.main(["--version"], standalone_mode=False)
+    embedded = gc.get_freeze_count()
+    try:
+        cli(["--version"])
+    except SystemExit:
+        pass
+print(embedded, gc.get_freeze_count())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    embedded, program = map(int, done.stdout.split())
+    assert embedded == 0 and program > 1000
