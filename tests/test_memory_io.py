@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arcmemo.memory import export as mexport
 from arcmemo.memory import files
 from arcmemo.memory import io as mio
 from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
@@ -307,7 +308,7 @@ def test_the_streamed_export_is_the_whole_documents_text(memory, monkeypatch):
     with long lines folded, blocks, quotes and unicode, as of any revision and for any format."""
     from arcmemo.memory.io import dump_yaml
 
-    monkeypatch.setattr(mio, "EXPORT_CHUNK", 2)
+    monkeypatch.setattr(mexport, "EXPORT_CHUNK", 2)
     assert export_yaml(memory) == dump_yaml([], {}) == "arcmemo_memory: 1\ncustom_types: {}\nconcepts: []\n"
     fill(memory)
     long = " ".join(["a long cue that the emitter folds at a hundred columns:"] * 5)
@@ -336,7 +337,7 @@ def test_the_export_reads_a_chunk_of_concepts_at_a_time(memory, monkeypatch):
     for name in ("concepts_of", "from_snapshots"):
         real = getattr(reads, name)
         monkeypatch.setattr(reads, name, lambda rows, real=real: read.append(len(got := real(rows))) or got)
-    monkeypatch.setattr(mio, "EXPORT_CHUNK", 5)
+    monkeypatch.setattr(mexport, "EXPORT_CHUNK", 5)
     text = export_yaml(memory)
     assert max(read) <= 5 and sum(read) == 23 and text.count("- format: ps") == 23
     read.clear()
@@ -357,7 +358,7 @@ def test_the_export_command_never_leaves_a_half_written_file(tmp_path, monkeypat
     def broken(concept):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(mio, "concept_entry", broken)
+    monkeypatch.setattr(mexport, "concept_entry", broken)
     result = CliRunner().invoke(cli, ["concepts", "export", str(out), "--db", str(db)])
     assert result.exit_code == 1 and "No space left on device" in result.output
     assert out.read_text() == "the previous export\n" and sorted(p.name for p in tmp_path.iterdir()) == ["m.db", "memory.yaml"]

@@ -184,7 +184,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
         if counts:
             click.echo("# in solves: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.as_dict().items()))
-        from arcmemo.memory.io import to_yaml
+        from arcmemo.memory.export import to_yaml
 
         click.echo(to_yaml(concept.to_data()), nl=False)
 
@@ -653,7 +653,7 @@ def export(path, db, fmt, as_of) -> None:
 
     The export streams (its memory use does not grow with the memory's size); a file is
     written beside PATH and renamed onto it at the end, so PATH is never half-written."""
-    from arcmemo.memory.io import write_yaml
+    from arcmemo.memory.export import write_yaml
 
     memory = _open_for_reading(db)
     if path in (None, "-"):

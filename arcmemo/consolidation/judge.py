@@ -37,7 +37,7 @@ class Judgement:
 
 def entry(concept: Concept) -> str:
     """A concept as the model is shown it (YAML, empty fields left out)."""
-    from arcmemo.memory.io import to_yaml
+    from arcmemo.memory.export import to_yaml
 
     data = {field: value for field in SHOWN if (value := getattr(concept, field))}
     if concept.helper:

@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from arcmemo.memory.concept import DATA_FIELDS, Concept
-from arcmemo.memory.io import to_yaml
+from arcmemo.memory.export import to_yaml
 from arcmemo.memory.reads import ConceptUse
 from arcmemo.web.highlight import python_html
 
