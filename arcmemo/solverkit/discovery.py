@@ -9,10 +9,11 @@ The entry point names a class (instantiated with no arguments) or a ready instan
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     from arcmemo.solverkit.contract import Solver
 
 ENTRY_POINT_GROUP = "arcmemo.solvers"
@@ -24,6 +25,8 @@ class PluginError(LookupError):
 
 def available_solvers() -> dict[str, metadata.EntryPoint]:
     """Installed solvers by name (first one wins if two distributions claim a name)."""
+    from importlib import metadata
+
     found: dict[str, metadata.EntryPoint] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, ep)
@@ -52,20 +55,22 @@ def load_solver(name: str) -> Solver:
 
 def describe_solvers(*, load: bool = False) -> list[dict]:
     """One row per installed solver: name, entry point, distribution and status. Without
-    `load`, whether its package is there (found, or an error: nothing is imported); with
-    `load`, whether it imports and is a solver (ok, or the error). A solver that fails is
-    reported, not raised."""
+    `load`, whether its package is there (found, or an error: nothing is imported, and the
+    entry points are read as core/entrypoints.py remembers them); with `load`, whether it
+    imports and is a solver (ok, or the error). A solver that fails is reported, not raised."""
+    from arcmemo.core.entrypoints import entry_points
+
+    first: dict[str, dict] = {}
+    for ep in entry_points(ENTRY_POINT_GROUP):
+        first.setdefault(ep["name"], ep)     # as available_solvers: the first distribution wins a name
     rows = []
-    for name, ep in available_solvers().items():
-        dist = getattr(ep, "dist", None)
-        row = {"name": name, "entry_point": ep.value,
-               "distribution": dist.metadata["Name"] if dist is not None else None,
-               "version": dist.version if dist is not None else None}
+    for name, ep in sorted(first.items()):
+        row = {"name": name, "entry_point": ep["value"], "distribution": ep["distribution"], "version": ep["version"]}
         try:
             if load:
                 load_solver(name)
             else:
-                _package_found(name, ep)
+                _package_found(name, ep["value"])
             row["status"], row["error"] = "ok" if load else "found", None
         except PluginError as exc:
             row["status"], row["error"] = "error", str(exc)
@@ -73,16 +78,16 @@ def describe_solvers(*, load: bool = False) -> list[dict]:
     return rows
 
 
-def _package_found(name: str, ep: metadata.EntryPoint) -> None:
-    """PluginError unless the top-level package of the entry point's module can be found (a
-    look on the import path: importing it is `load_solver`'s job)."""
+def _package_found(name: str, value: str) -> None:
+    """PluginError unless the top-level package of the entry point's module (`value`,
+    `module:attribute`) can be found (a look on the import path: importing it is `load_solver`'s job)."""
     from importlib.util import find_spec
 
-    package = ep.module.split(".")[0]
+    package = value.partition(":")[0].partition("[")[0].strip().split(".")[0]
     try:
         found = find_spec(package) is not None
     except (ImportError, ValueError) as exc:
-        raise PluginError(f"solver {name!r} ({ep.value}): {package} cannot be looked up: {exc}") from None
+        raise PluginError(f"solver {name!r} ({value}): {package} cannot be looked up: {exc}") from None
     if not found:
-        raise PluginError(f"solver {name!r} ({ep.value}) failed to import: ModuleNotFoundError: "
+        raise PluginError(f"solver {name!r} ({value}) failed to import: ModuleNotFoundError: "
                           f"no module named {package!r}")
