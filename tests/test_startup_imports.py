@@ -32,7 +32,7 @@ HEAVY = ("numpy", "scipy", "networkx", "sqlalchemy", "sqlmodel", "pydantic", "op
 # command loads one only when its work needs it
 SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket", "statistics", "secrets", "tempfile",
         "difflib", "hashlib", "arcmemo.core.tasks", "arcmemo.core.settings", "arcmemo.scoring.submissions",
-        "arcmemo.memory.links", "arcmemo.memory.revision", "arcmemo.memory.io")
+        "arcmemo.memory.links", "arcmemo.memory.revision", "arcmemo.memory.io", "arcmemo.pictures.layout")
 # what a command's work needs of them (`concepts show` prints YAML)
 NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
           ("concepts", "graph"): {"networkx", "arcmemo.memory.links"}, ("concepts", "history"): {"arcmemo.memory.revision"},

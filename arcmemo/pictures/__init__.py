@@ -8,10 +8,14 @@ charts of runs (plots.py, matplotlib, the [plots] extra).
     task_images(task)                     # PNGs for a vision model; image_part(png) to send one
 """
 
-from arcmemo.pictures.layout import Panel, lay_out
+from arcmemo.core.lazy import lazy_exports
 from arcmemo.pictures.palette import COLOURS, NAMES
+from arcmemo.pictures.panels import Panel
 from arcmemo.pictures.puzzles import attempt_rows, fitted_svg, pair_rows, png, svg, task_rows, thumbnail_png
 from arcmemo.pictures.vision import image_part, task_images
+
+# the layout's classes are built when first drawn with: printing in the terminal needs none
+__getattr__, __dir__ = lazy_exports(__name__, {"arcmemo.pictures.layout": ["lay_out"]})
 
 __all__ = ["Panel", "lay_out", "COLOURS", "NAMES", "attempt_rows", "fitted_svg", "pair_rows", "png", "svg",
            "task_rows", "thumbnail_png", "image_part", "task_images"]

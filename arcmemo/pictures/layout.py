@@ -1,9 +1,9 @@
 """Where every part of a grid picture goes: one layout, drawn alike by svg.py and png.py.
 
-A picture is rows of panels; a panel is a titled grid. A panel given the grid it should
-equal (`expected`) marks each cell that differs from it with an × in ink that reads on the
-cell's colour (the colour stays visible around it), or, when the shapes differ, draws a
-dashed frame around the grid. A panel without a grid (no prediction, or one that is not a
+A picture is rows of panels (panels.py: a titled grid, checked against the grid it should
+equal). A cell that differs from the expected grid is marked with an × in ink that reads on
+the cell's colour (the colour stays visible around it), or, when the shapes differ, a dashed
+frame is drawn around the grid. A panel without a grid (no prediction, or one that is not a
 valid grid) keeps its place as an empty dashed box, so attempts and answers stay side by side.
 
 `fitted` picks the cell size for a width: the largest up to MAX_CELL (and no grid longer than
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from arcmemo.core.tasks import Grid, as_grid
+from arcmemo.core.tasks import Grid
 from arcmemo.pictures.palette import COLOURS, DIFF_FRAME, ink_on
+from arcmemo.pictures.panels import Panel, Parts, Resolved, resolve_rows
 
 CHAR_WIDTH = 0.6    # average width of a sans-serif character, in font sizes (titles are laid out, not measured)
 TITLE_FONT = 13     # px, whatever the cell size: a title is a label, the grid is the picture
@@ -28,15 +28,6 @@ LINES_FROM = 6      # cells smaller than this (thumbnails) are drawn without gri
 MAX_CELL = 32
 READABLE_CELL = 20
 MAX_GRID_PX = 640   # a fitted grid's longest side: a 30x30 grid needs no more than readable cells
-
-
-@dataclass(frozen=True)
-class Panel:
-    """A titled grid; `grid` may be None (nothing there) or anything grid-like (validated here)."""
-
-    title: str
-    grid: Any
-    expected: Any = None
 
 
 @dataclass(frozen=True)
@@ -153,44 +144,6 @@ class Scene:
     grids: tuple[PlacedGrid, ...]
     texts: tuple[Text, ...]
     placeholders: tuple[Placeholder, ...]
-
-
-def _shape(grid: Grid) -> str:
-    return f"{len(grid)}x{len(grid[0])}"
-
-
-@dataclass(frozen=True)
-class Resolved:
-    title: str
-    grid: Grid | None
-    missing: str = ""                                   # the word shown where there is no grid
-    differs: frozenset[tuple[int, int]] = frozenset()
-    wrong_shape: bool = False
-
-
-def resolve(panel: Panel) -> Resolved:
-    """The panel's grid checked, and compared with its expected grid when it has one."""
-    grid = as_grid(panel.grid)
-    if grid is None:
-        return Resolved(panel.title, None, "no grid" if panel.grid is None else "not a grid")
-    expected = as_grid(panel.expected)
-    if expected is None:
-        return Resolved(panel.title, grid)
-    if _shape(grid) != _shape(expected):
-        return Resolved(f"{panel.title} ({_shape(grid)}, expected {_shape(expected)})", grid, wrong_shape=True)
-    differs = frozenset((r, c) for r, (got, want) in enumerate(zip(grid, expected))
-                        for c, (p, q) in enumerate(zip(got, want)) if p != q)
-    title = panel.title
-    if differs:
-        title += f" ({len(differs)} cell{' differs' if len(differs) == 1 else 's differ'})"
-    return Resolved(title, grid, differs=differs)
-
-
-Parts = list[list[Resolved | None]]
-
-
-def resolve_rows(rows: Sequence[Sequence[Panel | None]]) -> Parts:
-    return [[resolve(p) if p is not None else None for p in row] for row in rows]
 
 
 def place(parts: Parts, cell: int, *, columns: bool = False, titles: bool = True) -> Scene:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import base64
 import io
 from functools import cache
+from typing import TYPE_CHECKING
 
-from arcmemo.pictures.layout import Scene
 from arcmemo.pictures.palette import BACKGROUND, COLOURS, GRID_LINE, TEXT
+
+if TYPE_CHECKING:
+    from arcmemo.pictures.layout import Scene
 
 
 @cache

@@ -2,6 +2,9 @@
 
 Answers (test outputs) appear only in pictures made for the user: the caption step's
 pictures come from `task_rows` without outputs, and a `Task` holds none to leak.
+
+The layout (layout.py) is imported by the functions that draw: rows printed in the terminal
+(`tasks show`) need none of its classes.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arcmemo.core.tasks import Grid, Task
-from arcmemo.pictures.layout import Panel, fitted, largest_cell, lay_out, place, resolve_rows
+from arcmemo.pictures.panels import Panel
 from arcmemo.pictures.png import to_png
 from arcmemo.pictures.svg import to_svg
 
@@ -65,21 +68,29 @@ def attempt_rows(test_inputs: Sequence[Grid], predictions: Sequence[Sequence[Any
 
 def svg(rows: Rows, *, cell: int = 12, inline: bool = True, columns: bool = False) -> str:
     """Rows of panels as SVG (inline for HTML by default)."""
+    from arcmemo.pictures.layout import lay_out
+
     return to_svg(lay_out(rows, cell, columns=columns), inline=inline)
 
 
 def fitted_svg(rows: Rows, width: int, *, columns: bool = False, together: int = 1) -> str:
     """Rows of panels as inline SVG at most `width` pixels wide, cells as large as fit (layout.fitted):
     `together=2` keeps a puzzle's inputs above their outputs when its rows are cut into bands."""
+    from arcmemo.pictures.layout import fitted
+
     return to_svg(fitted(rows, width, columns=columns, together=together), inline=True)
 
 
 def png(rows: Rows, *, cell: int = 20, columns: bool = False) -> bytes:
+    from arcmemo.pictures.layout import lay_out
+
     return to_png(lay_out(rows, cell, columns=columns))
 
 
 def thumbnail_png(task: Task, width: int, height: int) -> bytes:
     """The first train pair, input beside output, untitled, as large as fits width x height."""
+    from arcmemo.pictures.layout import largest_cell, place, resolve_rows
+
     parts = resolve_rows([[Panel("", task.train[0].input), Panel("", task.train[0].output)]])
     cell = largest_cell(parts, width, height, titles=False, largest=THUMBNAIL_CELL)
     return to_png(place(parts, cell, titles=False))

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arcmemo.pictures.layout import Scene
 from arcmemo.pictures.palette import BACKGROUND, COLOURS, GRID_LINE, TEXT
 
 if TYPE_CHECKING:
     import drawsvg
+
+    from arcmemo.pictures.layout import Scene
 
 
 def to_svg(scene: Scene, *, inline: bool = False) -> str:

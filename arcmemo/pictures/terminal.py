@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from rich.console import Console, Group
     from rich.text import Text
 
-from arcmemo.pictures.layout import Panel, resolve
 from arcmemo.pictures.palette import COLOURS, ink_on
+from arcmemo.pictures.panels import Panel, resolve
 
 DIFF_NOTE = "cells marked × (* in plain text) differ from the expected output"
 
