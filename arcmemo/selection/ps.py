@@ -158,12 +158,13 @@ def _memory_order_names(lib: Library, taken: set) -> _MemoryOrderNames:
 
 
 class _PriorOrderNames:
-    """The `- name` lines in the use prior's order but the `taken` ids', sized as far as asked."""
+    """The `- name` lines in the use prior's order but the `taken` ids', sized as far as asked
+    (the order is the prior's, so nothing is kept per revision)."""
 
     def __init__(self, lib: Library, taken: set, prior: UsePrior):
-        concepts, self._tokens = lib.concepts, _name_line_tokens(lib)
-        self._concepts = concepts
-        self._source = (i for i in (lib.positions([c])[0] for c in prior.first(concepts)) if concepts[i].id not in taken)
+        self._concepts, self._tokens = lib.concepts, _name_line_tokens(lib)
+        self._source = (i for i in (lib.positions([c])[0] for c in prior.first(lib.concepts))
+                        if lib.concepts[i].id not in taken)
         self._listed: list[int] = []
         self._sums = [0]
 
