@@ -274,15 +274,14 @@ def _plan(task, lib: Library, settings: SelectionSettings, llm, prior: UsePrior 
     order = None if ordered is None else ordered.scores
     limit = settings.token_budget
     stats: dict[str, Any] = {"memory_size": len(lib), "budget": limit, "tokens": count.name}
-    everything = list(lib.concepts)
     forms = WHOLE_FORMS
     if settings.view == "collapsed":       # the released code's view; past the budget, as arcmemo degrades
         text = _collapsed(lib)
         messages = _messages(text, NOTE_FULL, puzzle)
         tokens = frame + lib.tokens(text) if count.estimate else count.messages(messages)
         if tokens <= limit:
-            return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": "collapsed",
-                                                     "view": "collapsed", "prompt_tokens_est": tokens})
+            return PromptPlan(messages, list(lib.concepts), {**stats, "shown": len(lib), "form": "collapsed",
+                                                             "view": "collapsed", "prompt_tokens_est": tokens})
         forms = [f for f in WHOLE_FORMS if f[0] == "compressed"]
     for name, form, note in forms:
         around = frame + lib.tokens(note)
@@ -293,8 +292,8 @@ def _plan(task, lib: Library, settings: SelectionSettings, llm, prior: UsePrior 
         messages = _messages(listing, note, puzzle)
         tokens = around + size if count.estimate else count.messages(messages)
         if tokens <= limit:
-            return PromptPlan(messages, everything, {**stats, "shown": len(lib), "form": name,
-                                                     "prompt_tokens_est": tokens})
+            return PromptPlan(messages, list(lib.concepts), {**stats, "shown": len(lib), "form": name,
+                                                             "prompt_tokens_est": tokens})
 
     caption, caption_completions = None, []
     query = budget.describe_grids(task)
