@@ -372,28 +372,28 @@ class _PrefixSizes:
         self.newline = library.tokens("\n")
         self.sections: set = set()
         self.types: set[str] = set()
-        self.total = 0
-        if not self.needed and library.custom_types:
-            self._add_types(library.custom_types)
-        self.sums = [self.total]
+        self.sums = [self._add_types(library.custom_types) if not self.needed else 0]
 
     @property
     def known(self) -> int:
         """The largest n counted so far."""
         return len(self.sums) - 1
 
-    def _add_section(self, heading: str) -> None:
+    def _add_section(self, heading: str) -> int:
+        """What the section's header adds to the listing (a blank line before all but the first)."""
         blank = self.newline if self.sections else 0
         self.sections.add(heading)
-        self.total += blank + self.library.tokens(f"## {heading}") + self.newline
+        return blank + self.library.tokens(f"## {heading}") + self.newline
 
-    def _add_types(self, names: Iterable[str]) -> None:
+    def _add_types(self, names: Iterable[str]) -> int:
+        """What the custom types `names` not listed yet add (with the types section's header)."""
+        added = 0
         for name in sorted(set(names) - self.types):
             if not self.types:
-                self._add_section(render.TYPES_SECTION[1])
+                added += self._add_section(render.TYPES_SECTION[1])
             self.types.add(name)
-            line = render.type_entry(name, self.library.custom_types[name])
-            self.total += self.library.tokens(line) + self.newline
+            added += self.library.tokens(render.type_entry(name, self.library.custom_types[name])) + self.newline
+        return added
 
     def __call__(self, n: int) -> int:
         if n >= len(self.sums):
@@ -408,7 +408,7 @@ class _PrefixSizes:
         sections, needs = library._sections, library._needs
         steps = [(tokens[i] or tokens.at(i)) + newline for i in chunk]
         headings = [(sections[i] or sections.at(i))[1] for i in chunk]
-        firsts: dict[int, list[Callable[[], None]]] = {}
+        firsts: dict[int, list[Callable[[], int]]] = {}
         for heading in dict.fromkeys(headings):
             if heading not in self.sections:
                 firsts.setdefault(headings.index(heading), []).append(partial(self._add_section, heading))
@@ -417,13 +417,8 @@ class _PrefixSizes:
                 if needs[i] or needs.at(i):
                     firsts.setdefault(j, []).append(partial(self._add_types, needs[i]))
         for j in sorted(firsts):
-            before = self.total
-            for add in firsts[j]:
-                add()
-            steps[j] += self.total - before
-            self.total = before
+            steps[j] += sum(add() for add in firsts[j])
         self.sums.extend(islice(accumulate(steps, initial=self.sums[-1]), 1, None))
-        self.total = self.sums[-1]
 
 
 def needed_types(concepts: Sequence[Concept], custom_types: Mapping[str, str]) -> dict[str, str]:
