@@ -218,14 +218,17 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
     def revision(self) -> int:
         """The latest revision number (0 for an empty store): asked of the database only when
         another connection committed since it was last read (_RevisionWatch)."""
-        if self._watch is None or self.in_transaction():     # a transaction's reads see its own writes
-            return super().revision()
-        return self._watch.revision()
+        watch = self._usable_watch()
+        return watch.revision() if watch is not None else super().revision()
 
     def _revision_within(self, rows: Rows) -> int:
-        if self._watch is None or self.in_transaction():
-            return super()._revision_within(rows)
-        return self._watch.revision()
+        watch = self._usable_watch()
+        return watch.revision() if watch is not None else super()._revision_within(rows)
+
+    def _usable_watch(self) -> _RevisionWatch | None:
+        """The revision watch, unless there is none (not a SQLite file) or this thread is in a
+        transaction (whose reads see its own writes, which the watch cannot)."""
+        return None if self.in_transaction() else self._watch
 
     def copy_to(self, path: str | Path) -> None:
         """A consistent copy of this SQLite memory as a new file at `path` (SQLite's online backup,
