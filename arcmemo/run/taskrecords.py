@@ -37,7 +37,6 @@ class TaskRecords:
         self.selections.append({"time": round(time.time(), 3), **record})
 
 
-
 @dataclass
 class TaskResult:
     """What solving one task in one pass hands back to the run's driver (`Runner.solve_task`):

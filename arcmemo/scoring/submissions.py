@@ -93,27 +93,27 @@ def atomic_write_json(path: Path, data: Any) -> None:
 
 def write_submission(directory: str | Path, task_id: str, attempts_per_test: Sequence[Sequence[Any]],
                      metadata: Sequence[Sequence[Mapping[str, Any]]]) -> Path:
-    """Write `<directory>/<task_id>.json` atomically (`submission_entries`); returns its path."""
+    """Write `<directory>/<task_id>.json` atomically (`_entries`); returns its path."""
     path = submission_path(directory, task_id)
-    atomic_write_json(path, submission_entries(task_id, attempts_per_test, metadata))
+    atomic_write_json(path, _entries(task_id, attempts_per_test, metadata))
     return path
 
 
 def submission_file(task_id: str, attempts_per_test: Sequence[Sequence[Any]],
                     metadata: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[str, str]:
     """(file name, JSON text) of what `write_submission` writes, kept in memory (a task's records)."""
-    return submission_path(".", task_id).name, json.dumps(submission_entries(task_id, attempts_per_test, metadata))
+    return submission_path(".", task_id).name, json.dumps(_entries(task_id, attempts_per_test, metadata))
 
 
-def submission_entries(task_id: str, attempts_per_test: Sequence[Sequence[Any]],
-                       metadata: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """The entries of task `task_id`'s submission file; ValueError for one that is not valid.
+def _entries(task_id: str, attempts_per_test: Sequence[Sequence[Any]],
+             metadata: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """The entries of task `task_id`'s submission file; ValueError for one that is not valid
+    (the task id is checked by the callers, which name the file).
 
     `attempts_per_test[j]` holds up to two grids (attempt_1, attempt_2) and
     `metadata[j][a]` the harness metadata of attempt a (harness.attempt_metadata); a
     missing attempt is written as `null`.
     """
-    submission_path(".", task_id)                  # ValueError for an unsafe task id
     entries = []
     for j, attempts in enumerate(attempts_per_test):
         attempts = list(attempts)
@@ -137,8 +137,6 @@ def submission_entries(task_id: str, attempts_per_test: Sequence[Sequence[Any]],
             entry[f"attempt_{a + 1}"] = {"answer": answer, "metadata": meta}
         entries.append(entry)
     return entries
-
-
 
 
 def _answer(value: Any, where: str) -> Grid | None:
