@@ -189,11 +189,13 @@ def _bpe_bindings():
 
 def _bpe_count(encoding: Any, text: str) -> int:
     """Tokens of `text` as plain text (special-token strings counted as the text they are, like
-    tiktoken's `encode(text, disallowed_special=())`); lone surrogates count as U+FFFD."""
+    tiktoken's `encode(text, disallowed_special=())`); surrogates count as U+FFFD (core.text)."""
     try:
         return encoding.count(text)
     except UnicodeEncodeError:
-        return encoding.count(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
+        from arcmemo.core.text import utf8_safe
+
+        return encoding.count(utf8_safe(text))
 
 
 __all__ = ["count_tokens", "estimate_tokens", "tokenizer_for", "Tokenizer"]
