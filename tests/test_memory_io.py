@@ -9,7 +9,6 @@ import pytest
 
 from arcmemo.memory import export as mexport
 from arcmemo.memory import files
-from arcmemo.memory import io as mio
 from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
 from arcmemo.memory.store import Memory
 
@@ -271,34 +270,6 @@ def test_the_one_pass_loader_reads_what_pyyaml_reads():
 
     text = yaml.safe_dump(json.loads((REFERENCE / "compressed_v1.json").read_text()), allow_unicode=True)
     assert safeyaml.load(text) == yaml.safe_load(text)
-
-
-TRICKY = ["plain words", "yes", "No", "~", "null", "1.0", "0x1F", "1_000", "2024-01-02", "2024-13-45", "key: value",
-          "a # not a comment", "- dash", "[bracket", "{brace}", "'single'", '"double"', " leading", "trailing ",
-          "tab\there", "multi\nline\n", "multi\nline  \n  indented\n", "\n leading newline", "ünïcödé — ok ✓",
-          "emoji 🧩", "x" * 250, " ".join(["word"] * 60), "ends with colon:", "@at", "`tick", "%percent", "!bang",
-          "*star", "&amp", "|pipe", ">gt", "?q", "=", "", "\u2028line separator", "carriage\rreturn"]
-
-
-def test_the_fast_emitter_writes_what_yaml_dump_writes():
-    """The export's node-building shortcut gives the bytes of yaml.dump through the same libyaml emitter."""
-    import yaml
-
-    from arcmemo.core import safeyaml
-
-    class Reference(safeyaml.DUMPER):
-        def ignore_aliases(self, data):
-            return True
-
-    Reference.add_representer(str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v,
-                                                                   style="|" if "\n" in v else None))
-    doc = {"arcmemo_memory": 1, "custom_types": {s: s for s in TRICKY if s},
-           "concepts": [{"format": "ps", "name": s, "kind": None, "cues": [s, s + "!"],
-                         "parameters": [{"name": s, "typing": "int"}]} for s in TRICKY]}
-    expected = yaml.dump(doc, Dumper=Reference, sort_keys=False, allow_unicode=True, width=100,
-                         default_flow_style=False)
-    assert mio.to_yaml(doc) == expected
-    assert yaml.safe_load(expected) == doc
 
 
 # -- export streams ---------------------------------------------------------------------------

@@ -32,7 +32,6 @@ MAX_INT_DIGITS = 100
 MAX_DEPTH = 100
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 YAMLError = yaml.YAMLError
 
 
@@ -177,4 +176,4 @@ def describe(exc: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}: {problem}" if mark is not None else problem
 
 
-__all__ = ["load", "compose", "describe", "SafeLoader", "DUMPER", "YAMLError", "MAX_INT_DIGITS", "MAX_DEPTH"]
+__all__ = ["load", "compose", "describe", "SafeLoader", "YAMLError", "MAX_INT_DIGITS", "MAX_DEPTH"]

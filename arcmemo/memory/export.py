@@ -5,7 +5,8 @@ written a chunk at a time (`write_yaml`), so its memory does not grow with the m
 the text is the one `to_yaml` gives for the whole document.
 
 Apart from the import (io.py) so that printing a concept (`concepts show`) or the memory
-(`concepts export`) loads neither the file parsers nor the import's classes.
+(`concepts export`) loads neither the file parsers nor the import's classes, nor PyYAML: the
+text is written by core/blockyaml.py, the bytes PyYAML's libyaml emitter would write.
 """
 
 from __future__ import annotations
@@ -15,56 +16,15 @@ import itertools
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-import yaml
-
-from arcmemo.core import safeyaml
+from arcmemo.core import blockyaml
 from arcmemo.memory.concept import DATA_FIELDS, Concept
-from arcmemo.memory.gcpause import gc_paused
 
 EXPORT_VERSION = 1
-
-_STR, _SEQ, _MAP = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map"))
-
-
-class _Dumper(safeyaml.DUMPER):  # type: ignore[misc, valid-type]
-    """libyaml's emitter fed a node tree built in one tight pass (`node`), instead of PyYAML's
-    representer dispatch; the output is the same bytes `yaml.dump` would give."""
-
-    _implicit = safeyaml.DUMPER.yaml_implicit_resolvers
-
-    def resolve(self, kind, value, implicit):
-        """The emitter asks twice per scalar whether it would read back as a str when plain."""
-        if kind is yaml.ScalarNode:
-            if implicit[0]:
-                for tag, regexp in self._implicit.get(value[:1], ()):
-                    if regexp.match(value):
-                        return tag
-            return _STR
-        return _SEQ if kind is yaml.SequenceNode else _MAP
-
-    def node(self, value: Any) -> yaml.Node:
-        kind = type(value)
-        if kind is str:
-            return yaml.ScalarNode(_STR, value, style="|" if "\n" in value else None)
-        if kind is dict:
-            return yaml.MappingNode(_MAP, [(self.node(k), self.node(v)) for k, v in value.items()], flow_style=False)
-        if kind is list:
-            return yaml.SequenceNode(_SEQ, [self.node(v) for v in value], flow_style=False)
-        return self.represent_data(value)  # numbers, booleans, None: PyYAML's own forms
 
 
 def to_yaml(data: Any) -> str:
     """Data as block YAML in the export's style: keys in their order, multi-line text as `|` blocks."""
-    stream = io.StringIO()
-    dumper = _Dumper(stream, allow_unicode=True, width=100, default_flow_style=False, sort_keys=False)
-    try:
-        with gc_paused():
-            dumper.open()
-            dumper.serialize(dumper.node(data))
-            dumper.close()
-    finally:
-        dumper.dispose()
-    return stream.getvalue()
+    return blockyaml.dump(data)
 
 
 def concept_entry(concept: Concept) -> dict[str, Any]:
