@@ -95,8 +95,9 @@ def test_each_awkward_text_at_every_depth_as_value_item_and_key(line):
         assert blockyaml.dump(doc) == pyyaml(doc), (line, depth)
 
 
-def test_empty_collections_and_top_level_sequences():
-    for doc in ({}, [], [{}], [[]], {"a": {}, "b": []}, [[[1]]], [{"a": [[], {}]}]):
+def test_empty_collections_top_level_sequences_and_keys_equal_in_python():
+    for doc in ({}, [], [{}], [[]], {"a": {}, "b": []}, [[[1]]], [{"a": [[], {}]}],
+                [{0.0: 1}, {-0.0: 2}, {1: 1}, {True: 1}, {1.0: 1}, {None: 1}, {"null": 1}]):
         assert blockyaml.dump(doc) == pyyaml(doc), doc
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
 WIDTH = 100         # a plain or quoted line folds at the first single space past this column
@@ -76,6 +77,34 @@ def _scalar_text(value: Any) -> str:
         return ".inf" if value > 0 else "-.inf"
     text = repr(value).lower()
     return text.replace("e", ".0e", 1) if "." not in text and "e" in text else text
+
+
+def _simple_key(key: Any) -> str | None:
+    """`key:` as written before its value, or None when it must be written `? key` (more than
+    one line or more than 128 bytes)."""
+    if type(key) is str:
+        return _simple_text_key(key)
+    if key is None or type(key) in (bool, int, float):
+        return _written_key(key, _scalar_text(key))
+    _refuse(key)
+
+
+@lru_cache(maxsize=4096)                # the same few keys in every concept
+def _simple_text_key(key: str) -> str | None:
+    return _written_key(key, key)
+
+
+def _written_key(key: Any, text: str) -> str | None:
+    if (len(text) > 32 and len(text.encode("utf-8", "surrogatepass")) > 128) or _analysis(text)[0]:
+        return None
+    emitter = _Emitter()
+    emitter.node(key, mapping=True, simple_key=True)
+    return "".join(emitter.out) + ":"
+
+
+def _refuse(value: Any) -> None:
+    raise TypeError(f"cannot write a {type(value).__name__} as YAML (only dicts, lists, text, numbers, "
+                    "booleans and None)")
 
 
 def _analysis(text: str) -> tuple[bool, bool, bool, bool]:
@@ -169,22 +198,23 @@ class _Emitter:
         elif value is None or kind in (bool, int, float):
             self.scalar(_scalar_text(value), "", None, simple_key)
         else:
-            raise TypeError(f"cannot write a {kind.__name__} as YAML (only dicts, lists, text, numbers, "
-                            "booleans and None)")
+            _refuse(value)
 
     def mapping(self, mapping: dict) -> None:
         outer = self.indent
         self.indent = 0 if outer < 0 else outer + INDENT
         for key, value in mapping.items():
             self.line_start()
-            if self.simple_key(key):
-                self.node(key, mapping=True, simple_key=True)
-                self.indicator(":", False)
-            else:
+            written = _simple_key(key)
+            if written is None:
                 self.indicator("?", True, indention=True)
                 self.node(key, mapping=True)
                 self.line_start()
                 self.indicator(":", True, indention=True)
+            else:
+                self.out.append(written)
+                self.column += len(written)
+                self.whitespace = self.indention = False
             self.node(value, mapping=True)
         self.indent = outer
 
@@ -197,19 +227,6 @@ class _Emitter:
             self.node(item)
         self.indent = outer
 
-    @staticmethod
-    def simple_key(key: Any) -> bool:
-        """Whether a key is written `key: value` (one line, at most 128 bytes) rather than `? key`."""
-        if type(key) is str:
-            text = key
-        elif key is None or type(key) in (bool, int, float):
-            text = _scalar_text(key)
-        else:
-            return True                         # node() refuses what it cannot write
-        if len(text) > 32 and len(text.encode("utf-8", "surrogatepass")) > 128:
-            return False
-        return not _analysis(text)[0]
-
     def scalar(self, text: str, requested: str, reads_as_text, simple_key: bool) -> None:
         """Write a scalar in the style libyaml would choose ('' plain, quotes, or '|')."""
         multiline, plain, single, block = _analysis(text)
@@ -221,7 +238,11 @@ class _Emitter:
         outer = self.indent
         self.indent = INDENT if outer < 0 else outer + INDENT
         if style == "":
-            self.plain(text, fold=not simple_key)
+            if not self.whitespace:
+                self.out.append(" ")
+                self.column += 1
+            self.words(text, not simple_key)
+            self.whitespace = self.indention = False
         elif style == "'":
             self.single_quoted(text, fold=not simple_key)
         elif style == '"':
@@ -229,12 +250,6 @@ class _Emitter:
         else:
             self.literal(text)
         self.indent = outer
-
-    def plain(self, text: str, *, fold: bool) -> None:
-        if not self.whitespace:
-            self.write(" ")
-        self.words(text, fold)
-        self.whitespace = self.indention = False
 
     def single_quoted(self, text: str, *, fold: bool) -> None:
         self.indicator("'", True)
@@ -249,7 +264,8 @@ class _Emitter:
         """One line of text; when folding, a single space between two words becomes a new line
         at the indent once the line is past the width."""
         if not fold or self.column + len(text) <= WIDTH:
-            self.write(text)
+            self.out.append(text)
+            self.column += len(text)
             return
         out, column, start = self.out, self.column, 0
         while space := _FOLDABLE_SPACE.search(text, max(start + WIDTH + 1 - column, start)):
