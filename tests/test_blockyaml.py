@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -114,9 +112,3 @@ def test_what_it_cannot_write_is_named():
     with pytest.raises(TypeError, match="cannot write a set"):
         blockyaml.dump([{1}])
 
-
-def test_printing_a_concept_or_the_memory_does_not_import_pyyaml(tmp_path):
-    code = ("import sys; from arcmemo.memory import export; "
-            "print(export.to_yaml({'a': [1, 'b: c', 'multi\\nline']}), end=''); print('yaml' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout == "a:\n- 1\n- 'b: c'\n- |-\n  multi\n  line\nFalse\n"

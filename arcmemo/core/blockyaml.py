@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, NoReturn
 
 WIDTH = 100         # a plain or quoted line folds at the first single space past this column
 INDENT = 2
@@ -102,7 +102,7 @@ def _written_key(key: Any, text: str) -> str | None:
     return "".join(emitter.out) + ":"
 
 
-def _refuse(value: Any) -> None:
+def _refuse(value: Any) -> NoReturn:
     raise TypeError(f"cannot write a {type(value).__name__} as YAML (only dicts, lists, text, numbers, "
                     "booleans and None)")
 
