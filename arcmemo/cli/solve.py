@@ -53,7 +53,9 @@ def _unless_from_config(value, name: str):
 
 def _method_options(pairs: tuple[str, ...]) -> dict:
     """--method-option KEY=VALUE pairs as a mapping, each VALUE read as YAML (a number stays a number)."""
-    from arcmemo.core import safeyaml
+    if not pairs:
+        return {}
+    from arcmemo.core import safeyaml  # PyYAML, only when there is a value to read
 
     options = {}
     for pair in pairs:

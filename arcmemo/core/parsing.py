@@ -11,7 +11,7 @@ import re
 from collections import deque
 from typing import Any
 
-from arcmemo.core import pyast, safeyaml
+from arcmemo.core import pyast
 from arcmemo.core.text import clean_text
 
 # (one run of blanks when there is no language name: two adjacent `[ \t]*` backtrack quadratically)
@@ -60,6 +60,8 @@ def extract_fenced(text: str, lang: str | None = None) -> str:
 def parse_yaml_block(text: str, lang: str = "yaml") -> Any:
     """Parse the last fenced YAML block with the safe loader (core.safeyaml: no dates, huge
     integers or aliases); errors carry the YAML line number."""
+    from arcmemo.core import safeyaml  # PyYAML: a solve's start-up parses no answer yet
+
     body = extract_fenced(text, lang)
     try:
         return clean_strings(safeyaml.load(body))

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcmemo.core import safeyaml
 from arcmemo.core.answers import MAX_CARRIED_CHARS, ask_parsed, quoted
 from arcmemo.core.parsing import ParseError, clean_strings, extract_fenced, parse_yaml_block
 from arcmemo.prompts import render_prompt
@@ -60,6 +59,8 @@ def yaml_list_answer(text: str):
     except ParseError as fenced_error:
         if "```" in (text or ""):
             raise
+        from arcmemo.core import safeyaml  # PyYAML: loaded with the first answer, not at start-up
+
         try:
             value = clean_strings(safeyaml.load(text or ""))
         except (safeyaml.YAMLError, RecursionError):
