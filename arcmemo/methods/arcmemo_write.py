@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arcmemo.abstraction import SolutionInput, write_oe, write_ps
+from arcmemo.abstraction.records import SolutionInput
 from arcmemo.methods.arcmemo_options import ArcMemoOptions
 from arcmemo.methods.contract import Experience, WriteContext, WriteEvent, each_experience, guarded
 from arcmemo.methods.failure_write import STEP as FAILURE_STEP
@@ -28,6 +28,7 @@ def write_arcmemo(experiences: Sequence[Experience], memory: Any, llm: Any, ctx:
     """PS concepts (memory_format "ps") or OE lessons ("oe") from each passing experience."""
     if memory_format not in FORMATS:
         raise ValueError(f"ArcMemo writes PS concepts or OE lessons, not {memory_format!r}")
+    from arcmemo.abstraction import write_oe, write_ps  # the writers: loaded by the first write, not at start-up
 
     def write_one(experience: Experience) -> WriteEvent:
         solution = SolutionInput(task=experience.task, code=experience.program, origin="self",

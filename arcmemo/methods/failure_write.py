@@ -18,7 +18,6 @@ and nothing is stored.
 from __future__ import annotations
 
 from arcmemo.abstraction.failures import failed_write, previous_failures
-from arcmemo.abstraction.oe import parse_lessons
 from arcmemo.abstraction.steps import StepFailed, ask
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.text import cap
@@ -86,6 +85,8 @@ def failure_prompt(experience: Experience) -> str:
 def write_failure_lessons(memory, llm, experience: Experience, *, run_id: str | None) -> WriteEvent:
     """OE lessons from one failed task (module docstring). Never raises for model trouble: a
     failure is recorded (WriteFailure with the raw answer) and returned as a failed event."""
+    from arcmemo.abstraction.oe import parse_lessons  # the OE writer: loaded by the first write, not at start-up
+
     task_id = experience.task_id
     model = llm.model_for("aux")
     sample = previous_failures(memory, task_id, (STEP, STORE_STEP))
