@@ -1,7 +1,7 @@
 """Start-up of the command line: how long a command takes before it does its work, against
 baselines measured in the same run.
 
-    python benchmarks/startup.py [--repeat 5] [--only solve,concepts]
+    python benchmarks/startup.py [--repeat 11] [--only solve,concepts]
 
 - `arcmemo solve`: from the command's start (the process is launched) to its first model
   request reaching a loopback stub endpoint (tests/llm_stub.py, started here), one puzzle,
@@ -189,7 +189,9 @@ def verdict(case: Case, base: Case) -> tuple[str, str, bool]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="repetitions per command (the median counts)")
+    parser.add_argument("--repeat", type=int, default=11,
+                        help="repetitions per command (the median counts; with fewer, a row moves by about 0.4x "
+                             "between runs on a shared 2-core machine)")
     parser.add_argument("--only", default=None, help="only rows whose name holds one of these words (comma-separated)")
     args = parser.parse_args()
     for package in ("arcmemo", "solvers"):
