@@ -21,7 +21,7 @@ WIDTH = 100         # a plain or quoted line folds at the first single space pas
 INDENT = 2
 
 _BREAKS = "\n\r\x85\u2028\u2029"
-_BREAK = "[\n\r\x85\u2028\u2029]"
+_BREAK = f"[{_BREAKS}]"
 # what libyaml may not write unescaped: outside #x0A, #x20-#x7E, #xA0-#xD7FF, #xE000-#xFFFD, or #xFEFF
 _NOT_PRINTABLE_ASCII = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
 _NOT_PRINTABLE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff\ufffe\uffff\U00010000-\U0010ffff]"
@@ -275,7 +275,9 @@ class _Emitter:
         self.column = column + len(text) - start
 
     def single_quoted_lines(self, text: str, fold: bool) -> None:
-        """Single-quoted text holding line or paragraph separators, character by character."""
+        """Single-quoted text holding line or paragraph separators (U+2028, U+2029), character by
+        character. No other break reaches single quotes: text with a newline is a `|` block or
+        double-quoted, and a carriage return or NEL is not printable, so double-quoted."""
         spaces = breaks = False
         for at, char in enumerate(text):
             if char == " ":
@@ -285,8 +287,6 @@ class _Emitter:
                     self.write(char)
                 spaces = True
             elif char in _BREAKS:
-                if not breaks and char == "\n":
-                    self.out.append("\n")
                 self.out.append(char)
                 self.column, self.indention, breaks = 0, True, True
             else:
