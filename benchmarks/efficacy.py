@@ -87,9 +87,9 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
     """The summary of one setting's run: resumed if its directory holds one unfinished or with
     tasks lost to the endpoint, else started."""
     from arcmemo.core.settings import Settings
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.rundir import list_runs
-    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.progress.reporter import make_reporter
+    from arcmemo.run.records.rundir import list_runs
     from arcmemo.run.session import open_session, resolve_models
 
     selection, helpers, probe = SETTINGS[name]
@@ -123,7 +123,7 @@ def explain(name: str, work: str) -> None:
     """Per task of a setting with helpers: solved, or why not (the needed helper was not offered,
     the program did not call it, or called it and still failed), with the probe's fits."""
     from arcmemo.core.helpercode import helper_name
-    from arcmemo.run.rundir import list_runs
+    from arcmemo.run.records.rundir import list_runs
 
     run = list_runs(Path(work) / name / "runs")[-1]
     print(f"\n{name}: per task, the helper its rule needs, those offered and called, and why it failed")
@@ -154,7 +154,7 @@ def model_seconds(run_id: str) -> float:
 def fit_tasks(summary: dict, work: str, name: str) -> int:
     """Tasks where the probe found a fitting call (from the task events: runs from before the
     summary counted them have them there too)."""
-    from arcmemo.run.rundir import RunDir
+    from arcmemo.run.records.rundir import RunDir
 
     run = RunDir.find(summary["run_id"], str(Path(work) / name / "runs"))
     return sum(1 for e in run.events() if e["type"] == "task" and e.get("helper_fits"))
@@ -162,7 +162,7 @@ def fit_tasks(summary: dict, work: str, name: str) -> int:
 
 def row(name: str, summary: dict, n: int, work: str) -> list:
     usage, use = summary.get("usage", {}), summary.get("concept_use") or {}
-    from arcmemo.run.report import score_of
+    from arcmemo.run.records.report import score_of
 
     score = score_of(None, summary)
     return [name, f"{len(summary.get('solved', []))}/{n}", score.cell(), len(summary.get("passed_train", [])),

@@ -166,7 +166,7 @@ def copy_memory(source: str, target: Path) -> None:
 
 
 def _runs(root: Path) -> list:
-    from arcmemo.run.rundir import list_runs
+    from arcmemo.run.records.rundir import list_runs
 
     return list_runs(root / "runs")
 
@@ -233,7 +233,7 @@ class RowResult:
 
 def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     """The row's run as its records hold it, its memory over the run and its calls."""
-    from arcmemo.run.runrecord import read_run
+    from arcmemo.run.records.reader import read_run
 
     runs = _runs(root)
     if not runs:
@@ -334,7 +334,7 @@ def _versus(result: RowResult, baseline: RowResult | None) -> str:
 
 def score_columns(results: list[RowResult]) -> tuple[list[str], Any]:
     """The per-depth score headers (the headline's name at depth 0..R) and a row's score."""
-    from arcmemo.run.report import score_of
+    from arcmemo.run.records.report import score_of
 
     scored = [r for r in results if r.summary]
     if not scored:
@@ -346,7 +346,7 @@ def score_columns(results: list[RowResult]) -> tuple[list[str], Any]:
 
 def depth_cells(result: RowResult, depths: int) -> list[str]:
     """The headline (the paper's oracle@k over threads) at each retry depth, from Table 4."""
-    from arcmemo.run.report import score_of
+    from arcmemo.run.records.report import score_of
 
     if not result.summary:
         return ["-"] * depths

@@ -1,5 +1,5 @@
 """How many ARC-AGI-1 tasks memory's helpers answer by themselves, without any model: the
-probe (arcmemo/run/probe.py) on every task of the training and evaluation splits, each fit
+probe (arcmemo/run/stages/probe.py) on every task of the training and evaluation splits, each fit
 submitted as a run submits it (its program run on the test inputs, the candidates ranked by
 the train-only choice rule), scored against the test outputs, as scoring alone reads them.
 
@@ -7,7 +7,7 @@ Per split: the tasks, those where some helper call gives every train output (a f
 the fits answer right (oracle@2 over the fits' predictions), the fits wrong on a test
 output (a train-perfect call that does not generalise: what would cost a run a task the
 model might have got), how many of the fitted tasks needed a value inferred from the train
-pairs (a colour table, a scale factor, an output size, a shift: run/inferred.py) rather
+pairs (a colour table, a scale factor, an output size, a shift: run/stages/inferred.py) rather
 than enumerated, the calls tried and the time. The evaluation split is measured here, never
 tuned on. The memory is only read (a copy of it is opened).
 
@@ -32,8 +32,8 @@ def measure(split: str, memory, sandbox, limit: int | None, listing: bool) -> di
     """One split's row of the table (module docstring)."""
     from arcmemo.core.choice import top_predictions
     from arcmemo.core.tasks import load_tasks
-    from arcmemo.run.inferred import TaskFacts, task_facts
-    from arcmemo.run.probe import fit_attempts, probe
+    from arcmemo.run.stages.inferred import TaskFacts, task_facts
+    from arcmemo.run.stages.probe import fit_attempts, probe
     from arcmemo.scoring import attempts_from_predictions, score_task
 
     taskset = load_tasks(split)
@@ -76,7 +76,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="arcmemo-fits-"))
     os.environ["ARCMEMO_HOME"] = str(home)
     from arcmemo.memory.store import Memory
-    from arcmemo.run.prepared import prepared
+    from arcmemo.run.stages.prepared import prepared
     from arcmemo.sandbox import get_sandbox
     from benchmarks.table import print_table
 

@@ -65,9 +65,9 @@ def measure() -> dict[str, float]:
     """Mean prompt parts over the val100 puzzles, in o200k tokens."""
     from arcmemo.core.gridtext import format_task
     from arcmemo.core.tasks import load_tasks
-    from arcmemo.memory.io import import_file
-    from arcmemo.memory.render import render_oe, render_ps
+    from arcmemo.memory.io.imports import import_file
     from arcmemo.memory.store import Memory
+    from arcmemo.memory.views.render import render_oe, render_ps
     from arcmemo.prompts import render_prompt
     from arcmemo.selection.views import collapsed_view, released_hint
     from arcmemo_program_synthesis.templates import TEMPLATES as solve

@@ -45,7 +45,7 @@ QWEN = "local-small"                # Qwen2.5-Coder-0.5B: the same tokenizer as 
 
 
 def paper_memory():
-    from arcmemo.memory.io import import_file
+    from arcmemo.memory.io.imports import import_file
     from arcmemo.memory.store import Memory
 
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")
@@ -91,7 +91,7 @@ def main() -> int:
         return 1
     from arcmemo.core.tasks import load_tasks
     from arcmemo.llm import local
-    from arcmemo.memory.library import ALL_TYPES, FULL, library
+    from arcmemo.memory.views.library import ALL_TYPES, FULL, library
     from arcmemo.selection.budget import budgets_for
 
     memory = paper_memory()

@@ -55,7 +55,7 @@ def bank_of(size: int, profiles: list[str]) -> list[dict]:
 
 def ranking_times(size: int, profiles: list[str], queries: list[str]) -> tuple[float, float]:
     from arcmemo.memory.store import Memory
-    from arcmemo.methods.reasoningbank import matched_text
+    from arcmemo.methods.reasoningbank.method import matched_text
     from arcmemo.methods.retrieval import most_similar
 
     with tempfile.TemporaryDirectory() as folder, Memory(str(Path(folder) / "bank.db")) as memory:
@@ -78,7 +78,7 @@ def hit_rates(path: Path, most_uses: int) -> tuple[int, float, float, float, flo
     import json
 
     from arcmemo.core.tasks import load_tasks
-    from arcmemo.memory.lexical import LexicalIndex, Vocabulary
+    from arcmemo.memory.views.lexical import LexicalIndex, Vocabulary
     from arcmemo.methods.task_profile import task_profile
 
     uses: dict[str, set[str]] = {}

@@ -44,8 +44,8 @@ from llm_stub import StubServer, stub_llm  # noqa: E402
 from arcmemo.core.gridtext import format_grid  # noqa: E402
 from arcmemo.core.tasks import load_tasks  # noqa: E402
 from arcmemo.memory.store import Memory  # noqa: E402
-from arcmemo.run.executors import InProcess  # noqa: E402
-from arcmemo.run.runner import RunConfig, new_runner  # noqa: E402
+from arcmemo.run.executors.local import InProcess  # noqa: E402
+from arcmemo.run.loop import RunConfig, new_runner  # noqa: E402
 from arcmemo.sandbox import get_sandbox  # noqa: E402
 from arcmemo.solverkit import load_solver  # noqa: E402
 from benchmarks.selection import first_names  # noqa: E402
@@ -97,7 +97,7 @@ def answer_for(programs: dict[str, str]):
 
 
 def paper_memory(path: Path) -> Memory:
-    from arcmemo.memory.io import import_file
+    from arcmemo.memory.io.imports import import_file
 
     if not PAPER_MEMORY.is_file():
         raise SystemExit(f"the paper's memory is not at {PAPER_MEMORY}")
@@ -120,7 +120,7 @@ def measure(stub: StubServer, task_ids: list[str], slots: int, kind: str, memory
         get_sandbox().warm()
         executor = InProcess(slots)
     else:
-        from arcmemo.run.ray_executor import RayExecutor
+        from arcmemo.run.executors.on_ray import RayExecutor
 
         executor = RayExecutor(slots, memory_url=str(memory_file))     # starts a local Ray instance
     runner = new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=get_sandbox(),

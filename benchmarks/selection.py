@@ -80,7 +80,7 @@ def measure(memory, tasks, llm, fake, settings, real, tokenizer: Timed) -> dict:
     """Select every task once; the prompts and hints in real tokens, planning times (apart from
     the time in the embedded server's tokenizer)."""
     from arcmemo.llm.counting import ESTIMATE
-    from arcmemo.memory.library import library
+    from arcmemo.memory.views.library import library
     from arcmemo.methods import select
     from arcmemo.selection.ps import plan_prompt
 

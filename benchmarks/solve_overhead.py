@@ -12,7 +12,7 @@ synthetic concepts (benchmarks/synthetic.py), so selection works on a memory of 
 and every write changes it. The sandbox is wrapped to time every call; overhead = wall
 time - sandbox time, both measured in the same run. Target: overhead per task at most 2x
 the sandbox time per task at 0, 1,000 and 5,000 concepts, at most 3x at 20,000 (issue 27:
-what a run derives from memory is prepared once per revision, run/prepared.py, so a task's
+what a run derives from memory is prepared once per revision, run/stages/prepared.py, so a task's
 cost does not grow with memory beyond what selection reads). Reading the memory once per
 run is shared by all its tasks: with few tasks (--limit) it weighs on each. Exit code 1 if
 a target is missed. The machine's load average is printed: other processes slow both
@@ -100,7 +100,7 @@ def run_once(preloaded: int, limit: int, home: Path) -> dict:
     """One solve run over a memory preloaded with `preloaded` synthetic concepts."""
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
     from benchmarks.synthetic import synthetic_concepts
@@ -136,7 +136,7 @@ def main() -> None:
     os.environ["ARCMEMO_HOME"] = str(home)
     from arcmemo.llm.backend import register_model
     from arcmemo.llm.fake import FakeModel
-    from arcmemo.run.runner import RunConfig, load_run_tasks
+    from arcmemo.run.loop import RunConfig, load_run_tasks
 
     fake = FakeModel("fake")
     register_model("fake", fake)

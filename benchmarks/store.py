@@ -102,7 +102,7 @@ def compact(data) -> str:
 
 def arcmemo_merge(path: Path, update: dict) -> None:
     """ArcMemo's way: read the whole JSON memory, merge one concept in Python, write it all back."""
-    from arcmemo.memory import data as cdata
+    from arcmemo.memory.schema import merge_rule as cdata
 
     memory = json.loads(path.read_text())
     concepts = memory["concepts"]
@@ -161,7 +161,7 @@ def median_child(argv: list[str], repeat: int) -> dict:
 def text_baselines(memory) -> tuple[tuple[float, float], tuple[float, float]]:
     """The export's entries as compact JSON (json.dumps), and read back (json.loads): what the
     fastest text format costs for the same data."""
-    from arcmemo.memory.io import concept_entry
+    from arcmemo.memory.io.imports import concept_entry
 
     entries = [concept_entry(c) for c in memory.list()]
     as_json = json.dumps(json.loads(compact({"concepts": entries})))
@@ -178,9 +178,9 @@ def neighbours_of(concepts: list[dict]) -> str:
 
 
 def bench(n: int, workdir: Path, repeat: int, whole_graph_up_to: int) -> dict:
-    from arcmemo.memory.io import import_file
-    from arcmemo.memory.render import render_ps
+    from arcmemo.memory.io.imports import import_file
     from arcmemo.memory.store import Memory
+    from arcmemo.memory.views.render import render_ps
 
     rng = random.Random(n)
     tasks = [f"{rng.getrandbits(32):08x}" for _ in range(max(n // 10, 20))]
@@ -263,8 +263,8 @@ def empty_memory(db: str):
 def child_floor(yaml_path: str, db: str) -> None:
     """The import's floor: the file parsed by arcmemo's parser, the concept rows inserted by plain
     sqlite3 executemany in one transaction into an empty memory (its schema made beforehand)."""
-    from arcmemo.memory.concept import DATA_FIELDS
-    from arcmemo.memory.files import read_document
+    from arcmemo.memory.io.files import read_document
+    from arcmemo.memory.schema.concept import DATA_FIELDS
 
     empty_memory(db).close()
     json_fields = {"parameters", "cues", "implementation", "used_in", "helper"}
@@ -285,7 +285,7 @@ def child_floor(yaml_path: str, db: str) -> None:
 
 def child_import(yaml_path: str, db: str) -> None:
     """arcmemo's import of the file into an empty memory (its schema made beforehand)."""
-    from arcmemo.memory.io import import_file
+    from arcmemo.memory.io.imports import import_file
 
     with empty_memory(db) as memory:
         started = time.process_time()
@@ -295,8 +295,8 @@ def child_import(yaml_path: str, db: str) -> None:
 
 def child_whole_graph(db: str, name: str) -> None:
     """The old way to one concept's neighbours: the whole graph built, then its edges at NAME."""
-    from arcmemo.memory.graph import build_graph, neighbours
-    from arcmemo.memory.reader import open_reader
+    from arcmemo.memory.store.reader import open_reader
+    from arcmemo.memory.views.graph import build_graph, neighbours
 
     with open_reader(db) as memory:
         rows = neighbours(build_graph(memory.list("ps")), name)

@@ -33,7 +33,7 @@ TARGET = 0.10
 def prompts(n_tasks: int) -> dict[str, list[str]]:
     from arcmemo.core.gridtext import format_task
     from arcmemo.core.tasks import load_tasks
-    from arcmemo.memory.render import render_ps
+    from arcmemo.memory.views.render import render_ps
     from arcmemo.prompts import ARCMEMO_TEMPLATES as select
     from arcmemo_program_synthesis.templates import TEMPLATES as solve
 
@@ -59,7 +59,7 @@ def _paper_concepts():
     if not PAPER_MEMORY.exists():
         print(f"(no {PAPER_MEMORY}: selection and solve prompts left out)")
         return []
-    from arcmemo.memory.io import import_file
+    from arcmemo.memory.io.imports import import_file
     from arcmemo.memory.store import Memory
 
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")

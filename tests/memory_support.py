@@ -6,7 +6,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from arcmemo.memory import migrations
+from arcmemo.memory.store import migrations
 
 
 def memory_before_helpers(path: Path, *statements: str) -> Path:

@@ -39,7 +39,7 @@ def fresh_memory(tmp_path):
 def run_continual(method: str, task_ids, tmp_path, llm, *, k: int = 2):
     """A continual run of `method` over `task_ids` (blocks of k, no retries) with `llm`, in the
     real sandbox and solver: its runner (run) and memory."""
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 
@@ -56,7 +56,7 @@ def round_trip_and_list(memory, fmt: str, tmp_path) -> tuple[str, str]:
     from click.testing import CliRunner
 
     from arcmemo.cli import cli
-    from arcmemo.memory.io import export_yaml, import_file
+    from arcmemo.memory.io.imports import export_yaml, import_file
 
     text = export_yaml(memory)
     path = tmp_path / f"{fmt}.yaml"

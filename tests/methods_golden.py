@@ -125,9 +125,9 @@ def run_method(method: str, workdir: Path) -> dict[str, Any]:
     from arcmemo.llm.backend import register_model, unregister_model
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
-    from arcmemo.memory.io import export_yaml
+    from arcmemo.memory.io.imports import export_yaml
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -47,7 +47,7 @@ def fingerprint(tmp: Path) -> dict:
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

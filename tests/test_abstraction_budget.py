@@ -15,12 +15,12 @@ from arcmemo.abstraction.ps import (
 from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.settings import ConfigError, Settings
 from arcmemo.core.tasks import Pair, Task
-from arcmemo.memory import data as cdata
-from arcmemo.memory.lexical import rank_lexical
-from arcmemo.memory.library import Library
-from arcmemo.memory.models import Concept
-from arcmemo.memory.render import render_ps
+from arcmemo.memory.schema import merge_rule as cdata
 from arcmemo.memory.store import Memory
+from arcmemo.memory.store.models import Concept
+from arcmemo.memory.views.lexical import rank_lexical
+from arcmemo.memory.views.library import Library
+from arcmemo.memory.views.render import render_ps
 from benchmarks.synthetic import synthetic_concepts
 
 NEEDLE = {"format": "ps", "name": "upscale grid by blocks", "kind": "routine",

@@ -12,7 +12,7 @@ from arcmemo.abstraction.helpers import STEP, parse_helpers
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
-from arcmemo.run.helpercheck import write_verifier
+from arcmemo.run.helpers.verify import write_verifier
 from arcmemo.sandbox import get_sandbox
 
 HELPER = '''import numpy as np

@@ -152,7 +152,7 @@ def test_flags_given_win_over_released_and_the_default_build_is_arcmemos(tmp_pat
 
 
 def test_without_an_endpoint_a_build_says_its_time_and_wants_the_embedded_model_named(tmp_path, monkeypatch):
-    import arcmemo.run.curating as curating
+    import arcmemo.run.jobs.curating as curating
 
     def never(*args, **kwargs):
         raise AssertionError("the embedded model was about to be checked or started")

@@ -80,7 +80,7 @@ def test_a_read_only_solve_needs_a_memory_that_exists(tmp_path, fake_model):
 
 
 def test_a_bug_keeps_its_traceback_and_the_run_says_how_to_resume(tmp_path, fake_model, monkeypatch):
-    from arcmemo.run.runner import Runner
+    from arcmemo.run.loop import Runner
 
     script_run(fake_model)
 
@@ -94,7 +94,7 @@ def test_a_bug_keeps_its_traceback_and_the_run_says_how_to_resume(tmp_path, fake
     assert "Traceback" in result.output and "KeyError: 'internal bug'" in result.output
     (run,) = (tmp_path / "runs").iterdir()
     assert f"arcmemo solve --resume {run}" in result.output
-    from arcmemo.run.rundir import RunDir
+    from arcmemo.run.records.rundir import RunDir
 
     assert RunDir(run).status()["status"] == "failed"
 

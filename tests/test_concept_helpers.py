@@ -13,7 +13,7 @@ from test_store import memory_url  # noqa: F401  (the store tests' SQLite/Postgr
 from arcmemo.cli import cli
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.store import Memory
-from arcmemo.memory.usage import ConceptUse
+from arcmemo.memory.store.usage import ConceptUse
 
 ROTATE = '''import numpy as np
 
@@ -237,7 +237,7 @@ def test_import_verifies_helpers_and_rejects_the_whole_file(db, tmp_path):
     with Memory(target) as memory:
         assert memory.list() == [] and memory.revision() == 0
     # a file with helpers cannot be imported without verification through the library either
-    from arcmemo.memory.io import MemoryImportError, import_file
+    from arcmemo.memory.io.imports import MemoryImportError, import_file
 
     with Memory(tmp_path / "lib.db") as memory, pytest.raises(MemoryImportError, match="can only be imported verified"):
         import_file(memory, export, actor="lib")

@@ -18,11 +18,11 @@ from arcmemo.consolidation.judge import STEP
 from arcmemo.consolidation.plan import apply_plan
 from arcmemo.consolidation.wording import word_pairs
 from arcmemo.memory.errors import MergeRefused
-from arcmemo.memory.merges import undone
 from arcmemo.memory.store import Memory
-from arcmemo.memory.usage import ConceptUse
-from arcmemo.run.consolidating import plan_for
-from arcmemo.run.helperbehaviour import Behaviour, probed
+from arcmemo.memory.store.merges import undone
+from arcmemo.memory.store.usage import ConceptUse
+from arcmemo.run.helpers.behaviour import Behaviour, probed
+from arcmemo.run.jobs.consolidating import plan_for
 from arcmemo.sandbox import get_sandbox
 
 
@@ -157,7 +157,7 @@ def test_a_pair_the_model_calls_different_stays(memory, fake_model, fake_llm):
 
 
 def test_word_pairs_need_agreeing_typings():
-    from arcmemo.memory.concept import Concept
+    from arcmemo.memory.schema.concept import Concept
 
     def concept(i, name, typing):
         return Concept(id=i, name=name, output_typing="grid", description="recolour cells through a colour table",
@@ -339,7 +339,7 @@ def test_stats_flags_concepts_offered_often_and_never_used(db):
 def test_a_continual_run_consolidates_every_n_blocks_once(tmp_path, fake_model, fake_llm):
     from runner_support import LEARNED
 
-    from arcmemo.run.runner import RunConfig, new_runner, resume_runner
+    from arcmemo.run.loop import RunConfig, new_runner, resume_runner
     from arcmemo.solverkit import load_solver
 
     script_run(fake_model)
@@ -404,7 +404,7 @@ def test_behaviour_compares_helpers_by_their_calls(memory):
 
 
 def test_helpers_that_cannot_be_probed_are_compared_by_their_code():
-    from arcmemo.run.helperbehaviour import same_code_key
+    from arcmemo.run.helpers.behaviour import same_code_key
 
     source = 'def count_things(objects):\n    """Count.\n\n    Example: count_things([1]) -> 1\n    """\n' \
              '    return len(objects) + count_things([]) * 0\n'

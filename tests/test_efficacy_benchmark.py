@@ -46,7 +46,7 @@ def _run_row(row: em.Row, root: Path, start: str) -> None:
     """The row's solve as the benchmark would start it, here in-process with the fake model."""
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

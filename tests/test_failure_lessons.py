@@ -19,11 +19,11 @@ from arcmemo.cli import cli
 from arcmemo.core.gridtext import format_grid
 from arcmemo.memory.store import Memory
 from arcmemo.methods import MethodOptionError, WriteContext
+from arcmemo.methods.arcmemo.failure_lessons import is_failure_lesson
+from arcmemo.methods.arcmemo.failure_write import STEP, failure_prompt, write_failure_lessons
 from arcmemo.methods.contract import AttemptView, Experience
-from arcmemo.methods.failure_lessons import is_failure_lesson
-from arcmemo.methods.failure_write import STEP, failure_prompt, write_failure_lessons
-from arcmemo.run.report import compare_table
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.records.report import compare_table
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 

@@ -7,9 +7,9 @@ import json
 import networkx as nx
 import pytest
 
-from arcmemo.memory.data import normalize
-from arcmemo.memory.graph import build_graph, describe_link, neighbours, write_graphml
-from arcmemo.memory.models import Concept
+from arcmemo.memory.schema.merge_rule import normalize
+from arcmemo.memory.store.models import Concept
+from arcmemo.memory.views.graph import build_graph, describe_link, neighbours, write_graphml
 
 
 def ps(name, **fields) -> Concept:
@@ -93,7 +93,7 @@ def test_links_read_as_sentences():
     ]
 
 
-# -- one concept's neighbours without the whole graph (memory/links.py) ---------------------------
+# -- one concept's neighbours without the whole graph (memory/views/links.py) ---------------------------
 
 def whole_graph_expand(concepts, chosen, limit):
     """selection's expand as it was before the link index: ranked over the whole graph."""
@@ -135,7 +135,7 @@ def sixty_concepts() -> list[Concept]:
 def shipped() -> list[Concept]:
     from pathlib import Path
 
-    from arcmemo.memory.reader import open_reader
+    from arcmemo.memory.store.reader import open_reader
 
     with open_reader(str(Path(__file__).resolve().parents[1] / "memory.db")) as memory:
         return memory.list("ps")
@@ -143,7 +143,7 @@ def shipped() -> list[Concept]:
 
 @pytest.mark.parametrize("memory", ["sixty", "shipped"])
 def test_the_link_index_gives_every_concepts_neighbours_as_the_whole_graph_does(memory, shipped):
-    from arcmemo.memory.links import LinkIndex
+    from arcmemo.memory.views.links import LinkIndex
 
     concepts = sixty_concepts() if memory == "sixty" else shipped
     graph, index = build_graph(concepts), LinkIndex.of(concepts)
@@ -157,7 +157,7 @@ def test_the_link_index_gives_every_concepts_neighbours_as_the_whole_graph_does(
 def test_a_typings_producers_are_counted_as_the_whole_graph_counts_them():
     from collections import Counter
 
-    from arcmemo.memory.links import LinkIndex, alternatives
+    from arcmemo.memory.views.links import LinkIndex, alternatives
 
     concepts = sixty_concepts() + [
         ps("loop", kind="routine", output_typing="loop type", parameters=[{"name": "x", "typing": "loop type"}]),
@@ -175,7 +175,7 @@ def test_a_typings_producers_are_counted_as_the_whole_graph_counts_them():
 def test_expand_ranks_as_it_did_over_the_whole_graph(memory, shipped):
     import random
 
-    from arcmemo.memory.links import LinkIndex
+    from arcmemo.memory.views.links import LinkIndex
     from arcmemo.selection.expand import expand_neighbours
 
     concepts = sixty_concepts() if memory == "sixty" else shipped
@@ -188,9 +188,9 @@ def test_expand_ranks_as_it_did_over_the_whole_graph(memory, shipped):
 
 
 def test_the_links_read_from_the_database_are_those_of_the_concepts(tmp_path):
-    from arcmemo.memory.links import LinkIndex
-    from arcmemo.memory.reader import SQLiteReader, open_reader
     from arcmemo.memory.store import Memory
+    from arcmemo.memory.store.reader import SQLiteReader, open_reader
+    from arcmemo.memory.views.links import LinkIndex
 
     with Memory(tmp_path / "m.db") as memory:
         for c in sixty_concepts():
@@ -209,8 +209,8 @@ def test_the_graph_command_does_not_build_the_whole_graph(tmp_path, monkeypatch)
     from click.testing import CliRunner
 
     from arcmemo.cli import cli
-    from arcmemo.memory import graph
     from arcmemo.memory.store import Memory
+    from arcmemo.memory.views import graph
 
     with Memory(tmp_path / "m.db") as memory:
         for c in CONCEPTS:
@@ -223,8 +223,8 @@ def test_the_graph_command_does_not_build_the_whole_graph(tmp_path, monkeypatch)
 
 
 def test_a_memorys_links_are_prepared_once_per_revision_and_only_for_what_changed(tmp_path, monkeypatch):
-    from arcmemo.memory import library as library_module
     from arcmemo.memory.store import Memory
+    from arcmemo.memory.views import library as library_module
 
     made = []
     monkeypatch.setattr(library_module, "links_of",

@@ -14,11 +14,11 @@ from test_concept_helpers import ROTATE, rotate_concept
 from arcmemo.cli import cli
 from arcmemo.cli.concepts import _run_usage
 from arcmemo.memory.store import Memory
-from arcmemo.memory.usage import ConceptUse
-from arcmemo.run.offer import FEW_HELPERS, MANY_HELPERS, helper_limit, helper_use, offer_helpers
-from arcmemo.run.prepared import prepared
-from arcmemo.run.report import summary_rows
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.memory.store.usage import ConceptUse
+from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.records.report import summary_rows
+from arcmemo.run.stages.offer import FEW_HELPERS, MANY_HELPERS, helper_limit, helper_use, offer_helpers
+from arcmemo.run.stages.prepared import prepared
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import Attempt, load_solver
 

@@ -1,4 +1,4 @@
-"""Arguments the probe infers from a task's train pairs (run/inferred.py): a colour table, a
+"""Arguments the probe infers from a task's train pairs (run/stages/inferred.py): a colour table, a
 scale factor, an output size, a shift; so a helper taking one (the shipped `color_mapping`)
 can be tried, and fits real ARC training tasks."""
 
@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import pytest
 
 from arcmemo.core.tasks import load_tasks
-from arcmemo.memory.library import Library
 from arcmemo.memory.store import Memory
-from arcmemo.run.inferred import TaskFacts, color_table, common_shape, scale_factors, shift, task_facts
-from arcmemo.run.prepared import Prepared, prepared
-from arcmemo.run.probe import candidate_calls, probe
+from arcmemo.memory.views.library import Library
+from arcmemo.run.stages.inferred import TaskFacts, color_table, common_shape, scale_factors, shift, task_facts
+from arcmemo.run.stages.prepared import Prepared, prepared
+from arcmemo.run.stages.probe import candidate_calls, probe
 from arcmemo.sandbox import get_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ from runner_support import TASK_IDS, script_run
 from arcmemo.cli import cli
 from arcmemo.core.tasks import TaskError, load_tasks, to_lists
 from arcmemo.memory.store import Memory
-from arcmemo.run.report import summary_table
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.records.report import summary_table
 from arcmemo.sandbox import get_sandbox
 from arcmemo.scoring import read_kaggle, rescore
 from arcmemo.solverkit import load_solver

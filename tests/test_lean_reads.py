@@ -1,4 +1,4 @@
-"""The read-only commands' lean path (memory/reader.py): the same output as the full store,
+"""The read-only commands' lean path (memory/store/reader.py): the same output as the full store,
 and none of the heavy libraries loaded (what keeps `concepts list` under the start-up target
 of benchmarks/startup.py; this test times nothing, it checks what gets imported)."""
 
@@ -16,11 +16,10 @@ from click.testing import CliRunner
 from runner_support import TASK_IDS, script_run
 
 from arcmemo.cli import cli
-from arcmemo.memory import migrations
-from arcmemo.memory.reader import MIGRATIONS, SQLiteReader, open_reader
-from arcmemo.memory.reads import ConceptUse
-from arcmemo.memory.store import Memory
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.memory.store import Memory, migrations
+from arcmemo.memory.store.reader import MIGRATIONS, SQLiteReader, open_reader
+from arcmemo.memory.store.reads import ConceptUse
+from arcmemo.run.loop import RunConfig, new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 

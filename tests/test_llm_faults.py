@@ -1,6 +1,6 @@
 """Endpoint faults against the loopback stub: what stops a run (EndpointFatal), what is
 retried within the call's time budget and then given up (EndpointUnavailable), and what
-a task's meter (run/metered.py) remembers of them for the run layer."""
+a task's meter (run/stages/metered.py) remembers of them for the run layer."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from llm_stub import StubServer, stub_llm
 from arcmemo.llm import EndpointFatal, EndpointUnavailable, LLMError
 from arcmemo.llm.backend import TransientError
 from arcmemo.llm.client import LLM, LLMSettings
-from arcmemo.run.metered import MeteredLLM
+from arcmemo.run.stages.metered import MeteredLLM
 
 MSG = [{"role": "user", "content": "2+2?"}]
 

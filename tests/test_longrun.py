@@ -1,4 +1,4 @@
-"""Hours on the embedded model only when asked for by name (run/longrun.py): the estimate, the
+"""Hours on the embedded model only when asked for by name (run/progress/longrun.py): the estimate, the
 refusal before anything exists, and no refusal for short jobs, named models or endpoints."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from arcmemo.cli import cli
 from arcmemo.llm import LLM, LLMSettings
-from arcmemo.run.longrun import LONG_S, Job, LongRunError, check_named, duration, solve_job, write_job
+from arcmemo.run.progress.longrun import LONG_S, Job, LongRunError, check_named, duration, solve_job, write_job
 
 
 @pytest.fixture

@@ -35,11 +35,11 @@ from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.core.text import clean_line, clean_text, utf8_safe
 from arcmemo.llm.log import CallLog
-from arcmemo.memory.data import normalize
-from arcmemo.memory.models import WriteFailure
+from arcmemo.memory.schema.merge_rule import normalize
 from arcmemo.memory.store import Memory
+from arcmemo.memory.store.models import WriteFailure
 from arcmemo.methods import select
-from arcmemo.methods.cheatsheet import update_cheatsheet
+from arcmemo.methods.dynamic_cheatsheet.cumulative import update_cheatsheet
 from arcmemo.selection import SelectionSettings
 from arcmemo.selection.matching import NameMatcher
 
@@ -131,7 +131,7 @@ def assert_valid_memory(memory) -> None:
 
 def record_of(memory, selection, task_id: str = "t") -> SimpleNamespace:
     """The run layer's record of a selection (a line of the run directory's selections.jsonl)."""
-    from arcmemo.run.records import concept_names, selection_record
+    from arcmemo.run.records.selections import concept_names, selection_record
 
     return SimpleNamespace(**selection_record(task_id, 0, selection, concept_names(memory)))
 
@@ -470,7 +470,7 @@ POISON = [f"```yaml\n{alias_bomb()}```", f"I pick made up{SURROGATE} and {BIG_IN
 
 def test_a_solve_run_with_poisoned_answers_finishes_and_records_them(tmp_path, fake_model, llm):
     """Selection of the first task and the write of the second get only poison; the run goes on."""
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from arcmemo.cli import cli
 from arcmemo.core.settings import Settings
 from arcmemo.memory.store import Memory
-from arcmemo.run.seeding import SeedOptions, run_seed
+from arcmemo.run.jobs.seeding import SeedOptions, run_seed
 from arcmemo.run.session import RunSession
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,9 +15,9 @@ from arcmemo.abstraction import SolutionInput, write_ps
 from arcmemo.abstraction.annotations import ingest_annotation, load_annotation
 from arcmemo.cli import cli
 from arcmemo.core.tasks import Pair, Task
-from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
+from arcmemo.memory.io.imports import MemoryImportError, export_yaml, import_file
+from arcmemo.memory.schema.typings import is_type, split_definition
 from arcmemo.memory.store import MAX_NEW_TYPES, Memory
-from arcmemo.memory.typings import is_type, split_definition
 
 DUPLICATE = """\
 arcmemo_memory: 1

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from arcmemo.memory import export as mexport
-from arcmemo.memory import files
-from arcmemo.memory.io import MemoryImportError, export_yaml, import_file
+from arcmemo.memory.io import export as mexport
+from arcmemo.memory.io import files
+from arcmemo.memory.io.imports import MemoryImportError, export_yaml, import_file
 from arcmemo.memory.store import Memory
 
 REFERENCE = Path("/work/shared/reference/arcmemo")
@@ -208,7 +208,7 @@ def test_line_lookup_for_nested_paths():
 
 
 def test_two_lessons_under_one_name_are_refused_at_the_line(tmp_path):
-    from arcmemo.memory.io import MemoryImportError, import_file
+    from arcmemo.memory.io.imports import MemoryImportError, import_file
     from arcmemo.memory.store import Memory
 
     path = tmp_path / "two.yaml"
@@ -277,7 +277,7 @@ def test_the_one_pass_loader_reads_what_pyyaml_reads():
 def test_the_streamed_export_is_the_whole_documents_text(memory, monkeypatch):
     """write_yaml writes a chunk of concepts at a time; the bytes are dump_yaml's of the whole memory,
     with long lines folded, blocks, quotes and unicode, as of any revision and for any format."""
-    from arcmemo.memory.io import dump_yaml
+    from arcmemo.memory.io.imports import dump_yaml
 
     monkeypatch.setattr(mexport, "EXPORT_CHUNK", 2)
     assert export_yaml(memory) == dump_yaml([], {}) == "arcmemo_memory: 1\ncustom_types: {}\nconcepts: []\n"
@@ -299,7 +299,7 @@ def test_the_streamed_export_is_the_whole_documents_text(memory, monkeypatch):
 
 
 def test_the_export_reads_a_chunk_of_concepts_at_a_time(memory, monkeypatch):
-    from arcmemo.memory import reads
+    from arcmemo.memory.store import reads
 
     for i in range(23):
         memory.add({"name": f"c{i:02d}", "used_in": [f"t{i}"]}, actor="a")

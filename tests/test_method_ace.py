@@ -17,15 +17,15 @@ from runner_support import TASK_IDS, seed_code, task_of
 
 from arcmemo.cli import cli
 from arcmemo.core.tasks import load_tasks
-from arcmemo.memory.io import export_yaml, import_file
+from arcmemo.memory.io.imports import export_yaml, import_file
 from arcmemo.memory.store import Memory
 from arcmemo.methods import AttemptView, Experience, MethodOptionError, WriteContext, load_method, select
-from arcmemo.methods.ace import AceOptions
-from arcmemo.methods.ace_curate import parse_deltas, playbook_part
-from arcmemo.methods.ace_playbook import canonical_id, playbook, ranked
-from arcmemo.methods.ace_refine import duplicates, refine, similarity, words
-from arcmemo.methods.ace_reflect import Reflection, parser
-from arcmemo.methods.option_values import read_options
+from arcmemo.methods.ace.curate import parse_deltas, playbook_part
+from arcmemo.methods.ace.method import AceOptions
+from arcmemo.methods.ace.playbook import canonical_id, playbook, ranked
+from arcmemo.methods.ace.refine import duplicates, refine, similarity, words
+from arcmemo.methods.ace.reflect import Reflection, parser
+from arcmemo.methods.options import read_options
 from arcmemo.selection import SelectionSettings
 
 SOLVED, FAILED = "0d3d703e", "25d8a9c8"
@@ -366,7 +366,7 @@ def test_when_grow_and_refine_runs(options, merged, memory, tasks, fake_model, f
     ({"curator_tokens": 10}, "option curator_tokens must be between 200 and 100000, got 10"),
 ])
 def test_bad_option_values_are_refused_at_start_naming_the_option(options, error):
-    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.loop import RunConfig
 
     with pytest.raises(MethodOptionError, match=re.escape(f"memory method 'ace': {error}")):
         RunConfig(selection="ace", method_options=options)
@@ -422,7 +422,7 @@ def stub_answers():
 
 
 def test_a_continual_run_grows_the_playbook_and_reads_it_back(tmp_path):
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

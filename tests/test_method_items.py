@@ -11,12 +11,12 @@ import pytest
 import sqlalchemy as sa
 from test_store import memory_url  # noqa: F401  (the store tests' backends: SQLite, and PostgreSQL when set)
 
-from arcmemo.memory import migrations, schema
-from arcmemo.memory.concept import DATA_FIELDS
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.io import export_yaml, import_file
-from arcmemo.memory.reads import ConceptUse
-from arcmemo.memory.store import Memory
+from arcmemo.memory.io.imports import export_yaml, import_file
+from arcmemo.memory.schema import rules as schema
+from arcmemo.memory.schema.concept import DATA_FIELDS
+from arcmemo.memory.store import Memory, migrations
+from arcmemo.memory.store.reads import ConceptUse
 
 BULLET = {"format": "playbook", "name": "strategies-00001", "description": "Count the colours before anything else.",
           "meta": {"section": "strategies", "tags": ["colour", "count"], "weight": 0.5, "pinned": False}}

@@ -318,7 +318,7 @@ def test_a_third_party_method_runs_a_continual_solve_without_a_change_to_the_run
     wrote after the first block is what its read shows the next."""
     from runner_support import TASK_IDS, script_run
 
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 
@@ -354,7 +354,7 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
     from arcmemo.cli.runconfig import load_config
     from arcmemo.cli.solve import _method_options, solve
     from arcmemo.methods import MethodOptionError
-    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.loop import RunConfig
 
     assert _method_options(("tone=dry", "rounds=3", "strict=true", "empty=")) == {
         "tone": "dry", "rounds": 3, "strict": True, "empty": None}
@@ -384,7 +384,7 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
 
 
 def test_a_sweep_names_methods_as_solve_does(third_party, tmp_path):
-    from arcmemo.run.sweep import SweepError, load_sweep
+    from arcmemo.run.jobs.sweep import SweepError, load_sweep
 
     path = tmp_path / "sweep.yaml"
     path.write_text("solve: {source: training, limit: 1, continual: true}\ngrid:\n  method: [ps, diary, cheatsheet]\n")
@@ -435,7 +435,7 @@ def test_a_write_that_breaks_the_contract_is_recorded_and_stores_nothing(name, e
                                                                          fake_model, fake_llm):
     from runner_support import TASK_IDS, script_run
 
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 
@@ -467,7 +467,7 @@ def test_a_task_written_in_an_earlier_pass_is_written_again_in_the_next(third_pa
     revisions are not taken for this pass's write (the store cannot tell passes apart)."""
     from runner_support import TASK_IDS, script_run
 
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 
@@ -490,9 +490,9 @@ def test_naming_the_methods_imports_none_of_them():
     script = ("import sys\nfrom arcmemo.methods.discovery import method_names\nfrom arcmemo.cli import cli\n"
               "names = method_names()\n"
               "cli.main(['solve', '--help'], standalone_mode=False)\n"
-              "loaded = [m for m in sys.modules if m.startswith(('arcmemo.methods.arcmemo_', 'arcmemo.methods.baselines',"
-              " 'arcmemo.methods.cheatsheet', 'arcmemo.methods.reasoningbank', 'arcmemo.methods.dc_rs',"
-              " 'arcmemo.methods.ace', 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
+              "loaded = [m for m in sys.modules if m.startswith(('arcmemo.methods.arcmemo.', 'arcmemo.methods.baselines',"
+              " 'arcmemo.methods.dynamic_cheatsheet.', 'arcmemo.methods.reasoningbank.',"
+              " 'arcmemo.methods.ace.', 'arcmemo.selection.ps', 'arcmemo.abstraction', 'sqlalchemy'))]\n"
               "print(','.join(names), loaded)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -17,8 +17,8 @@ from test_scoring_threads import ORACLE, PER_THREAD, STRICT
 from arcmemo.cli import cli
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
-from arcmemo.run.report import mean_text
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.records.report import mean_text
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 
@@ -122,7 +122,7 @@ def test_mean_over_runs_is_each_cells_mean_and_sample_std():
 
 
 def test_mean_refuses_runs_of_other_shapes():
-    from arcmemo.run.report import MismatchedRuns
+    from arcmemo.run.records.report import MismatchedRuns
 
     one = {"run_id": "a", "table4": {"threads": 3, "retries": 2}}
     other = {"run_id": "b", "table4": {"threads": 1, "retries": 2}}
@@ -153,7 +153,7 @@ def paper_sized_memory(path) -> Memory:
 def test_o4_mini_is_shown_the_paper_sized_memory_in_full(tmp_path):
     from llm_stub import StubServer, completion_body, stub_llm
 
-    from arcmemo.memory.library import FULL, library
+    from arcmemo.memory.views.library import FULL, library
 
     memory = paper_sized_memory(tmp_path / "memory.db")
     lib = library(memory, "ps")
@@ -182,7 +182,7 @@ def test_degraded_selection_is_said_once_per_run_and_recorded_per_task(tmp_path,
     from runner_support import TASK_IDS, script_run
 
     from arcmemo.llm.catalog import ModelTraits
-    from arcmemo.run.progress import Reporter
+    from arcmemo.run.progress.reporter import Reporter
 
     class Notes(Reporter):
         def __init__(self):
@@ -211,7 +211,7 @@ def test_degraded_selection_is_said_once_per_run_and_recorded_per_task(tmp_path,
 # ---------------------------------------------------------------------- the paper's hint, re-selection
 def test_the_papers_hint_names_the_other_concepts_within_the_hint_budget(tmp_path, fake_model, fake_llm):
     from arcmemo.core.estimate import estimate_tokens
-    from arcmemo.memory.library import library
+    from arcmemo.memory.views.library import library
     from arcmemo.methods import select
     from arcmemo.selection import SelectionSettings
     from arcmemo.selection.ps import NOTE_OTHERS

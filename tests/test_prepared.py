@@ -1,4 +1,4 @@
-"""What a run derives from memory is prepared once per revision (run/prepared.py): a solve of
+"""What a run derives from memory is prepared once per revision (run/stages/prepared.py): a solve of
 several tasks, in several threads and tasks in flight, lists and decodes a 5,000-concept
 memory at most once per revision, counted in calls (not timed); what is prepared is shared
 until a write, and a write's new revision keeps what it did not change."""
@@ -11,11 +11,11 @@ import pytest
 from test_concept_helpers import half_turn_concept, rotate_concept
 from test_helper_runs import CALLS
 
-from arcmemo.memory import reads, store
-from arcmemo.memory.store import Memory
-from arcmemo.run.executors import InProcess
-from arcmemo.run.prepared import prepared
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.memory.store import Memory, reads
+from arcmemo.memory.store import memory as store
+from arcmemo.run.executors.local import InProcess
+from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.stages.prepared import prepared
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 from benchmarks.synthetic import synthetic_concepts

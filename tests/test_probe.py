@@ -1,4 +1,4 @@
-"""Probing memory's helpers (run/probe.py): which calls are tried, that a call giving every
+"""Probing memory's helpers (run/stages/probe.py): which calls are tried, that a call giving every
 train output is found by running it in the real sandbox, and that a solve offers it first and
 names it in the hint (--no-probe-helpers: not)."""
 
@@ -11,12 +11,12 @@ from test_concept_helpers import VERIFIED, rotate_concept
 from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: the helper runs' fixture)
 
 from arcmemo.core.tasks import load_tasks
-from arcmemo.memory.library import Library
-from arcmemo.run.inferred import TaskFacts, task_colors
-from arcmemo.run.prepared import Prepared
-from arcmemo.run.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe
-from arcmemo.run.report import summary_rows
-from arcmemo.run.runner import RunConfig
+from arcmemo.memory.views.library import Library
+from arcmemo.run.loop import RunConfig
+from arcmemo.run.records.report import summary_rows
+from arcmemo.run.stages.inferred import TaskFacts, task_colors
+from arcmemo.run.stages.prepared import Prepared
+from arcmemo.run.stages.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe
 from arcmemo.sandbox import get_sandbox
 
 FLIP = '''import numpy as np
@@ -184,7 +184,7 @@ def test_select_shows_what_the_probe_chose(memory, fake_model):  # noqa: F811
 
 def test_a_task_is_probed_once_whatever_its_threads_and_retries(tmp_path, fake_model, fake_llm, memory,  # noqa: F811
                                                                  monkeypatch):
-    import arcmemo.run.runner as runner_module
+    import arcmemo.run.loop as runner_module
 
     probed = []
 
@@ -236,7 +236,7 @@ def test_a_run_recorded_before_fits_were_answers_resumes_without_them():
 
 
 def test_memory_learns_nothing_from_its_own_fit(tmp_path, fake_model, fake_llm, memory):  # noqa: F811
-    from arcmemo.run.probe import FIT_LABEL, model_steps
+    from arcmemo.run.stages.probe import FIT_LABEL, model_steps
 
     fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")   # wrong
     before = memory.revision()

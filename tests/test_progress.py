@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from runner_support import TASK_IDS, empty_memory, script_run
 
 from arcmemo.cli import cli
-from arcmemo.run.progress import PlainReporter, QuietReporter, Reporter, make_reporter
+from arcmemo.run.progress.reporter import PlainReporter, QuietReporter, Reporter, make_reporter
 
 FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake"]
 
@@ -62,7 +62,7 @@ def test_seed_progress_and_problems_on_their_own_lines(tmp_path):
 def test_live_reporter_draws_and_prints_finished_items_above(tmp_path):
     from rich.console import Console
 
-    from arcmemo.run.live import LiveReporter
+    from arcmemo.run.progress.live import LiveReporter
 
     out = io.StringIO()
     reporter = LiveReporter(Console(file=out, force_terminal=True, width=120))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arcmemo.core.tasks import Task
 from arcmemo.methods import Experience
-from arcmemo.methods.cheatsheet import trace_text
+from arcmemo.methods.dynamic_cheatsheet.cumulative import trace_text
 from arcmemo.prompts import REASONING_CHARS, keep_tail
 
 

@@ -152,7 +152,7 @@ def test_the_last_step_strict_score_keeps_a_threads_last_step_per_sample():
 
 
 def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
-    from arcmemo.run.sweep import SweepError, load_sweep
+    from arcmemo.run.jobs.sweep import SweepError, load_sweep
 
     path = tmp_path / "sweep.yaml"
     path.write_text("name: both\nsolve: {source: training, selection: ps}\n"
@@ -165,8 +165,8 @@ def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
 
 
 def test_pass_order_refuses_an_executor_outside_this_process():
-    from arcmemo.run.executors import Executor, InProcess
-    from arcmemo.run.runner import RunConfig, check_protocol_fits
+    from arcmemo.run.executors.local import Executor, InProcess
+    from arcmemo.run.loop import RunConfig, check_protocol_fits
 
     config = RunConfig(source="training", continual=True, protocol="released-code")
     check_protocol_fits(config, {"t": object()}, InProcess(4))

@@ -283,7 +283,7 @@ def test_a_pass_order_run_resumed_after_its_first_pass_goes_on_from_the_recorded
     from runner_support import TASK_IDS
 
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import resume_runner
+    from arcmemo.run.loop import resume_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from runner_support import task_of
 
 from arcmemo.cli import cli
-from arcmemo.run.quickstart import QUICK, QUICKSTART_TASKS, Side, conclusion, describe_side, effect
-from arcmemo.run.runner import TaskOutcome
+from arcmemo.run.jobs.quickstart import QUICK, QUICKSTART_TASKS, Side, conclusion, describe_side, effect
+from arcmemo.run.loop import TaskOutcome
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake"]
@@ -123,7 +123,7 @@ def test_when_memory_does_not_help_it_says_so():
     assert effect(failed, solved) == "memory hurt: solved only without it"
     assert effect(failed, failed) == "memory did not help: neither solved it"
     assert effect(unknown, solved) == "unknown (not scored)"
-    from arcmemo.run.quickstart import PuzzleResult
+    from arcmemo.run.jobs.quickstart import PuzzleResult
 
     results = [PuzzleResult("a", "-", failed, failed), PuzzleResult("b", "-", failed, solved)]
     assert conclusion(results) == ("With memory, 0 of 2 puzzle(s) solved that the model alone did not. Memory did "

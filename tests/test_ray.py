@@ -15,7 +15,7 @@ from test_tasks_in_flight import kill_once_a_task_is_committed, memory_contents,
 
 ray = pytest.importorskip("ray")
 
-from arcmemo.run.ray_executor import RayExecutor  # noqa: E402
+from arcmemo.run.executors.on_ray import RayExecutor  # noqa: E402
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent

@@ -14,10 +14,9 @@ from click.testing import CliRunner
 from memory_support import memory_before_helpers
 
 from arcmemo.cli import cli
-from arcmemo.memory import migrations
 from arcmemo.memory.errors import StoreError
-from arcmemo.memory.reader import open_reader
-from arcmemo.memory.store import Memory
+from arcmemo.memory.store import Memory, migrations
+from arcmemo.memory.store.reader import open_reader
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_ONLY = [["concepts", "list"], ["concepts", "list", "--json"], ["concepts", "show", "1"],

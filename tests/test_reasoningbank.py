@@ -22,7 +22,7 @@ from method_support import (
 
 from arcmemo.core.parsing import ParseError
 from arcmemo.methods import MethodOptionError, WriteContext, load_method, select
-from arcmemo.methods.reasoningbank import parse_items
+from arcmemo.methods.reasoningbank.method import parse_items
 from arcmemo.methods.task_profile import task_profile
 from arcmemo.selection import SelectionSettings
 
@@ -171,7 +171,7 @@ def test_an_empty_bank_shows_nothing_and_a_read_only_run_on_it_is_refused(method
     ({"include_failures": "yes"}, "option include_failures must be true or false, got 'yes'"),
 ])
 def test_a_bad_option_value_is_refused_when_a_run_starts(options, says):
-    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.loop import RunConfig
 
     with pytest.raises(MethodOptionError, match=f"memory method 'reasoningbank': {says}"):
         RunConfig(selection="reasoningbank", method_options=options)

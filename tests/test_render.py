@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arcmemo.memory.data import normalize
-from arcmemo.memory.models import Concept
-from arcmemo.memory.render import referenced_types, render, render_oe, render_ps, render_sheet
+from arcmemo.memory.schema.merge_rule import normalize
+from arcmemo.memory.store.models import Concept
+from arcmemo.memory.views.render import referenced_types, render, render_oe, render_ps, render_sheet
 
 REFERENCE = Path("/work/shared/reference/arcmemo/compressed_v1.json")
 

@@ -53,8 +53,8 @@ def test_the_paper_settings_ship_and_load():
 
 def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(tmp_path):
     from arcmemo.cli.solve import _method_options
-    from arcmemo.run.runner import RunConfig
-    from arcmemo.run.sweep import load_sweep
+    from arcmemo.run.jobs.sweep import load_sweep
+    from arcmemo.run.loop import RunConfig
 
     for name in METHOD_SETTINGS:
         params = options("--config", name)

@@ -15,7 +15,7 @@ from runner_support import TASK_IDS, script_run
 
 from arcmemo.cli import cli
 from arcmemo.memory.store import Memory
-from arcmemo.run.rundir import RunDir
+from arcmemo.run.records.rundir import RunDir
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 SEED_TASKS = ["0d3d703e", "1e0a9b12"]            # hand-annotated seeds: no model needed to ingest them
@@ -50,7 +50,7 @@ def kinds(tmp_path, fake_model, monkeypatch):
     fake_model.on("cheatsheet", lambda messages: "<cheatsheet>\n- a tip\n</cheatsheet>")
     invoke("cheatsheet", "build", seeds, "--aux-model", "fake", "-q", "--db", tmp_path / "sheet.db", "--run-dir", root)
     made["cheatsheet"] = newest()
-    import arcmemo.run.curating as curating
+    import arcmemo.run.jobs.curating as curating
 
     rewrite, calls = curating.update_cheatsheet, []
 

@@ -13,7 +13,7 @@ from runner_support import LEARNED, PS_CONCEPT, TASK_IDS, script_run
 
 from arcmemo.cli import cli
 from arcmemo.memory.store import Memory
-from arcmemo.run.rundir import RunDir, list_runs
+from arcmemo.run.records.rundir import RunDir, list_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake"]
@@ -151,7 +151,7 @@ def test_selection_records_name_the_concepts_as_they_were(tmp_path, fake_model):
 
 
 def test_a_session_killed_without_a_word_still_counts_to_its_last_event():
-    from arcmemo.run.runner import sessions_wall_time
+    from arcmemo.run.loop import sessions_wall_time
 
     events = [{"type": "session_start", "time": 100.0}, {"type": "task", "time": 130.0},
               {"type": "session_end", "time": 131.0, "wall_time_s": 31.0},

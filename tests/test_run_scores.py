@@ -25,8 +25,8 @@ from arcmemo.core.choice import top_predictions
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import Usage
 from arcmemo.memory.store import Memory
-from arcmemo.run.progress import Reporter
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.progress.reporter import Reporter
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import Attempt, SolveResult, Trace
 

@@ -25,7 +25,7 @@ from runner_support import (
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.run.loop import RunConfig, new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 
@@ -213,7 +213,7 @@ def test_a_later_pass_asks_the_model_afresh(tmp_path, fake_model, fake_llm):
 
 
 def test_resume_refuses_a_different_memory(tmp_path, fake_model, fake_llm):
-    from arcmemo.run.rundir import RunDir, RunDirError
+    from arcmemo.run.records.rundir import RunDir, RunDirError
     from arcmemo.run.session import resume_memory_url
 
     script_run(fake_model)
@@ -244,7 +244,7 @@ def test_budget_also_bounds_the_write_back(tmp_path, fake_model, fake_llm, isola
 
 
 def test_a_write_whose_event_was_lost_is_recovered_from_the_store(tmp_path, fake_model, fake_llm):
-    from arcmemo.run.runner import resume_runner
+    from arcmemo.run.loop import resume_runner
 
     script_run(fake_model)
     runner, summary, memory = run(tmp_path, fake_llm, task_ids=TASK_IDS[:2], continual=True, k=2, retries=0)

@@ -35,7 +35,7 @@ from sandbox_poisoners import (
 )
 
 from arcmemo.core.tasks import load_tasks
-from arcmemo.run.helpercheck import check_program
+from arcmemo.run.helpers.verify import check_program
 from arcmemo.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parents[1]

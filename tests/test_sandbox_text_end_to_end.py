@@ -14,7 +14,7 @@ from llm_stub import StubServer, stub_llm
 
 from arcmemo.cli import cli
 from arcmemo.llm.client import LLMError
-from arcmemo.run.rundir import RunDir
+from arcmemo.run.records.rundir import RunDir
 
 TASK = "0d3d703e"
 PROGRAM = "```python\ndef transform(grid):\n    raise ValueError('bad ' + chr(0xDCFF) + chr(27) + '[31m end')\n```"

@@ -8,9 +8,9 @@ import pytest
 from arcmemo.abstraction.annotations import AnnotationError, load_annotation
 from arcmemo.abstraction.validate import validate_concepts
 from arcmemo.core.parsing import ParseError
-from arcmemo.memory import schema
 from arcmemo.memory.errors import ConceptDataError, StoreError
-from arcmemo.memory.io import MemoryImportError, import_file
+from arcmemo.memory.io.imports import MemoryImportError, import_file
+from arcmemo.memory.schema import rules as schema
 from arcmemo.memory.store import Memory
 
 ANNOTATION = "summary: s\npseudocode: p\nconcepts:\n{concepts}"

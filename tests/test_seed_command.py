@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from arcmemo.abstraction.seedhelpers import LIBRARY
 from arcmemo.cli import cli
-from arcmemo.memory.io import export_yaml
+from arcmemo.memory.io.imports import export_yaml
 from arcmemo.memory.store import Memory
 
 ROOT = Path(__file__).resolve().parents[1]

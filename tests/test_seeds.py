@@ -62,7 +62,7 @@ def test_seed_solves_its_task(path, training):
     """Run as `arcmemo seed` runs it: an annotated seed imports its concepts' helpers from
     memory_helpers, built from seeds/memory_helpers.py, and must call each of them."""
     from arcmemo.abstraction.annotations import annotation_path, load_annotation
-    from arcmemo.run.seeding import seed_helpers, task_pairs, verify
+    from arcmemo.run.jobs.seeding import seed_helpers, task_pairs, verify
     from arcmemo.sandbox import get_sandbox
 
     task_id = path.stem

@@ -1,5 +1,5 @@
 """Selection (memory read): ps, oe, the baselines, fallback, hint == rendered subset; a pure step that
-writes nothing (the run layer records what it offered, `run/records.py`)."""
+writes nothing (the run layer records what it offered, `run/records/selections.py`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import pytest
 
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.client import LLMError
-from arcmemo.memory.render import render_oe, render_ps, render_sheet
 from arcmemo.memory.store import Memory
+from arcmemo.memory.views.render import render_oe, render_ps, render_sheet
 from arcmemo.methods import select
-from arcmemo.methods.cheatsheet import update_cheatsheet
-from arcmemo.run.records import concept_names, selection_record
+from arcmemo.methods.dynamic_cheatsheet.cumulative import update_cheatsheet
+from arcmemo.run.records.selections import concept_names, selection_record
 from arcmemo.selection import Selection, SelectionSettings
 from arcmemo.selection.oe import render_hint as render_oe_hint
 
@@ -228,7 +228,7 @@ def test_model_modes_need_an_llm(memory):
 
 def test_an_unknown_mode_is_refused_naming_the_installed_methods(memory):
     from arcmemo.methods import MethodError
-    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.loop import RunConfig
 
     with pytest.raises(MethodError, match=r"no memory method named 'psx'.*available: ps, oe, none, all, cheatsheet"):
         select(make_task(), memory, SelectionSettings(mode="psx"), None)

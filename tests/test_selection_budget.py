@@ -8,13 +8,13 @@ import pytest
 
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.counting import ESTIMATE, estimate_tokens
-from arcmemo.memory import data as cdata
-from arcmemo.memory.fitting import fit_prefix
-from arcmemo.memory.lexical import rank_lexical
-from arcmemo.memory.library import Library
-from arcmemo.memory.models import Concept
-from arcmemo.memory.render import render_oe, render_ps
+from arcmemo.memory.schema import merge_rule as cdata
 from arcmemo.memory.store import Memory
+from arcmemo.memory.store.models import Concept
+from arcmemo.memory.views.fitting import fit_prefix
+from arcmemo.memory.views.lexical import rank_lexical
+from arcmemo.memory.views.library import Library
+from arcmemo.memory.views.render import render_oe, render_ps
 from arcmemo.methods import select
 from arcmemo.selection import SelectionSettings, budget
 from arcmemo.selection.oe import render_hint as render_oe_hint
@@ -232,7 +232,7 @@ def test_the_hints_other_names_are_the_unchosen_in_memory_order_as_many_as_fit()
 def test_a_ranking_read_in_pieces_is_the_whole_order(reads):
     import numpy as np
 
-    from arcmemo.memory.lexical import Ranking
+    from arcmemo.memory.views.lexical import Ranking
 
     rng = np.random.default_rng(7)
     scores = rng.integers(0, 6, 1000).astype(float)           # many ties: the tie order decides among them

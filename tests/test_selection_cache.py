@@ -11,9 +11,9 @@ import textwrap
 import pytest
 
 from arcmemo.core.tasks import Pair, Task
-from arcmemo.memory import library as library_module
-from arcmemo.memory.library import library
 from arcmemo.memory.store import Memory
+from arcmemo.memory.views import library as library_module
+from arcmemo.memory.views.library import library
 from arcmemo.methods import select
 from arcmemo.selection import SelectionSettings
 from benchmarks.synthetic import synthetic_concepts
@@ -159,7 +159,7 @@ def test_a_spliced_lexical_index_ranks_as_one_built_whole(memory):
     whole memory does, through a chain of such writes, and a deletion rebuilds it."""
     import numpy as np
 
-    from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, Form, Library
+    from arcmemo.memory.views.library import ALL_TYPES, COMPRESSED, FULL, Form, Library
 
     queries = ["scaled up zzqx blocks", "rotate the grid and recolour objects", "fill enclosed regions", "zzqx"]
     names = [c.name for c in memory.list("ps")]

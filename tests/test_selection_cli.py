@@ -64,7 +64,7 @@ def test_select_json_and_record(setup, fake_model):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert [c["name"] for c in data["concepts"]] == ["draw line"] and data["fallback"] is False
-    from arcmemo.run.rundir import RunDir
+    from arcmemo.run.records.rundir import RunDir
 
     rundir = RunDir.find("dbg", os.environ["ARCMEMO_RUNS_DIR"])      # recorded with the run, not in memory
     (rec,) = rundir.selections()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from arcmemo.core.tasks import Pair, Task
-from arcmemo.memory.lexical import rank_lexical
 from arcmemo.memory.store import Memory
+from arcmemo.memory.views.lexical import rank_lexical
 from arcmemo.selection import budget
 from arcmemo.selection.relations import SYMMETRIES, whole_grid_relation
 from benchmarks.synthetic import synthetic_concepts

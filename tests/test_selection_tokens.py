@@ -19,13 +19,13 @@ from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for, estimate_tokens
 from arcmemo.llm.fake import FakeModel
 from arcmemo.llm.tokens import Tokenizer
-from arcmemo.memory import data as cdata
-from arcmemo.memory import library as library_module
-from arcmemo.memory.fitting import largest_fit
-from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, NEEDED_TYPES, Form, Library, needed_types
-from arcmemo.memory.models import Concept
-from arcmemo.memory.render import render_ps
+from arcmemo.memory.schema import merge_rule as cdata
 from arcmemo.memory.store import Memory
+from arcmemo.memory.store.models import Concept
+from arcmemo.memory.views import library as library_module
+from arcmemo.memory.views.fitting import largest_fit
+from arcmemo.memory.views.library import ALL_TYPES, COMPRESSED, FULL, NEEDED_TYPES, Form, Library, needed_types
+from arcmemo.memory.views.render import render_ps
 from arcmemo.methods import select
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import SelectionSettings

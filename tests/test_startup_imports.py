@@ -20,7 +20,7 @@ from runner_support import TASK_IDS, script_run
 from arcmemo.cli import MODULES, cli
 from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.memory.store import Memory
-from arcmemo.run.runner import RunConfig, new_runner
+from arcmemo.run.loop import RunConfig, new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 
@@ -32,10 +32,11 @@ HEAVY = ("numpy", "scipy", "networkx", "sqlalchemy", "sqlmodel", "pydantic", "op
 # command loads one only when its work needs it
 SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket", "statistics", "secrets", "tempfile",
         "difflib", "hashlib", "arcmemo.core.tasks", "arcmemo.core.settings", "arcmemo.scoring.submissions",
-        "arcmemo.memory.links", "arcmemo.memory.revision", "arcmemo.memory.io", "arcmemo.pictures.layout")
+        "arcmemo.memory.views.links", "arcmemo.memory.store.revision", "arcmemo.memory.io.imports", "arcmemo.pictures.layout")
 # what a command's work needs of them (`concepts show` and `export` print YAML through
 # core/blockyaml.py, not PyYAML)
-NEEDED = {("concepts", "graph"): {"networkx", "arcmemo.memory.links"}, ("concepts", "history"): {"arcmemo.memory.revision"},
+NEEDED = {("concepts", "graph"): {"networkx", "arcmemo.memory.views.links"},
+          ("concepts", "history"): {"arcmemo.memory.store.revision"},
           # the first listing in a user directory reads the entry points (a second one: the next test)
           ("solvers", "list"): {"importlib.metadata", "importlib.resources", "email", "socket", "tempfile"},
           ("tasks", "show"): {"rich", "arcmemo.core.tasks"},

@@ -13,9 +13,9 @@ import sqlalchemy as sa
 from sqlmodel import Session, SQLModel
 
 from arcmemo.memory import StoreError
-from arcmemo.memory.data import ConceptDataError
-from arcmemo.memory.models import SelectionRecord
+from arcmemo.memory.schema.merge_rule import ConceptDataError
 from arcmemo.memory.store import Memory, make_engine
+from arcmemo.memory.store.models import SelectionRecord
 
 PG_ENV = "ARCMEMO_TEST_POSTGRES_URL"
 

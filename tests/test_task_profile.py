@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from arcmemo.core.tasks import Pair, Task, load_tasks
-from arcmemo.memory.lexical import terms
 from arcmemo.memory.store import Memory
+from arcmemo.memory.views.lexical import terms
 from arcmemo.methods import retrieval
 from arcmemo.methods.task_profile import profile_lines, task_profile
 

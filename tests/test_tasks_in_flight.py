@@ -16,8 +16,8 @@ from runner_support import TASK_IDS, script_run, task_lines, wait_for_tasks
 
 from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.memory.store import Memory
-from arcmemo.run.executors import InProcess
-from arcmemo.run.runner import RunConfig, Runner, new_runner
+from arcmemo.run.executors.local import InProcess
+from arcmemo.run.loop import RunConfig, Runner, new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 
@@ -177,7 +177,7 @@ def test_a_second_run_in_flight_is_answered_from_the_call_cache(tmp_path, fake_m
 def test_plain_progress_names_each_task_in_flight():
     import io
 
-    from arcmemo.run.progress import PlainReporter, TaskProgress
+    from arcmemo.run.progress.reporter import PlainReporter, TaskProgress
 
     out = io.StringIO()
     reporter = PlainReporter(out)
@@ -198,7 +198,7 @@ def test_live_progress_shows_a_row_per_task_in_flight():
 
     from rich.console import Console
 
-    from arcmemo.run.live import LiveReporter
+    from arcmemo.run.progress.live import LiveReporter
 
     out = io.StringIO()
     reporter = LiveReporter(Console(file=out, force_terminal=True, width=120))
@@ -252,7 +252,7 @@ def kill_once_a_task_is_committed(proc, runs: Path) -> Path:
 def test_a_remote_workers_calls_land_in_the_drivers_call_log(tmp_path, fake_model):
     """What a Ray worker on another machine does (ray_executor.TaskWorker with ship_calls), run here:
     it logs to its own call log and ships the task's rows; the driver appends them to its own."""
-    from arcmemo.run.ray_executor import TaskWorker, WorkerSpec, _log_shipped_calls
+    from arcmemo.run.executors.on_ray import TaskWorker, WorkerSpec, _log_shipped_calls
 
     script_run(fake_model)
     config = RunConfig(source="training", task_ids=TASK_IDS[:1], retries=0)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from arcmemo.core.tasks import load_tasks
-from arcmemo.memory.library import library
-from arcmemo.memory.reads import ConceptUse
 from arcmemo.memory.store import Memory
+from arcmemo.memory.store.reads import ConceptUse
+from arcmemo.memory.views.library import library
 from arcmemo.selection import SelectionSettings
 from arcmemo.selection.oe import plan_prompt as plan_oe
 from arcmemo.selection.oe import select_oe
@@ -136,7 +136,7 @@ def test_ps_two_equal_concepts_swap_places_when_their_counts_differ(tmp_path):
 def test_a_ps_run_with_use_prior_shows_the_better_used_concept_first(tmp_path, fake_model, fake_llm):
     from runner_support import script_run
 
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

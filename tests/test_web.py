@@ -14,7 +14,7 @@ import pytest
 from web_support import LEARNED, copy_fixture, helper_concept
 
 from arcmemo.memory.store import Memory
-from arcmemo.run.rundir import RunDir
+from arcmemo.run.records.rundir import RunDir
 from arcmemo.web.app import create_app
 from arcmemo.web.serve import allowed_hosts, check_host, is_loopback
 

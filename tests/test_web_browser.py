@@ -25,7 +25,7 @@ from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import COLOURS
 from arcmemo.pictures.palette import rgb
-from arcmemo.run.rundir import RunDir
+from arcmemo.run.records.rundir import RunDir
 
 pytestmark = pytest.mark.slow
 

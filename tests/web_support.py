@@ -57,7 +57,7 @@ def build_fixture(root: Path, task_ids=tuple(TASK_IDS[:3])) -> Fixture:
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import RunConfig, new_runner
+    from arcmemo.run.loop import RunConfig, new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

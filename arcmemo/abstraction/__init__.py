@@ -6,7 +6,7 @@
   one-transaction store)
 - seeds: `seedfile.py` reads a seed (ours or BARC's), `annotations.py` ingests the hand
   annotations with no model; the `arcmemo seed` loop itself is run-layer work
-  (`arcmemo/run/seeding.py`).
+  (`arcmemo/run/jobs/seeding.py`).
 
 The default memory `memory.db` at the repository root is built from the annotated seeds
 alone, deterministically and with no model, by this one command (run at the repo root):

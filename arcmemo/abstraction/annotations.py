@@ -14,9 +14,9 @@ from typing import Any
 
 from arcmemo.abstraction.records import WriteResult
 from arcmemo.core import safeyaml
-from arcmemo.memory import schema
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.files import Document, MemoryFileError, path_parts, read_text
+from arcmemo.memory.io.files import Document, MemoryFileError, path_parts, read_text
+from arcmemo.memory.schema import rules as schema
 
 FIELDS = ("summary", "pseudocode", "concepts", "custom_types", "lessons")
 HUMAN = "human"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from arcmemo.core.helpercode import HelperError, check_helper, describe, helper_name
 from arcmemo.core.parsing import ParseError, definitions_only
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.schema import check_helper_of
+from arcmemo.memory.schema.rules import check_helper_of
 from arcmemo.prompts import render_prompt
 
 STEP = "ps_helpers"

@@ -17,7 +17,7 @@ from arcmemo.core.answers import MAX_CARRIED_CHARS
 from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag, parse_yaml_block
 from arcmemo.core.text import cap
-from arcmemo.memory.data import ConceptDataError, normalize
+from arcmemo.memory.schema.merge_rule import ConceptDataError, normalize
 from arcmemo.prompts import keep_tail, render_prompt
 
 DERIVE_STEP = "oe_derive"

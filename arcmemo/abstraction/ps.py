@@ -27,9 +27,9 @@ from arcmemo.abstraction.validate import name_key, split_custom_types, validate_
 from arcmemo.core.estimate import with_number
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.llm.counting import ESTIMATE, OVERESTIMATE, TokenCounter, counter_for
-from arcmemo.memory.data import ConceptDataError, normalize
-from arcmemo.memory.fitting import largest_fit
-from arcmemo.memory.library import ALL_TYPES, COMPRESSED, Library, library
+from arcmemo.memory.schema.merge_rule import ConceptDataError, normalize
+from arcmemo.memory.views.fitting import largest_fit
+from arcmemo.memory.views.library import ALL_TYPES, COMPRESSED, Library, library
 from arcmemo.prompts import render_prompt
 
 STEP = "ps_abstract"

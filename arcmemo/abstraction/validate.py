@@ -1,4 +1,4 @@
-"""A model's concepts and lessons checked against the one concept schema (`memory/schema.py`),
+"""A model's concepts and lessons checked against the one concept schema (`memory/schema/rules.py`),
 with errors as ParseError, whose message is shown back to the model as is
 ("concepts[2] ('sort objects').parameters[0].typing: missing text field 'typing'").
 """
@@ -10,7 +10,7 @@ from typing import Any
 
 from arcmemo.core.parsing import ParseError
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.schema import concept_answers, lesson_answers, name_key, split_custom_types
+from arcmemo.memory.schema.rules import concept_answers, lesson_answers, name_key, split_custom_types
 
 
 def validate_concepts(value: Any, *, exists: Callable[[str], bool], what: str = "concepts") -> list[dict]:

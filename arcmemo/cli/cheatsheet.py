@@ -1,5 +1,5 @@
 """`arcmemo cheatsheet build DIR`: the paper's cheatsheet baseline, curated once from seed solutions
-(logic: arcmemo.run.curating)."""
+(logic: arcmemo.run.jobs.curating)."""
 
 from __future__ import annotations
 
@@ -62,8 +62,8 @@ def build(directory, again, max_words, released, lib, transpose, dataset, split,
     """
     from arcmemo.core.settings import Settings
     from arcmemo.core.table import table
-    from arcmemo.run.curating import DEFAULT_MAX_WORDS, RELEASED, CheatsheetOptions, build_cheatsheet
-    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.jobs.curating import DEFAULT_MAX_WORDS, RELEASED, CheatsheetOptions, build_cheatsheet
+    from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import open_session, resolve_models
 
     if released:

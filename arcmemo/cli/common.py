@@ -31,15 +31,15 @@ class UserError(click.ClickException):
 USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.core.config", "ConfigError"),
     ("arcmemo.core.tasks", "TaskError"),
-    ("arcmemo.run.rundir", "RunDirError"),
-    ("arcmemo.run.ray_executor", "RayUnavailable"),
-    ("arcmemo.run.sweep", "SweepError"),
+    ("arcmemo.run.records.rundir", "RunDirError"),
+    ("arcmemo.run.executors.on_ray", "RayUnavailable"),
+    ("arcmemo.run.jobs.sweep", "SweepError"),
     ("arcmemo.run.protocol", "ProtocolError"),
     ("arcmemo.abstraction.seedfile", "SeedError"),
     ("arcmemo.abstraction.annotations", "AnnotationError"),
     ("arcmemo.abstraction.seedhelpers", "HelperLibraryError"),   # a seed directory's helper library
     ("arcmemo.core.helpercode", "HelperError"),
-    ("arcmemo.run.helpercheck", "HelperVerificationError"),
+    ("arcmemo.run.helpers.verify", "HelperVerificationError"),
     ("arcmemo.solverkit.discovery", "PluginError"),
     ("arcmemo.methods.discovery", "MethodError"),      # a memory method not installed, or one that does not load
     ("arcmemo.methods.contract", "MethodOptionError"),  # --method-option a method does not take
@@ -49,9 +49,9 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.core.jsonfile", "JSONFileError"),
     ("arcmemo.scoring.submissions", "SubmissionError"),
     ("arcmemo.sandbox.pool", "SandboxError"),        # the sandbox cannot start, or isolates less than required
-    ("arcmemo.run.curating", "CheatsheetError"),     # the memory already holds a sheet
+    ("arcmemo.run.jobs.curating", "CheatsheetError"),     # the memory already holds a sheet
     ("arcmemo.prompts.templatefile", "PromptError"),  # a prompts directory or template that cannot be used
-    ("arcmemo.run.longrun", "LongRunError"),         # hours on the embedded model it was not asked for by name
+    ("arcmemo.run.progress.longrun", "LongRunError"),         # hours on the embedded model it was not asked for by name
 ]
 # Exception types a command module adds (kept for the command modules that extend it).
 USER_ERRORS: list[type[BaseException]] = []

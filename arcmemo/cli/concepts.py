@@ -20,11 +20,11 @@ from arcmemo.cli.common import (
     user_errors,
 )
 from arcmemo.consolidation import ACTOR, MAX_JUDGED, MIN_OVERLAP
-from arcmemo.memory.concept import FORMATS, LIST_FIELDS
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
+from arcmemo.memory.schema.concept import FORMATS, LIST_FIELDS
 
 if TYPE_CHECKING:
-    from arcmemo.memory.concept import Concept
+    from arcmemo.memory.schema.concept import Concept
 
 USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
 
@@ -50,7 +50,7 @@ def _url(db: str | None, *, create: bool = False) -> str:
     from arcmemo.core.config import db_url
 
     url = db_url(db)
-    from arcmemo.memory.reader import sqlite_file
+    from arcmemo.memory.store.reader import sqlite_file
 
     path = sqlite_file(url)
     if not create and path is not None and not path.exists():
@@ -78,9 +78,9 @@ def _open(db: str | None, *, create: bool = False):
 
 def _open_for_reading(db: str | None):
     """The memory for a command that only reads: opened read-only, so nothing is ever written to
-    it (memory/reader.py): lean for an up-to-date SQLite file (no database libraries loaded),
+    it (memory/store/reader.py): lean for an up-to-date SQLite file (no database libraries loaded),
     else the full Memory in read-only mode."""
-    from arcmemo.memory.reader import open_reader
+    from arcmemo.memory.store.reader import open_reader
 
     try:
         return _closed_at_the_end(open_reader(_url(db)))
@@ -171,7 +171,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
     else:
         then = {c.id: c for c in memory.list(as_of=as_of)}
         try:
-            from arcmemo.memory.names import Entry, resolve
+            from arcmemo.memory.store.names import Entry, resolve
 
             concept = then[resolve(ref, [Entry(c.id, c.format, c.name) for c in then.values()], fmt)]
         except UnknownConcept as exc:
@@ -184,7 +184,7 @@ def show(ref, db, fmt, as_of, as_json) -> None:
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
         if counts:
             click.echo("# in solves: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.as_dict().items()))
-        from arcmemo.memory.export import to_yaml
+        from arcmemo.memory.io.export import to_yaml
 
         click.echo(to_yaml(concept.to_data()), nl=False)
 
@@ -253,7 +253,7 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
 
     A changed helper is verified again in the sandbox (its recorded program must still pass
     every train pair of its task and call it) before anything is stored."""
-    from arcmemo.run.helpercheck import HelperVerificationError, verify_edit
+    from arcmemo.run.helpers.verify import HelperVerificationError, verify_edit
     from arcmemo.run.session import shared_sandbox
 
     memory = _open(db)
@@ -266,7 +266,7 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
                                 "(helper: name, source, depends, verified: task_id, tasks, program)")
             changes["helper"] = {**concept.helper, "source": helper_source.read_text(encoding="utf-8")}
     else:
-        from arcmemo.memory.io import read_edit, to_yaml
+        from arcmemo.memory.io.imports import read_edit, to_yaml
 
         text = click.edit(to_yaml(concept.to_data()), extension=".yaml")
         if text is None:
@@ -356,13 +356,13 @@ def graph(name, db, graphml, as_json) -> None:
     A type link: a routine returns what another concept takes as a parameter (its output
     typing matches the parameter's typing). A co-usage link: two concepts were used in the
     same tasks. NAME is matched like `show`'s REF."""
-    from arcmemo.memory.links import describe_link
+    from arcmemo.memory.views.links import describe_link
 
     if name is None and graphml is None:
         raise UserError("give a concept NAME, --graphml PATH, or both")
     memory = _open_for_reading(db)
     if graphml:
-        from arcmemo.memory.graph import build_graph, write_graphml
+        from arcmemo.memory.views.graph import build_graph, write_graphml
 
         g = build_graph(memory.list("ps"))
         write_graphml(g, graphml)
@@ -414,7 +414,7 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, unused_after, flagged, a
     --unused-after times and, with a helper, never called or never called by a passing
     program; without one, never offered to a task whose program passed the train pairs
     (candidates to edit, merge or delete)."""
-    from arcmemo.memory.reads import COUNTERS, JUDGED, ConceptUse
+    from arcmemo.memory.store.reads import COUNTERS, JUDGED, ConceptUse
 
     memory = _open_for_reading(db)
     counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir, memory.merged_into())
@@ -457,8 +457,8 @@ def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int] | None
     """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass);
     a concept merged into another since counts for that one (a task once: a counter is set if any row set it)."""
     from arcmemo.core.settings import Settings
-    from arcmemo.memory.reads import COUNTERS, ConceptUse
-    from arcmemo.run.rundir import RunDir
+    from arcmemo.memory.store.reads import COUNTERS, ConceptUse
+    from arcmemo.run.records.rundir import RunDir
 
     run = RunDir.find(ref, Settings.load(runs_dir=run_dir).runs_dir)
     latest = {(e.get("pass_index"), e.get("task_id")): e for e in run.events() if e.get("type") == "task"}
@@ -509,7 +509,7 @@ def consolidate(db, dry_run, no_model, formats, min_overlap, max_judged, base_ur
     from arcmemo.consolidation.plan import apply_plan
     from arcmemo.core.settings import Settings
     from arcmemo.memory.store import Memory
-    from arcmemo.run.consolidating import plan_for
+    from arcmemo.run.jobs.consolidating import plan_for
     from arcmemo.run.session import open_session, resolve_models
 
     settings = Settings.load(db=db)
@@ -576,7 +576,7 @@ def merge(into, others, db, fmt, reason, actor) -> None:
     results on the probe inputs (or cannot be compared), a helper other helpers call, or a
     parameter INTO's helper does not take."""
     from arcmemo.consolidation.plan import check_merge
-    from arcmemo.run.helperbehaviour import Behaviour
+    from arcmemo.run.helpers.behaviour import Behaviour
     from arcmemo.run.session import shared_sandbox
 
     memory = _open(db)
@@ -653,7 +653,7 @@ def export(path, db, fmt, as_of) -> None:
 
     The export streams (its memory use does not grow with the memory's size); a file is
     written beside PATH and renamed onto it at the end, so PATH is never half-written."""
-    from arcmemo.memory.export import write_yaml
+    from arcmemo.memory.io.export import write_yaml
 
     memory = _open_for_reading(db)
     if path in (None, "-"):
@@ -693,8 +693,8 @@ def import_command(paths, db, actor, on_duplicate, max_new_types, as_json) -> No
     rejects the whole file. Nothing is coerced: a number, list or mapping where text belongs
     is an error naming the line and field. A typing defines a custom type only when it reads
     `name := type expression`; any other typing stays text."""
-    from arcmemo.memory.io import MAX_IMPORT_TYPES, import_file
-    from arcmemo.run.helpercheck import HelperVerifier
+    from arcmemo.memory.io.imports import MAX_IMPORT_TYPES, import_file
+    from arcmemo.run.helpers.verify import HelperVerifier
     from arcmemo.run.session import shared_sandbox
 
     memory = _open(db, create=True)

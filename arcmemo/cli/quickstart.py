@@ -36,12 +36,12 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     """
     from arcmemo.cli.solve import EXIT_LOST, _run, _task_ids
     from arcmemo.core.settings import Settings
-    from arcmemo.run.quickstart import QUICKSTART_TASKS, SIDES, quickstart_config
+    from arcmemo.run.jobs.quickstart import QUICKSTART_TASKS, SIDES, quickstart_config
     from arcmemo.run.warmup import warm_up
 
     settings = Settings.load(db=db, runs_dir=run_dir)
     warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
-    from arcmemo.run.progress import make_reporter
+    from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import Scale, open_session, resolve_models
 
     task_ids = _task_ids(tasks) or list(QUICKSTART_TASKS)
@@ -67,8 +67,8 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
 def _report(runners, task_ids: list[str], settings, seconds: float) -> str:
     """Both runs side by side (the `runs compare` table), each puzzle's results and why, and the
     commands to look further."""
-    from arcmemo.run.quickstart import conclusion, puzzle_results, results_text
-    from arcmemo.run.report import compare_table
+    from arcmemo.run.jobs.quickstart import conclusion, puzzle_results, results_text
+    from arcmemo.run.records.report import compare_table
     from arcmemo.web.rundata import RunView
 
     views = [RunView(runner.rundir) for runner, _ in runners]

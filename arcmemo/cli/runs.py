@@ -16,7 +16,7 @@ def _settings(run_dir: str | None):
 
 
 def _find(ref: str, settings):
-    from arcmemo.run.rundir import RunDir
+    from arcmemo.run.records.rundir import RunDir
 
     return RunDir.find(ref, settings.runs_dir)
 
@@ -26,7 +26,7 @@ def _find_all(refs, settings) -> list:
 
 
 def _record(rundir):
-    from arcmemo.run.runrecord import read_run
+    from arcmemo.run.records.reader import read_run
 
     return read_run(rundir)
 
@@ -60,8 +60,8 @@ def list_command(run_dir, as_json) -> None:
     oracle@1 for a one-thread run); the ARC Prize score scores the two attempts submitted per
     test input. † marks a test-informed run."""
     from arcmemo.core.table import table
-    from arcmemo.run.report import footnote
-    from arcmemo.run.rundir import list_runs
+    from arcmemo.run.records.report import footnote
+    from arcmemo.run.records.rundir import list_runs
     from arcmemo.scoring.runscore import ARC_PRIZE
 
     root = _settings(run_dir).runs_dir
@@ -109,7 +109,7 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
     A solve run that did not finish shows the tasks it did so far; a seed, cheatsheet or select
     run shows what it verified, wrote or selected."""
     from arcmemo.core.table import table
-    from arcmemo.run.report import depth_text, footnote, per_task_rows
+    from arcmemo.run.records.report import depth_text, footnote, per_task_rows
 
     settings = _settings(run_dir)
     rundir = _find(run, settings)
@@ -184,7 +184,7 @@ def compare(run_refs, run_dir, as_json, as_mean) -> None:
     shown by what they hold. With --mean: the mean and standard deviation over repeated runs
     of one configuration."""
     from arcmemo.core.table import table
-    from arcmemo.run.report import MismatchedRuns, compare_records, compare_table, depth_text, mean_records, mean_text
+    from arcmemo.run.records.report import MismatchedRuns, compare_records, compare_table, depth_text, mean_records, mean_text
 
     settings = _settings(run_dir)
     records = [_record(rundir) for rundir in _find_all(run_refs, settings)]
@@ -268,7 +268,7 @@ def selections(run, task_id, run_dir, reasoning, as_json) -> None:
 
 def _print_reasoning(row: dict) -> None:
     """The select model's reasoning apart from its answer (the list), or the caption it selected by."""
-    from arcmemo.run.records import reasoning_parts
+    from arcmemo.run.records.selections import reasoning_parts
 
     def block(title: str, text: str) -> None:
         click.echo(f"  {title}:\n    " + text.strip().replace("\n", "\n    "))
@@ -296,7 +296,7 @@ def _print_reasoning(row: dict) -> None:
 def _older_selections(rundir) -> list[dict]:
     """A run from before selection records moved to the run directory: its records in its memory."""
     from arcmemo.memory.store import Memory
-    from arcmemo.run.records import concept_names
+    from arcmemo.run.records.selections import concept_names
 
     url = rundir.config().get("memory_url")
     if not url or (("://" not in url) and not Path(url).is_file()):
@@ -366,7 +366,7 @@ def export(run, kaggle_path, harness_dir, allow_test_informed, run_dir) -> None:
 
     A run without predictions (seed, cheatsheet and select runs, a run that finished no task)
     is refused, and so is a test-informed run unless --allow-test-informed."""
-    from arcmemo.run.export import export_harness, export_kaggle
+    from arcmemo.run.records.export import export_harness, export_kaggle
 
     if not kaggle_path and not harness_dir:
         raise click.UsageError("say where to: --kaggle FILE and/or --harness FOLDER")
@@ -412,7 +412,7 @@ def run_memory(rundir, db: str | None):
     from pathlib import Path
 
     from arcmemo.memory.store import Memory
-    from arcmemo.run.runner import REDACTED
+    from arcmemo.run.loop import REDACTED
 
     url = db or rundir.config().get("memory_url")
     if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().exists()):

@@ -1,4 +1,4 @@
-"""`arcmemo seed DIR`: verify seed solutions and ingest them into memory (logic: arcmemo.run.seeding)."""
+"""`arcmemo seed DIR`: verify seed solutions and ingest them into memory (logic: arcmemo.run.jobs.seeding)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_fro
     """
     from arcmemo.core.settings import Settings
     from arcmemo.core.table import table
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.seeding import SeedOptions, run_seed
+    from arcmemo.run.jobs.seeding import SeedOptions, run_seed
+    from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import open_session
 
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir)

@@ -75,7 +75,7 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
     The memory is only read."""
     from arcmemo.core.settings import Settings
     from arcmemo.methods import check_options, load_method, select
-    from arcmemo.run.records import concept_names, selection_record
+    from arcmemo.run.records.selections import concept_names, selection_record
     from arcmemo.run.session import open_session, resolve_models
     from arcmemo.selection import SelectionSettings
     from arcmemo.selection.budget import budgets_for
@@ -95,8 +95,8 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
         token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
         fits = _probe(task, memory) if probe_helpers and mode == "ps" else []
         if fits:
-            from arcmemo.run.prepared import prepared
-            from arcmemo.run.probe import fit_selection
+            from arcmemo.run.stages.prepared import prepared
+            from arcmemo.run.stages.probe import fit_selection
 
             sel = fit_selection(fits, prepared(memory))
         else:
@@ -115,9 +115,9 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
 
 
 def _probe(task, memory) -> list:
-    """The calls of memory's helpers that give every train output of `task` (run/probe.py)."""
-    from arcmemo.run.prepared import prepared
-    from arcmemo.run.probe import probe
+    """The calls of memory's helpers that give every train output of `task` (run/stages/probe.py)."""
+    from arcmemo.run.stages.prepared import prepared
+    from arcmemo.run.stages.probe import probe
     from arcmemo.sandbox import get_sandbox
 
     return probe(task, prepared(memory), get_sandbox())[0]
@@ -127,8 +127,8 @@ def _record_run_dir(settings, run_id: str | None, memory, prompts: dict):
     """The run directory --record writes into: `run_id`'s if it exists, else a new one of kind select."""
     import time
 
-    from arcmemo.run.rundir import RunDir
-    from arcmemo.run.runner import memory_url_for_record
+    from arcmemo.run.loop import memory_url_for_record
+    from arcmemo.run.records.rundir import RunDir
 
     if run_id and (Path(settings.runs_dir) / run_id / "config.json").is_file():
         return RunDir.find(run_id, settings.runs_dir)

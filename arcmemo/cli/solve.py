@@ -237,8 +237,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         raise click.UsageError("--consolidate-every needs --continual (a read-only run writes no memory)")
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.runner import RunConfig
+    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import Scale, open_session, resolve_models
 
     scale = Scale(tasks_in_flight=tasks_in_flight, executor=executor, ray_address=ray_address)
@@ -277,7 +277,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         runner = (session.resume_solve(resume, flags, scale) if resume else
                   session.new_solve(config, models_settings, scale))
         summary = _run(session, runner, resumed=bool(resume))
-    from arcmemo.run.report import summary_table
+    from arcmemo.run.records.report import summary_table
 
     click.echo(summary_table(summary, runner.rundir.config()))
     click.echo(f"run directory: {runner.rundir.path}")

@@ -16,7 +16,7 @@ from arcmemo.cli.common import db_option, prompts_option, run_dir_option
 def sweep(config_file, db, run_dir, quiet, prompts_dir) -> None:
     """Run a grid of solve configurations (settings x models x repeats) and compare them.
 
-    The file's format is in arcmemo/run/sweep.py (and the README). Each member is an
+    The file's format is in arcmemo/run/jobs/sweep.py (and the README). Each member is an
     ordinary run directory, resumable on its own; running the same sweep again skips the
     finished members and resumes the stopped ones. --db is the memory every member starts
     from, unless the file names one (members that write memory start from their own copy).
@@ -24,10 +24,10 @@ def sweep(config_file, db, run_dir, quiet, prompts_dir) -> None:
     a grid may vary); every member's are checked before the first run starts.
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.run.progress import make_reporter
-    from arcmemo.run.rundir import FINISHED, STOPPED, RunDir
+    from arcmemo.run.jobs.sweep import load_sweep, member_memory, read_record, sweep_table, write_record
+    from arcmemo.run.progress.reporter import make_reporter
+    from arcmemo.run.records.rundir import FINISHED, STOPPED, RunDir
     from arcmemo.run.session import open_session, resolve_models
-    from arcmemo.run.sweep import load_sweep, member_memory, read_record, sweep_table, write_record
 
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir)
     plan = load_sweep(config_file)

@@ -16,7 +16,7 @@ from arcmemo.core.answers import ask_parsed
 from arcmemo.core.helpercode import describe
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.llm.usage import Usage
-from arcmemo.memory.concept import Concept
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.prompts import render_prompt
 
 STEP = "consolidate_same"
@@ -37,7 +37,7 @@ class Judgement:
 
 def entry(concept: Concept) -> str:
     """A concept as the model is shown it (YAML, empty fields left out)."""
-    from arcmemo.memory.export import to_yaml
+    from arcmemo.memory.io.export import to_yaml
 
     data = {field: value for field in SHOWN if (value := getattr(concept, field))}
     if concept.helper:

@@ -1,7 +1,7 @@
 """What a consolidation merges, and merging it: near-duplicate concepts found and joined.
 
 Two kinds of evidence join concepts:
-- *behaviour* (run/helperbehaviour.py, given as `behaviour`: the run layer runs helpers in the
+- *behaviour* (run/helpers/behaviour.py, given as `behaviour`: the run layer runs helpers in the
   sandbox): PS concepts whose helpers give the same results on the probe inputs. Their
   parameters line up by position (`aligned`).
 - *words and types, judged by the model* (wording.py, judge.py): a candidate pair the aux model
@@ -31,9 +31,9 @@ from arcmemo.consolidation import ACTOR, MAX_JUDGED, MIN_OVERLAP
 from arcmemo.consolidation.judge import judge
 from arcmemo.consolidation.wording import word_pairs
 from arcmemo.llm.usage import Usage
-from arcmemo.memory.concept import FORMATS, Concept
 from arcmemo.memory.errors import MergeRefused
-from arcmemo.memory.merges import absorb, label
+from arcmemo.memory.schema.concept import FORMATS, Concept
+from arcmemo.memory.store.merges import absorb, label
 
 
 @dataclass(frozen=True)

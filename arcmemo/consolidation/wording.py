@@ -22,8 +22,8 @@ import numpy as np
 from scipy import sparse
 
 from arcmemo.consolidation import MIN_OVERLAP
-from arcmemo.memory.concept import Concept
-from arcmemo.memory.lexical import LexicalIndex
+from arcmemo.memory.schema.concept import Concept
+from arcmemo.memory.views.lexical import LexicalIndex
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """A tokenizer-free count of the tokens a text takes: the fall-back of arcmemo.llm.tokens
 when a model's tokenizer cannot be had, and the unit prompts are planned in
-(arcmemo.memory.library, which sizes a prompt from kept sizes of its parts).
+(arcmemo.memory.views.library, which sizes a prompt from kept sizes of its parts).
 
 The text is split the way the Qwen2 and GPT-4o-style tokenizers pre-tokenize it: a word
 with an optional leading space or mark (not `[`: `list[object]` is three tokens), digit

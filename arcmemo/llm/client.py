@@ -23,7 +23,7 @@ Endpoint trouble (errors.py): an `EndpointFatal` (401, 403, 404, unknown model, 
 every later call raise it at once, without network (`LLM.fatal`); an `EndpointUnavailable`
 means transient faults outlasted the budget. Solvers swallow LLMError in their retry
 loops, so the run layer sees each task's calls through a meter that keeps the first of
-either (run/metered.py).
+either (run/stages/metered.py).
 """
 
 from __future__ import annotations

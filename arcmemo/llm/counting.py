@@ -24,7 +24,7 @@ class TokenCounter:
     """How one model's prompt tokens are counted (`name`: the model, for the records).
 
     Prompts are planned in the estimate, summed from kept sizes of their parts
-    (arcmemo.memory.library); `estimate` says this count is that estimate, so a plan's size
+    (arcmemo.memory.views.library); `estimate` says this count is that estimate, so a plan's size
     is the prompt's count and nothing needs recounting.
     """
 

@@ -1,6 +1,6 @@
 """The call log's SQLite file: opening it and its numbered schema migrations.
 
-The pattern of the memory's migrations (arcmemo/memory/migrations.py): each migration is a
+The pattern of the memory's migrations (arcmemo/memory/store/migrations.py): each migration is a
 function `mNNN_what(conn)` registered with `@migration`, applied once per database and
 recorded by name in `_migrations`. They run inside one `BEGIN IMMEDIATE` transaction, so
 two processes opening a new log at once do not both apply them. A log written before

@@ -88,7 +88,7 @@ class LLMSettings:
     backoff_max_s: float = 60.0
     max_retry_after_s: float = 300.0  # a longer Retry-After fails the call instead of stalling
     log_path: str | None = None      # None: $ARCMEMO_LOG_DB or $ARCMEMO_HOME/calls.db
-    defaulted: tuple[str, ...] = ()  # roles whose model no flag, env var or config file named (run/longrun.py)
+    defaulted: tuple[str, ...] = ()  # roles whose model no flag, env var or config file named (run/progress/longrun.py)
 
     def __post_init__(self) -> None:
         register_secret(self.api_key)   # never to be logged, stored or sent in a prompt

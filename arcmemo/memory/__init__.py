@@ -11,8 +11,9 @@ import importlib
 
 from arcmemo.memory.errors import StoreError
 
-_LAZY = {"Memory": "store", "MergeResult": "store", "WriteRecord": "records",
-         "Concept": "concept", "Revision": "concept", "ConceptRevision": "models", "CustomType": "models", "Solution": "models"}
+_LAZY = {"Memory": "store.memory", "MergeResult": "store.memory", "WriteRecord": "store.records",
+         "Concept": "schema.concept", "Revision": "store.revision", "ConceptRevision": "store.models",
+         "CustomType": "store.models", "Solution": "store.models"}
 
 
 def __getattr__(name: str):

@@ -4,7 +4,7 @@ continual run ablates selection alone."""
 
 from __future__ import annotations
 
-from arcmemo.methods.arcmemo_write import FORMATS, write_arcmemo
+from arcmemo.methods.arcmemo.write import FORMATS, write_arcmemo
 from arcmemo.methods.contract import MethodBase
 from arcmemo.selection.baselines import select_all, select_none
 

@@ -26,14 +26,14 @@ from typing import Any
 ENTRY_POINT_GROUP = "arcmemo.methods"
 # arcmemo's own methods, as in pyproject.toml (a test keeps the two the same), in the order the help lists them
 SHIPPED = {
-    "ps": "arcmemo.methods.arcmemo_ps:ArcMemoPS",
-    "oe": "arcmemo.methods.arcmemo_oe:ArcMemoOE",
+    "ps": "arcmemo.methods.arcmemo.ps:ArcMemoPS",
+    "oe": "arcmemo.methods.arcmemo.oe:ArcMemoOE",
     "none": "arcmemo.methods.baselines:NoMemory",
     "all": "arcmemo.methods.baselines:WholeMemory",
-    "cheatsheet": "arcmemo.methods.cheatsheet:Cheatsheet",
-    "reasoningbank": "arcmemo.methods.reasoningbank:ReasoningBank",
-    "dc-rs": "arcmemo.methods.dc_rs:DynamicCheatsheetRS",
-    "ace": "arcmemo.methods.ace:ACE",
+    "cheatsheet": "arcmemo.methods.dynamic_cheatsheet.cumulative:Cheatsheet",
+    "reasoningbank": "arcmemo.methods.reasoningbank.method:ReasoningBank",
+    "dc-rs": "arcmemo.methods.dynamic_cheatsheet.retrieval_synthesis:DynamicCheatsheetRS",
+    "ace": "arcmemo.methods.ace.method:ACE",
 }
 OWN = "arcmemo"
 

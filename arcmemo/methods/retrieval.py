@@ -1,4 +1,4 @@
-"""The stored items most like a new puzzle: the idf-weighted word overlap (memory/lexical.py)
+"""The stored items most like a new puzzle: the idf-weighted word overlap (memory/views/lexical.py)
 of the puzzle's profile (task_profile.py) with the profile each item keeps of the puzzle it
 came from. The index is built once per memory revision and format (on the memory's Library,
 which a write replaces), so every task of a block ranks against the same one.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arcmemo.memory.concept import Concept
-from arcmemo.memory.lexical import LexicalIndex, Vocabulary
-from arcmemo.memory.library import library
+from arcmemo.memory.schema.concept import Concept
+from arcmemo.memory.views.lexical import LexicalIndex, Vocabulary
+from arcmemo.memory.views.library import library
 
 
 def _index(lib, key: str, text_of: Callable[[Concept], str]) -> LexicalIndex:

@@ -1,5 +1,5 @@
 """A puzzle's profile: what its train pairs show, in a few lines of words that lexical matching
-(memory/lexical.py) can compare, computed from the grids alone (no model is asked).
+(memory/views/lexical.py) can compare, computed from the grids alone (no model is asked).
 
 ReasoningBank and DC-RS retrieve past items by how similar their source puzzle is to the new
 one; the papers embed the task text with an embedding model, which arcmemo does not have

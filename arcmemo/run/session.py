@@ -29,12 +29,10 @@ from typing import Any
 from arcmemo.core.settings import Settings
 from arcmemo.llm import LLM, LLMSettings
 from arcmemo.memory.errors import StoreError
-from arcmemo.memory.reader import sqlite_file
 from arcmemo.memory.store import Memory
-from arcmemo.run.executors import Executor, InProcess
-from arcmemo.run.progress import Reporter
-from arcmemo.run.rundir import RunDir, RunDirError, new_run_id
-from arcmemo.run.runner import (
+from arcmemo.memory.store.reader import sqlite_file
+from arcmemo.run.executors.local import Executor, InProcess
+from arcmemo.run.loop import (
     REDACTED,
     RunConfig,
     Runner,
@@ -43,6 +41,8 @@ from arcmemo.run.runner import (
     new_runner,
     resume_runner,
 )
+from arcmemo.run.progress.reporter import Reporter
+from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
 
 DEFAULT_TASKS_IN_FLIGHT = 8     # an endpoint's tasks are latency-bound: several at once cost nothing extra
@@ -221,7 +221,7 @@ class RunSession:
         if slots is None:
             slots = 1 if local_models(llm, roles_used(config)) else DEFAULT_TASKS_IN_FLIGHT
         if scale.executor == "ray":
-            from arcmemo.run.ray_executor import RayExecutor, RayUnavailable
+            from arcmemo.run.executors.on_ray import RayExecutor, RayUnavailable
 
             if local_models(llm, roles_used(config)):
                 raise RayUnavailable("the embedded model runs inside this process, not on Ray workers: "
@@ -256,9 +256,9 @@ class RunSession:
 
     def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
         """LongRunError when the run would take hours on the embedded model it did not name; the
-        estimate said when it runs there by name (run/longrun.py)."""
-        from arcmemo.run.longrun import check_named, solve_job
-        from arcmemo.run.runner import order_tasks
+        estimate said when it runs there by name (run/progress/longrun.py)."""
+        from arcmemo.run.loop import order_tasks
+        from arcmemo.run.progress.longrun import check_named, solve_job
 
         job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
                         config.passes)

@@ -69,7 +69,7 @@ def last_step_table(puzzles: Sequence[Sequence[Sequence[Step]]], threads: int, r
 
 
 def steps_from_records(records: Sequence[dict[str, Any]], retries: int) -> list[list[Step]] | None:
-    """A puzzle's threads as a run's event log records them (run/threads.py thread_record); None
+    """A puzzle's threads as a run's event log records them (run/stages/threads.py thread_record); None
     when a step has no test verdicts (the run did not score)."""
     threads = []
     for record in records:

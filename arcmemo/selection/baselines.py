@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arcmemo.memory.library import ALL_TYPES, FULL, library
+from arcmemo.memory.views.library import ALL_TYPES, FULL, library
 from arcmemo.selection.types import Selection, SelectionSettings
 
 

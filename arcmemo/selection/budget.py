@@ -11,7 +11,7 @@ tokens in full) is shown to it whole. They are counted in the model's tokens
 (arcmemo.llm.counting). When the memory does not fit, the concepts shown are those
 whose words best match a short text description of the puzzle derived from its grids
 alone (`describe_grids`: dimensions, colours, size relation, a few visible regularities),
-or a caption (arcmemo.memory.lexical ranks them).
+or a caption (arcmemo.memory.views.lexical ranks them).
 """
 
 from __future__ import annotations

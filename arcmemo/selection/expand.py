@@ -1,4 +1,4 @@
-"""`expand`: add graph neighbours of the chosen PS concepts (arcmemo.memory.links).
+"""`expand`: add graph neighbours of the chosen PS concepts (arcmemo.memory.views.links).
 
 Two kinds of neighbour: routines whose output type fits a parameter of a chosen concept
 (they may supply its value), and concepts used in the same tasks as a chosen one.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from arcmemo.memory.links import LinkIndex
+from arcmemo.memory.views.links import LinkIndex
 
 
 def expand_neighbours(concepts: Sequence, chosen: Sequence, limit: int, links: LinkIndex | None = None) -> list:

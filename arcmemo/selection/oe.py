@@ -23,9 +23,9 @@ from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.core.text import cap
 from arcmemo.llm.counting import ESTIMATE, MESSAGE_TOKENS, OVERESTIMATE, TokenCounter, counter_for
-from arcmemo.memory.fitting import largest_fit
-from arcmemo.memory.library import Library, library
-from arcmemo.memory.render import render_oe
+from arcmemo.memory.views.fitting import largest_fit
+from arcmemo.memory.views.library import Library, library
+from arcmemo.memory.views.render import render_oe
 from arcmemo.prompts import render_prompt
 from arcmemo.selection.conversation import Outcome, ask, sum_usage, with_retry_feedback, yaml_list_answer
 from arcmemo.selection.prior import UsePrior, by_prior, prior_order, ties_by_prior

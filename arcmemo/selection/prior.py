@@ -8,7 +8,7 @@ failed one:
 
 An item never offered scores 1/2, so a new item starts level with an average one, and a few
 offers move it only a little. `solved` is never read (test outputs decide it), nor are the
-helper counts (`called`, `called_passing`; they order helpers in run/offer.py). The prior is
+helper counts (`called`, `called_passing`; they order helpers in run/stages/offer.py). The prior is
 a number for ordering only: no prompt shows it.
 
 Where it enters (SelectionSettings.options["use_prior"], the ps and oe methods):
@@ -32,7 +32,7 @@ import threading
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 
-from arcmemo.memory.reads import ConceptUse
+from arcmemo.memory.store.reads import ConceptUse
 
 NEUTRAL = 0.5           # an item with no recorded use
 
@@ -78,7 +78,7 @@ _lock = threading.Lock()
 
 class PriorOrder:
     """One library's listings in the order of one prior (both fixed for a memory revision), each
-    made when first asked and kept, as the library keeps its own (memory/library.py)."""
+    made when first asked and kept, as the library keeps its own (memory/views/library.py)."""
 
     def __init__(self, lib, prior: UsePrior):
         self.prior = prior                      # not the library: it is the key this is kept under

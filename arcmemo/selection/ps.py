@@ -32,7 +32,7 @@ concepts not chosen by it.
 Budgets are counted in the tokens of the model that reads the text (the select model for
 the prompt, the solver for the hint; arcmemo.llm.counting). A prompt is planned in the
 digit-aware estimate, summed from the library's parts, prepared and estimated once per
-memory revision (arcmemo.memory.library); with a model's own tokenizer the planned prompt
+memory revision (arcmemo.memory.views.library); with a model's own tokenizer the planned prompt
 is then counted, and re-planned by the ratio the count shows until it fits (a few counts).
 """
 
@@ -48,9 +48,9 @@ from arcmemo.core.gridtext import format_task
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.text import cap, clean_line
 from arcmemo.llm.counting import ESTIMATE, MESSAGE_TOKENS, OVERESTIMATE, TokenCounter, counter_for
-from arcmemo.memory.fitting import largest_fit
-from arcmemo.memory.library import ALL_TYPES, COMPRESSED, FULL, Form, Library, library, needed_types
-from arcmemo.memory.render import render_ps
+from arcmemo.memory.views.fitting import largest_fit
+from arcmemo.memory.views.library import ALL_TYPES, COMPRESSED, FULL, Form, Library, library, needed_types
+from arcmemo.memory.views.render import render_ps
 from arcmemo.prompts import render_prompt
 from arcmemo.selection import budget
 from arcmemo.selection.conversation import ask, sum_usage, with_retry_feedback, yaml_list_answer
@@ -374,7 +374,7 @@ def select_ps(task, memory, settings: SelectionSettings, llm, prior: UsePrior | 
     stats = {**plan.stats, "chosen": len(chosen), "near_misses": match.fuzzy,
              "hint_dropped": len(chosen) + len(added) - len(final),
              "names_ignored": max(0, len(outcome.value) - MAX_NAMES),
-             "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/offer.py)
+             "ranked_ids": [c.id for c in chosen + added if c.id in kept]}   # the model's order (run/stages/offer.py)
     if asked_again is not None:
         stats["asked_again"] = asked_again
     return Selection(

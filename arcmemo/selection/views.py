@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
-from arcmemo.memory import render
-from arcmemo.memory.models import Concept
+from arcmemo.memory.store.models import Concept
+from arcmemo.memory.views import render
 
 COLLAPSE_BELOW = 2      # fewer puzzles than this: a concept is named, not shown
 LOWER_USAGE = "lower usage concepts"

@@ -6,7 +6,7 @@ The run layer builds a task's `MemoryHelpers` from the concepts memory selection
 the sandbox makes `module` importable as `memory_helpers` and reports which of its
 functions a program called. The prompt shows each offered helper's signature and
 docstring, never its body: the model is to call it, not rewrite it; and the calls the
-run found to give every train output when it tried them (run/probe.py), if any.
+run found to give every train output when it tried them (run/stages/probe.py), if any.
 """
 
 from __future__ import annotations

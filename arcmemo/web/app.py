@@ -34,14 +34,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arcmemo.memory.io import read_edit
-from arcmemo.memory.library import library
-from arcmemo.memory.models import FORMATS, KINDS, SOURCES
+from arcmemo.memory.io.imports import read_edit
 from arcmemo.memory.store import Memory
+from arcmemo.memory.store.models import FORMATS, KINDS, SOURCES
+from arcmemo.memory.views.library import library
 from arcmemo.pictures import thumbnail_png
 from arcmemo.pictures.png import data_url
-from arcmemo.run.rundir import RunDirError
-from arcmemo.run.runner import memory_url_for_record
+from arcmemo.run.loop import memory_url_for_record
+from arcmemo.run.records.rundir import RunDirError
 from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
 from arcmemo.web.lookup import TaskSources, find_run, shown
 from arcmemo.web.render import (

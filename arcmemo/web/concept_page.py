@@ -9,9 +9,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from arcmemo.memory.concept import DATA_FIELDS, Concept
-from arcmemo.memory.export import to_yaml
-from arcmemo.memory.reads import ConceptUse
+from arcmemo.memory.io.export import to_yaml
+from arcmemo.memory.schema.concept import DATA_FIELDS, Concept
+from arcmemo.memory.store.reads import ConceptUse
 from arcmemo.web.highlight import python_html
 
 # The fields each format's concepts are written with (besides format and name; a PS helper apart).

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from arcmemo.core.datasets import DATASETS, SPLITS, source_name
 from arcmemo.core.tasks import TaskSet, load_tasks
-from arcmemo.run.rundir import RunDir
+from arcmemo.run.records.rundir import RunDir
 
 SHOWN_CHARS = 60  # of a requested name quoted in an error
 

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, fitted_svg, task_rows
-from arcmemo.run.report import COMPARE_HEADER, compare_rows, fmt, footnote, solved_alone
+from arcmemo.run.records.report import COMPARE_HEADER, compare_rows, fmt, footnote, solved_alone
 from arcmemo.scoring.runscore import FOOTNOTE
 from arcmemo.web.charts import run_charts
 from arcmemo.web.highlight import code_css, python_html
@@ -134,7 +134,7 @@ def overview_charts(views: list[RunView], facts: MemoryFacts) -> tuple[list, str
 def runs_overview(views: list[RunView], facts: MemoryFacts, charts: tuple[list, str | None] | None = None
                   ) -> dict[str, Any]:
     """Summary tables and charts of one or more runs (`charts`: already drawn ones). Each run is
-    shown by what its kind holds (arcmemo.run.runrecord); solve runs are also compared."""
+    shown by what its kind holds (arcmemo.run.records.reader); solve runs are also compared."""
     finished = [v for v in views if v.summary is not None and v.kind == "solve"]
     charts, chart_note = charts if charts is not None else overview_charts(views, facts)
     entries = [(v.config, v.summary) for v in finished]

@@ -1,6 +1,6 @@
 """A run directory read for pages and reports, also while the run is still writing it.
 
-Everything comes from the run directory (arcmemo.run.rundir): config.json, the event log,
+Everything comes from the run directory (arcmemo.run.records.rundir): config.json, the event log,
 summary.json. The truth (test outputs) is loaded here only to draw attempts against it
 for the user; nothing read here goes back to a model.
 """
@@ -16,12 +16,12 @@ from typing import Any
 from arcmemo.core.table import cell
 from arcmemo.core.tasks import Answers, Task, TaskError
 from arcmemo.memory.store import Memory
+from arcmemo.run.loop import RunConfig, TaskOutcome, load_run_tasks
 from arcmemo.run.protocol import test_informed
-from arcmemo.run.report import score_of
-from arcmemo.run.rundir import RUNNING, RunDir, RunDirError
-from arcmemo.run.runner import RunConfig, TaskOutcome, load_run_tasks
-from arcmemo.run.runrecord import RunRecord, read_run
-from arcmemo.run.threads import outcome_scores, task_headline
+from arcmemo.run.records.reader import RunRecord, read_run
+from arcmemo.run.records.report import score_of
+from arcmemo.run.records.rundir import RUNNING, RunDir, RunDirError
+from arcmemo.run.stages.threads import outcome_scores, task_headline
 from arcmemo.scoring.runscore import RunScore, headline_name
 from arcmemo.web.lookup import run_dirs
 
@@ -52,7 +52,7 @@ class RunView:
 
     @cached_property
     def record(self) -> RunRecord:
-        """The run as its kind holds it (arcmemo.run.runrecord): kind, status, rows to show."""
+        """The run as its kind holds it (arcmemo.run.records.reader): kind, status, rows to show."""
         return read_run(self.rundir)
 
     @property

@@ -1,0 +1,28 @@
+"""ArcMemo-PS: program-synthesis concepts, chosen for a puzzle by the select model's reasoning."""
+
+from __future__ import annotations
+
+from arcmemo.methods.arcmemo.failure_lessons import with_failure_lessons
+from arcmemo.methods.arcmemo.options import ArcMemoMethod, ArcMemoOptions
+from arcmemo.methods.arcmemo.write import write_arcmemo
+from arcmemo.selection.prior import use_prior
+from arcmemo.selection.ps import select_ps
+
+
+class ArcMemoPS(ArcMemoMethod):
+    name = "ps"
+    description = "ArcMemo-PS: typed concepts chosen by reasoning over the puzzle; written from passing programs"
+    formats = ("ps",)
+    read_roles = ("select",)
+    write_roles = ("aux",)
+
+    def read(self, task, memory, settings, llm):
+        options = ArcMemoOptions.of(settings.options)
+        prior = use_prior(memory) if options.use_prior else None
+        selection = select_ps(task, memory, settings, llm, prior=prior)
+        if options.failure_lessons == "include":
+            selection = with_failure_lessons(selection, task, memory, settings, llm, prior)
+        return selection
+
+    def write(self, experiences, memory, llm, ctx):
+        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")

@@ -1,0 +1,132 @@
+"""The Dynamic Cheatsheet baseline, cumulative mode (DC-Cu): the memory method `cheatsheet`.
+
+One evolving text: a Concept of format "sheet" named "cheatsheet", whose description is
+the whole sheet. Each rewrite by the curator model is a revision in the store (op "add" the
+first time, "edit" afterwards, with run, task and model), so the sheet as of any earlier run can be read back. The
+whole sheet is the hint for every task; there is no selection. A continual run's write asks
+the curator to rewrite it after each task whose program passed every train pair;
+`arcmemo cheatsheet build` (run/jobs/curating.py) curates it from seed solutions beforehand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arcmemo.core.estimate import estimate_tokens
+from arcmemo.core.gridtext import format_task
+from arcmemo.core.parsing import ParseError, extract_tag
+from arcmemo.memory.views.render import render_sheet
+from arcmemo.methods.arcmemo.write import passed_train
+from arcmemo.methods.contract import Experience, MethodBase, WriteEvent, each_experience, guarded
+from arcmemo.prompts import keep_tail, render_prompt
+from arcmemo.selection.conversation import ask, sum_usage
+from arcmemo.selection.types import Selection, SelectionSettings
+
+SHEET_NAME = "cheatsheet"
+ACTOR = "cheatsheet-curator"
+EMPTY_SHEET = "(empty: nothing recorded yet)"
+CHARS_PER_WORD = 12   # a sheet within its word limit but longer than this per word is junk, not words
+
+
+def current_sheet(memory):
+    return memory.get(SHEET_NAME, format="sheet")
+
+
+def select_cheatsheet(task, memory, settings: SelectionSettings, llm=None) -> Selection:
+    sheet = current_sheet(memory)
+    if sheet is None or not (sheet.description or "").strip():
+        return Selection(mode="cheatsheet", stats={"memory_size": 0})
+    return Selection(mode="cheatsheet", concept_ids=[sheet.id], hint=render_sheet([sheet]),
+                     stats={"memory_size": 1, "hint_tokens_est": estimate_tokens(sheet.description)})
+
+
+@dataclass
+class CheatsheetUpdate:
+    updated: bool
+    error: str | None = None
+    usage: object = None
+
+
+def _parser(max_words: int):
+    limit = int(max_words * 1.5)  # the prompt asks for max_words; reject only clear overruns
+    max_chars = limit * CHARS_PER_WORD
+
+    def parse(text: str) -> str:
+        sheet = extract_tag(text, "cheatsheet")
+        words = len(sheet.split())
+        if words > limit or len(sheet) > max_chars:
+            raise ParseError(f"the cheatsheet has {words} words ({len(sheet):,} characters); "
+                             f"keep it under {max_words} words")
+        return sheet
+
+    return parse
+
+
+def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
+                      max_words: int = 1500, model_params: dict | None = None,
+                      source: str = "self") -> CheatsheetUpdate:
+    """Ask the curator (role aux, step cheatsheet) to rewrite the sheet after a solved task
+    (`source` "self": a run's own solve; "human": a seed solution, `arcmemo cheatsheet build`).
+
+    Never raises for model problems: a failed rewrite leaves the sheet as it was and is
+    recorded as a WriteFailure (step "cheatsheet").
+    """
+    sheet = current_sheet(memory)
+    old = (sheet.description or "").strip() if sheet is not None else ""
+    messages = [{"role": "user", "content": render_prompt(
+        "cheatsheet", sheet=old or EMPTY_SHEET, puzzle=format_task(task),
+        trace=(trace_text or "").strip() or "(no trace recorded)", max_words=max_words)}]
+    # a rewrite that failed before for this task is asked for afresh, not replayed from the call cache
+    sample = memory.count_write_failures(task.id, ("cheatsheet",))
+    outcome = ask(llm, messages, role="aux", step="cheatsheet", parse=_parser(max_words), task_id=task.id,
+                  params=model_params, sample=sample)
+    usage = sum_usage(outcome.completions)
+    model = outcome.completions[-1].model if outcome.completions else llm.model_for("aux")
+    if not outcome.ok:
+        memory.record_write_failure(run_id=run_id, task_id=task.id, step="cheatsheet", model=model,
+                       error=outcome.error or "unknown error", raw=outcome.raw)
+        return CheatsheetUpdate(False, outcome.error, usage)
+    text = outcome.value
+    if text == old:
+        return CheatsheetUpdate(False, None, usage)
+    # merge, not edit: a sheet's newest description replaces the old one, and the revision
+    # keeps run_id, task_id and model; op says what happened ("add" first, then "edit").
+    memory.merge({"format": "sheet", "name": SHEET_NAME, "description": text, "used_in": [task.id]},
+                 actor=ACTOR, reason=f"curator rewrite after task {task.id}", run_id=run_id,
+                 task_id=task.id, source=source, model=model, op="add" if sheet is None else "edit")
+    return CheatsheetUpdate(True, None, usage)
+
+
+def trace_text(experience: Experience) -> str:
+    """What the curator reads of a solve: the program whole, the end of the reasoning."""
+    return (f"Task {experience.task_id} was solved by this program:\n{experience.program}\n\n"
+            f"Reasoning:\n{keep_tail(experience.reasoning or '')}")
+
+
+class Cheatsheet(MethodBase):
+    name = "cheatsheet"
+    description = "Dynamic Cheatsheet, cumulative (DC-Cu): one curated sheet, rewritten after each solve, shown whole"
+    formats = ("sheet",)
+    write_roles = ("aux",)
+
+    def read(self, task, memory, settings, llm):
+        return select_cheatsheet(task, memory, settings, llm)
+
+    def write(self, experiences, memory, llm, ctx):
+        def write_one(experience: Experience) -> WriteEvent:
+            update = update_cheatsheet(memory, llm, experience.task, trace_text(experience), run_id=ctx.run_id,
+                                       model_params=ctx.model_params or None)
+            return WriteEvent(experience.task_id, extended=[SHEET_NAME] if update.updated else [],
+                              failed=update.error is not None, error=update.error)
+
+        return [guarded(write_one, experience, memory, step="cheatsheet", run_id=ctx.run_id)
+                for experience in each_experience(experiences, ctx, learns_from=passed_train)]
+
+    def check(self, memory, *, continual: bool) -> str | None:
+        """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
+        grows one from the run's own solves) a memory with no sheet would make it the no-memory
+        baseline in disguise."""
+        if continual or current_sheet(memory) is not None:
+            return None
+        return (f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one with "
+                "`arcmemo cheatsheet build seeds/` (or add --continual to grow one from this run's solves)")

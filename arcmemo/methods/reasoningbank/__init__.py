@@ -1,0 +1,1 @@
+"""ReasoningBank (Ouyang et al.): strategy items distilled from successes and failures."""

@@ -1,0 +1,1 @@
+"""Where a run's tasks are solved: in this process (local.py) or on Ray (on_ray.py)."""

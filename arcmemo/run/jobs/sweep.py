@@ -1,0 +1,177 @@
+"""A sweep: a grid of solve runs (settings x models x repeats), as the paper's tables need.
+
+    name: table4                       # the sweep's record: <runs_dir>/sweeps/table4.json
+    solve: {source: val100, continual: true, k: 10, retries: 2}   # shared by every member
+    grid:                              # every combination of these lists
+      selection: [none, oe, ps]
+      solver_model: [gpt-4.1-mini, o4-mini]
+    repeats: 3
+    memory: seeded.db                  # the memory every member starts from (default: the db setting)
+    executor: local                    # or ray; tasks_in_flight, ray_address as for solve
+
+Keys of `solve` and `grid` are RunConfig fields (solve's settings) or model settings
+(solver_model, aux_model, select_model, base_url, concurrency). Each member is an ordinary
+run directory, resumable on its own; running the sweep again skips finished members and
+resumes stopped ones (the record maps each member to its run). A member that writes
+memory (`continual`) starts from its own copy of the starting memory, so members never
+see each other's writes. Repeats after the first ask the model afresh (no call cache), so
+they are independent samples, not replays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arcmemo.run.loop import RunConfig
+from arcmemo.run.session import Scale
+
+MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
+ALIASES = {"method": "selection"}   # the memory method, by the name of solve's --method
+TOP_KEYS = ("name", "solve", "grid", "repeats", "memory", "executor", "tasks_in_flight", "ray_address")
+
+
+class SweepError(Exception):
+    """A sweep file that cannot be run as written (the message names the file and the key)."""
+
+
+@dataclass
+class Member:
+    """One run of the grid: its settings, models, repeat number and a stable key."""
+
+    key: str
+    config: RunConfig
+    models: dict[str, Any]
+    repeat: int
+
+
+@dataclass
+class Sweep:
+    name: str
+    path: Path
+    members: list[Member]
+    memory: str | None
+    scale: Scale
+    record: dict[str, str] = field(default_factory=dict)    # member key -> run id
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """Read and check a sweep file: every member's settings are checked here, before any run."""
+    from arcmemo.core import safeyaml
+
+    path = Path(path)
+    try:
+        data = safeyaml.load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise SweepError(f"{path}: not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        raise SweepError(f"{path}: not YAML ({safeyaml.describe(exc)})") from None
+    if not isinstance(data, dict):
+        raise SweepError(f"{path}: expected a mapping with solve, grid and repeats")
+    for key in data:
+        if key not in TOP_KEYS:
+            raise SweepError(f"{path}: unknown key {key!r} (known: {', '.join(TOP_KEYS)})")
+    shared, grid = data.get("solve") or {}, data.get("grid") or {}
+    if not isinstance(shared, dict) or not isinstance(grid, dict):
+        raise SweepError(f"{path}: solve and grid must be mappings")
+    shared, grid = _unaliased(path, shared, "solve"), _unaliased(path, grid, "grid")
+    config_keys = {f.name for f in dataclasses.fields(RunConfig)}
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise SweepError(f"{path}: grid.{key} must be a non-empty list")
+    for key in [*shared, *grid]:
+        if key not in config_keys and key not in MODEL_KEYS:
+            raise SweepError(f"{path}: {key!r} is not a solve setting (RunConfig fields, or {', '.join(MODEL_KEYS)})")
+    repeats = data.get("repeats", 1)
+    if not isinstance(repeats, int) or repeats < 1:
+        raise SweepError(f"{path}: repeats must be a whole number of at least 1, got {repeats!r}")
+    members = []
+    for values in itertools.product(*grid.values()):
+        chosen = dict(zip(grid, values))
+        settings = {**shared, **chosen}
+        try:
+            config = RunConfig(**{k: v for k, v in settings.items() if k in config_keys})
+        except (TypeError, ValueError) as exc:
+            raise SweepError(f"{path}: grid point {chosen}: {exc}") from None
+        models = {k: v for k, v in settings.items() if k in MODEL_KEYS}
+        for repeat in range(1, repeats + 1):
+            label = ",".join(f"{k}={v}" for k, v in chosen.items()) or "all"
+            members.append(Member(key=f"{label}#{repeat}", config=config, models=models, repeat=repeat))
+    scale = Scale(tasks_in_flight=data.get("tasks_in_flight"), executor=data.get("executor", "local"),
+                  ray_address=data.get("ray_address"))
+    if scale.executor not in ("local", "ray"):
+        raise SweepError(f"{path}: executor must be local or ray, not {scale.executor!r}")
+    name = str(data.get("name") or path.stem)
+    return Sweep(name=name, path=path, members=members, memory=data.get("memory"), scale=scale)
+
+
+def _unaliased(path: Path, settings: dict, where: str) -> dict:
+    """`settings` with each alias (ALIASES) under the setting's own name; one given both ways is an error."""
+    out, given = {}, {}
+    for key, value in settings.items():
+        name = ALIASES.get(key, key)
+        if name in out:
+            raise SweepError(f"{path}: {where}.{given[name]} and {where}.{key} both set {name}; give it once")
+        out[name], given[name] = value, key
+    return out
+
+
+def record_path(runs_dir: str | Path, name: str) -> Path:
+    return Path(runs_dir) / "sweeps" / f"{name}.json"
+
+
+def read_record(runs_dir: str | Path, name: str) -> dict[str, str]:
+    path = record_path(runs_dir, name)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> None:
+    path = record_path(runs_dir, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def sweep_table(rundirs: list) -> str:
+    """The sweep's closing table: its members side by side, as `runs compare` shows them (a
+    member that did not finish shows the tasks it did, scored so far)."""
+    from arcmemo.run.records.reader import read_run
+    from arcmemo.run.records.report import compare_table
+
+    records = [read_run(rundir) for rundir in rundirs]
+    return compare_table([(r.config, r.summary) for r in records if r.summary is not None])
+
+
+def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) -> str:
+    """The memory a member reads (and, with continual, writes): the starting memory itself for a
+    read-only member; its own copy of it for one that writes."""
+    if not member.config.continual:
+        return start
+    if "://" in start and not start.startswith("sqlite"):
+        raise SweepError(f"members that write memory (continual) start from a copy of the starting memory; "
+                         f"{start} is not a SQLite file: give the sweep a SQLite `memory:`")
+    source = Path(start.removeprefix("sqlite:///"))
+    safe = "".join(c if c.isalnum() or c in "-_=.," else "_" for c in member.key)
+    copy = Path(runs_dir) / "sweeps" / sweep / f"{safe}.db"
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.exists():
+            from arcmemo.memory.store import Memory
+
+            with Memory(str(source)) as memory:
+                memory.copy_to(copy)
+    return str(copy)
+
+
+__all__ = ["Member", "Sweep", "SweepError", "load_sweep", "member_memory", "read_record", "record_path",
+           "sweep_table", "write_record"]

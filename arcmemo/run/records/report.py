@@ -1,0 +1,299 @@
+"""A run's summary and runs side by side, as tables (arcmemo.core.table) or rows for JSON.
+
+Every score shown here comes from arcmemo.scoring.runscore (`score_of`): the paper's
+oracle@k over threads as the headline, the ARC Prize score of the two submitted attempts
+under its own name, a test-informed run's numbers marked with † and a footnote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arcmemo.core.table import cell as fmt
+from arcmemo.core.table import table
+from arcmemo.run.protocol import test_informed
+from arcmemo.scoring.runscore import (
+    ARC_PRIZE,
+    FOOTNOTE,
+    MARK,
+    NO_TEST_OUTPUTS,
+    RunScore,
+    headline_k,
+    headline_name,
+    run_score,
+)
+
+__all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
+           "compare_table", "solved_alone", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
+           "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
+
+UNKNOWN = NO_TEST_OUTPUTS
+
+
+def score_of(config: dict[str, Any] | None, summary: dict[str, Any]) -> RunScore:
+    """The score of a run (its config says whether it was test-informed), from its summary."""
+    return run_score(summary, test_informed=test_informed(config or {}))
+
+
+def running_score(outcomes: Sequence[Any], threads: int, retries: int, config: dict[str, Any]) -> str:
+    """The progress line's score while a run goes on: its headline over the tasks done so far."""
+    from arcmemo.run.stages.threads import outcome_scores
+
+    done = list(outcomes)
+    score = score_of(config, {"tasks": len(done), **outcome_scores(done, threads, retries, table=False)})
+    if score.value is None:
+        return f"{score.name} ?"
+    return f"{score.name} {score.value:.1f}" + (f" {MARK}" if score.test_informed else "")
+
+
+def footnote(scores: Sequence[RunScore]) -> str | None:
+    """The footnote a table of these runs' scores needs (test-informed runs are marked)."""
+    return FOOTNOTE if any(s.test_informed for s in scores) else None
+
+
+def _per_pass(summary: dict[str, Any], score: RunScore) -> tuple[str, str]:
+    """(headline, ARC Prize score) of every pass, " / " between passes ("-": not recorded)."""
+    passes = summary.get("passes", [])
+
+    def short(value: float | None) -> str:
+        return "unknown" if value is None else f"{value:.1f}"
+
+    head = " / ".join(short(p["headline"].get("oracle")) if p.get("headline") else "-" for p in passes) or "-"
+    prize = " / ".join(short((p.get("submitted") or p).get("oracle2")) for p in passes) or "-"
+    mark = f" {MARK}" if score.test_informed else ""
+    return head + mark, prize + mark
+
+
+def summary_table(summary: dict[str, Any], config: dict[str, Any] | None = None) -> str:
+    text = table(summary_rows(summary, config), ("run " + summary["run_id"], ""))
+    note = footnote([score_of(config, summary)])
+    return text + (f"\n{note}" if note else "")
+
+
+def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """(label, value) rows of a solve run's summary, for the text table and the HTML report."""
+    usage = summary.get("usage", {})
+    score = score_of(config, summary)
+    rows = [
+        ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
+        (score.label, score.cell()),
+        (f"strict@{score.k}, the same cell of Table 5", score.mark(score.strict, score.why)),
+        (ARC_PRIZE, score.mark(score.arc_prize, NO_TEST_OUTPUTS)),
+        ("the submitted attempts' oracle@1 / strict",
+         " / ".join(score.mark(v, "unknown") for v in (score.submitted_oracle1, score.submitted_strict))),
+    ]
+    if len(summary.get("passes", [])) > 1:
+        head, prize = _per_pass(summary, score)
+        rows += [(f"{score.name} per pass", head), (f"{ARC_PRIZE} per pass", prize)]
+    rows += [
+        ("passed train pairs", len(summary.get("passed_train", []))),
+        ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
+        ("concepts offered / helper called / by a passing program / in a solved task",
+         " / ".join(str((summary.get("concept_use") or {}).get(k, 0))
+                    for k in ("offered", "called", "called_passing", "solved"))),
+        ("tasks where a helper call gave every train output (probe)", len(summary.get("probe_fit_tasks") or [])),
+        ("tasks answered by memory's fit (its output submitted)", len(summary.get("fit_answer_tasks") or [])),
+        ("selection fallbacks", summary.get("selection_fallbacks", 0)),
+        ("selection levels (tasks)", ", ".join(f"{level} {n}" for level, n in
+                                               (summary.get("selection_levels") or {}).items()) or "-"),
+        ("threads, retries", f"{summary.get('threads', 1)}, {summary.get('retries', '?')}"),
+        ("concepts written", f"{len(summary.get('concepts_added', []))} added, "
+                             f"{len(summary.get('concepts_extended', []))} extended, "
+                             f"{summary.get('write_failures', 0)} failed writes"),
+        ("tokens in / out / reasoning", f"{usage.get('prompt_tokens', 0)} / {usage.get('completion_tokens', 0)}"
+                                        f" / {usage.get('reasoning_tokens', 0)}"),
+        ("model calls (cache hits, errors)", f"{usage.get('calls', 0)} ({usage.get('cache_hits', 0)}, "
+                                            f"{usage.get('errors', 0)})"),
+        ("cost USD", f"{usage.get('cost_usd', 0):.4f}"),
+        ("wall time s", summary.get("wall_time_s", 0)),
+    ]
+    if summary.get("failure_lessons"):
+        rows.append(("failure lessons written / offered", failure_lessons_cell(summary)))
+    lost, writes_lost = summary.get("tasks_lost") or [], summary.get("writes_lost") or []
+    if lost or writes_lost:
+        rows.append(("lost to endpoint errors", f"{len(lost)} tasks, {len(writes_lost)} memory writes "
+                                                "(--resume retries them)"))
+    if summary.get("stopped"):
+        rows.append(("stopped", f"early: {summary['stopped']}"))
+    return rows
+
+
+def per_task_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> tuple[list[tuple], tuple]:
+    """(rows, header) of every task's scores (0..1): its headline over its threads, then its
+    submitted attempts' scores (`runs show --tasks`)."""
+    score = score_of(config, summary)
+    rows = []
+    for task_id, s in summary.get("per_task", {}).items():
+        head = s.get("headline")
+        rows.append((task_id, "-" if "headline" not in s else score.mark(head, "unknown"),
+                     score.mark(s.get("oracle2"), "unknown"), score.mark(s.get("oracle1"), "unknown"),
+                     score.mark(s.get("strict"), "unknown"), s["passed_train"], s["pass"], s["selected"]))
+    header = ("task", score.name, "ARC Prize (submitted)", "submitted oracle@1", "submitted strict", "passed train",
+              "pass", "concepts")
+    return rows, header
+
+
+COMPARE_HEADER = ("run", "selection", "solver model", "tasks", "score", "statistic", "strict@k", ARC_PRIZE,
+                  "score per pass", "failure lessons written / offered", "tokens", "cost USD")
+
+
+def failure_lessons_cell(summary: dict[str, Any]) -> str:
+    """Lessons a run wrote from failed tasks / how often its tasks were offered one ("-": neither
+    learned from failures nor offered one; methods/arcmemo/failure_lessons.py)."""
+    counts = summary.get("failure_lessons")
+    return f"{counts['written']} / {counts['offered']}" if counts else "-"
+
+
+def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per run (config, summary): its settings, scores, usage, and the tasks only it solves (--json)."""
+    alone = dict(solved_alone(entries))
+    records = []
+    for config, summary in entries:
+        settings, usage = config.get("settings", {}), summary.get("usage", {})
+        score = score_of(config, summary)
+        records.append({
+            "run": summary["run_id"], "selection": settings.get("selection", "?"),
+            "solver_model": config.get("models", {}).get("solver", "?"), "tasks": summary["tasks"],
+            "score": score.value, "statistic": score.name, "score_label": score.label, "score_unknown": score.why,
+            "strict": score.strict, "retry_depth": score.retry_depth, "threads": score.threads,
+            "arc_prize": score.arc_prize,
+            "submitted": {"oracle1": score.submitted_oracle1, "oracle2": score.arc_prize,
+                          "strict": score.submitted_strict},
+            "test_informed": score.test_informed,
+            "score_per_pass": [(p.get("headline") or {}).get("oracle") for p in summary.get("passes", [])],
+            "arc_prize_per_pass": [(p.get("submitted") or p).get("oracle2") for p in summary.get("passes", [])],
+            "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
+            "cost_usd": usage.get("cost_usd", 0), "only_solves": alone[summary["run_id"]],
+            "table4": summary.get("table4"), "failure_lessons": summary.get("failure_lessons"),
+        })
+    return records
+
+
+def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple]:
+    """One row per run (config, summary), in the columns of COMPARE_HEADER."""
+    rows = []
+    for (config, summary), r in zip(entries, compare_records(entries)):
+        score = score_of(config, summary)
+        rows.append((r["run"], r["selection"], r["solver_model"], r["tasks"], score.cell(), score.name,
+                     score.mark(score.strict, score.why), score.mark(score.arc_prize, NO_TEST_OUTPUTS),
+                     _per_pass(summary, score)[0], failure_lessons_cell(summary), r["tokens"], f"{r['cost_usd']:.4f}"))
+    return rows
+
+
+def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """Runs side by side (config, summary), then the tasks each solves that the others don't."""
+    lines = [table(compare_rows(entries), COMPARE_HEADER)]
+    note = footnote([score_of(config, summary) for config, summary in entries])
+    lines += [note] if note else []
+    lines.append("")
+    for run_id, only in solved_alone(entries):
+        lines.append(f"only {run_id} solves ({len(only)}): {', '.join(only) or '-'}")
+    return "\n".join(lines)
+
+
+def solved_alone(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
+    """(run id, the tasks it solves and none of the other runs does) per run."""
+    solved = [set(s.get("solved", [])) for _, s in entries]
+    result = []
+    for i, (_, summary) in enumerate(entries):
+        others = set().union(*(solved[:i] + solved[i + 1:])) if len(solved) > 1 else set()
+        result.append((summary["run_id"], sorted(solved[i] - others)))
+    return result
+
+
+# ---------------------------------------------------------------------- the paper's tables
+class MismatchedRuns(ValueError):
+    """Runs whose tables cannot be averaged cell by cell (other threads or retries, no table)."""
+
+
+def _with_std(value: float, std: float | None) -> str:
+    return f"{value:.2f}" if std is None else f"{value:.2f} ({std:.2f})"
+
+
+def _k_header(threads: int) -> list[str]:
+    return [f"k={k}" for k in range(1, threads + 1)]
+
+
+def depth_text(summary: dict[str, Any]) -> str | None:
+    """A run's Table 4 block (oracle@k per retry depth, each thread alone as the paper's
+    "individual run scores") and Table 5's strict block; None when the run has no table."""
+    t = summary.get("table4")
+    if not t:
+        return None
+    n, rows = t["threads"], []
+    for d in range(t["retries"] + 1):
+        rows.append([d, *t["per_thread"][d], *(_with_std(v, sd) for v, sd in zip(t["oracle"][d], t["oracle_std"][d]))])
+    strict = [[d, *(_with_std(v, sd) for v, sd in zip(t["strict"][d], t["strict_std"][d]))]
+              for d in range(t["retries"] + 1)]
+    return "\n".join([
+        f"oracle@k by retry depth (the paper's Table 4), % of {t['puzzles']} puzzles; {n} thread(s); "
+        "bracketed: std over the k-subsets of threads\n(k counts threads, the paper's runs; the headline is the "
+        f"k={headline_k(n)} column at retry {t['retries']}; the {ARC_PRIZE} scores what was submitted instead)",
+        table(rows, ["retry", *(f"thread {i}" for i in range(n)), *_k_header(n)]), "",
+        "strict@k (Table 5: one program solves every test input of a puzzle)",
+        table(strict, ["retry", *_k_header(n)])])
+
+
+def mean_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """Mean and std (over the runs, sample std; None for one run) of every Table 4 and Table 5
+    cell, of the headline and of the submitted attempts' scores, over repeated runs of one
+    configuration (config, summary each)."""
+    summaries = [summary for _, summary in entries]
+    tables = [s.get("table4") for s in summaries]
+    missing = [s["run_id"] for s, t in zip(summaries, tables) if not t]
+    if missing:
+        raise MismatchedRuns(f"no per-depth table in run(s) {', '.join(missing)} (not a solve run, not scored, "
+                             "or from before threads were recorded)")
+    shapes = {(t["threads"], t["retries"]) for t in tables}
+    if len(shapes) > 1:
+        listed = ", ".join(f"{s['run_id']}: {t['threads']} threads, {t['retries']} retries"
+                           for s, t in zip(summaries, tables))
+        raise MismatchedRuns(f"--mean needs runs of one shape (threads and retries); got {listed}")
+    (n, retries), = shapes
+    # imported here: a summary or a listing needs neither (statistics loads fractions and decimal)
+    from statistics import mean, stdev
+
+    def agg(values: list[float | None]) -> dict[str, float | None] | None:
+        if any(v is None for v in values):
+            return None
+        return {"mean": mean(values), "std": stdev(values) if len(values) > 1 else None}
+
+    scores = [score_of(config, summary) for config, summary in entries]
+    record: dict[str, Any] = {"runs": [s["run_id"] for s in summaries], "threads": n, "retries": retries,
+                              "test_informed": any(s.test_informed for s in scores)}
+    for name in ("oracle", "strict"):
+        record[name] = [[agg([t[name][d][k] for t in tables]) for k in range(n)] for d in range(retries + 1)]
+    record["headline"] = {"statistic": headline_name(n), "k": headline_k(n), "retry_depth": retries,
+                          "oracle": agg([s.value for s in scores]), "strict": agg([s.strict for s in scores])}
+    record["arc_prize"] = agg([s.arc_prize for s in scores])
+    record["submitted"] = {"oracle1": agg([s.submitted_oracle1 for s in scores]), "oracle2": record["arc_prize"],
+                           "strict": agg([s.submitted_strict for s in scores])}
+    return record
+
+
+def mean_text(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """`mean_records` as tables (`runs compare --mean`)."""
+    record = mean_records(entries)
+    n, runs = record["threads"], len(record["runs"])
+    mark = f" {MARK}" if record["test_informed"] else ""
+
+    def cell(value: dict[str, float | None] | None) -> str:
+        return UNKNOWN if value is None else _with_std(value["mean"], value["std"]) + mark
+
+    blocks = [f"{runs} runs of one configuration, each {n} thread(s) and {record['retries']} retries; "
+              "mean (std) over the runs", ""]
+    for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", "strict@k (Table 5)")):
+        rows = [[d, *(cell(c) for c in row)] for d, row in enumerate(record[name])]
+        blocks += [f"{title}, mean (std) over {runs} runs", table(rows, ["retry", *_k_header(n)]), ""]
+    head, submitted = record["headline"], record["submitted"]
+    rows = [(f"{head['statistic']} over threads, retry depth {head['retry_depth']} (the paper's score)",
+             cell(head["oracle"])),
+            (f"strict@{head['k']}, the same cell of Table 5", cell(head["strict"])),
+            (ARC_PRIZE, cell(record["arc_prize"])),
+            ("the submitted attempts' oracle@1", cell(submitted["oracle1"])),
+            ("the submitted attempts' strict", cell(submitted["strict"]))]
+    blocks.append(table(rows, ("score", f"mean (std) over {runs} runs")))
+    if record["test_informed"]:
+        blocks.append(FOOTNOTE)
+    return "\n".join(blocks)

@@ -1,0 +1,311 @@
+"""Probing memory's helpers on a task: which single call of one gives every train output.
+
+An executable concept can be tried, not only read. For each PS concept whose helper takes
+the grid first and whose other parameters can be filled (an int, a colour of the task, a
+bool, literal alternatives such as `horizontal | vertical`, or a value the train pairs
+show: a colour table, a scale factor, an output size, a shift; inferred.py), the probe
+calls it with each combination on the train inputs, in the sandbox. A call that gives
+every train output is a *fit*. With ps selection, fits replace the select model's choice
+(no select call is made): the hint shows the fitting concepts and names the calls, and
+only their helpers are offered; with `all` the whole memory is shown as usual, with the
+fitting helpers only. A small model that would not have picked the concept, or would
+have guessed its arguments wrong, is told what running it showed. With fits as answers
+(`--fits-as-answers on`, the default) each fit is also a candidate of its own
+(`fit_attempts`): the program `transform(grid) = helper(grid, args)`, run on the train and
+test inputs like any attempt and ranked with the model's by the train-only choice rule;
+labelled as made by memory. Test outputs are never involved (a colour parameter may take
+a test input's colours). The calls are tried BATCH to a sandbox run (a run costs about
+10-16 ms here, and the probe comes before a task's first model call), and each call that
+fitted is run again alone before it counts: within a batch, memory's helpers run in one
+process, so one call's side effects (a global it changes) could make another look right,
+or wrong; the latter costs a fit, never a false one. `--no-probe-helpers` turns it off.
+
+What depends on the concept alone (which parameters, of which kind, passed how) is its
+`ProbeSpec`, made once per memory revision (prepared.py); only the values a task gives
+(its colours, what its train pairs show) are filled in per task.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import itertools
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from arcmemo.core import pyast
+from arcmemo.core.choice import top_predictions
+from arcmemo.core.helpercode import MODULE
+from arcmemo.run.stages.inferred import TaskFacts, task_facts
+from arcmemo.selection.types import Selection
+from arcmemo.solverkit import Attempt
+from arcmemo.solverkit.programs import run_on_pairs, run_program
+
+if TYPE_CHECKING:
+    from arcmemo.run.stages.prepared import Prepared
+
+PROBED = ("ps", "all")         # the selection modes whose runs probe
+INTS = (1, 2, 3, 4)
+MAX_CALLS_PER_HELPER = 32
+BATCH = 16                     # calls tried in one sandbox run (memory's own helpers); a fit is confirmed alone
+FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model
+FIT_SAMPLE = -1                # its sample index: no model sample made it
+_WORD = re.compile(r"^[a-z][a-z_]*$")
+# typing words that name a type, not a literal value (`grid | None` is not a choice of words)
+_TYPE_WORDS = frozenset({"grid", "int", "color", "colour", "bool", "object", "objects", "none", "position", "mask",
+                         "str", "float", "list", "tuple", "dict", "direction", "shape", "any"})
+# typings (spaces removed) of a colour table, of a pair of ints, and the parameter words saying which pair
+_MAPPINGS = frozenset({"colormapping", "colourmapping", "dict[color,color]", "dict[colour,colour]", "dict[int,int]"})
+_PAIRS = frozenset({"tuple[int,int]", "offset", "translation", "vector", "shape", "size"})
+_SHAPE_WORDS = frozenset({"shape", "size", "dims", "dimensions"})
+_OFFSET_WORDS = frozenset({"offset", "shift", "delta", "translation", "displacement", "vector", "move"})
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A call of one concept's helper that gives every train output."""
+
+    concept_id: int
+    helper: str           # the helper's name: "rotate_grid"
+    call: str             # as a program writes it: "rotate_grid(grid, 2)"
+
+    @property
+    def program(self) -> str:
+        """The program that is this call: `transform(grid) = helper(grid, args)`."""
+        return f"from {MODULE} import {self.helper}\n\n\ndef transform(grid):\n    return {self.call}\n"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One parameter after the grid: how a call passes it (`keyword` "" = by position, for a
+    required one) and what fills it: `kind` int, color, bool, choices (the `fixed` values),
+    or mapping, shape, offset (inferred from the train pairs)."""
+
+    keyword: str
+    required: bool
+    kind: str
+    fixed: tuple = ()
+
+    def values(self, facts: TaskFacts) -> list[Any]:
+        """The values to try on a task with these facts."""
+        if self.kind == "int":
+            return list(dict.fromkeys(self.fixed + facts.factors))
+        if self.kind == "color":
+            return list(facts.colors)
+        inferred = {"mapping": facts.mapping, "shape": facts.shape, "offset": facts.offset}
+        if self.kind in inferred:
+            return [inferred[self.kind]] if inferred[self.kind] else []
+        return list(self.fixed)
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """How one concept's helper is probed: the same on every task (made once per revision)."""
+
+    concept_id: int
+    helper: str
+    slots: tuple[Slot, ...]
+
+    def calls(self, facts: TaskFacts) -> list[str]:
+        """Every combination of the required parameters' values (optional ones too, while the
+        combinations stay few), as calls a program writes."""
+        choices: list[tuple[str, list[Any]]] = []
+        size = 1
+        for slot in self.slots:
+            values = slot.values(facts)
+            if slot.required:
+                if not values:
+                    return []                  # a required parameter this task cannot fill
+            elif not values or size * len(values) > MAX_CALLS_PER_HELPER:
+                continue                       # an optional one: left at its default
+            size *= len(values)
+            choices.append((slot.keyword, values))
+        if size > MAX_CALLS_PER_HELPER:
+            return []
+        calls = []
+        for combo in itertools.product(*(values for _, values in choices)):
+            args = ["grid"] + [f"{kw}={v!r}" if kw else repr(v) for (kw, _), v in zip(choices, combo)]
+            calls.append(f"{self.helper}({', '.join(args)})")
+        return calls
+
+
+def _kind(name: str, typing: str | None) -> tuple[str, tuple] | None:
+    """(kind, fixed values) of a parameter of this name and typing, None when nothing fills it."""
+    typing = (typing or "").strip().lower()
+    if typing == "int":
+        return "int", INTS
+    if typing in ("color", "colour"):
+        return "color", ()
+    if typing == "bool":
+        return "bool", (True, False)
+    words = [w.strip() for w in typing.split("|")]
+    if len(words) >= 2 and all(w.isdigit() for w in words):
+        return "choices", tuple(int(w) for w in words)
+    if len(words) >= 2 and all(_WORD.match(w) and w not in _TYPE_WORDS for w in words):
+        return "choices", tuple(words)
+    compact = typing.replace(" ", "")
+    if compact in _MAPPINGS:
+        return "mapping", ()
+    if compact in _PAIRS:
+        said = set(re.split(r"[^a-z]+", name.lower())) | {compact}
+        if said & _SHAPE_WORDS:
+            return "shape", ()
+        if said & _OFFSET_WORDS:
+            return "offset", ()
+    return None
+
+
+def _parameters(source: str, name: str) -> tuple[list[str], int] | None:
+    """(parameter names, how many are required) of function `name` in `source`."""
+    try:
+        tree = pyast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            args = node.args
+            if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg:
+                return None
+            names = [a.arg for a in args.args]
+            return names, len(names) - len(args.defaults)
+    return None
+
+
+def probe_spec(concept: Any) -> ProbeSpec | None:
+    """How the probe tries this concept's helper; None when it cannot: no helper, something
+    other than a grid returned, the grid not first, a required parameter nothing fills."""
+    helper = concept.helper or {}
+    if (concept.output_typing or "").strip().lower() != "grid":
+        return None                            # what it returns cannot be a task's output
+    name, source = helper.get("name"), helper.get("source") or ""
+    found = _parameters(source, name) if name else None
+    if found is None or not found[0]:
+        return None
+    names, required = found
+    typings = {p.get("name"): p.get("typing") for p in concept.parameters or [] if isinstance(p, dict)}
+    if (typings.get(names[0]) or "grid").strip().lower() != "grid":
+        return None
+    slots = []
+    for position, param in enumerate(names[1:], start=1):
+        kind = _kind(param, typings.get(param))
+        if kind is None:
+            if position < required:
+                return None                    # a required parameter nothing fills
+            continue                           # an optional one: left at its default
+        slots.append(Slot(keyword="" if position < required else param, required=position < required,
+                          kind=kind[0], fixed=kind[1]))
+    return ProbeSpec(concept_id=concept.id, helper=name, slots=tuple(slots))
+
+
+def candidate_calls(concept: Any, facts: TaskFacts) -> list[str]:
+    """The calls to try for one concept on a task with these facts."""
+    spec = probe_spec(concept)
+    return spec.calls(facts) if spec is not None else []
+
+
+def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 1) -> tuple[list[Fit], int]:
+    """(the fits, how many calls were tried): each candidate call of each probe-able helper of
+    the prepared memory, run in the sandbox on the train pairs; a fit gives every train output.
+    `workers`: batches run at once. One by default: batched, a probe is a few runs, and at a
+    solve's start a second sandbox worker would have to start for it (about 0.6 s here,
+    before the first model request)."""
+    facts = task_facts(task)
+    tries = [Fit(spec.concept_id, spec.helper, call) for spec in memory.probeable for call in spec.calls(facts)]
+    if not tries:
+        return [], 0
+    module = {MODULE: memory.module(t.helper for t in tries)}
+    pairs = list(task.train)
+
+    def fits(attempt: Fit) -> bool:
+        try:
+            return all(run_on_pairs(sandbox, attempt.program, pairs, modules=module).correct)
+        except Exception:  # a sandbox fault is no fit; the solve goes on without it
+            return False
+
+    def candidates(batch: list[Fit]) -> list[bool]:
+        try:
+            check = run_on_pairs(sandbox, batch_program(batch, len(pairs)), pairs * len(batch), modules=module)
+        except Exception:  # a sandbox fault is no fit
+            return [False] * len(batch)
+        return [all(check.correct[k * len(pairs):(k + 1) * len(pairs)]) for k in range(len(batch))]
+
+    batches = [tries[i:i + BATCH] for i in range(0, len(tries), BATCH)]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        verdicts = [ok for batch in pool.map(candidates, batches) for ok in batch]
+    found, seen = [], set()
+    for attempt, ok in zip(tries, verdicts):
+        # the first fitting call of each concept, confirmed alone: in a batch one call's side
+        # effects could have made another's outputs right
+        if ok and attempt.concept_id not in seen and fits(attempt):
+            seen.add(attempt.concept_id)
+            found.append(attempt)
+    return found, len(tries)
+
+
+def batch_program(calls: Sequence[Fit], pairs: int) -> str:
+    """One program making `calls` in turn on the train inputs: the run's grid k is pair
+    k % pairs under call k // pairs (the sandbox runs a program's grids in order, each on its
+    own clock, an error ending only its own grid)."""
+    helpers = ", ".join(sorted({c.helper for c in calls}))
+    made = "".join(f"    lambda grid: {c.call},\n" for c in calls)
+    return (f"from {MODULE} import {helpers}\n\n_CALLS = [\n{made}]\n_DONE = [0]\n\n\n"
+            f"def transform(grid):\n    call = _CALLS[_DONE[0] // {pairs}]\n    _DONE[0] += 1\n    return call(grid)\n")
+
+
+def fit_selection(fits: Sequence[Fit], memory: Prepared) -> Selection:
+    """The ps selection the fits make: their concepts, shown as a ps hint is (with the custom
+    types they use); `stats["probe_fits"]` records the calls."""
+    chosen = [memory.by_id[f.concept_id] for f in fits if f.concept_id in memory.by_id]
+    return Selection(mode="ps", concept_ids=[c.id for c in chosen], hint=memory.hint(chosen),
+                     stats={"probe_fits": [f.call for f in fits], "memory_concepts": len(memory.concepts)})
+
+
+def fit_attempts(task: Any, fits: Sequence[Fit], memory: Prepared, sandbox: Any) -> list[Attempt]:
+    """Each fit as a candidate: its program run on the train and test inputs in the sandbox
+    (only its outputs are taken), labelled as made by memory (FIT_LABEL, sample FIT_SAMPLE)."""
+    if not fits:
+        return []
+    modules = {MODULE: memory.module(f.helper for f in fits)}
+    attempts = []
+    for fit in fits:
+        run = run_program(sandbox, task, fit.program, modules=modules, helpers=MODULE)
+        attempts.append(Attempt(sample=FIT_SAMPLE, round=0, code=fit.program, raw=fit.call,
+                                train_correct=run.train_correct, train_cell_accuracy=run.mean_accuracy,
+                                test_outputs=run.test_outputs, error=run.error, label=FIT_LABEL, modules=modules,
+                                helpers_called=run.helpers_called))
+    return attempts
+
+
+def with_fit_attempts(result: Any, fits: Sequence[Attempt], n_tests: int) -> Any:
+    """A solver's result (SolveResult) with the fits' attempts first among its attempts and its
+    predictions chosen again over all of them (arcmemo.core.choice: train verdicts only)."""
+    if not fits:
+        return result
+    attempts = [*fits, *result.attempts]
+    return dataclasses.replace(result, attempts=attempts, predictions=top_predictions(attempts, n_tests))
+
+
+def fits_from_calls(calls: Sequence[str], memory: Prepared) -> list[Fit]:
+    """The fits these recorded calls ("rotate_grid(grid, 2)") are, of helpers memory still has."""
+    named = [(call.split("(", 1)[0], call) for call in calls]
+    return [Fit(memory.helper_owner[helper], helper, call) for helper, call in named if helper in memory.helper_owner]
+
+
+def model_steps(threads: Sequence[dict]) -> list[dict]:
+    """Thread records (run/stages/threads.py) with only the model's steps: what memory may learn from."""
+    return [{**record, "steps": [s for s in record.get("steps") or [] if s.get("label") != FIT_LABEL]}
+            for record in threads]
+
+
+def answered(fits: Sequence[Attempt], predictions: Sequence[Sequence[Any]]) -> list[str]:
+    """The calls of the fits whose output on every test input was submitted."""
+    return [a.raw for a in fits if a.test_outputs and all(
+        j < len(predictions) and out is not None and out in predictions[j] for j, out in enumerate(a.test_outputs))]
+
+
+__all__ = ["Fit", "FIT_LABEL", "FIT_SAMPLE", "PROBED", "ProbeSpec", "Slot", "answered", "candidate_calls",
+           "fit_attempts", "fit_selection", "fits_from_calls", "model_steps", "probe", "probe_spec", "with_fit_attempts",
+           "MAX_CALLS_PER_HELPER"]
