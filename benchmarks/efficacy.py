@@ -87,7 +87,7 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
     """The summary of one setting's run: resumed if its directory holds one unfinished or with
     tasks lost to the endpoint, else started."""
     from arcmemo.core.settings import Settings
-    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.config import RunConfig
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.records.rundir import list_runs
     from arcmemo.run.session import open_session, resolve_models

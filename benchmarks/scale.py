@@ -44,8 +44,9 @@ from llm_stub import StubServer, stub_llm  # noqa: E402
 from arcmemo.core.gridtext import format_grid  # noqa: E402
 from arcmemo.core.tasks import load_tasks  # noqa: E402
 from arcmemo.memory.store import Memory  # noqa: E402
+from arcmemo.run.config import RunConfig  # noqa: E402
 from arcmemo.run.executors.local import InProcess  # noqa: E402
-from arcmemo.run.loop import RunConfig, new_runner  # noqa: E402
+from arcmemo.run.loop import new_runner  # noqa: E402
 from arcmemo.sandbox import get_sandbox  # noqa: E402
 from arcmemo.solverkit import load_solver  # noqa: E402
 from benchmarks.selection import first_names  # noqa: E402

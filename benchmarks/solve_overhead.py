@@ -100,7 +100,8 @@ def run_once(preloaded: int, limit: int, home: Path) -> dict:
     """One solve run over a memory preloaded with `preloaded` synthetic concepts."""
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.memory.store import Memory
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
     from benchmarks.synthetic import synthetic_concepts
@@ -136,7 +137,7 @@ def main() -> None:
     os.environ["ARCMEMO_HOME"] = str(home)
     from arcmemo.llm.backend import register_model
     from arcmemo.llm.fake import FakeModel
-    from arcmemo.run.loop import RunConfig, load_run_tasks
+    from arcmemo.run.config import RunConfig, load_run_tasks
 
     fake = FakeModel("fake")
     register_model("fake", fake)

@@ -39,7 +39,8 @@ def fresh_memory(tmp_path):
 def run_continual(method: str, task_ids, tmp_path, llm, *, k: int = 2):
     """A continual run of `method` over `task_ids` (blocks of k, no retries) with `llm`, in the
     real sandbox and solver: its runner (run) and memory."""
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -127,7 +127,8 @@ def run_method(method: str, workdir: Path) -> dict[str, Any]:
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.io.imports import export_yaml
     from arcmemo.memory.store import Memory
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -47,7 +47,8 @@ def fingerprint(tmp: Path) -> dict:
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -339,7 +339,8 @@ def test_stats_flags_concepts_offered_often_and_never_used(db):
 def test_a_continual_run_consolidates_every_n_blocks_once(tmp_path, fake_model, fake_llm):
     from runner_support import LEARNED
 
-    from arcmemo.run.loop import RunConfig, new_runner, resume_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner, resume_runner
     from arcmemo.solverkit import load_solver
 
     script_run(fake_model)

@@ -149,7 +149,7 @@ def test_cases_export_and_import_with_their_program(method, memory, fake_llm, tm
     ({"max_words": 10}, "option max_words must be between 50 and 5000, got 10"),
 ])
 def test_a_bad_option_value_is_refused_when_a_run_starts(options, says):
-    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.config import RunConfig
 
     with pytest.raises(MethodOptionError, match=f"memory method 'dc-rs': {says}"):
         RunConfig(selection="dc-rs", method_options=options)

@@ -15,7 +15,8 @@ from runner_support import TASK_IDS, script_run
 from arcmemo.cli import cli
 from arcmemo.llm import EndpointFatal, EndpointUnavailable
 from arcmemo.memory.store import Memory
-from arcmemo.run.loop import RunConfig, new_runner, resume_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner, resume_runner
 from arcmemo.run.records.rundir import RunDir
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver

@@ -22,7 +22,8 @@ from arcmemo.methods import MethodOptionError, WriteContext
 from arcmemo.methods.arcmemo.failure_lessons import is_failure_lesson
 from arcmemo.methods.arcmemo.failure_write import STEP, failure_prompt, write_failure_lessons
 from arcmemo.methods.contract import AttemptView, Experience
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.run.records.report import compare_table
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
@@ -220,10 +221,10 @@ def test_a_write_without_the_option_learns_from_successes_only(tmp_path, fake_mo
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"failure_lessons": "exlude"}, "memory method 'oe': method option failure_lessons must be include or exclude, "
+    ({"failure_lessons": "exlude"}, "memory method 'oe': option failure_lessons must be include or exclude, "
                                     "got 'exlude'"),
-    ({"learn_from_failures": "yes"}, "memory method 'oe': method option learn_from_failures must be true or false"),
-    ({"use_prior": 1}, "method option use_prior must be true or false, got 1")])
+    ({"learn_from_failures": "yes"}, "memory method 'oe': option learn_from_failures must be true or false"),
+    ({"use_prior": 1}, "option use_prior must be true or false, got 1")])
 def test_option_values_are_checked_before_a_run_starts(options, message):
     with pytest.raises(MethodOptionError, match=re.escape(message)):
         RunConfig(selection="oe", method_options=options)

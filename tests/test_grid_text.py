@@ -17,7 +17,7 @@ from arcmemo.core.gridtext import (
 )
 from arcmemo.core.tasks import load_tasks
 from arcmemo.prompts import render_prompt
-from arcmemo.run.loop import RunConfig
+from arcmemo.run.config import RunConfig
 
 GRID = [[0, 1, 2], [3, 4, 5]]
 

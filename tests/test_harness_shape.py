@@ -14,7 +14,8 @@ from arcmemo.core.tasks import load_tasks
 from arcmemo.llm.catalog import load_catalog
 from arcmemo.llm.log import CallLog
 from arcmemo.memory.store import Memory
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.run.records.submission_metadata import provider_of, submission_metadata
 from arcmemo.sandbox import get_sandbox
 from arcmemo.scoring import CallUse, attempt_metadata, read_submission, write_submission

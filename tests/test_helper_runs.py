@@ -15,7 +15,8 @@ from arcmemo.cli import cli
 from arcmemo.cli.concepts import _run_usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.store.usage import ConceptUse
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.run.records.report import summary_rows
 from arcmemo.run.stages.offer import FEW_HELPERS, MANY_HELPERS, helper_limit, helper_use, offer_helpers
 from arcmemo.run.stages.prepared import prepared

@@ -16,7 +16,8 @@ from runner_support import TASK_IDS, script_run
 from arcmemo.cli import cli
 from arcmemo.core.tasks import TaskError, load_tasks, to_lists
 from arcmemo.memory.store import Memory
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.run.records.report import summary_table
 from arcmemo.sandbox import get_sandbox
 from arcmemo.scoring import read_kaggle, rescore

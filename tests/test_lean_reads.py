@@ -19,7 +19,8 @@ from arcmemo.cli import cli
 from arcmemo.memory.store import Memory, migrations
 from arcmemo.memory.store.reader import MIGRATIONS, SQLiteReader, open_reader
 from arcmemo.memory.store.reads import ConceptUse
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 

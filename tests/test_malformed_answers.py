@@ -470,7 +470,8 @@ POISON = [f"```yaml\n{alias_bomb()}```", f"I pick made up{SURROGATE} and {BIG_IN
 
 def test_a_solve_run_with_poisoned_answers_finishes_and_records_them(tmp_path, fake_model, llm):
     """Selection of the first task and the write of the second get only poison; the run goes on."""
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

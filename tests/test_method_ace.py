@@ -366,7 +366,7 @@ def test_when_grow_and_refine_runs(options, merged, memory, tasks, fake_model, f
     ({"curator_tokens": 10}, "option curator_tokens must be between 200 and 100000, got 10"),
 ])
 def test_bad_option_values_are_refused_at_start_naming_the_option(options, error):
-    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.config import RunConfig
 
     with pytest.raises(MethodOptionError, match=re.escape(f"memory method 'ace': {error}")):
         RunConfig(selection="ace", method_options=options)
@@ -390,7 +390,8 @@ def test_the_playbook_round_trips_through_export_and_import_and_is_listed(memory
     assert listed.exit_code == 0, listed.output
     assert [row["name"] for row in json.loads(listed.output)] == ["ace-00001", "ace-00002"]
     methods = CliRunner().invoke(cli, ["methods", "list"])
-    assert any(line.startswith("ace ") and "dedup_threshold" in line for line in methods.output.splitlines())
+    ace = methods.output.split("\nace  (")[1]       # its block (the last method listed)
+    assert "dedup_threshold=0.8" in ace
 
 
 # -- a continual run against the stub endpoint -----------------------------------------------------------------
@@ -422,7 +423,8 @@ def stub_answers():
 
 
 def test_a_continual_run_grows_the_playbook_and_reads_it_back(tmp_path):
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -17,7 +17,8 @@ from test_scoring_threads import ORACLE, PER_THREAD, STRICT
 from arcmemo.cli import cli
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.store import Memory
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.run.records.report import mean_text
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver

@@ -13,8 +13,9 @@ from test_helper_runs import CALLS
 
 from arcmemo.memory.store import Memory, reads
 from arcmemo.memory.store import memory as store
+from arcmemo.run.config import RunConfig
 from arcmemo.run.executors.local import InProcess
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.loop import new_runner
 from arcmemo.run.stages.prepared import prepared
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver

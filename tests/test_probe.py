@@ -12,7 +12,7 @@ from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: t
 
 from arcmemo.core.tasks import load_tasks
 from arcmemo.memory.views.library import Library
-from arcmemo.run.loop import RunConfig
+from arcmemo.run.config import RunConfig
 from arcmemo.run.records.report import summary_rows
 from arcmemo.run.stages.inferred import TaskFacts, task_colors
 from arcmemo.run.stages.prepared import Prepared
@@ -116,7 +116,9 @@ def test_a_call_fits_only_when_it_fits_alone():
 
 
 @pytest.mark.parametrize("probing", [True, False])
-def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, memory, probing):  # noqa: F811
+def test_a_fit_adds_to_what_the_read_shows(tmp_path, fake_model, fake_llm, memory, probing):  # noqa: F811
+    """The probe never replaces the method's read: the select model still chooses (its choice is in
+    the hint), and the fitting call is named first, with only its helper offered."""
     memory.merge({"name": "flip grid", "kind": "routine", "output_typing": "grid", "description": "mirror it",
                   "parameters": [{"name": "grid", "typing": "grid"}, {"name": "axis", "typing": "horizontal | vertical"},
                                  {"name": "copy", "typing": "bool"}],
@@ -128,21 +130,20 @@ def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, 
     prompt = fake_model.calls_for("solve")[0].messages[1]["content"]
     events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
     chosen = [r["concepts"] for r in runner.rundir.selections()]
-    if probing:                      # the fitting concept and helper instead of the selected ones
-        assert fake_model.calls_for("select_ps") == [] and chosen == [["rotate grid"], ["rotate grid"]]
-        assert "concept: rotate grid" in prompt and "plain structure" not in prompt and "flip" not in prompt
+    assert len(fake_model.calls_for("select_ps")) == 2 and chosen == [["plain structure", "flip grid"]] * 2
+    assert "plain structure" in prompt                  # the read's hint, whatever the probe found
+    if probing:                      # the fitting call named first, and only its helper offered
         fits = prompt.index("gave exactly that example's output")
         assert prompt.index("    rotate_grid(grid, 2)\n") > fits       # named first: before the concepts
         assert fits < prompt.index("# Concepts from memory") < prompt.index("# Helper functions from memory")
-        assert "from memory_helpers import rotate_grid\n" in prompt
+        assert "from memory_helpers import rotate_grid\n" in prompt and "import flip_grid" not in prompt
         assert summary["oracle2"] == 100.0
         assert all(events[t]["helper_fits"] == ["rotate_grid(grid, 2)"] for t in TASKS)
         assert summary["probe_fit_tasks"] == sorted(TASKS)
         assert ("tasks where a helper call gave every train output (probe)", 2) in summary_rows(summary)
-        assert {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]} == {
-            "rotate grid": (1, 1)}
+        use = {r["name"]: (r["offered"], r["called"]) for r in events[TASKS[0]]["concept_use"]}
+        assert use["rotate grid"] == (1, 1) and use["flip grid"] == (1, 0)
     else:
-        assert chosen == [["plain structure", "flip grid"]] * 2
         assert "from memory_helpers import flip_grid\n" in prompt and "rotate_grid" not in prompt
         assert "concept: rotate grid" not in prompt
         assert summary["oracle2"] == 0.0
@@ -150,20 +151,28 @@ def test_a_fit_replaces_the_select_models_guess(tmp_path, fake_model, fake_llm, 
     assert runner.rundir.config()["settings"]["probe_helpers"] is probing
 
 
-@pytest.mark.parametrize("mode", ["none", "oe"])
-def test_a_run_that_reads_no_ps_memory_probes_nothing(tmp_path, fake_model, fake_llm, memory, mode):  # noqa: F811
+@pytest.mark.parametrize("mode", ["none", "oe", "cheatsheet", "reasoningbank", "ace"])
+def test_every_method_probes_the_same_way_when_asked(tmp_path, fake_model, fake_llm, memory, mode):  # noqa: F811
+    """Memory's probe is a stage of every method: asked for, it finds the same fit whatever the method
+    reads, names it and offers its helper; left to the method's default, these methods do not probe."""
     fake_model.on("solve", lambda messages: CALLS)
     fake_model.on("caption", lambda messages: "<observations>\n- a\n</observations>")
     fake_model.on("select_oe", lambda messages: "```yaml\n[]\n```")
-    runner, summary = run(tmp_path, fake_llm, memory, selection=mode, probe_helpers=True)
+    runner, summary = run(tmp_path / "on", fake_llm, memory, selection=mode, probe_helpers=True, continual=True)
+    assert "from memory_helpers import rotate_grid\n" in fake_model.calls_for("solve")[0].messages[1]["content"]
+    assert all(e["helper_fits"] == ["rotate_grid(grid, 2)"] for e in runner.rundir.events() if e["type"] == "task")
+    assert summary["oracle2"] == 100.0 and summary["fit_answer_tasks"] == sorted(TASKS)
+    fake_model.calls.clear()
+    runner, summary = run(tmp_path / "default", fake_llm, memory, selection=mode, probe_helpers=None)
+    assert runner.rundir.config()["settings"]["probe_helpers"] is False
     assert "memory_helpers" not in fake_model.calls_for("solve")[0].messages[1]["content"]
-    assert summary["oracle2"] == 0.0
     assert all(e["helper_fits"] == [] for e in runner.rundir.events() if e["type"] == "task")
 
 
 def test_a_run_recorded_before_the_probe_resumes_without_it():
     assert RunConfig.from_dict({"source": "training"}).probe_helpers is False
-    assert RunConfig(source="training").probe_helpers is True
+    assert RunConfig(source="training").probe_helpers is True              # ps's default
+    assert RunConfig(source="training", selection="ace").probe_helpers is False
 
 
 def test_select_shows_what_the_probe_chose(memory, fake_model):  # noqa: F811
@@ -175,8 +184,9 @@ def test_select_shows_what_the_probe_chose(memory, fake_model):  # noqa: F811
     args = ["select", "6150a2bd", "--db", str(memory.url), "--select-model", "fake", "--aux-model", "fake"]
     probed = CliRunner().invoke(cli, args)
     assert probed.exit_code == 0, probed.output
-    assert "probe: every train output from rotate_grid(grid, 2) (no select call)" in probed.output
-    assert "rotate grid" in probed.output.split("--- hint ---")[0] and fake_model.calls_for("select_ps") == []
+    assert "probe: every train output from rotate_grid(grid, 2) (named first in the hint)" in probed.output
+    assert "plain structure" in probed.output.split("--- hint ---")[0] and len(fake_model.calls_for("select_ps")) == 1
+    assert "rotate_grid(grid, 2)" in probed.output.split("--- hint ---")[1]       # as the solver's prompt shows it
     guessed = CliRunner().invoke(cli, args + ["--no-probe-helpers"])
     assert guessed.exit_code == 0 and "probe:" not in guessed.output
     assert "plain structure" in guessed.output.split("--- hint ---")[0]
@@ -184,15 +194,15 @@ def test_select_shows_what_the_probe_chose(memory, fake_model):  # noqa: F811
 
 def test_a_task_is_probed_once_whatever_its_threads_and_retries(tmp_path, fake_model, fake_llm, memory,  # noqa: F811
                                                                  monkeypatch):
-    import arcmemo.run.loop as runner_module
+    import arcmemo.run.stages.probe as probe_module
 
     probed = []
 
-    def counting(task, concepts, sandbox):
+    def counting(task, concepts, sandbox, **kwargs):
         probed.append(task.id)
-        return probe(task, concepts, sandbox)
+        return probe(task, concepts, sandbox, **kwargs)
 
-    monkeypatch.setattr(runner_module, "probe", counting)
+    monkeypatch.setattr(probe_module, "probe", counting)
     fake_model.on("select_ps", lambda messages: "```yaml\n- plain structure\n```")       # the re-selections
     fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return [[0]]\n```")
     runner, _ = run(tmp_path, fake_llm, memory, probe_helpers=True, threads=2, retries=1, reselect_on_retry=True)

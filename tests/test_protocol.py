@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from protocol_support import GOLDEN, fingerprint
 
 from arcmemo.cli import cli
+from arcmemo.methods import load_method
 from arcmemo.run.protocol import (
     CHOICES,
     PROFILES,
@@ -74,19 +75,22 @@ def test_a_bad_name_or_value_is_refused_naming_it(name, overrides, says):
 @pytest.mark.parametrize(("protocol", "run", "says"), [
     (resolve(None, {"write_when": "strict"}), {}, "--write-when strict applies only to a run with --continual"),
     (resolve(None, {"continual_order": "pass"}), {}, "--continual-order pass applies only to a run with"),
-    (resolve(None, {"hint_form": "released"}), {"selection": "oe"}, "--hint-form released applies only to "
-                                                                    "--selection ps, not oe"),
-    (resolve(None, {"oe_caption": "per-puzzle"}), {}, "--oe-caption per-puzzle applies only to --selection oe"),
+    (resolve(None, {"hint_form": "released"}), {"method": "oe"}, "--hint-form released is not followed by "
+                                                                 "--method oe (it is by --method ps)"),
+    (resolve(None, {"oe_caption": "per-puzzle"}), {}, "--oe-caption per-puzzle is not followed by --method ps (it "
+                                                      "is by --method oe)"),
     (resolve("released-code"), {"continual": True, "passes": 2}, "leave out --passes 2"),
     (resolve("released-code"), {"scored": False}, "decides retries from test outputs"),
 ])
 def test_a_choice_the_run_cannot_apply_is_refused(protocol, run, says):
-    with pytest.raises(ProtocolError, match=says.replace("(", r"\(")):
-        check(protocol, **{"continual": False, "passes": 1, "selection": "ps", "scored": True, **run})
+    """A read choice is refused for a method that does not declare it (`protocol_choices`), by name."""
+    run = {"continual": False, "passes": 1, "method": "ps", "scored": True, **run}
+    with pytest.raises(ProtocolError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        check(protocol, **{**run, "method": load_method(run["method"])})
 
 
 def test_a_profile_setting_a_choice_the_run_does_not_use_is_fine():
-    check(resolve("released-code"), continual=False, passes=3, selection="none", scored=True)
+    check(resolve("released-code"), continual=False, passes=3, method=load_method("none"), scored=True)
 
 
 @pytest.mark.parametrize("args", [
@@ -165,8 +169,9 @@ def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
 
 
 def test_pass_order_refuses_an_executor_outside_this_process():
+    from arcmemo.run.config import RunConfig
     from arcmemo.run.executors.local import Executor, InProcess
-    from arcmemo.run.loop import RunConfig, check_protocol_fits
+    from arcmemo.run.loop import check_protocol_fits
 
     config = RunConfig(source="training", continual=True, protocol="released-code")
     check_protocol_fits(config, {"t": object()}, InProcess(4))

@@ -213,7 +213,7 @@ def continual_run(tmp_path, fake_llm, **settings):
     from arcmemo.memory.store import Memory
 
     Memory(str(tmp_path / "memory.db")).close()
-    return solve_run(tmp_path, fake_llm, task_ids=TASK_IDS[:4], selection="none", continual=True, k=2,
+    return solve_run(tmp_path, fake_llm, task_ids=TASK_IDS[:4], selection="all", continual=True, k=2,
                      retries=2, helpers=False, **settings)
 
 
@@ -269,7 +269,7 @@ def test_strict_writes_only_what_is_right_on_test_too(tmp_path, fake_model, fake
     for name, protocol in (("strict", {"name": "arcmemo", "write_when": "strict"}), ("clean", "arcmemo")):
         (tmp_path / name).mkdir()
         Memory(str(tmp_path / name / "memory.db")).close()
-        runner, _ = solve_run(tmp_path / name, fake_llm, task_ids=[a, b], selection="none", continual=True, k=2,
+        runner, _ = solve_run(tmp_path / name, fake_llm, task_ids=[a, b], selection="all", continual=True, k=2,
                               retries=0, helpers=False, protocol=protocol)
         orders[name] = order_of(runner)
         config = json.loads((runner.rundir.path / "config.json").read_text())

@@ -171,7 +171,7 @@ def test_an_empty_bank_shows_nothing_and_a_read_only_run_on_it_is_refused(method
     ({"include_failures": "yes"}, "option include_failures must be true or false, got 'yes'"),
 ])
 def test_a_bad_option_value_is_refused_when_a_run_starts(options, says):
-    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.config import RunConfig
 
     with pytest.raises(MethodOptionError, match=f"memory method 'reasoningbank': {says}"):
         RunConfig(selection="reasoningbank", method_options=options)

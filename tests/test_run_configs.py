@@ -53,8 +53,8 @@ def test_the_paper_settings_ship_and_load():
 
 def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(tmp_path):
     from arcmemo.cli.solve import _method_options
+    from arcmemo.run.config import RunConfig
     from arcmemo.run.jobs.sweep import load_sweep
-    from arcmemo.run.loop import RunConfig
 
     for name in METHOD_SETTINGS:
         params = options("--config", name)
@@ -70,7 +70,7 @@ def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(
         load_sweep(path)
     path.write_text(path.read_text().replace(", cheatsheet", ""))
     assert [(m.config.selection, m.config.method_options) for m in load_sweep(path).members] == [
-        ("reasoningbank", {"top_k": 2}), ("dc-rs", {"top_k": 2})]
+        ("reasoningbank", {"top_k": 2, "include_failures": True}), ("dc-rs", {"top_k": 2, "max_words": 600})]
 
 
 def test_flags_win_over_the_file():

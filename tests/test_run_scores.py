@@ -25,7 +25,8 @@ from arcmemo.core.choice import top_predictions
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import Usage
 from arcmemo.memory.store import Memory
-from arcmemo.run.loop import RunConfig, new_runner
+from arcmemo.run.config import RunConfig
+from arcmemo.run.loop import new_runner
 from arcmemo.run.progress.reporter import Reporter
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import Attempt, SolveResult, Trace

@@ -228,7 +228,7 @@ def test_model_modes_need_an_llm(memory):
 
 def test_an_unknown_mode_is_refused_naming_the_installed_methods(memory):
     from arcmemo.methods import MethodError
-    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.config import RunConfig
 
     with pytest.raises(MethodError, match=r"no memory method named 'psx'.*available: ps, oe, none, all, cheatsheet"):
         select(make_task(), memory, SelectionSettings(mode="psx"), None)

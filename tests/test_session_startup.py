@@ -11,7 +11,7 @@ from runner_support import TASK_IDS, script_run
 
 from arcmemo.core.settings import Settings
 from arcmemo.run import session as session_module
-from arcmemo.run.loop import RunConfig
+from arcmemo.run.config import RunConfig
 from arcmemo.run.session import RunSession, resolve_models
 from arcmemo.run.warmup import ENDPOINT_CLIENT
 from arcmemo.sandbox import pool
@@ -93,7 +93,7 @@ register_model("fake", script_run(FakeModel("fake")))
 seen = {}
 real_import = builtins.__import__
 def watch(name, *args, **kwargs):
-    if name == "arcmemo.run.loop" and "runner" not in seen:
+    if name == "arcmemo.run.config" and "runner" not in seen:
         seen["runner"] = sorted(t.name for t in threading.enumerate())
     return real_import(name, *args, **kwargs)
 builtins.__import__ = watch

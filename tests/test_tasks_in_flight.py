@@ -16,8 +16,9 @@ from runner_support import TASK_IDS, script_run, task_lines, wait_for_tasks
 
 from arcmemo.llm.client import LLM, LLMSettings
 from arcmemo.memory.store import Memory
+from arcmemo.run.config import RunConfig
 from arcmemo.run.executors.local import InProcess
-from arcmemo.run.loop import RunConfig, Runner, new_runner
+from arcmemo.run.loop import Runner, new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 

@@ -136,7 +136,8 @@ def test_ps_two_equal_concepts_swap_places_when_their_counts_differ(tmp_path):
 def test_a_ps_run_with_use_prior_shows_the_better_used_concept_first(tmp_path, fake_model, fake_llm):
     from runner_support import script_run
 
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

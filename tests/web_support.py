@@ -57,7 +57,8 @@ def build_fixture(root: Path, task_ids=tuple(TASK_IDS[:3])) -> Fixture:
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.llm.fake import FakeModel
     from arcmemo.memory.store import Memory
-    from arcmemo.run.loop import RunConfig, new_runner
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 

@@ -412,7 +412,7 @@ def run_memory(rundir, db: str | None):
     from pathlib import Path
 
     from arcmemo.memory.store import Memory
-    from arcmemo.run.loop import REDACTED
+    from arcmemo.run.config import REDACTED
 
     url = db or rundir.config().get("memory_url")
     if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().exists()):

@@ -44,9 +44,9 @@ def _load_task(task_ref: str, source: str):
 @click.option("--other-names", is_flag=True,
               help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
                    "paper's hint); without it only the selected concepts are shown.")
-@click.option("--probe-helpers/--no-probe-helpers", default=True, show_default=True,
-              help="ps: first run the memory's helpers on the train inputs, as `solve` does; calls that give "
-                   "every train output replace the select model's choice.")
+@click.option("--probe-helpers/--no-probe-helpers", default=None,
+              help="Also run memory's helpers on the train inputs, as `solve` does; calls that give every train "
+                   "output are named first in the hint [default: the method's, `arcmemo methods list`].")
 @click.option("--caption", "ps_caption", is_flag=True,
               help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
 @task_source_options
@@ -74,60 +74,57 @@ def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use
     TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1).
     The memory is only read."""
     from arcmemo.core.settings import Settings
-    from arcmemo.methods import check_options, load_method, select
-    from arcmemo.run.records.selections import concept_names, selection_record
+    from arcmemo.run.config import RunConfig, fit_budgets
+    from arcmemo.run.preview import preview
     from arcmemo.run.session import open_session, resolve_models
-    from arcmemo.selection import SelectionSettings
-    from arcmemo.selection.budget import budgets_for
+    from arcmemo.sandbox import get_sandbox
 
-    options = flag_options(use_prior=use_prior, failure_lessons=failure_lessons)
-    check_options(load_method(mode), options)
+    config = RunConfig(selection=mode, top_k=top_k, expand=expand, token_budget=token_budget, hint_budget=hint_budget,
+                       ps_caption=ps_caption, other_names=other_names, probe_helpers=probe_helpers,
+                       method_options=flag_options(use_prior=use_prior, failure_lessons=failure_lessons))
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")
     with open_session(settings) as session:
         prompts = session.use_prompts(settings.prompts_dir, settings.grid_text)
         memory = session.memory()
         llm = None
-        if getattr(load_method(mode), "read_roles", ()):
+        from arcmemo.methods import load_method
+
+        if load_method(mode).read_roles:
             models = resolve_models({"base_url": base_url, "aux_model": aux_model, "select_model": select_model,
                                      "cache": False if no_cache else None})
             llm = session.llm(run_id, models)
-        token_budget, hint_budget = budgets_for(llm, token_budget, hint_budget)
-        fits = _probe(task, memory) if probe_helpers and mode == "ps" else []
-        if fits:
-            from arcmemo.run.stages.prepared import prepared
-            from arcmemo.run.stages.probe import fit_selection
-
-            sel = fit_selection(fits, prepared(memory))
-        else:
-            sel = select(task, memory, SelectionSettings(mode=mode, top_k=top_k, expand=expand, hint_budget=hint_budget,
-                                                         token_budget=token_budget, ps_caption=ps_caption,
-                                                         other_names=other_names, options=options), llm)
+        config = fit_budgets(config, llm)
+        shown = preview(config, task, memory, llm, get_sandbox() if config.helpers and config.probe_helpers else None)
+        sel = shown.selection
         names = {c.id: _label(c) for c in memory.list()}
         if record:
             rundir = _record_run_dir(settings, run_id, memory, prompts.record())
-            rundir.append_selection(selection_record(task.id, 0, sel, concept_names(memory)))
+            for line in shown.records.selections:
+                rundir.append_selection({k: v for k, v in line.items() if k != "time"})
             rundir.write_summary({"run_id": rundir.run_id, "selections": len(rundir.selections())})
             rundir.set_status("finished")
             if not as_json:
                 warn(f"recorded in {rundir.path}/selections.jsonl")
-    _print(task.id, sel, names, show_reasoning, as_json)
+    _print(task.id, sel, names, show_reasoning, as_json, fits=[f.call for f in shown.probed.fits],
+           shown=_as_solver_sees(sel, shown.helpers))
 
 
-def _probe(task, memory) -> list:
-    """The calls of memory's helpers that give every train output of `task` (run/stages/probe.py)."""
-    from arcmemo.run.stages.prepared import prepared
-    from arcmemo.run.stages.probe import probe
-    from arcmemo.sandbox import get_sandbox
+def _as_solver_sees(selection, helpers) -> str:
+    """Memory's part of the solver's prompt, as a solve's first thread would get it: the probe's
+    calls first, then the read's hint, then the helpers offered."""
+    from arcmemo.solverkit import Hint
+    from arcmemo.solverkit.helpers import memory_section
 
-    return probe(task, prepared(memory), get_sandbox())[0]
+    hint = Hint(text=selection.hint, concept_ids=list(selection.concept_ids), mode=selection.mode, helpers=helpers)
+    return memory_section(hint, lambda text: text).strip()
 
 
 def _record_run_dir(settings, run_id: str | None, memory, prompts: dict):
     """The run directory --record writes into: `run_id`'s if it exists, else a new one of kind select."""
     import time
 
-    from arcmemo.run.loop import memory_url_for_record
+    from arcmemo.run.config import memory_url_for_record
     from arcmemo.run.records.rundir import RunDir
 
     if run_id and (Path(settings.runs_dir) / run_id / "config.json").is_file():
@@ -146,10 +143,11 @@ def _label(concept) -> str:
     return concept.name
 
 
-def _print(task_id, sel, names, show_reasoning, as_json) -> None:
+def _print(task_id, sel, names, show_reasoning, as_json, *, fits: list[str], shown: str) -> None:
     chosen = [{"id": i, "name": names.get(i, "?"), "expanded": i in sel.expanded_ids} for i in sel.concept_ids]
     if as_json:
         echo_json({"task_id": task_id, "mode": sel.mode, "concepts": chosen, "unmatched": sel.unmatched,
+                   "probe_fits": fits, "solver_sees": shown,
                    "fallback": sel.fallback, "error": sel.error, "stats": sel.stats, "usage": sel.usage_dict(),
                    "caption": sel.caption, "reasoning": sel.reasoning, "hint": sel.hint})
         return
@@ -162,8 +160,8 @@ def _print(task_id, sel, names, show_reasoning, as_json) -> None:
         if "prompt_tokens_est" in stats:
             line += f", prompt ~{stats['prompt_tokens_est']} tokens (budget {stats.get('budget')})"
         click.echo(line)
-    if stats.get("probe_fits"):
-        click.echo("probe: every train output from " + ", ".join(stats["probe_fits"]) + " (no select call)")
+    if fits:
+        click.echo("probe: every train output from " + ", ".join(fits) + " (named first in the hint)")
     click.echo(f"chosen ({len(chosen)}):")
     for c in chosen:
         click.echo(f"  {c['id']:>6}  {c['name']}" + ("  [expanded]" if c["expanded"] else ""))
@@ -181,7 +179,7 @@ def _print(task_id, sel, names, show_reasoning, as_json) -> None:
     if show_reasoning and sel.reasoning and sel.reasoning != sel.caption:
         click.echo("\n--- reasoning ---\n" + sel.reasoning)
     click.echo("\n--- hint ---")
-    click.echo(sel.hint if sel.hint else "(empty: the solver sees no memory)")
+    click.echo(shown if shown else "(empty: the solver sees no memory)")
 
 
 COMMANDS = [select_command]

@@ -237,7 +237,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         raise click.UsageError("--consolidate-every needs --continual (a read-only run writes no memory)")
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
-    from arcmemo.run.loop import RunConfig
+    from arcmemo.run.config import RunConfig
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import Scale, open_session, resolve_models
 
@@ -255,7 +255,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
         if settings.origin("grid_text") != "default":     # a setting of its own, and a choice of the protocol
             protocol_request.choices["grid_text"] = settings.grid_text
-        protocol = _protocol(protocol_request, continual=continual, passes=passes, selection=selection,
+        protocol = _protocol(protocol_request, continual=continual, passes=passes, method=_method(selection),
                              scored=not no_score)
         config = RunConfig(
             source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
@@ -298,6 +298,12 @@ def _protocol(request, **run):
     except ProtocolError as exc:
         raise click.UsageError(str(exc)) from None
     return protocol
+
+
+def _method(name: str):
+    from arcmemo.methods import load_method
+
+    return load_method(name)
 
 
 def _resume(session, runner) -> str:

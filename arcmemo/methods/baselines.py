@@ -1,6 +1,6 @@
-"""The comparison baselines of ArcMemo's selection: `none` (no memory shown) and `all` (the whole
-memory shown, no selection). Both write as ArcMemo does, in the run's memory format, so a
-continual run ablates selection alone."""
+"""The comparison baselines of ArcMemo's selection: `none` (no memory shown, nothing learned) and
+`all` (the whole memory shown, no selection; it writes as ArcMemo does, in the run's memory
+format, so a continual run ablates selection alone)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,12 @@ from arcmemo.selection.baselines import select_all, select_none
 
 class NoMemory(MethodBase):
     name = "none"
-    description = "no memory shown (the baseline); a continual run still writes ArcMemo's concepts"
-    formats = FORMATS
-    write_roles = ("aux",)
+    description = "no memory shown and nothing learned (the baseline); with --probe-helpers, memory's helpers only"
     reads_memory = False
+    writes_memory = False
 
     def read(self, task, memory, settings, llm):
         return select_none(task, memory, settings, llm)
-
-    def write(self, experiences, memory, llm, ctx):
-        return write_arcmemo(experiences, memory, llm, ctx, ctx.memory_format or "ps")
 
 
 class WholeMemory(MethodBase):
@@ -28,6 +24,9 @@ class WholeMemory(MethodBase):
     description = "the whole memory shown, no selection (ArcMemo's selection ablated)"
     formats = FORMATS
     write_roles = ("aux",)
+    shares_read = True
+    offers_helpers = True
+    probes_by_default = True
 
     def read(self, task, memory, settings, llm):
         return select_all(task, memory, settings, llm)

@@ -29,13 +29,19 @@ enters memory; `each_experience` turns such an error into a recorded write failu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from arcmemo.core.answers import INTERRUPTS, describe
 from arcmemo.core.tasks import Task
+from arcmemo.methods.options import MethodOptionError, option_names, read_options
 from arcmemo.selection.types import Selection, SelectionSettings
+
+if TYPE_CHECKING:
+    from arcmemo.llm.client import LLM
+    from arcmemo.memory.store.memory import Memory
 
 VERDICTS = ("helpful", "harmful", "neutral")      # a method's judgement of an item it showed a task
 
@@ -144,22 +150,50 @@ class WriteContext:
 
 @runtime_checkable
 class MemoryMethod(Protocol):
-    """A memory method (module docstring). `formats`: the store formats its items are kept in;
-    `read_roles`/`write_roles`: the model roles its steps call (a run starts and checks those)."""
+    """A memory method (module docstring); `MethodBase` gives every member a default.
+
+    `formats`: the store formats its items are kept in; `read_roles`/`write_roles`: the model
+    roles its steps call (a run starts and checks those); `Options`: a dataclass of its own
+    settings with their defaults (--method-option KEY=VALUE; None: it takes none). What the run
+    may do with it, declared here and never inferred from its name: `shares_read` (one read may
+    serve every thread of a puzzle: the protocol's select_once), `reselects` (its read takes a
+    failed try's feedback, `SelectionSettings.retry_feedback`: --reselect-on-retry),
+    `offers_helpers` (the items it selects may carry verified helpers, offered to the solver),
+    `probes_by_default` (--probe-helpers's default for it), `protocol_choices` (the protocol's
+    read choices it follows: a run refuses one given to a method that ignores it)."""
 
     name: str
     description: str
     formats: tuple[str, ...]
+    read_roles: tuple[str, ...]
+    write_roles: tuple[str, ...]
+    reads_memory: bool
+    writes_memory: bool
+    Options: type | None
+    shares_read: bool
+    reselects: bool
+    offers_helpers: bool
+    probes_by_default: bool
+    protocol_choices: tuple[str, ...]
+    departures: tuple[str, ...]
 
-    def read(self, task: Task, memory: Any, settings: SelectionSettings, llm: Any) -> Selection: ...
+    def read(self, task: Task, memory: Memory, settings: SelectionSettings, llm: LLM) -> Selection: ...
 
-    def write(self, experiences: Sequence[Experience], memory: Any, llm: Any, ctx: WriteContext) -> list[WriteEvent]:
+    def prepare_read(self, task: Task, memory: Memory, settings: SelectionSettings, llm: LLM) -> SelectionSettings:
         ...
+
+    def write(self, experiences: Sequence[Experience], memory: Memory, llm: LLM, ctx: WriteContext
+              ) -> list[WriteEvent]: ...
+
+    def check(self, memory: Memory, *, continual: bool) -> str | None: ...
+
+    def option_values(self, options: Mapping[str, Any] | None) -> dict[str, Any]: ...
 
 
 class MethodBase:
-    """Defaults a method may inherit: reads nothing, writes nothing, needs no model, and
-    `check` finds nothing that would make a run pointless."""
+    """Defaults a method may inherit: reads nothing, writes nothing, needs no model, takes no
+    options, lets the run do nothing more with its reads, and `check` finds nothing that would
+    make a run pointless."""
 
     name = ""
     description = ""
@@ -167,40 +201,65 @@ class MethodBase:
     read_roles: tuple[str, ...] = ()
     write_roles: tuple[str, ...] = ()
     reads_memory = True                 # False: a run needs no memory to exist (none)
-    option_names: tuple[str, ...] = ()  # the settings of its own it takes (--method-option KEY=VALUE)
+    writes_memory = True                # False: it learns nothing (none): --continual is refused
+    Options: type | None = None         # a dataclass of its own settings, with their defaults
+    shares_read = False
+    reselects = False
+    offers_helpers = False
+    probes_by_default = False
+    protocol_choices: tuple[str, ...] = ()
+    departures: tuple[str, ...] = ()    # where it departs from its paper, a line each (`methods list`)
 
-    def read(self, task: Task, memory: Any, settings: SelectionSettings, llm: Any) -> Selection:
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        return option_names(self.Options) if self.Options is not None else ()
+
+    def options(self, given: Mapping[str, Any] | None) -> Any:
+        """Its Options with `given` over the defaults (MethodOptionError naming a bad value)."""
+        if self.Options is None:
+            return None
+        return read_options(self.Options, dict(given or {}))
+
+    def option_values(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every option with its value, the defaults included: what a run records."""
+        chosen = self.options(given)
+        return {} if chosen is None else dataclasses.asdict(chosen)
+
+    def read(self, task: Task, memory: Memory, settings: SelectionSettings, llm: LLM) -> Selection:
         return Selection(mode=self.name)
 
-    def write(self, experiences: Sequence[Experience], memory: Any, llm: Any, ctx: WriteContext) -> list[WriteEvent]:
+    def prepare_read(self, task: Task, memory: Memory, settings: SelectionSettings, llm: LLM) -> SelectionSettings:
+        """What a puzzle's threads share before their reads (made once per puzzle, when the protocol
+        shares one: OE's caption); the settings each thread's read then takes."""
+        return settings
+
+    def write(self, experiences: Sequence[Experience], memory: Memory, llm: LLM, ctx: WriteContext
+              ) -> list[WriteEvent]:
         return []
 
-    def check(self, memory: Any, *, continual: bool) -> str | None:
+    def check(self, memory: Memory, *, continual: bool) -> str | None:
         """Why a run of this method on `memory` would be pointless (None: it would not)."""
         return None
 
-    def option_problem(self, options: dict[str, Any]) -> str | None:
-        """What is wrong with the values of these options, all of them its own (None: nothing)."""
-        return None
+
+class ReadFailed(Exception):
+    """A step a puzzle's threads share before their reads failed (`prepare_read`): each thread's
+    read is then a fallback (no hint) with this error."""
 
 
-class MethodOptionError(ValueError):
-    """Settings a memory method does not take (the message names them and the ones it does)."""
-
-
-def check_options(method: Any, options: Any) -> None:
+def check_options(method: MemoryMethod, options: Any) -> None:
     """MethodOptionError naming what is wrong when `options` are not settings `method` takes."""
     if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
         raise MethodOptionError(f"method options must map names to values, got {options!r}")
-    takes = tuple(getattr(method, "option_names", ()) or ())
+    takes = tuple(method.option_names)
     unknown = sorted(set(options) - set(takes))
     if unknown:
         raise MethodOptionError(f"memory method {method.name!r} takes no option {', '.join(map(repr, unknown))} "
-                         f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
-    problem = getattr(method, "option_problem", None)
-    why = problem(options) if callable(problem) else None
-    if why:
-        raise MethodOptionError(f"memory method {method.name!r}: {why}")
+                                f"({'its options: ' + ', '.join(takes) if takes else 'it takes none'})")
+    try:
+        method.option_values(options)
+    except MethodOptionError as exc:
+        raise MethodOptionError(f"memory method {method.name!r}: {exc}") from None
 
 
 def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,
@@ -232,4 +291,4 @@ def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Ex
 
 
 __all__ = ["AttemptView", "Experience", "WriteEvent", "WriteContext", "MemoryMethod", "MethodBase", "VERDICTS",
-           "MethodOptionError", "check_options", "each_experience", "guarded"]
+           "MethodOptionError", "ReadFailed", "check_options", "each_experience", "guarded"]

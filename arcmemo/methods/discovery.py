@@ -165,16 +165,26 @@ def _instantiate(name: str, ep):
     except Exception as exc:
         raise MethodError(f"memory method {name!r} ({ep.value}) failed to start: "
                           f"{type(exc).__name__}: {exc}") from exc
-    lacking = [m for m in ("read", "write") if not callable(getattr(method, m, None))]
+    lacking = missing_members(method)
     if lacking:
-        raise MethodError(f"memory method {name!r} ({ep.value}) has no {' or '.join(lacking)} method "
-                          "(arcmemo.methods.contract.MemoryMethod)")
+        raise MethodError(f"memory method {name!r} ({ep.value}) lacks {', '.join(lacking)} of the contract "
+                          "(arcmemo.methods.contract.MemoryMethod): subclass arcmemo.methods.MethodBase, which "
+                          "gives each a default")
     if getattr(method, "name", None) != name:
         try:
             method.name = name
         except AttributeError:
             raise MethodError(f"memory method {name!r} ({ep.value}) calls itself {method.name!r}") from None
     return method
+
+
+def missing_members(method: Any) -> list[str]:
+    """The members of the method contract `method` lacks (a method the run could not ask)."""
+    from arcmemo.methods.contract import MemoryMethod
+
+    names = set(MemoryMethod.__annotations__) | {n for n, v in vars(MemoryMethod).items()
+                                                   if callable(v) and not n.startswith("_")}
+    return sorted(n for n in names if not hasattr(method, n))
 
 
 def _origin(ep) -> str:
@@ -186,23 +196,27 @@ def _origin(ep) -> str:
 
 def describe_methods(*, check: bool = True) -> list[dict[str, Any]]:
     """One row per method entry point: name, entry point, where it comes from and (with `check`)
-    its description, formats, options and whether it loads; a method that fails is reported, not raised."""
+    its description, formats, options with their defaults, whether it probes memory's helpers by
+    default, where it departs from its paper, and whether it loads; a method that fails is
+    reported, not raised."""
     rows = []
     for name, ep in available_methods().items():
-        row: dict[str, Any] = {"name": name, "entry_point": ep.value, "origin": _origin(ep),
-                               "description": None, "formats": None, "options": None, "status": None, "error": None}
+        row: dict[str, Any] = {"name": name, "entry_point": ep.value, "origin": _origin(ep), "description": None,
+                               "formats": None, "options": None, "probe": None, "departures": None, "status": None,
+                               "error": None}
         if check:
             try:
                 method = load_method(name)
-                row.update(status="ok", description=str(getattr(method, "description", "") or ""),
-                           formats=list(getattr(method, "formats", ()) or ()),
-                           options=list(getattr(method, "option_names", ()) or ()))
+                row.update(status="ok", description=str(method.description or ""), formats=list(method.formats),
+                           options=method.option_values({}), probe=bool(method.probes_by_default),
+                           departures=list(method.departures))
             except MethodError as exc:
                 row.update(status="error", error=str(exc))
         rows.append(row)
     for ep, why in _found()[1]:
         rows.append({"name": ep.name, "entry_point": ep.value, "origin": _origin(ep), "description": None,
-                     "formats": None, "options": None, "status": "error", "error": f"not used: {why}"})
+                     "formats": None, "options": None, "probe": None, "departures": None, "status": "error",
+                     "error": f"not used: {why}"})
     return rows
 
 

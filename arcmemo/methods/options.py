@@ -1,17 +1,20 @@
-"""A memory method's own settings (--method-option KEY=VALUE) read into a dataclass of defaults:
-every field is one option; a whole-number field takes whole numbers within its bounds
-(`field(metadata={"min": .., "max": ..})`), a number field numbers within its bounds, a
-true/false field true or false. A method's
-`option_problem` reports what `read_options` refuses, so a run refuses it at start."""
+"""A memory method's own settings (--method-option KEY=VALUE) read into a dataclass of defaults,
+the one shape of method options (`MethodBase.Options`): every field is one option; a
+whole-number field takes whole numbers within its bounds (`field(metadata={"min": .., "max":
+..})`), a number field numbers within its bounds, a true/false field true or false, a text
+field text, or one of its `metadata={"choices": (...)}` when it has them. A run records every option's value, the
+defaults included (`MethodBase.option_values`)."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, TypeVar
 
-from arcmemo.methods.contract import MethodOptionError
-
 T = TypeVar("T")
+
+
+class MethodOptionError(ValueError):
+    """Settings a memory method does not take (the message names them and the ones it does)."""
 
 
 def _within(field: dataclasses.Field, value: Any) -> Any:
@@ -35,6 +38,15 @@ def _checked(field: dataclasses.Field, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise MethodOptionError(f"option {field.name} must be a number, got {value!r}")
         return _within(field, float(value))
+    if isinstance(default, str):
+        if "choices" not in field.metadata:
+            if not isinstance(value, str):
+                raise MethodOptionError(f"option {field.name} must be text, got {value!r}")
+            return value
+        if value not in field.metadata["choices"]:
+            raise MethodOptionError(f"option {field.name} must be {' or '.join(field.metadata['choices'])}, "
+                                    f"got {value!r}")
+        return value
     raise TypeError(f"option {field.name}: no rule for values like its default {default!r}")
 
 
@@ -49,13 +61,4 @@ def option_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
-def problem_with(cls: type, options: dict[str, Any]) -> str | None:
-    """What read_options refuses in `options` (None: nothing)."""
-    try:
-        read_options(cls, options)
-    except MethodOptionError as exc:
-        return str(exc)
-    return None
-
-
-__all__ = ["read_options", "option_names", "problem_with"]
+__all__ = ["MethodOptionError", "read_options", "option_names"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 from arcmemo.core.answers import INTERRUPTS, describe
@@ -15,9 +16,10 @@ def select(task, memory, settings: SelectionSettings | None = None, llm: Any = N
     Selection with its run).
 
     An unknown method, or one that does not load, raises MethodError. Model problems (a failed
-    call, unreadable answers after one retry, or anything else going wrong in the read) never
-    raise: the task gets no hint and the Selection says fallback=True with the error. Only
-    interrupts propagate.
+    call, unreadable answers after one retry) never raise: the task gets no hint and the
+    Selection says fallback=True with the error. A read that raises (a bug in the method) is
+    the same for the task, and its `stats["raised"]` keeps the error and the traceback, so the
+    run counts it as a fault, not as a model's bad answer. Only interrupts propagate.
     """
     settings = settings or SelectionSettings()
     method = load_method(settings.mode)
@@ -30,7 +32,9 @@ def select(task, memory, settings: SelectionSettings | None = None, llm: Any = N
     except INTERRUPTS:
         raise
     except Exception as exc:
-        selection = Selection(mode=settings.mode, fallback=True, error=f"select_{settings.mode}: {describe(exc)}")
+        error = f"select_{settings.mode}: {describe(exc)}"
+        selection = Selection(mode=settings.mode, fallback=True, error=error,
+                              stats={"raised": {"error": error, "traceback": traceback.format_exc(limit=20)}})
     if selection.fallback:
         selection.concept_ids, selection.hint = [], ""
     return selection

@@ -72,7 +72,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "grid_text": ("digits", "numpy"),
 }
 CONTINUAL_ONLY = ("continual_order", "write_when")
-FOR_SELECTION = {"selector_view": "ps", "hint_form": "ps", "oe_caption": "oe"}
+READ_CHOICES = ("selector_view", "hint_form", "oe_caption")     # followed by the methods that declare them
 
 
 class ProtocolError(ValueError):
@@ -180,22 +180,37 @@ def from_record(data: Mapping[str, Any] | str | None) -> Protocol:
     return resolve(name, {c: data[c] for c in CHOICES if c in data})
 
 
-def check(protocol: Protocol, *, continual: bool, passes: int, selection: str, scored: bool) -> None:
-    """ProtocolError for a choice this run cannot apply (module docstring), naming the choice."""
+def check(protocol: Protocol, *, continual: bool, passes: int, method: Any, scored: bool) -> None:
+    """ProtocolError for a choice this run cannot apply (module docstring), naming the choice. A
+    read choice applies to the memory methods that declare it (`protocol_choices`)."""
     given = set(protocol.overridden())
     for choice in CONTINUAL_ONLY:
         if choice in given and not continual:
             raise ProtocolError(f"{_flag(choice, protocol)} applies only to a run with --continual")
-    for choice, mode in FOR_SELECTION.items():
-        if choice in given and selection != mode:
-            raise ProtocolError(f"{_flag(choice, protocol)} applies only to --selection {mode}, "
-                                f"not {selection}")
+    for choice in READ_CHOICES:
+        if choice in given and choice not in method.protocol_choices:
+            raise ProtocolError(f"{_flag(choice, protocol)} is not followed by --method {method.name} (it is by "
+                                f"{_followed_by(choice)})")
     if continual and protocol.continual_order == "pass" and passes > 1:
         raise ProtocolError(f"continual_order=pass (protocol {protocol.name}) runs each retry depth as a pass "
                             f"of its own: leave out --passes {passes}")
     if protocol.retry_when == "test-fails" and not scored:
         raise ProtocolError(f"retry_when=test-fails (protocol {protocol.name}) decides retries from test "
                             "outputs, which this run does not have (--no-score, or tasks without solutions)")
+
+
+def _followed_by(choice: str) -> str:
+    """The installed methods that follow a read choice, for the message that refuses it."""
+    from arcmemo.methods.discovery import load_method, method_names
+
+    names = []
+    for name in method_names():
+        try:
+            if choice in load_method(name).protocol_choices:
+                names.append(f"--method {name}")
+        except Exception:       # a plugin that does not load follows nothing here
+            continue
+    return " or ".join(names) or "no installed method"
 
 
 def _flag(choice: str, protocol: Protocol) -> str:

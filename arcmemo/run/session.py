@@ -31,16 +31,9 @@ from arcmemo.llm import LLM, LLMSettings
 from arcmemo.memory.errors import StoreError
 from arcmemo.memory.store import Memory
 from arcmemo.memory.store.reader import sqlite_file
+from arcmemo.run.config import REDACTED, RunConfig, load_run_tasks, memory_url_for_record
 from arcmemo.run.executors.local import Executor, InProcess
-from arcmemo.run.loop import (
-    REDACTED,
-    RunConfig,
-    Runner,
-    load_run_tasks,
-    memory_url_for_record,
-    new_runner,
-    resume_runner,
-)
+from arcmemo.run.loop import Runner, new_runner, resume_runner
 from arcmemo.run.progress.reporter import Reporter
 from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up

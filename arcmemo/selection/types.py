@@ -16,6 +16,8 @@ DEFAULT_HINT_BUDGET = 3000         # the concepts handed to the solver, likewise
 VIEWS = ("full", "collapsed")
 HINT_FORMS = ("arcmemo", "released")
 CAPTION_IMAGES = ("pairs", "puzzle")
+# How the select model saw memory (Selection.stats["form"]), least degraded first
+SELECTION_LEVELS = ("full", "collapsed", "compressed", "prefiltered")
 
 
 @dataclass

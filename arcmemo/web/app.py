@@ -40,7 +40,7 @@ from arcmemo.memory.store.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.views.library import library
 from arcmemo.pictures import thumbnail_png
 from arcmemo.pictures.png import data_url
-from arcmemo.run.loop import memory_url_for_record
+from arcmemo.run.config import memory_url_for_record
 from arcmemo.run.records.rundir import RunDirError
 from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
 from arcmemo.web.lookup import TaskSources, find_run, shown

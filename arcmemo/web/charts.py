@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arcmemo.pictures import plots
-from arcmemo.run.stages.threads import run_depth_table
+from arcmemo.run.records.scores import run_depth_table
 from arcmemo.web.rundata import RunView
 
 

@@ -16,12 +16,13 @@ from typing import Any
 from arcmemo.core.table import cell
 from arcmemo.core.tasks import Answers, Task, TaskError
 from arcmemo.memory.store import Memory
-from arcmemo.run.loop import RunConfig, TaskOutcome, load_run_tasks
+from arcmemo.run.config import RunConfig, load_run_tasks
 from arcmemo.run.protocol import test_informed
+from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.records.reader import RunRecord, read_run
 from arcmemo.run.records.report import score_of
 from arcmemo.run.records.rundir import RUNNING, RunDir, RunDirError
-from arcmemo.run.stages.threads import outcome_scores, task_headline
+from arcmemo.run.records.scores import outcome_scores, task_headline
 from arcmemo.scoring.runscore import RunScore, headline_name
 from arcmemo.web.lookup import run_dirs
 

@@ -31,7 +31,6 @@ from arcmemo.methods.ace.playbook import FORMAT, playbook, within
 from arcmemo.methods.ace.playbook import hint as playbook_hint
 from arcmemo.methods.ace.refine import refine
 from arcmemo.methods.contract import Experience, MethodBase, WriteContext, WriteEvent, each_experience, guarded
-from arcmemo.methods.options import option_names, problem_with, read_options
 from arcmemo.selection.conversation import ask
 from arcmemo.selection.types import Selection
 
@@ -56,10 +55,7 @@ class ACE(MethodBase):
                    "draws lessons from successes and failures, a curator adds, edits and removes bullets")
     formats = (FORMAT,)
     write_roles = ("aux",)
-    option_names = option_names(AceOptions)
-
-    def option_problem(self, options):
-        return problem_with(AceOptions, options)
+    Options = AceOptions
 
     def check(self, memory, *, continual: bool) -> str | None:
         """Without --continual (which grows the playbook from the run's own tasks) an empty playbook
@@ -70,7 +66,7 @@ class ACE(MethodBase):
                 "run's tasks (or import one: `arcmemo concepts import`)")
 
     def read(self, task, memory, settings, llm):
-        options = read_options(AceOptions, settings.options)
+        options = self.options(settings.options)
         bullets = playbook(memory)
         shown = within(bullets, settings.hint_budget, options.max_bullets or None)
         text = playbook_hint(shown)
@@ -79,7 +75,7 @@ class ACE(MethodBase):
                                 "hint_tokens_est": estimate_tokens(text)})
 
     def write(self, experiences, memory, llm, ctx):
-        options = read_options(AceOptions, ctx.options)
+        options = self.options(ctx.options)
         learns = (lambda e: True) if options.reflect_on_failures else (lambda e: e.passed_train)
         events = [event for experience in each_experience(experiences, ctx, learns_from=learns)
                   if (event := guarded(lambda e: self._write_one(e, memory, llm, ctx, options), experience, memory,

@@ -15,6 +15,9 @@ class ArcMemoPS(ArcMemoMethod):
     formats = ("ps",)
     read_roles = ("select",)
     write_roles = ("aux",)
+    offers_helpers = True
+    probes_by_default = True
+    protocol_choices = ("selector_view", "hint_form")
 
     def read(self, task, memory, settings, llm):
         options = ArcMemoOptions.of(settings.options)

@@ -40,7 +40,6 @@ from arcmemo.memory.schema.rules import MAX_ITEM
 from arcmemo.methods.arcmemo.write import passed_train
 from arcmemo.methods.contract import Experience, MethodBase, WriteEvent, each_experience, guarded
 from arcmemo.methods.dynamic_cheatsheet.cumulative import EMPTY_SHEET, _parser
-from arcmemo.methods.options import option_names, problem_with, read_options
 from arcmemo.methods.retrieval import most_similar
 from arcmemo.methods.task_profile import task_profile
 from arcmemo.prompts import render_prompt
@@ -118,7 +117,7 @@ class DynamicCheatsheetRS(MethodBase):
     formats = ("case", "sheet")
     read_roles = ("aux",)
     write_roles = ("aux",)
-    option_names = option_names(RSOptions)
+    Options = RSOptions
 
     def __init__(self):
         # (task, request) -> {sample: (sheet, model)}: what this process's reads showed
@@ -150,7 +149,7 @@ class DynamicCheatsheetRS(MethodBase):
         return outcome
 
     def read(self, task, memory, settings, llm):
-        options = read_options(RSOptions, settings.options)
+        options = self.options(settings.options)
         synthesis = plan(task, memory, options)
         stats = {"memory_size": synthesis.memory_size, "retrieved": len(synthesis.cases),
                  "scores": [round(s, 3) for _, s in synthesis.cases]}
@@ -165,7 +164,7 @@ class DynamicCheatsheetRS(MethodBase):
                          stats={**stats, "shown": len(synthesis.ids), "hint_tokens_est": estimate_tokens(hint)})
 
     def write(self, experiences, memory, llm, ctx):
-        options = read_options(RSOptions, ctx.options)
+        options = self.options(ctx.options)
         newest = experiences[-1] if experiences else None
         # planned before anything is written: the memory the newest task's read saw
         synthesis = plan(newest.task, memory, options) if newest is not None else None
@@ -220,8 +219,6 @@ class DynamicCheatsheetRS(MethodBase):
                      task_id=task.id, source="self", model=model, op="add" if previous is None else "edit")
         event.extended.append(SHEET_NAME)
 
-    def option_problem(self, options):
-        return problem_with(RSOptions, options)
 
     def check(self, memory, *, continual: bool) -> str | None:
         """Without --continual nothing is added, so a memory with no case and no sheet shows nothing."""

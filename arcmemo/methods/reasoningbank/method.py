@@ -34,7 +34,7 @@ from arcmemo.memory.schema import rules as schema
 from arcmemo.memory.views.lexical import concept_text
 from arcmemo.methods.arcmemo.write import passed_train
 from arcmemo.methods.contract import Experience, MethodBase, WriteEvent, each_experience, guarded
-from arcmemo.methods.options import option_names, problem_with, read_options
+from arcmemo.methods.options import read_options
 from arcmemo.methods.retrieval import most_similar
 from arcmemo.methods.task_profile import task_profile
 from arcmemo.prompts import keep_tail, render_prompt
@@ -202,20 +202,18 @@ class ReasoningBank(MethodBase):
     description = "ReasoningBank: items distilled from successes and failures, those of the most similar puzzles shown"
     formats = ("bank",)
     write_roles = ("aux",)
-    option_names = option_names(BankOptions)
+    Options = BankOptions
 
     def read(self, task, memory, settings, llm):
         return read_bank(task, memory, settings, llm)
 
     def write(self, experiences, memory, llm, ctx):
-        options = read_options(BankOptions, ctx.options)
+        options = self.options(ctx.options)
         learns_from = (lambda e: True) if options.include_failures else passed_train
         return [guarded(lambda e: extract(e, memory, llm, run_id=ctx.run_id), experience, memory, step=NAME,
                         run_id=ctx.run_id)
                 for experience in each_experience(experiences, ctx, learns_from=learns_from)]
 
-    def option_problem(self, options):
-        return problem_with(BankOptions, options)
 
     def check(self, memory, *, continual: bool) -> str | None:
         """Without --continual nothing is added, so a memory with no bank items shows nothing."""

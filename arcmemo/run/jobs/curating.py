@@ -40,8 +40,8 @@ from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import LLMSettings, Usage
 from arcmemo.methods.dynamic_cheatsheet.cumulative import current_sheet, update_cheatsheet
 from arcmemo.prompts import keep_tail
+from arcmemo.run.config import memory_url_for_record
 from arcmemo.run.jobs.seeding import SeedOptions, SeedSummary, read_lib, verify_seeds
-from arcmemo.run.loop import memory_url_for_record
 from arcmemo.run.progress.longrun import Job, check_named
 from arcmemo.run.prompting import prompts_record
 from arcmemo.run.records.rundir import RunDir, new_run_id

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arcmemo.run.loop import RunConfig, TaskOutcome
+from arcmemo.run.config import RunConfig
+from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.stages.probe import FIT_LABEL
 from arcmemo.solverkit.conversation import WRONG_OUTPUT
 

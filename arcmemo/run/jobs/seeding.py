@@ -53,8 +53,8 @@ from arcmemo.core.config import lookup
 from arcmemo.core.helpercode import MODULE, HelperError
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
+from arcmemo.run.config import memory_url_for_record
 from arcmemo.run.helpers.verify import verification
-from arcmemo.run.loop import memory_url_for_record
 from arcmemo.run.progress.longrun import check_named, write_job
 from arcmemo.run.prompting import prompts_record
 from arcmemo.run.records.rundir import RunDir

@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from arcmemo.run.loop import RunConfig
+from arcmemo.run.config import RunConfig
 from arcmemo.run.session import Scale
 
 MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")

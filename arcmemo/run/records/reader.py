@@ -113,8 +113,9 @@ def read_run(rundir: RunDir) -> RunRecord:
 def partial_summary(rundir: RunDir, config: dict[str, Any]) -> dict[str, Any]:
     """What a solve run's events hold before its summary exists: its tasks so far, scored as
     Runner._summary scores them (each task's latest pass)."""
-    from arcmemo.run.loop import TaskOutcome, total_usage
-    from arcmemo.run.stages.threads import outcome_scores, per_task_scores
+    from arcmemo.run.records.outcome import TaskOutcome
+    from arcmemo.run.records.scores import outcome_scores, per_task_scores
+    from arcmemo.run.records.summary import total_usage
 
     settings = config.get("settings", {})
     threads, retries = int(settings.get("threads", 1)), int(settings.get("retries", 0))

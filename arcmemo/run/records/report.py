@@ -38,7 +38,7 @@ def score_of(config: dict[str, Any] | None, summary: dict[str, Any]) -> RunScore
 
 def running_score(outcomes: Sequence[Any], threads: int, retries: int, config: dict[str, Any]) -> str:
     """The progress line's score while a run goes on: its headline over the tasks done so far."""
-    from arcmemo.run.stages.threads import outcome_scores
+    from arcmemo.run.records.scores import outcome_scores
 
     done = list(outcomes)
     score = score_of(config, {"tasks": len(done), **outcome_scores(done, threads, retries, table=False)})

@@ -17,7 +17,10 @@ from arcmemo.memory.store.usage import ConceptUse
 from arcmemo.solverkit import MemoryHelpers, OfferedHelper
 
 if TYPE_CHECKING:
+    from arcmemo.run.stages.context import TaskContext
     from arcmemo.run.stages.prepared import Prepared
+    from arcmemo.run.stages.probe import Fit
+    from arcmemo.selection import Selection
 
 SMALL_CONTEXT = 16_000     # a model whose context is at most this many tokens gets few helpers
 FEW_HELPERS = 2
@@ -52,6 +55,31 @@ def offer_helpers(memory: Prepared, chosen_ids: Iterable[int], limit: int,
     return MemoryHelpers(module=module, offered=offered)
 
 
+def helpers_for(ctx: TaskContext, selection: Selection, fits: Sequence[Fit]) -> MemoryHelpers | None:
+    """The helpers offered with a thread's hint (None: --helpers off, or none to offer): when the
+    probe found calls that give every train output, only theirs, in the probe's order (any
+    other would be a guess, and a small model offered more helpers calls them all); else, for a
+    method whose items carry helpers (`offers_helpers`), those of the items its read chose (the
+    memory's best used first, then in the read's order)."""
+    if not ctx.config.helpers:
+        return None
+    if fits:
+        wanted, usage = [f.concept_id for f in fits], None
+    elif ctx.method.offers_helpers:
+        wanted = list((selection.stats or {}).get("ranked_ids") or selection.concept_ids)   # ps: the model's order
+        usage = ctx.memory.usage(concept_ids=wanted) if wanted else None
+    else:
+        return None
+    if not wanted:
+        return None
+    helpers = offer_helpers(ctx.prepared, wanted, ctx.config.max_helpers if ctx.config.max_helpers is not None
+                            else helper_limit(ctx.llm), usage)
+    if helpers is not None:
+        offered = set(helpers.names())
+        helpers.fits = [f.call for f in fits if f.helper in offered]
+    return helpers
+
+
 def helper_use(attempts: Sequence, offered_ids: Iterable[int], owner: Mapping[str, int], *,
                solved: bool) -> dict[int, ConceptUse]:
     """Per concept id, how this task used it: every concept offered to it, and any other whose
@@ -65,4 +93,4 @@ def helper_use(attempts: Sequence, offered_ids: Iterable[int], owner: Mapping[st
             for cid in sorted(offered | called)}
 
 
-__all__ = ["helper_limit", "offer_helpers", "helper_use", "FEW_HELPERS", "MANY_HELPERS"]
+__all__ = ["helper_limit", "helpers_for", "offer_helpers", "helper_use", "FEW_HELPERS", "MANY_HELPERS"]

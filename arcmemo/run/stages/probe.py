@@ -1,15 +1,16 @@
-"""Probing memory's helpers on a task: which single call of one gives every train output.
+"""Memory's probe, a stage of every task whatever its memory method: which single call of one of
+memory's verified helpers gives every train output.
 
-An executable concept can be tried, not only read. For each PS concept whose helper takes
-the grid first and whose other parameters can be filled (an int, a colour of the task, a
-bool, literal alternatives such as `horizontal | vertical`, or a value the train pairs
-show: a colour table, a scale factor, an output size, a shift; inferred.py), the probe
-calls it with each combination on the train inputs, in the sandbox. A call that gives
-every train output is a *fit*. With ps selection, fits replace the select model's choice
-(no select call is made): the hint shows the fitting concepts and names the calls, and
-only their helpers are offered; with `all` the whole memory is shown as usual, with the
-fitting helpers only. A small model that would not have picked the concept, or would
-have guessed its arguments wrong, is told what running it showed. With fits as answers
+Memory's helpers are a library shared by every method, like the sandbox (today the helpers of
+PS concepts; a method that writes helpers adds to it). An executable concept can be tried,
+not only read. For each helper that takes the grid first and whose other parameters can be
+filled (an int, a colour of the task, a bool, literal alternatives such as `horizontal |
+vertical`, or a value the train pairs show: a colour table, a scale factor, an output size, a
+shift; inferred.py), the probe calls it with each combination on the train inputs, in the
+sandbox. A call that gives every train output is a *fit*. Fits add to what the method's read
+shows, never replace it: every thread's prompt names the calls first, and only their helpers
+are offered. A small model that would not have picked the concept, or would have guessed its
+arguments wrong, is told what running it showed. With fits as answers
 (`--fits-as-answers on`, the default) each fit is also a candidate of its own
 (`fit_attempts`): the program `transform(grid) = helper(grid, args)`, run on the train and
 test inputs like any attempt and ranked with the model's by the train-only choice rule;
@@ -18,7 +19,8 @@ a test input's colours). The calls are tried BATCH to a sandbox run (a run costs
 10-16 ms here, and the probe comes before a task's first model call), and each call that
 fitted is run again alone before it counts: within a batch, memory's helpers run in one
 process, so one call's side effects (a global it changes) could make another look right,
-or wrong; the latter costs a fit, never a false one. `--no-probe-helpers` turns it off.
+or wrong; the latter costs a fit, never a false one. `--probe-helpers/--no-probe-helpers`
+turns it on or off; its default is the method's (`arcmemo methods list`).
 
 What depends on the concept alone (which parameters, of which kind, passed how) is its
 `ProbeSpec`, made once per memory revision (prepared.py); only the values a task gives
@@ -28,7 +30,6 @@ What depends on the concept alone (which parameters, of which kind, passed how) 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import itertools
 import re
 from collections.abc import Sequence
@@ -37,17 +38,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.core import pyast
-from arcmemo.core.choice import top_predictions
 from arcmemo.core.helpercode import MODULE
 from arcmemo.run.stages.inferred import TaskFacts, task_facts
-from arcmemo.selection.types import Selection
 from arcmemo.solverkit import Attempt
 from arcmemo.solverkit.programs import run_on_pairs, run_program
 
 if TYPE_CHECKING:
+    from arcmemo.run.stages.context import TaskContext
     from arcmemo.run.stages.prepared import Prepared
 
-PROBED = ("ps", "all")         # the selection modes whose runs probe
 INTS = (1, 2, 3, 4)
 MAX_CALLS_PER_HELPER = 32
 BATCH = 16                     # calls tried in one sandbox run (memory's own helpers); a fit is confirmed alone
@@ -206,12 +205,13 @@ def candidate_calls(concept: Any, facts: TaskFacts) -> list[str]:
     return spec.calls(facts) if spec is not None else []
 
 
-def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 1) -> tuple[list[Fit], int]:
+def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 1,
+          errors: list[str] | None = None) -> tuple[list[Fit], int]:
     """(the fits, how many calls were tried): each candidate call of each probe-able helper of
     the prepared memory, run in the sandbox on the train pairs; a fit gives every train output.
     `workers`: batches run at once. One by default: batched, a probe is a few runs, and at a
     solve's start a second sandbox worker would have to start for it (about 0.6 s here,
-    before the first model request)."""
+    before the first model request). A sandbox fault is no fit, and is added to `errors`."""
     facts = task_facts(task)
     tries = [Fit(spec.concept_id, spec.helper, call) for spec in memory.probeable for call in spec.calls(facts)]
     if not tries:
@@ -219,17 +219,22 @@ def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 1) -> tup
     module = {MODULE: memory.module(t.helper for t in tries)}
     pairs = list(task.train)
 
+    def failed(exc: Exception) -> bool:
+        if errors is not None:
+            errors.append(f"{type(exc).__name__}: {exc}")
+        return False
+
     def fits(attempt: Fit) -> bool:
         try:
             return all(run_on_pairs(sandbox, attempt.program, pairs, modules=module).correct)
-        except Exception:  # a sandbox fault is no fit; the solve goes on without it
-            return False
+        except Exception as exc:  # a sandbox fault is no fit; the solve goes on without it
+            return failed(exc)
 
     def candidates(batch: list[Fit]) -> list[bool]:
         try:
             check = run_on_pairs(sandbox, batch_program(batch, len(pairs)), pairs * len(batch), modules=module)
-        except Exception:  # a sandbox fault is no fit
-            return [False] * len(batch)
+        except Exception as exc:  # a sandbox fault is no fit
+            return [failed(exc)] * len(batch)
         return [all(check.correct[k * len(pairs):(k + 1) * len(pairs)]) for k in range(len(batch))]
 
     batches = [tries[i:i + BATCH] for i in range(0, len(tries), BATCH)]
@@ -255,14 +260,6 @@ def batch_program(calls: Sequence[Fit], pairs: int) -> str:
             f"def transform(grid):\n    call = _CALLS[_DONE[0] // {pairs}]\n    _DONE[0] += 1\n    return call(grid)\n")
 
 
-def fit_selection(fits: Sequence[Fit], memory: Prepared) -> Selection:
-    """The ps selection the fits make: their concepts, shown as a ps hint is (with the custom
-    types they use); `stats["probe_fits"]` records the calls."""
-    chosen = [memory.by_id[f.concept_id] for f in fits if f.concept_id in memory.by_id]
-    return Selection(mode="ps", concept_ids=[c.id for c in chosen], hint=memory.hint(chosen),
-                     stats={"probe_fits": [f.call for f in fits], "memory_concepts": len(memory.concepts)})
-
-
 def fit_attempts(task: Any, fits: Sequence[Fit], memory: Prepared, sandbox: Any) -> list[Attempt]:
     """Each fit as a candidate: its program run on the train and test inputs in the sandbox
     (only its outputs are taken), labelled as made by memory (FIT_LABEL, sample FIT_SAMPLE)."""
@@ -277,15 +274,6 @@ def fit_attempts(task: Any, fits: Sequence[Fit], memory: Prepared, sandbox: Any)
                                 test_outputs=run.test_outputs, error=run.error, label=FIT_LABEL, modules=modules,
                                 helpers_called=run.helpers_called))
     return attempts
-
-
-def with_fit_attempts(result: Any, fits: Sequence[Attempt], n_tests: int) -> Any:
-    """A solver's result (SolveResult) with the fits' attempts first among its attempts and its
-    predictions chosen again over all of them (arcmemo.core.choice: train verdicts only)."""
-    if not fits:
-        return result
-    attempts = [*fits, *result.attempts]
-    return dataclasses.replace(result, attempts=attempts, predictions=top_predictions(attempts, n_tests))
 
 
 def fits_from_calls(calls: Sequence[str], memory: Prepared) -> list[Fit]:
@@ -306,6 +294,41 @@ def answered(fits: Sequence[Attempt], predictions: Sequence[Sequence[Any]]) -> l
         j < len(predictions) and out is not None and out in predictions[j] for j, out in enumerate(a.test_outputs))]
 
 
-__all__ = ["Fit", "FIT_LABEL", "FIT_SAMPLE", "PROBED", "ProbeSpec", "Slot", "answered", "candidate_calls",
-           "fit_attempts", "fit_selection", "fits_from_calls", "model_steps", "probe", "probe_spec", "with_fit_attempts",
+@dataclass(frozen=True)
+class Probed:
+    """What memory's probe found for a task: the fits (named in every thread's hint, their helpers
+    offered), each fit run as a candidate answer (--fits-as-answers), and the sandbox's faults."""
+
+    fits: tuple[Fit, ...] = ()
+    answers: tuple[Attempt, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+def probe_task(ctx: TaskContext) -> Probed:
+    """Memory's probe as a stage of a task, the same for every memory method: with --helpers and
+    --probe-helpers (the method's default unless given), the calls of memory's verified helpers
+    that give every train output. It adds to what the method's read shows; it never replaces it.
+    In pass order a thread going on keeps the answers the first pass had from memory."""
+    config = ctx.config
+    if ctx.continuing:
+        fits = fits_from_calls(ctx.earlier.fit_answers, ctx.prepared) if config.fits_as_answers else []
+        return Probed(answers=tuple(_answers(ctx, fits)))
+    if not (config.helpers and config.probe_helpers):
+        return Probed()
+    ctx.step("trying memory's helpers on the train pairs")
+    errors: list[str] = []
+    fits = probe(ctx.task, ctx.prepared, ctx.sandbox, errors=errors)[0]
+    answers = _answers(ctx, fits) if config.fits_as_answers else []
+    return Probed(fits=tuple(fits), answers=tuple(answers), errors=tuple(dict.fromkeys(errors)))
+
+
+def _answers(ctx: TaskContext, fits: Sequence[Fit]) -> list[Attempt]:
+    if not fits:
+        return []
+    ctx.step("running memory's fitting calls as answers")
+    return fit_attempts(ctx.task, fits, ctx.prepared, ctx.sandbox)
+
+
+__all__ = ["Fit", "FIT_LABEL", "FIT_SAMPLE", "Probed", "ProbeSpec", "Slot", "answered", "candidate_calls",
+           "fit_attempts", "fits_from_calls", "model_steps", "probe", "probe_spec", "probe_task",
            "MAX_CALLS_PER_HELPER"]

@@ -1,0 +1,149 @@
+"""A solve run's summary.json, and the lines its progress says of a task and a write: made from
+the tasks' latest outcomes and the run's events, so `runs show` can rebuild it from the log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from arcmemo.llm import Usage
+from arcmemo.memory.store.usage import COUNTERS
+from arcmemo.run.config import RunConfig
+from arcmemo.run.records.outcome import TaskOutcome
+from arcmemo.run.records.scores import outcome_scores, per_task_scores
+from arcmemo.scoring.strict import last_step_table, steps_from_records
+from arcmemo.selection.types import SELECTION_LEVELS as LEVELS
+
+FAULT_STAGES = ("solver", "sandbox", "probe", "read")
+
+
+def total_usage(records: Iterable[Mapping[str, Any]]) -> Usage:
+    """The sum of recorded usages (Usage.to_dict form)."""
+    return sum((Usage.from_dict(r) for r in records), Usage())
+
+
+def sessions_wall_time(events: list[dict[str, Any]]) -> float:
+    """The wall time of a run's earlier sessions: each one's `session_end`, or, for a session
+    killed before it could write one (SIGKILL, an out-of-memory kill, a power cut), from its
+    start to its last event."""
+    total, start, last = 0.0, None, None
+    for event in events:
+        if event["type"] == "session_start":
+            if start is not None and last is not None:
+                total += max(0.0, last - start)          # the session before ended without a word
+            start, last = event.get("time"), event.get("time")
+        elif event["type"] == "session_end":
+            total += event.get("wall_time_s", 0)
+            start = last = None
+        elif start is not None and event.get("time") is not None:
+            last = event["time"]
+    if start is not None and last is not None:
+        total += max(0.0, last - start)
+    return total
+
+
+def pass_scores(p: int, latest: Mapping[str, TaskOutcome], config: RunConfig) -> dict[str, Any]:
+    return {"pass": p, "tasks": len(latest),
+            **outcome_scores(latest.values(), config.threads, config.retries, table=False)}
+
+
+def fault_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, Any]:
+    """How often each stage broke, and under which tasks (a run whose solver or sandbox broke must
+    not end with a plain 0)."""
+    tasks: dict[str, list[str]] = {}
+    for o in outcomes:
+        for stage in dict.fromkeys(f.get("stage") for f in o.faults or []):
+            tasks.setdefault(stage, []).append(o.task_id)
+    return {"faults": {stage: len(ids) for stage, ids in tasks.items()},
+            "fault_tasks": {stage: sorted(set(ids)) for stage, ids in tasks.items()}}
+
+
+def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mapping[str, TaskOutcome],
+            done: Mapping[tuple[int, str], TaskOutcome], per_pass: list[dict[str, Any]],
+            write_events: Sequence[Mapping[str, Any]], lost_usage: Sequence[Mapping[str, Any]],
+            lost_tasks: Iterable[str], writes_lost: Iterable[str], scored: bool, failure_lessons: Mapping[str, Any],
+            memory_revision_end: int, stopped: str | None, wall: float) -> dict[str, Any]:
+    usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in write_events]
+                        + list(lost_usage))
+    added = sorted({name for e in write_events for name in e.get("added", [])})
+    extended = sorted({name for e in write_events for name in e.get("extended", [])})
+    return {
+        "run_id": run_id,
+        "tasks": len(latest),
+        "tasks_planned": tasks_planned,
+        **outcome_scores(latest.values(), config.threads, config.retries),  # scoring/runscore.py
+        "scored": scored,     # False: no test outputs (or --no-score); scores are None
+        "passes": per_pass,
+        "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
+        "solved": sorted(t for t, o in latest.items() if o.scores.get("oracle2") == 1),
+        "per_task": per_task_scores(dict(latest), config.threads, config.retries),
+        "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
+        "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
+        "concept_use": {name: sum(row.get(name, 0) for o in done.values() for row in o.concept_use)
+                        for name in COUNTERS},
+        "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
+        "fit_answer_tasks": sorted(t for t, o in latest.items() if o.fit_answers),
+        "selection_levels": level_counts(latest.values()),
+        "threads": config.threads,
+        "retries": config.retries,
+        "concepts_added": added,
+        "concepts_extended": extended,
+        "writes": len(write_events),
+        "write_failures": sum(bool(e.get("failed")) for e in write_events),
+        **failure_lessons,
+        **fault_counts(latest.values()),
+        "tasks_lost": sorted(set(lost_tasks)),
+        "writes_lost": sorted(set(writes_lost)),
+        "usage": usage.to_dict(),
+        "memory_revision_end": memory_revision_end,
+        "stopped": stopped,
+        "wall_time_s": round(wall, 2),
+        **strict_variants(latest.values(), config),
+    }
+
+
+def level_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, int]:
+    """How many tasks got each selection level (the tasks whose selection had a model step)."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if o.selection_level is not None:
+            counts[o.selection_level] = counts.get(o.selection_level, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: LEVELS.index(kv[0]) if kv[0] in LEVELS else len(LEVELS)))
+
+
+def strict_variants(outcomes: Iterable[TaskOutcome], config: RunConfig) -> dict[str, Any]:
+    """The released driver's strict score (train and test, last step; scoring/strict.py) beside
+    the table's test-only, any-step one, and which of the two the run's protocol headlines.
+    None when it cannot be computed (not scored, or recorded without steps)."""
+    outcomes = list(outcomes)
+    puzzles = [steps_from_records(o.threads, config.retries) for o in outcomes]
+    scored = outcomes and all(o.scores and p is not None and len(p) == config.threads for o, p in zip(outcomes, puzzles))
+    table = last_step_table(puzzles, config.threads, config.retries).to_dict() if scored else None
+    return {"strict_variant": config.protocol.strict_variant, "strict_train_test_last_step": table}
+
+
+def outcome_line(outcome: TaskOutcome) -> str:
+    """What the progress says of a finished task: its verdict, what memory offered, who answered."""
+    if not outcome.scores:
+        verdict = "passed train pairs (not scored)" if outcome.passed_train else "failed train pairs (not scored)"
+    else:
+        verdict = ("solved" if outcome.scores["oracle2"] == 1 else
+                   "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
+    n = len(outcome.selected)
+    answered = f" · answered by memory's fit {', '.join(outcome.fit_answers)}" if outcome.fit_answers else ""
+    broke = sorted({f.get("stage") for f in outcome.faults or []})
+    faults = f" · broke: {', '.join(broke)}" if broke else ""
+    return f"{verdict} · {n} {'concept' if n == 1 else 'concepts'} offered{answered}{faults}"
+
+
+def write_line(event: Mapping[str, Any]) -> str:
+    if event.get("failed"):
+        return f"memory write failed: {event.get('error')}"
+    dropped, removed = event.get("types_dropped"), event.get("removed")
+    return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+            + (f", {len(removed)} removed" if removed else "")
+            + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
+
+
+__all__ = ["summary", "pass_scores", "fault_counts", "level_counts", "strict_variants", "outcome_line", "write_line",
+           "total_usage", "sessions_wall_time", "FAULT_STAGES"]
