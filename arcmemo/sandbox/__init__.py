@@ -53,7 +53,9 @@ Each program starts from the same clean state, whatever ran before it in its wor
 - the clock is the worker's: one deadline per request (grids x timeout_s), which nothing a
   run writes can move; within it the run's own alarm ends a grid that overran;
 - arcmemo reads the result lines (results.py): strictly (they may be forged), with lone
-  surrogates and control characters replaced or dropped before anything else reads the text;
+  surrogates replaced and invisible characters (controls, format characters such as zero-width
+  and direction marks or the tags that spell hidden text, line separators, the rest of Unicode's
+  default-ignorables) dropped before anything else reads the text;
 - a worker whose run could not contain itself, or whose run's folder could not be removed,
   is replaced before it runs another program, and a program that never ran for that reason
   is sent to another worker (SandboxError when that fails too), never reported as its fault.

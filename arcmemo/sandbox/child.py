@@ -71,7 +71,7 @@ class _BoundedText:
         if self.dropped:
             text += f"\n[... {self.dropped} more characters of output dropped]"
         self.parts, self.size, self.dropped = [], 0, 0
-        return text  # lone surrogates and control characters are the parent's to replace (results.py)
+        return text  # lone surrogates and invisible characters are the parent's to replace (results.py)
 
 
 class _Invalid(Exception):
