@@ -164,14 +164,14 @@ def found_in_memory():
         regions.update(range(max(s - 16 * span, span), s + 16 * span, span))
     hits, scanned = [], 0
     for base in sorted(regions):
-        if libc.pwrite(probe, base, span, 0) == span:
-            chunks = [(base, span)]
-        else:
-            chunks = [(a, page) for a in range(base, base + span, page) if libc.pwrite(probe, a, page, 0) == page]
-        for start, size in chunks:
-            data = ctypes.string_at(start, size)
-            scanned += size
-            hits += markers_in(data)
+        whole = libc.pwrite(probe, base, span, 0) == span
+        for start, size in [(base, span)] if whole else [(a, page) for a in range(base, base + span, page)]:
+            # each chunk is read right after it is found readable: freeing the copy of the one
+            # before can give memory back to the system, unmapping pages found readable earlier
+            if size == span or libc.pwrite(probe, start, size, 0) == size:
+                data = ctypes.string_at(start, size)
+                scanned += size
+                hits += markers_in(data)
     return hits, scanned
 
 def transform(grid):
