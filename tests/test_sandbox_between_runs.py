@@ -156,7 +156,7 @@ def found_in_memory():
     libc = ctypes.CDLL(None, use_errno=True)
     libc.pwrite.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_long]
     libc.pwrite.restype = ctypes.c_long
-    probe = os.memfd_create("probe")
+    probe = os.open("probe", os.O_CREAT | os.O_RDWR, 0o600)  # in its own folder (memfds are refused)
     page, span = 4096, 1 << 20
     starts = {id(o) // span * span for o in gc.get_objects()[::50]} | {id(None) // span * span}
     regions = set()
@@ -164,14 +164,14 @@ def found_in_memory():
         regions.update(range(max(s - 16 * span, span), s + 16 * span, span))
     hits, scanned = [], 0
     for base in sorted(regions):
-        if libc.pwrite(probe, base, span, 0) == span:
-            chunks = [(base, span)]
-        else:
-            chunks = [(a, page) for a in range(base, base + span, page) if libc.pwrite(probe, a, page, 0) == page]
-        for start, size in chunks:
-            data = ctypes.string_at(start, size)
-            scanned += size
-            hits += markers_in(data)
+        whole = libc.pwrite(probe, base, span, 0) == span
+        for start, size in [(base, span)] if whole else [(a, page) for a in range(base, base + span, page)]:
+            # each chunk is read right after it is found readable: freeing the copy of the one
+            # before can give memory back to the system, unmapping pages found readable earlier
+            if size == span or libc.pwrite(probe, start, size, 0) == size:
+                data = ctypes.string_at(start, size)
+                scanned += size
+                hits += markers_in(data)
     return hits, scanned
 
 def transform(grid):

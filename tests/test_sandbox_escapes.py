@@ -370,6 +370,11 @@ probes = {
     "kill_parent": "import ctypes\ndef transform(g):\n    return [[int(ctypes.CDLL(None).kill(%d, 0) == 0)]]\n"
                    % os.getpid(),
     "environ": "def transform(g):\n    return [[len(open('/proc/%d/environ', 'rb').read(1))]]\n" % os.getpid(),
+    # POSIX shared memory and files on the worker's tmpfs would outlive the run, outside its memory limit
+    "shared_tmpfs": ("import ctypes, os\nlibc = ctypes.CDLL(None)\ndef transform(g):\n"
+                     "    paths = [d + '/arcmemo-probe-%d' for d in ('/dev/shm', '/tmp', '/var/tmp')]\n"
+                     "    return [[sum(libc.open(p.encode(), os.O_CREAT | os.O_WRONLY, 0o600) >= 0 for p in paths)]]\n"
+                     % os.getpid()),
 }
 with Sandbox(workers=1) as sb:
     iso = sb.check_isolation()
@@ -403,5 +408,6 @@ def test_a_kernel_that_refuses_a_layer_is_reported_and_the_rest_still_holds(tmp_
     assert "kill_parent" not in report["escaped"]  # seccomp holds either way
     if "landlock" in off:
         assert "environ" not in report["escaped"]  # the PID namespace hides arcmemo
+        assert "shared_tmpfs" not in report["escaped"]  # the worker's tmpfs are read-only for runs
     else:
         assert report["escaped"] == []  # the filesystem view still hides the checkout and /proc

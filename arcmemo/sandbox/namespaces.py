@@ -127,17 +127,34 @@ def runtime_paths() -> list[str]:
     return minimal
 
 
-def cover_private_dirs(runtime: list[str]) -> str | None:
+def cover_private_dirs(runtime: list[str]) -> tuple[list[str], str | None]:
     """Empty tmpfs over /tmp, /var/tmp, /dev/shm, /run/lock and the home directory, keeping
-    the runtime's directories; None when /tmp and the home are covered, else why not."""
+    the runtime's directories: (the directories covered, None when /tmp and the home are
+    covered, else why not)."""
     home = pwd.getpwuid(os.getuid()).pw_dir
     targets = list(COVERED)
     if home and home != "/" and os.path.isdir(home):
         targets.append((os.path.realpath(home), b"mode=0755,size=1m"))
+    covered = []
     for target, options in targets:
-        if os.path.isdir(target) and not mount_tmpfs_keeping(target, options, runtime):
-            if target == "/tmp" or target not in dict(COVERED):
-                return f"cannot cover {target} with a private tmpfs"
+        if not os.path.isdir(target):
+            continue
+        if mount_tmpfs_keeping(target, options, runtime):
+            covered.append(target)
+        elif target == "/tmp" or target not in dict(COVERED):
+            return covered, f"cannot cover {target} with a private tmpfs"
+    return covered, None
+
+
+def make_read_only(paths: list[str]) -> str | None:
+    """Make the mounts at `paths` (the worker's covers, once it has set up what it keeps there)
+    read-only, so that a run can write its own folder only, even where no filesystem view
+    (Landlock) says so: nothing a run writes there (POSIX shared memory is files in /dev/shm)
+    outlives it or escapes its memory limit. None when done, else why not."""
+    flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+    for path in paths:
+        if _libc.mount(None, path.encode(), None, flags, None) != 0:
+            return _err(f"making {path} read-only")
     return None
 
 

@@ -119,12 +119,13 @@ def _kernel_layers(st: _WorkerState) -> None:
     iso, off = st.isolation, st.off
     namespaces.enter(iso, off)  # with a PID namespace we now run as its process 1
     st.server_pid = namespaces.outside_pid()
+    covered: list[str] = []  # the worker's private tmpfs over /tmp, /dev/shm, ...
     if iso["mountns"] and namespaces.make_mounts_private():
         if iso["pidns"]:
             reason = namespaces.mount_proc()
             if reason:
                 off["proc"] = reason
-        reason = namespaces.cover_private_dirs(namespaces.runtime_paths())
+        covered, reason = namespaces.cover_private_dirs(namespaces.runtime_paths())
         iso["private_tmp"] = reason is None
         if reason:
             off["private_tmp"] = reason
@@ -148,6 +149,10 @@ def _kernel_layers(st: _WorkerState) -> None:
             st.drop_caps = True
     else:
         off["uid"] = "runs keep the user's uid (only root can give them their own)"
+    if iso["private_tmp"]:  # set up (expose_runtime stages in /tmp): now no run may write there
+        reason = namespaces.make_read_only([p for p in covered if iso["run_tmpfs"] or p != "/tmp"])
+        if reason:
+            iso["private_tmp"], off["private_tmp"] = False, reason
     version = landlock.abi()
     if version < 1:
         off["landlock"] = "the kernel has no Landlock (Linux 5.13+ with landlock among its security modules)"

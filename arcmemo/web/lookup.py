@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arcmemo.core.datasets import DATASETS, SPLITS, source_name
 from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.core.text import invisible
 from arcmemo.run.records.rundir import RunDir
 
 SHOWN_CHARS = 60  # of a requested name quoted in an error
@@ -27,7 +28,7 @@ SHOWN_CHARS = 60  # of a requested name quoted in an error
 
 def shown(name: str) -> str:
     """A requested name quoted for an error message: short, and only printable characters."""
-    text = "".join(ch if ch.isprintable() else "?" for ch in name[:SHOWN_CHARS])
+    text = "".join(ch if ch.isprintable() and not invisible(ch) else "?" for ch in name[:SHOWN_CHARS])
     return repr(text + ("…" if len(name) > SHOWN_CHARS else ""))
 
 

@@ -86,7 +86,7 @@ def checked_text(value: Any, limit: int, *, line: bool = False) -> str | None:
         hint = f" (quote it to mean the text: '{value}')" if isinstance(value, (int, float)) else ""
         raise ConceptDataError(f"expected text, got {_kind(value)} {_brief(value)}{hint}")
     text = str(value)
-    if not text.isprintable() or (line and "  " in text):  # what is printable has nothing to remove
+    if not (text.isascii() and text.isprintable()) or (line and "  " in text):  # printable ASCII is clean
         text = clean_line(text) if line else clean_text(text)
     text = text.strip()
     if len(text) > limit:
