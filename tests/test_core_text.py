@@ -81,7 +81,7 @@ def removed_by_rule(char: str) -> bool:
 def every_cleaner():
     """Each way arcmemo cleans text from models and programs, as a function of the text."""
     from arcmemo.core.answers import quoted
-    from arcmemo.memory.schema import checked_text
+    from arcmemo.memory.schema.rules import checked_text
     from arcmemo.sandbox.results import sanitised
 
     return {"clean_text": clean_text, "clean_line": clean_line, "quoted": lambda t: quoted(t, 10 ** 6),
