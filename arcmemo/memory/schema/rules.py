@@ -16,8 +16,8 @@ released files only (`normalize(..., join_split_notes=True)`): a cue or implemen
 that YAML split into a one-key mapping (an unquoted `- use slicing: seq[::n]`) is joined
 back into its text, as ArcMemo's own files hold such notes.
 
-Text is cleaned on the way in (`core/text.py`: lone surrogates, control and bidi
-characters removed; names and task ids on one line) and capped (MAX_* below), so junk
+Text is cleaned on the way in (`core/text.py`: lone surrogates replaced, invisible and
+direction-changing characters removed; names and task ids on one line) and capped (MAX_* below), so junk
 never reaches the store and an oversized field is refused naming the field.
 
 A custom type is written `name := definition` inside a typing. Its name is what a person
