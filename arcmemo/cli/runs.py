@@ -76,6 +76,7 @@ def list_command(run_dir, as_json) -> None:
             "tasks": (record.summary or {}).get("tasks") if record.kind == "solve" else None,
             "score": score.value if score else None, "statistic": score.name if score else None,
             "score_unknown": score.why if score else None, "arc_prize": score.arc_prize if score else None,
+            "strict": score.strict if score else None, "strict_variant": score.strict_variant if score else None,
             "test_informed": bool(score and score.test_informed), "status": record.state,
         })
     if as_json:
@@ -129,7 +130,7 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
         return
     if footnote([record.score]):
         click.echo(footnote([record.score]))
-    depth = depth_text(record.summary)
+    depth = depth_text(record.summary, record.config)
     if depth:
         click.echo()
         click.echo(depth)
@@ -215,8 +216,8 @@ def compare(run_refs, run_dir, as_json, as_mean) -> None:
             click.echo(note)
     if entries:
         click.echo(compare_table(entries))
-        for _, summary in entries:
-            depth = depth_text(summary)
+        for config, summary in entries:
+            depth = depth_text(summary, config)
             if depth:
                 click.echo(f"\nrun {summary['run_id']}:\n{depth}")
     for r in records:
