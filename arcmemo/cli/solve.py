@@ -165,6 +165,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "shows them (and offers their helpers) with the feedback.")
 @click.option("--model-seed", type=AtLeast(0), default=None,
               help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
+@click.option("--repeat", type=AtLeast(0), default=0, show_default=True, metavar="N",
+              help="Run this configuration again as its repeat N (0: the first run): every model call is asked "
+                   "afresh (the call cache keys on N; --resume still replays the run's own answers) and the model "
+                   "seed moves past the earlier repeats'. `runs compare --mean` averages repeats 0, 1, 2, ...")
 @click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
               help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
                    "memory_helpers); off: the concepts' text only.")
@@ -205,8 +209,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
           memory_format,
           top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
           learn_from_failures, k, consolidate_every, order, seed, budget_usd,
-          max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
-          max_helpers, probe_helpers, fits_as_answers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
+          max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, repeat,
+          helpers, max_helpers, probe_helpers, fits_as_answers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
           require_isolation, prompts_dir, grid_text, db, protocol_request, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -263,7 +267,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
             memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
             hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
             temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
-            k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
+            k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, repeat=repeat,
+            helpers=helpers == "on",
             max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
             fits_as_answers=fits_as_answers == "on",
             reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,

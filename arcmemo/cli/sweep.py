@@ -37,7 +37,7 @@ def sweep(config_file, db, run_dir, quiet, prompts_dir) -> None:
     for number, member in enumerate(plan.members, 1):
         member_settings = Settings.load(db=member_memory(start, settings.runs_dir, plan.name, member),
                                         runs_dir=settings.runs_dir)
-        flags = {**member.models, "cache": False if member.repeat > 1 else None}   # repeats: fresh samples
+        flags = dict(member.models)
         run_id = record.get(member.key)
         state = RunDir(f"{settings.runs_dir}/{run_id}").status()["status"] if run_id else None
         click.echo(f"[sweep {number}/{len(plan.members)}] {member.key}: "

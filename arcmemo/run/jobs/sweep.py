@@ -14,8 +14,9 @@ Keys of `solve` and `grid` are RunConfig fields (solve's settings) or model sett
 run directory, resumable on its own; running the sweep again skips finished members and
 resumes stopped ones (the record maps each member to its run). A member that writes
 memory (`continual`) starts from its own copy of the starting memory, so members never
-see each other's writes. Repeats after the first ask the model afresh (no call cache), so
-they are independent samples, not replays.
+see each other's writes. Repeat r of a grid point is its run with `repeat` r - 1 (run/
+repeats.py): it asks the model afresh, so repeats are independent samples, not replays,
+while resuming a member replays its own answers.
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ def load_sweep(path: str | Path) -> Sweep:
         if not isinstance(values, list) or not values:
             raise SweepError(f"{path}: grid.{key} must be a non-empty list")
     for key in [*shared, *grid]:
+        if key == "repeat":
+            raise SweepError(f"{path}: {key!r} is set per member from `repeats` (repeat r is its run with "
+                             "repeat r - 1); give `repeats: N` instead")
         if key not in config_keys and key not in MODEL_KEYS:
             raise SweepError(f"{path}: {key!r} is not a solve setting (RunConfig fields, or {', '.join(MODEL_KEYS)})")
     repeats = data.get("repeats", 1)
@@ -105,7 +109,8 @@ def load_sweep(path: str | Path) -> Sweep:
         models = {k: v for k, v in settings.items() if k in MODEL_KEYS}
         for repeat in range(1, repeats + 1):
             label = ",".join(f"{k}={v}" for k, v in chosen.items()) or "all"
-            members.append(Member(key=f"{label}#{repeat}", config=config, models=models, repeat=repeat))
+            members.append(Member(key=f"{label}#{repeat}", config=dataclasses.replace(config, repeat=repeat - 1),
+                                  models=models, repeat=repeat))
     scale = Scale(tasks_in_flight=data.get("tasks_in_flight"), executor=data.get("executor", "local"),
                   ray_address=data.get("ray_address"))
     if scale.executor not in ("local", "ray"):
