@@ -86,7 +86,15 @@ def check_method(memory: Memory, config: RunConfig) -> None:
     from arcmemo.methods import load_method
 
     check = getattr(load_method(config.selection), "check", None)
-    problem = check(memory, continual=config.continual) if check is not None else None
+    if check is None:
+        return
+    import inspect
+
+    # a method's check may read its options (the cheatsheet: which sheet); one written before
+    # checks took them is asked without
+    takes_options = "options" in inspect.signature(check).parameters
+    problem = check(memory, continual=config.continual,
+                    **({"options": config.method_options} if takes_options else {}))
     if problem:
         raise RunDirError(problem)
 
