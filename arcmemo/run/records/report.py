@@ -30,7 +30,7 @@ from arcmemo.scoring.runscore import (
 )
 
 __all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
-           "compare_table", "solved_alone", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
+           "compare_table", "solved_alone", "alone_label", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
            "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
 
 UNKNOWN = NO_TEST_OUTPUTS
@@ -193,12 +193,18 @@ def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> s
     lines += [note] if note else []
     lines.append("")
     for run_id, only in solved_alone(entries):
-        lines.append(f"only {run_id} solves ({len(only)}): {', '.join(only) or '-'}")
+        lines.append(f"{alone_label(run_id)} ({len(only)}): {', '.join(only) or '-'}")
     return "\n".join(lines)
 
 
+def alone_label(run_id: str) -> str:
+    """What `solved_alone` counts, as a line of the comparison says it (the web page's says the same)."""
+    return f"only {run_id} solves with its submitted attempts"
+
+
 def solved_alone(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
-    """(run id, the tasks it solves and none of the other runs does) per run."""
+    """(run id, the tasks it solves and none of the other runs does) per run: solved by its
+    submitted attempts (the ARC Prize score's, summary["solved"]), not by any thread's step."""
     solved = [set(s.get("solved", [])) for _, s in entries]
     result = []
     for i, (_, summary) in enumerate(entries):

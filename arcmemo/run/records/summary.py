@@ -42,8 +42,10 @@ def sessions_wall_time(events: list[dict[str, Any]]) -> float:
 
 
 def pass_scores(p: int, latest: Mapping[str, TaskOutcome], config: RunConfig) -> dict[str, Any]:
-    return {"pass": p, "tasks": len(latest),
-            **outcome_scores(latest.values(), config.threads, config.retries, table=False)}
+    """The scores after pass p: at the run's retry depth, or in pass order at the depth pass p
+    reached (p - 1: pass 1 is every task's first answer)."""
+    depth = p - 1 if config.pass_order else config.retries
+    return {"pass": p, "tasks": len(latest), **outcome_scores(latest.values(), config.threads, depth, table=False)}
 
 
 def fault_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, Any]:
