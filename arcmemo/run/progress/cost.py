@@ -11,12 +11,14 @@ each run (its RunConfig and model settings), two figures:
   may retry more or less.
 
 A solver call reads the puzzle (its text as prompts write it, counted by core/estimate.py),
-the instructions (SOLVE_INSTRUCTIONS), the hint (the hint budget, for a method that reads
-memory; its default when the run sizes it to the model) and RETRY_GROWTH more per retry; a
+the instructions (SOLVE_INSTRUCTIONS), the hint of a method that reads memory (at most its
+budget, its default when the run sizes it to the model; typically TYPICAL_HINT, about the
+paper's hints as benchmarks/paper_cost.py measures them) and RETRY_GROWTH more per retry; a
 read makes one call per role it declares (`read_roles`), once per thread or once per puzzle
-when the protocol shares it, each the select prompt's budget in and READ_ANSWER out; a
-continual run's write makes WRITE_CALLS calls per task (run/progress/longrun.py's sizes). A
-model without a price counts $0 and is named.
+when the protocol shares it: the select model reads the select prompt's budget (the paper's
+memory about fills it), another role (OE's caption) READ_PROMPT, each answering READ_ANSWER;
+a continual run's write makes WRITE_CALLS calls per task (run/progress/longrun.py's sizes).
+A model without a price counts $0 and is named.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
 SOLVE_INSTRUCTIONS = 800            # the solver's system prompt and instructions, tokens
 RETRY_GROWTH = 1_500                # a retry's added feedback and last answer
 READ_ANSWER = 1_000
+READ_PROMPT = 1_500                 # a read call other than the selection: OE's caption (pictures, instructions)
+TYPICAL_HINT = 2_500                # the paper's hints: PS ~2,400, OE ~1,400, the cheatsheet ~2,000 tokens
 LIMIT_ANSWER = 32_000               # an answer's bound when the call sets no max_tokens
 TYPICAL_ANSWER = {True: 10_000, False: 1_000}   # a reasoning model's answer (reasoning included), or not
 WRITE_CALLS = 3                     # a memory write per task: pseudocode, concepts, helpers (ps)
@@ -114,20 +118,21 @@ def run_cost(config: Any, models: Any, tasks: Sequence[Any]) -> Cost:
     prices, method, unpriced = _Prices(models), load_method(config.selection), set()
     n = len(tasks)
     puzzle = sum(estimate_tokens(format_task(t)) for t in tasks) / n
-    hint = (config.hint_budget or DEFAULT_HINT_BUDGET) if method.reads_memory and method.read_roles else 0
-    opening = SOLVE_INSTRUCTIONS + puzzle + hint
+    hint = (config.hint_budget or DEFAULT_HINT_BUDGET) if method.reads_memory else 0
+    opening, typical_opening = SOLVE_INSTRUCTIONS + puzzle + hint, SOLVE_INSTRUCTIONS + puzzle + min(hint, TYPICAL_HINT)
     threads = n * config.passes * config.threads * config.attempts
     job = solve_job(n, config.threads, config.attempts, config.retries, config.passes)
     most = prices.dollars("solver", threads * sum(opening + RETRY_GROWTH * d for d in range(config.retries + 1)),
                           job.calls * prices.limit("solver", config.max_tokens), unpriced)
     asked = _asked(config.retries)
-    about = prices.dollars("solver", threads * sum(a * (opening + RETRY_GROWTH * d) for d, a in enumerate(asked)),
+    about = prices.dollars("solver", threads * sum(a * (typical_opening + RETRY_GROWTH * d)
+                                                   for d, a in enumerate(asked)),
                            threads * sum(asked) * prices.typical("solver", config.max_tokens), unpriced)
     calls = float(job.calls)
     shared = method.shares_read and config.protocol.select_once
     reads = n * config.passes * (1 if shared else config.threads)
     for role in method.read_roles:
-        prompt = config.token_budget or DEFAULT_TOKEN_BUDGET
+        prompt = (config.token_budget or DEFAULT_TOKEN_BUDGET) if role == "select" else READ_PROMPT
         calls += reads
         most += prices.dollars(role, reads * prompt, reads * prices.limit(role), unpriced)
         about += prices.dollars(role, reads * prompt, reads * min(READ_ANSWER, prices.limit(role)), unpriced)
