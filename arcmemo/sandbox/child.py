@@ -23,6 +23,7 @@ from arcmemo.sandbox.common import (
     DEFAULT_MAX_STDOUT,
     MAX_MESSAGE_CHARS,
     MAX_SIDE,
+    NO_GRID,
     PR_SET_PDEATHSIG,
     READY,
     describe_syntax_error,
@@ -180,6 +181,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
     signal.signal(signal.SIGALRM, out_of_time)
     clock.start(0)
 
+    released = req.get("reading") == "released"
     source_texts = {"<program>": req["source"], **{f"<module {k}>": v for k, v in req["modules"].items()}}
     codes = {}
     for filename, text in source_texts.items():
@@ -200,23 +202,34 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
             if name == req.get("helpers"):
                 trace = HelperTrace(mod)
         ns = {"__name__": "__program__", "__builtins__": __builtins__}
-        exec(codes["<program>"], ns)
+        if not released:                  # the released reading runs the program for each grid
+            exec(codes["<program>"], ns)
     except BaseException as exc:  # everything the program raises is data
         emit_all(*_classify(exc, source_texts, as_limit))
-    rebound = trace.bind(ns, others=set(req["modules"]) - {req["helpers"]}) if trace is not None else []
-    fn = ns.get(req["entry"])
-    if not callable(fn):
-        defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
-        emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
-            f" (it defines: {', '.join(defined)})" if defined else ""))
+
+    def bind(namespace: dict) -> list[str]:
+        return trace.bind(namespace, others=set(req["modules"]) - {req["helpers"]}) if trace is not None else []
+
+    if released:
+        run = _ReleasedRun(codes["<program>"], req["entry"], bind, np)
+        fn = run.call
+    else:
+        rebound = bind(ns)
+        fn = ns.get(req["entry"])
+        if not callable(fn):
+            defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
+            emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
+                f" (it defines: {', '.join(defined)})" if defined else ""))
     for i, grid in enumerate(req["grids"]):
         if i:
             clock.start(i)
         try:
             result = fn(np.array(grid, dtype=int))
+            if released:
+                rebound = run.rebound
             clock.stop()
             try:
-                grid_out = _to_grid(result, np)
+                grid_out = _released_grid(result, np) if released else _to_grid(result, np)
             except _Invalid as exc:
                 emit(i, outcome_dict(False, error="invalid_output", message=str(exc), stdout=out.take()))
                 continue
@@ -231,6 +244,67 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
             kind, message = _classify(exc, source_texts, as_limit)
             emit(i, outcome_dict(False, error=kind, message=message, stdout=out.take()))
     done()
+
+
+# what the released code's executor refuses to import (exec.py, DISALLOWED_IMPORTS)
+_RELEASED_REFUSED_IMPORTS = ("os", "sys", "subprocess", "multiprocessing", "pathlib")
+
+
+class _ReleasedRun:
+    """The program run as the ArcMemo authors' released code runs it on one grid
+    (exec_transform.py, exec.py): a template of `import numpy as np`, `input_grid = ...`, the
+    program, `output_grid = transform(input_grid)`, executed twice in one fresh namespace whose
+    builtins lack exit and quit and refuse a few imports. So the top-level code runs (with `np`
+    and `input_grid` defined), anything it rebinds counts, and nothing carries over between grids."""
+
+    def __init__(self, program, entry: str, bind, np) -> None:
+        import builtins
+
+        self.program, self.bind, self.np = program, bind, np
+        self.call_entry = compile(f"output_grid = {entry}(input_grid)", "<template>", "exec",
+                                  dont_inherit=True)
+        self.builtins = {k: v for k, v in vars(builtins).items() if k not in ("exit", "quit")}
+        real_import = builtins.__import__
+
+        def released_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if name in _RELEASED_REFUSED_IMPORTS:
+                raise ImportError(f"Import of '{name}' not allowed")
+            return real_import(name, globals, locals, fromlist, level)
+
+        self.builtins["__import__"] = released_import
+        self.rebound: list[str] = []
+
+    def call(self, grid) -> Any:
+        ns = {"__builtins__": self.builtins}
+        for _ in range(2):
+            ns["np"], ns["input_grid"] = self.np, grid.copy()
+            exec(self.program, ns)
+            self.rebound = self.bind(ns)
+            exec(self.call_entry, ns)
+        return ns["output_grid"]
+
+
+def _released_grid(value: Any, np) -> list[list[int]]:
+    """The released code's checks of a return, in its order and words (exec_transform.py), then
+    the grid it equals as their scorer compares (np.array_equal); a return that passes the checks
+    but equals no ARC grid (empty, over 30 wide, fractions) is refused, as it can never be right."""
+    if not isinstance(value, np.ndarray):
+        try:
+            shown = type.__repr__(type(value))
+        except BaseException:
+            shown = _safe_name(value)
+        raise _Invalid(f"return type error: function returned {shown}")
+    if len(value.shape) != 2:
+        raise _Invalid(f"return shape error: function returned {tuple(value.shape)}")
+    if not np.all((0 <= value) & (value <= 9)):
+        raise _Invalid("return value range error: function returned values outside [0, 9]")
+    h, w = value.shape
+    if not (0 < h <= MAX_SIDE and 0 < w <= MAX_SIDE):
+        raise _Invalid(f"returned a {h}x{w} array, which {NO_GRID}")
+    ints = np.asarray(value).astype(np.int64)
+    if not np.array_equal(value, ints):
+        raise _Invalid(f"returned values that are not whole numbers, which {NO_GRID}")
+    return [[int(v) for v in row] for row in ints.tolist()]
 
 
 class _GridClock:

@@ -12,6 +12,8 @@ from typing import Any
 
 ERROR_KINDS = ("syntax", "exception", "timeout", "memory", "invalid_output", "crash", "missing_entry")
 MAX_SIDE = 30
+READINGS = ("arcmemo", "released")    # how a run executes a program and reads its return (child.py)
+NO_GRID = "no ARC grid equals"        # said of a return the released code scores, and always as wrong
 MAX_SOURCE_CHARS = 500_000
 MAX_MESSAGE_CHARS = 4_000
 DEFAULT_MAX_STDOUT = 8_000
