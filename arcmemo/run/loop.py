@@ -213,7 +213,8 @@ class RunConfig:
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
                               temperature=self.temperature, reasoning_effort=self.reasoning_effort,
                               sample_offset=self._stream(pass_index, thread) * self.attempts,
-                              extra=self._seed_params(), feedback=self.protocol.feedback)
+                              extra=self._seed_params(), feedback=self.protocol.feedback,
+                              answer_reading=self.protocol.answer_reading)
 
     def _seed_params(self) -> dict[str, Any]:
         return {} if self.model_seed is None else {"seed": self.model_seed}
@@ -334,7 +335,7 @@ class Runner:
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
             "settings": {k: v for k, v in dataclasses.asdict(self.config).items() if k != PROTOCOL_KEY},
-            PROTOCOL_KEY: self.config.protocol.record(),
+            PROTOCOL_KEY: self.config.protocol.record(continual=self.config.continual),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
