@@ -23,9 +23,9 @@ from arcmemo.sandbox.common import (
     DEFAULT_MAX_STDOUT,
     MAX_MESSAGE_CHARS,
     MAX_SIDE,
-    NO_GRID,
     PR_SET_PDEATHSIG,
     READY,
+    NotAGrid,
     describe_syntax_error,
     keep_fds,
     not_run_message,
@@ -34,6 +34,7 @@ from arcmemo.sandbox.common import (
     write_all,
 )
 from arcmemo.sandbox.namespaces import drop_capabilities, enter_run_folder
+from arcmemo.sandbox.released import ReleasedRun, released_grid
 from arcmemo.sandbox.tracing import HelperTrace
 
 if TYPE_CHECKING:
@@ -72,10 +73,6 @@ class _BoundedText:
             text += f"\n[... {self.dropped} more characters of output dropped]"
         self.parts, self.size, self.dropped = [], 0, 0
         return text  # lone surrogates and control characters are the parent's to replace (results.py)
-
-
-class _Invalid(Exception):
-    pass
 
 
 def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes, worker_pid: int,
@@ -211,7 +208,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
         return trace.bind(namespace, others=set(req["modules"]) - {req["helpers"]}) if trace is not None else []
 
     if released:
-        run = _ReleasedRun(codes["<program>"], req["entry"], bind, np)
+        run = ReleasedRun(codes["<program>"], req["entry"], bind, np)
         fn = run.call
     else:
         rebound = bind(ns)
@@ -229,8 +226,8 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
                 rebound = run.rebound
             clock.stop()
             try:
-                grid_out = _released_grid(result, np) if released else _to_grid(result, np)
-            except _Invalid as exc:
+                grid_out = released_grid(result, np) if released else _to_grid(result, np)
+            except NotAGrid as exc:
                 emit(i, outcome_dict(False, error="invalid_output", message=str(exc), stdout=out.take()))
                 continue
             except BaseException as exc:  # a hostile return value
@@ -244,67 +241,6 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
             kind, message = _classify(exc, source_texts, as_limit)
             emit(i, outcome_dict(False, error=kind, message=message, stdout=out.take()))
     done()
-
-
-# what the released code's executor refuses to import (exec.py, DISALLOWED_IMPORTS)
-_RELEASED_REFUSED_IMPORTS = ("os", "sys", "subprocess", "multiprocessing", "pathlib")
-
-
-class _ReleasedRun:
-    """The program run as the ArcMemo authors' released code runs it on one grid
-    (exec_transform.py, exec.py): a template of `import numpy as np`, `input_grid = ...`, the
-    program, `output_grid = transform(input_grid)`, executed twice in one fresh namespace whose
-    builtins lack exit and quit and refuse a few imports. So the top-level code runs (with `np`
-    and `input_grid` defined), anything it rebinds counts, and nothing carries over between grids."""
-
-    def __init__(self, program, entry: str, bind, np) -> None:
-        import builtins
-
-        self.program, self.bind, self.np = program, bind, np
-        self.call_entry = compile(f"output_grid = {entry}(input_grid)", "<template>", "exec",
-                                  dont_inherit=True)
-        self.builtins = {k: v for k, v in vars(builtins).items() if k not in ("exit", "quit")}
-        real_import = builtins.__import__
-
-        def released_import(name, globals=None, locals=None, fromlist=(), level=0):
-            if name in _RELEASED_REFUSED_IMPORTS:
-                raise ImportError(f"Import of '{name}' not allowed")
-            return real_import(name, globals, locals, fromlist, level)
-
-        self.builtins["__import__"] = released_import
-        self.rebound: list[str] = []
-
-    def call(self, grid) -> Any:
-        ns = {"__builtins__": self.builtins}
-        for _ in range(2):
-            ns["np"], ns["input_grid"] = self.np, grid.copy()
-            exec(self.program, ns)
-            self.rebound = self.bind(ns)
-            exec(self.call_entry, ns)
-        return ns["output_grid"]
-
-
-def _released_grid(value: Any, np) -> list[list[int]]:
-    """The released code's checks of a return, in its order and words (exec_transform.py), then
-    the grid it equals as their scorer compares (np.array_equal); a return that passes the checks
-    but equals no ARC grid (empty, over 30 wide, fractions) is refused, as it can never be right."""
-    if not isinstance(value, np.ndarray):
-        try:
-            shown = type.__repr__(type(value))
-        except BaseException:
-            shown = _safe_name(value)
-        raise _Invalid(f"return type error: function returned {shown}")
-    if len(value.shape) != 2:
-        raise _Invalid(f"return shape error: function returned {tuple(value.shape)}")
-    if not np.all((0 <= value) & (value <= 9)):
-        raise _Invalid("return value range error: function returned values outside [0, 9]")
-    h, w = value.shape
-    if not (0 < h <= MAX_SIDE and 0 < w <= MAX_SIDE):
-        raise _Invalid(f"returned a {h}x{w} array, which {NO_GRID}")
-    ints = np.asarray(value).astype(np.int64)
-    if not np.array_equal(value, ints):
-        raise _Invalid(f"returned values that are not whole numbers, which {NO_GRID}")
-    return [[int(v) for v in row] for row in ints.tolist()]
 
 
 class _GridClock:
@@ -341,33 +277,33 @@ def _to_grid(value: Any, np) -> list[list[int]]:
     """Convert a program's return value to a plain grid without trusting its methods."""
     if type(value) is np.ndarray:
         if value.ndim != 2:
-            raise _Invalid(f"returned an array with {value.ndim} dimension(s), expected a 2-D grid")
+            raise NotAGrid(f"returned an array with {value.ndim} dimension(s), expected a 2-D grid")
         return _check_array(value, np)
     if type(value) not in (list, tuple):
-        raise _Invalid(f"returned {_safe_name(value)}, expected a 2-D grid (numpy array or list of lists)")
+        raise NotAGrid(f"returned {_safe_name(value)}, expected a 2-D grid (numpy array or list of lists)")
     if not value:
-        raise _Invalid("returned an empty grid")
+        raise NotAGrid("returned an empty grid")
     if len(value) > MAX_SIDE:
-        raise _Invalid(f"returned {len(value)} rows, more than {MAX_SIDE}")
+        raise NotAGrid(f"returned {len(value)} rows, more than {MAX_SIDE}")
     rows = []
     width = None
     for r, row in enumerate(value):
         if type(row) is np.ndarray:
             if row.ndim != 1:
-                raise _Invalid(f"row {r} is an array with {row.ndim} dimensions, expected 1")
+                raise NotAGrid(f"row {r} is an array with {row.ndim} dimensions, expected 1")
             cells = _check_array(row.reshape(1, -1), np)[0] if row.size else []
         elif type(row) in (list, tuple):
             if len(row) > MAX_SIDE:
-                raise _Invalid(f"row {r} has {len(row)} cells, more than {MAX_SIDE}")
+                raise NotAGrid(f"row {r} has {len(row)} cells, more than {MAX_SIDE}")
             cells = [_cell(c, np, r, k) for k, c in enumerate(row)]
         else:
-            raise _Invalid(f"row {r} is {_safe_name(row)}, expected a list of ints")
+            raise NotAGrid(f"row {r} is {_safe_name(row)}, expected a list of ints")
         if not cells:
-            raise _Invalid(f"row {r} is empty")
+            raise NotAGrid(f"row {r} is empty")
         if width is None:
             width = len(cells)
         elif len(cells) != width:
-            raise _Invalid(f"row {r} has {len(cells)} cells, expected {width} (grid not rectangular)")
+            raise NotAGrid(f"row {r} has {len(cells)} cells, expected {width} (grid not rectangular)")
         rows.append(cells)
     return rows
 
@@ -379,34 +315,34 @@ def _cell(c: Any, np, r: int, k: int) -> int:
     elif t is float or issubclass(t, np.floating):
         f = float(c)
         if not f.is_integer():
-            raise _Invalid(f"row {r} col {k}: value {f!r} is not a colour 0-9")
+            raise NotAGrid(f"row {r} col {k}: value {f!r} is not a colour 0-9")
         v = int(f)
     else:
-        raise _Invalid(f"row {r} col {k}: {_safe_name(c)} is not a colour 0-9")
+        raise NotAGrid(f"row {r} col {k}: {_safe_name(c)} is not a colour 0-9")
     if not 0 <= v <= 9:
-        raise _Invalid(f"row {r} col {k}: value {v} is not a colour 0-9")
+        raise NotAGrid(f"row {r} col {k}: value {v} is not a colour 0-9")
     return v
 
 
 def _check_array(arr, np) -> list[list[int]]:
     h, w = arr.shape
     if h == 0 or w == 0:
-        raise _Invalid(f"returned an empty {h}x{w} grid")
+        raise NotAGrid(f"returned an empty {h}x{w} grid")
     if h > MAX_SIDE or w > MAX_SIDE:
-        raise _Invalid(f"returned a {h}x{w} grid, larger than {MAX_SIDE}x{MAX_SIDE}")
+        raise NotAGrid(f"returned a {h}x{w} grid, larger than {MAX_SIDE}x{MAX_SIDE}")
     kind = arr.dtype.kind
     if kind in "iu":
         ints = arr
     elif kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise _Invalid("returned non-integer values; colours are ints 0-9")
+            raise NotAGrid("returned non-integer values; colours are ints 0-9")
         ints = arr.astype(np.int64)
     else:
-        raise _Invalid(f"returned an array of dtype {arr.dtype.name}, expected ints 0-9")
+        raise NotAGrid(f"returned an array of dtype {arr.dtype.name}, expected ints 0-9")
     lo, hi = int(ints.min()), int(ints.max())
     if lo < 0 or hi > 9:
         bad = lo if lo < 0 else hi
-        raise _Invalid(f"returned value {bad}, colours are ints 0-9")
+        raise NotAGrid(f"returned value {bad}, colours are ints 0-9")
     return [[int(v) for v in row] for row in ints.tolist()]
 
 

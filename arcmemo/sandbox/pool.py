@@ -385,7 +385,7 @@ class Sandbox:
         as the memory's helpers: each outcome says which of its functions the program called,
         and a program's own definition of one of their names is replaced by the module's
         (reported as `rebound`); see tracing.py. `reading` "released" runs the program as the
-        ArcMemo authors' released code does (child.py, `_run_released`): all of it, for each grid,
+        ArcMemo authors' released code does (released.py): all of it, for each grid,
         and only a 2-D numpy array of colours is an output.
         """
         if reading not in READINGS:
