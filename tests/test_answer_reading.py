@@ -163,7 +163,7 @@ def solve_score(tmp_path, answer: str, *args: str) -> tuple[float, dict]:
     """`arcmemo solve` of P1 (one thread, no retries) where the model always gives `answer`: the
     run's headline score and its protocol record."""
     from arcmemo.memory.store import Memory
-    from arcmemo.run.report import score_of
+    from arcmemo.run.records.report import score_of
 
     tmp_path.mkdir(parents=True, exist_ok=True)
     Memory(str(tmp_path / "memory.db")).close()
