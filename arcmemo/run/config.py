@@ -16,6 +16,7 @@ from typing import Any
 
 from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.memory.store.scoped import MethodMemory, method_memory
 from arcmemo.methods.contract import check_options
 from arcmemo.methods.discovery import MODES, load_method
 from arcmemo.run.protocol import Protocol, check, from_record
@@ -154,6 +155,11 @@ class RunConfig:
 
     def _seed_params(self) -> dict[str, Any]:
         return {} if self.model_seed is None else {"seed": self.model_seed}
+
+    def items(self, memory: Any) -> MethodMemory:
+        """`memory` as the run's method sees it: its own items, and those its `reads_from` option names."""
+        return method_memory(memory, load_method(self.selection).owner(self.memory_format),
+                             self.method_options.get("reads_from") or ())
 
     def settings_record(self) -> dict[str, Any]:
         """config.json's "settings": every field but the protocol (kept apart, under "protocol")."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from arcmemo.memory.errors import ConceptExists, UnknownConcept
+from arcmemo.memory.errors import ConceptExists, MergeRefused, UnknownConcept
 from arcmemo.memory.schema.concept import DEFAULT_OWNER, Concept, owner_of
 
 
@@ -81,7 +81,8 @@ class MethodMemory:
     def _own(self, ref: int | str, format: str) -> Concept:
         concept = self.memory.get(ref, format)
         if concept is None or not self.sees(concept):
-            raise UnknownConcept(f"no {format} item {ref!r} of method {self.owner!r}")
+            what = f"item {ref}" if isinstance(ref, int) else f"{format} item {ref!r}"
+            raise UnknownConcept(f"no {what} of method {self.owner!r}")
         if owner_of(concept) != self.owner:
             raise ConceptExists(f"{concept.format} item {concept.name!r} belongs to method {owner_of(concept)!r}: "
                                 f"{self.owner!r} reads it but may not change it")
@@ -96,8 +97,12 @@ class MethodMemory:
         self.memory.delete(ref, format=format, **kwargs)
 
     def merge_concepts(self, survivor: int, absorbed: list[int], **kwargs: Any) -> Any:
-        for concept_id in (survivor, *absorbed):
-            self._own(concept_id, "ps")
+        """A consolidation's merge, within this method's own items (MergeRefused otherwise)."""
+        try:
+            for concept_id in (survivor, *absorbed):
+                self._own(concept_id, "ps")
+        except (ConceptExists, UnknownConcept) as exc:
+            raise MergeRefused(str(exc)) from None
         return self.memory.merge_concepts(survivor, absorbed, **kwargs)
 
 
