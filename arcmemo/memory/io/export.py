@@ -4,7 +4,7 @@ shape, empty fields left out, multi-line text as `|` blocks (core/safeyaml.py's 
 streams: concepts are read a chunk at a time and written one by one into the same document
 (`write_yaml`), so its memory does not grow with the memory's size.
 
-Apart from the import (io.py) so that printing the memory (`concepts export`) loads neither the
+Apart from the import (imports.py) so that printing the memory (`concepts export`) loads neither the
 file parsers nor the import's classes.
 """
 
