@@ -34,9 +34,10 @@ HEAVY = ("numpy", "scipy", "networkx", "sqlalchemy", "sqlmodel", "pydantic", "op
 SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket", "statistics", "secrets", "tempfile",
         "difflib", "hashlib", "arcmemo.core.tasks", "arcmemo.core.settings", "arcmemo.scoring.submissions",
         "arcmemo.memory.views.links", "arcmemo.memory.store.revision", "arcmemo.memory.io.imports", "arcmemo.pictures.layout")
-# what a command's work needs of them (`concepts show` and `export` print YAML through
-# core/blockyaml.py, not PyYAML)
-NEEDED = {("concepts", "graph"): {"networkx", "arcmemo.memory.views.links"},
+# what a command's work needs of them: the start-up budget holds for the read-only commands that
+# write no YAML; `concepts show` and `export` write theirs with PyYAML (core/safeyaml.py)
+NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
+          ("concepts", "graph"): {"networkx", "arcmemo.memory.views.links"},
           ("concepts", "history"): {"arcmemo.memory.store.revision"},
           # the first listing in a user directory reads the entry points (a second one: the next test)
           ("solvers", "list"): {"importlib.metadata", "importlib.resources", "email", "socket", "tempfile"},

@@ -185,9 +185,9 @@ def show(ref, db, fmt, as_of, as_json) -> None:
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
         if counts:
             click.echo("# in solves: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.as_dict().items()))
-        from arcmemo.memory.io.export import to_yaml
+        from arcmemo.core import safeyaml
 
-        click.echo(to_yaml(concept.to_data()), nl=False)
+        click.echo(safeyaml.dump(concept.to_data()), nl=False)
 
 
 @concepts.command("search")
@@ -267,9 +267,10 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
                                 "(helper: name, source, depends, verified: task_id, tasks, program)")
             changes["helper"] = {**concept.helper, "source": helper_source.read_text(encoding="utf-8")}
     else:
-        from arcmemo.memory.io.imports import read_edit, to_yaml
+        from arcmemo.core import safeyaml
+        from arcmemo.memory.io.imports import read_edit
 
-        text = click.edit(to_yaml(concept.to_data()), extension=".yaml")
+        text = click.edit(safeyaml.dump(concept.to_data()), extension=".yaml")
         if text is None:
             click.echo("no changes", err=True)
             return
