@@ -55,6 +55,17 @@ def test_success_reads_text_reasoning_tokens_and_cost(stub, priced):
     assert "max_tokens" not in sent
 
 
+def test_the_providers_cached_prompt_tokens_are_priced_as_cached(stub, isolated_home):
+    (isolated_home / "models.yaml").write_text(
+        "prices:\n  stub-model: {input: 1.0, output: 2.0, cached_input: 0.25}\n")
+    body = completion_body("4", prompt_tokens=1000, completion_tokens=10)
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 800}
+    stub.script({"body": body})
+    with make_llm(stub.base_url) as llm:
+        c = llm.chat(MSG, role="solver", step="solve")
+    assert c.cost_usd == pytest.approx((200 * 1.0 + 800 * 0.25 + 10 * 2.0) / 1e6)
+
+
 def test_429_with_retry_after_is_honoured_then_succeeds(stub):
     stub.script(stub.error(429, "slow down", headers={"Retry-After": "0.4"}))
     with make_llm(stub.base_url) as llm:

@@ -7,7 +7,8 @@ attempt is sent with the time limit the retry loop gives it. The package brings 
 body (`extra_body` merged into it), the bearer key, HTTPS, proxies from the environment
 (HTTP(S)_PROXY, NO_PROXY) and the typed answer. Importing it takes about half a second of
 CPU: a solve imports this module on a background thread from its first moment
-(run/warmup.py), so its first request does not wait for it.
+(run/warmup.py), beside the run layer's own imports, so that its first request waits only
+for what is left of it.
 
 The package's errors are sorted here into arcmemo's (errors.py), with the server's own message:
 - transient (retried): 429 (RateLimitError), 409 (ConflictError), 5xx (InternalServerError),
@@ -88,7 +89,7 @@ class OpenAIBackend:
                            step=request.step) from None
         try:
             completion = raw.parse()
-        except ValueError as exc:               # a cut-off or non-JSON body with a JSON content type
+        except (ValueError, TypeError, AttributeError) as exc:  # not JSON, though its content type says so
             raise TransientError(f"malformed response from {self.base_url}: {exc}: {raw.text[:200]!r}") from None
         return parse_completion(completion, self.base_url)
 
