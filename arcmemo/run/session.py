@@ -249,7 +249,7 @@ class RunSession:
     def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
         """LongRunError when the run would take hours on the embedded model it did not name; the
         estimate said when it runs there by name (run/progress/longrun.py)."""
-        from arcmemo.run.loop import order_tasks
+        from arcmemo.run.config import order_tasks
         from arcmemo.run.progress.longrun import check_named, solve_job
 
         job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
