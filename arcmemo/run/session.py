@@ -54,12 +54,13 @@ class Scale:
 def roles_used(config: RunConfig) -> set[str]:
     """The model roles a solve run calls: the solver always, and what its memory method's read
     (and, for a continual run, its write) calls."""
+
     from arcmemo.methods import load_method
 
     method = load_method(config.selection)
-    roles = {"solver", *getattr(method, "read_roles", ())}
-    if config.continual:
-        roles.update(getattr(method, "write_roles", ()))
+    roles = {"solver", *method.read_roles}
+    if config.writes_memory:
+        roles.update(method.write_roles)
     return roles
 
 
@@ -83,18 +84,16 @@ def check_method(memory: Memory, config: RunConfig) -> None:
     """RunDirError, before a run directory exists, when the memory method finds the run pointless
     on this memory (the cheatsheet baseline without a sheet to show is the no-memory baseline
     in disguise)."""
-    from arcmemo.methods import load_method
-
-    check = getattr(load_method(config.selection), "check", None)
-    if check is None:
-        return
     import inspect
 
+    from arcmemo.methods import load_method
+
+    method = load_method(config.selection)
     # a method's check may read its options (the cheatsheet: which sheet); one written before
     # checks took them is asked without
-    takes_options = "options" in inspect.signature(check).parameters
-    problem = check(memory, continual=config.continual,
-                    **({"options": config.method_options} if takes_options else {}))
+    takes_options = "options" in inspect.signature(method.check).parameters
+    problem = method.check(config.items(memory), continual=config.continual,
+                           **({"options": config.method_options} if takes_options else {}))
     if problem:
         raise RunDirError(problem)
 
@@ -146,7 +145,7 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
     made on the spot. --continual may start from nothing; --selection none reads nothing."""
     from arcmemo.methods import load_method
 
-    if config.continual or not getattr(load_method(config.selection), "reads_memory", True):
+    if config.continual or not load_method(config.selection).reads_memory:
         return
     path = sqlite_file(url)
     if path is not None and not path.exists():
@@ -258,7 +257,7 @@ class RunSession:
     def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
         """LongRunError when the run would take hours on the embedded model it did not name; the
         estimate said when it runs there by name (run/progress/longrun.py)."""
-        from arcmemo.run.loop import order_tasks
+        from arcmemo.run.config import order_tasks
         from arcmemo.run.progress.longrun import check_named, solve_job
 
         job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,

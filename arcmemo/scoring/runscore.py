@@ -128,6 +128,7 @@ class RunScore:
     submitted_strict: float | None
     why: str | None = None          # why `value` is None
     test_informed: bool = False
+    test_informed_by: tuple[str, ...] = ()   # the protocol choices that made it so (run/protocol.py)
     strict_variant: str = DEFAULT_STRICT    # which strict score `strict` is (module docstring)
     strict_why: str | None = None   # why `strict` is None
 
@@ -167,9 +168,10 @@ class RunScore:
 
 
 def run_score(summary: Mapping[str, Any], *, test_informed: bool = False,
-              config: Mapping[str, Any] | None = None) -> RunScore:
-    """A run's score from its summary (module docstring: new summaries and older ones); its
-    strict score is the variant `strict_variant(config, summary)` chooses."""
+              test_informed_by: tuple[str, ...] = (), config: Mapping[str, Any] | None = None) -> RunScore:
+    """A run's score from its summary (module docstring: new summaries and older ones), marked
+    test-informed as said, with the choices that made it so when they are known; its strict
+    score is the variant `strict_variant(config, summary)` chooses."""
     submitted = summary.get("submitted") or {name: summary.get(name) for name in ("oracle1", "oracle2", "strict")}
     headline = summary.get("headline")
     if headline is None:
@@ -190,7 +192,8 @@ def run_score(summary: Mapping[str, Any], *, test_informed: bool = False,
     return RunScore(value=value, strict=strict, k=int(headline["k"]),
                     threads=int(headline["threads"]), retry_depth=headline.get("retry_depth"),
                     arc_prize=submitted.get("oracle2"), submitted_oracle1=submitted.get("oracle1"),
-                    submitted_strict=submitted.get("strict"), why=why, test_informed=test_informed,
+                    submitted_strict=submitted.get("strict"), why=why,
+                    test_informed=test_informed, test_informed_by=tuple(test_informed_by),
                     strict_variant=variant, strict_why=strict_why)
 
 
