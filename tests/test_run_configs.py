@@ -164,19 +164,11 @@ def test_a_task_file_flag_wins_over_the_files_split(tmp_path):
 def test_each_paper_setting_runs_a_puzzle_with_the_papers_parameters(tmp_path, monkeypatch, name):
     """The shipped file as it is (only the memory, endpoint and puzzle overridden) passes solve's
     start-up checks and sends each role's parameters in its model's form."""
-    from arcmemo.memory.store import Memory
+    from runner_support import paper_memory
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    db = tmp_path / "paper.db"
-    with Memory(str(db)) as memory:
-        memory.merge({"format": "ps", "name": "recolour", "kind": "routine", "description": "map colours"},
-                     source="import", actor="test")
-        memory.add({"format": "oe", "situation": "Colours change.", "suggestion": "Find the colour table."},
-                   source="import", actor="test")
-        memory.merge({"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table"},
-                     source="human", actor="test")
-        memory.merge({"format": "sheet", "name": "cheatsheet-released", "description": "- the released build's tip"},
-                     source="human", actor="test")
+    db = paper_memory(tmp_path / "paper.db", {"cheatsheet": "- look for a colour table",
+                                              "cheatsheet-released": "- the released build's tip"})
     with StubServer() as stub:
         result = CliRunner().invoke(cli, ["solve", "--config", name, "--tasks", "97239e3d", "--retries", "0",
                                           "-k", "1", "-q", "--base-url", stub.base_url, "--db", str(db),

@@ -10,10 +10,9 @@ import re
 import pytest
 from click.testing import CliRunner
 from llm_stub import StubServer
-from runner_support import seed_code, task_of
+from runner_support import paper_memory, seed_code, task_of
 
 from arcmemo.cli import cli
-from arcmemo.memory.store import Memory
 from arcmemo.run.jobs.table4 import cells, comparison_text, load_paper
 from arcmemo.run.progress.cost import PAPER
 
@@ -30,16 +29,8 @@ def answer(body: dict) -> str:
 @pytest.fixture
 def paper_db(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    db = tmp_path / "paper.db"
-    with Memory(str(db)) as memory:
-        memory.merge({"format": "ps", "name": "recolour", "kind": "routine", "description": "map colours"},
-                     source="import", actor="test")
-        memory.add({"format": "oe", "situation": "Colours change.", "suggestion": "Find the colour table."},
-                   source="import", actor="test")
-        for sheet in ("cheatsheet", "cheatsheet-released"):
-            memory.merge({"format": "sheet", "name": sheet, "description": "- look for a colour table"},
-                         source="human", actor="test")
-    return db
+    return paper_memory(tmp_path / "paper.db", {sheet: "- look for a colour table"
+                                                for sheet in ("cheatsheet", "cheatsheet-released")})
 
 
 def table4(tmp_path, stub, *args):
