@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 DEFAULT_DB = "memory.db"
 
 # The config file's keys besides `Settings`' own: the model settings (read by arcmemo/llm/settings.py and
@@ -34,7 +36,7 @@ MODEL_KEYS = (
 OTHER_KEYS = ("serve_host",)
 
 
-class ConfigError(ValueError):
+class ConfigError(ArcmemoError, ValueError):
     """The config file is malformed or a setting has an invalid value."""
 
 

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 ENTRY_POINT_GROUP = "arcmemo.methods"
 # arcmemo's own methods, as in pyproject.toml (a test keeps the two the same), in the order the help lists them
 SHIPPED = {
@@ -38,7 +40,7 @@ SHIPPED = {
 OWN = "arcmemo"
 
 
-class MethodError(LookupError):
+class MethodError(ArcmemoError, LookupError):
     """A memory method could not be found or loaded; the message names it and what went wrong."""
 
 

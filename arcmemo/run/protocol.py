@@ -55,6 +55,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 PROTOCOL_KEY = "protocol"
 DEFAULT_PROTOCOL = "arcmemo"
 
@@ -75,7 +77,7 @@ CONTINUAL_ONLY = ("continual_order", "write_when")
 READ_CHOICES = ("selector_view", "hint_form", "oe_caption")     # followed by the methods that declare them
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArcmemoError, ValueError):
     """A protocol that cannot be run: an unknown name or value, or a choice the run cannot apply."""
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from arcmemo.core.errors import ArcmemoError
+
 if TYPE_CHECKING:
     from importlib import metadata
 
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "arcmemo.solvers"
 
 
-class PluginError(LookupError):
+class PluginError(ArcmemoError, LookupError):
     """A solver could not be found or loaded; the message names it and what went wrong."""
 
 
