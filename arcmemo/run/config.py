@@ -149,7 +149,8 @@ class RunConfig:
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
                               temperature=self.temperature, reasoning_effort=self.reasoning_effort,
                               sample_offset=self.stream(pass_index, thread) * self.attempts,
-                              extra=self._seed_params(), feedback=self.protocol.feedback)
+                              extra=self._seed_params(), feedback=self.protocol.feedback,
+                              answer_reading=self.protocol.answer_reading)
 
     def _seed_params(self) -> dict[str, Any]:
         return {} if self.model_seed is None else {"seed": self.model_seed}

@@ -133,7 +133,7 @@ class Runner:
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
             "settings": self.config.settings_record(),
-            PROTOCOL_KEY: self.config.protocol.record(),
+            PROTOCOL_KEY: self.config.protocol.record(continual=self.config.continual),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],

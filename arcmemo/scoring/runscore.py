@@ -89,6 +89,7 @@ class RunScore:
     submitted_strict: float | None
     why: str | None = None          # why `value` is None
     test_informed: bool = False
+    test_informed_by: tuple[str, ...] = ()   # the protocol choices that made it so (run/protocol.py)
 
     @property
     def name(self) -> str:
@@ -114,8 +115,10 @@ class RunScore:
         return {**asdict(self), "statistic": self.name, "label": self.label}
 
 
-def run_score(summary: Mapping[str, Any], *, test_informed: bool = False) -> RunScore:
-    """A run's score from its summary (module docstring: new summaries and older ones)."""
+def run_score(summary: Mapping[str, Any], *, test_informed: bool = False,
+              test_informed_by: tuple[str, ...] = ()) -> RunScore:
+    """A run's score from its summary (module docstring: new summaries and older ones), marked
+    test-informed as said, with the choices that made it so when they are known."""
     submitted = summary.get("submitted") or {name: summary.get(name) for name in ("oracle1", "oracle2", "strict")}
     headline = summary.get("headline")
     if headline is None:
@@ -130,7 +133,8 @@ def run_score(summary: Mapping[str, Any], *, test_informed: bool = False) -> Run
     return RunScore(value=value, strict=headline.get("strict"), k=int(headline["k"]),
                     threads=int(headline["threads"]), retry_depth=headline.get("retry_depth"),
                     arc_prize=submitted.get("oracle2"), submitted_oracle1=submitted.get("oracle1"),
-                    submitted_strict=submitted.get("strict"), why=why, test_informed=test_informed)
+                    submitted_strict=submitted.get("strict"), why=why,
+                    test_informed=test_informed, test_informed_by=tuple(test_informed_by))
 
 
 __all__ = ["ARC_PRIZE", "FOOTNOTE", "MARK", "NO_TASKS", "NO_TEST_OUTPUTS", "NOT_RECORDED", "RunScore",

@@ -24,6 +24,7 @@ from arcmemo.prompts import render_prompt
 from arcmemo.solverkit.feedback import last_attempt_feedback
 from arcmemo.solverkit.helpers import MemoryHelpers, memory_section, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
+from arcmemo.solverkit.reading import ARCMEMO
 
 
 @dataclass
@@ -147,7 +148,8 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
     Whether a program is done is the run's to say when it decides (`ctx.wants_retry`), else a
     program is done when it passes every train pair and gives every test input an output.
     A retry shows the feedback in the conversation, or, with `ctx.settings.feedback`
-    "last-attempt", the opening prompt with the last answer and its mismatches. A conversation
+    "last-attempt", the opening prompt with the last answer and its mismatches. Programs run
+    as `ctx.settings.answer_reading` says (reading.py; `parse` reads the answers with it). A conversation
     an earlier pass left (`ctx.resume`, by sample index) goes on from where it stopped."""
     from arcmemo.solverkit.contract import Attempt
 
@@ -155,6 +157,7 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
     modules = sandbox_modules(helpers, own)
     traced = helpers.name if helpers is not None else None
     last_attempt = getattr(getattr(ctx, "settings", None), "feedback", "conversation") == "last-attempt"
+    reading = getattr(getattr(ctx, "settings", None), "answer_reading", ARCMEMO)
     conv.open()
     earlier = next((s for s in getattr(ctx, "resume", None) or [] if s.get("index") == conv.index), None)
     if earlier is not None:
@@ -204,7 +207,7 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
                             else format_feedback(str(exc)))
             continue
         run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules,
-                                      helpers=traced)
+                                      helpers=traced, reading=reading)
         error = attempt_error(run)
         thoughts = "\n\n".join(t.strip() for t in (reasoning, program.reasoning) if t and t.strip())
         attempt = Attempt(

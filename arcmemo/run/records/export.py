@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from arcmemo.core.tasks import TaskSet, load_tasks
-from arcmemo.run.protocol import test_informed
+from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
 from arcmemo.run.records.reader import read_run
 from arcmemo.run.records.rundir import RunDir, RunDirError
 from arcmemo.scoring import KaggleExport, read_submission_dir, write_kaggle
@@ -33,8 +33,9 @@ def _run_predictions(rundir: RunDir, allow_test_informed: bool = False):
     record.check_exportable()
     if test_informed(record.config) and not allow_test_informed:
         name = (record.config.get("protocol") or {}).get("name", "?")
-        raise RunDirError(f"run {rundir.run_id} is test-informed (protocol {name}: a test output decided its retries "
-                          "or memory writes), so its predictions are not a held-out submission; pass "
+        decided = what_tests_decided(test_informed_by(record.config)) or "its retries or memory writes"
+        raise RunDirError(f"run {rundir.run_id} is test-informed (protocol {name}: a test output decided "
+                          f"{decided}), so its predictions are not a held-out submission; pass "
                           "--allow-test-informed to export it anyway")
     predictions, _, errors = read_submission_dir(rundir.submissions)
     if errors:

@@ -13,7 +13,7 @@ from typing import Any
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.table import cell as fmt
 from arcmemo.core.table import table
-from arcmemo.run.protocol import test_informed
+from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
 from arcmemo.scoring.runscore import (
     ARC_PRIZE,
     FOOTNOTE,
@@ -34,7 +34,8 @@ UNKNOWN = NO_TEST_OUTPUTS
 
 def score_of(config: dict[str, Any] | None, summary: dict[str, Any]) -> RunScore:
     """The score of a run (its config says whether it was test-informed), from its summary."""
-    return run_score(summary, test_informed=test_informed(config or {}))
+    return run_score(summary, test_informed=test_informed(config or {}),
+                     test_informed_by=tuple(test_informed_by(config or {})))
 
 
 def running_score(outcomes: Sequence[Any], threads: int, retries: int, config: dict[str, Any]) -> str:
@@ -49,8 +50,13 @@ def running_score(outcomes: Sequence[Any], threads: int, retries: int, config: d
 
 
 def footnote(scores: Sequence[RunScore]) -> str | None:
-    """The footnote a table of these runs' scores needs (test-informed runs are marked)."""
-    return FOOTNOTE if any(s.test_informed for s in scores) else None
+    """The footnote a table of these runs' scores needs (test-informed runs are marked): which
+    choices let a test output decide something, when the runs say."""
+    reasons = sorted({r for s in scores if s.test_informed for r in s.test_informed_by})
+    if not reasons:
+        return FOOTNOTE if any(s.test_informed for s in scores) else None
+    return (f"{MARK} test-informed: a test output decided {what_tests_decided(reasons)}, so its score is not a "
+            "held-out score")
 
 
 def _per_pass(summary: dict[str, Any], score: RunScore) -> tuple[str, str]:
