@@ -26,7 +26,7 @@ INTERNAL = {
     "arcmemo.llm.errors.TransientError": "one endpoint attempt worth retrying; the client retries",
     "arcmemo.methods.contract.ReadFailed": "a shared read step failed; each thread reads with no hint",
     "arcmemo.run.stages.pipeline.SandboxFailed": "the sandbox failed a task's programs; the run counts it",
-    "arcmemo.sandbox.child._Invalid": "a program's result that is not a grid, inside the sandbox",
+    "arcmemo.sandbox.common.NotAGrid": "a program's result that is not a grid, inside the sandbox",
     "arcmemo.sandbox.landlock.LandlockError": "Landlock refused, inside a sandbox worker; the pool reports it",
     "arcmemo.sandbox.pool._WorkerGone": "a sandbox worker died; the pool replaces it",
     "arcmemo.memory.io.files._RepeatedKey": "a repeated key in a memory file; the reader names it",
