@@ -42,11 +42,14 @@ def _scan(group: str) -> list[dict[str, Any]]:
     from importlib import metadata
 
     found = []
+    origins: dict[int, tuple[str | None, str | None]] = {}   # each distribution's metadata read once
     for ep in metadata.entry_points(group=group):
         dist = getattr(ep, "dist", None)
-        found.append({"name": ep.name, "value": ep.value,
-                      "distribution": dist.metadata["Name"] if dist is not None else None,
-                      "version": dist.version if dist is not None else None})
+        if id(dist) not in origins:
+            fields = dist.metadata if dist is not None else None
+            origins[id(dist)] = (fields["Name"], fields["Version"]) if fields is not None else (None, None)
+        name, version = origins[id(dist)]
+        found.append({"name": ep.name, "value": ep.value, "distribution": name, "version": version})
     return found
 
 
