@@ -91,20 +91,18 @@ class Found:
         return {name: plugin for name, plugin in self.plugins.items() if plugin.own}
 
 
-_found: dict[str, Found] = {}          # by group, for the import path in _found_on
-_found_on: list[tuple[str, ...]] = [()]
+_found: dict[tuple[str, tuple[str, ...]], Found] = {}      # by group and import path
 
 
 def found(kind: Kind) -> Found:
     """The installed plugins of `kind`, read once per import path (a distribution put on the path
     later is found then)."""
-    path = tuple(sys.path)
-    if _found_on[0] != path:
-        _found.clear()
-        _found_on[0] = path
-    if kind.group not in _found:
-        _found[kind.group] = _sorted(kind, *_scan(kind))
-    return _found[kind.group]
+    key = (kind.group, tuple(sys.path))
+    if key not in _found:
+        if any(path != key[1] for _, path in _found):      # the import path changed: what was found is stale
+            _found.clear()
+        _found[key] = _sorted(kind, *_scan(kind))
+    return _found[key]
 
 
 def _scan(kind: Kind) -> tuple[dict[str, Plugin], list[tuple[Plugin, str]]]:
@@ -127,8 +125,8 @@ def _scan(kind: Kind) -> tuple[dict[str, Plugin], list[tuple[Plugin, str]]]:
 
 def _sorted(kind: Kind, usable: dict[str, Plugin], refused: list[tuple[Plugin, str]]) -> Found:
     rank = {name: i for i, name in enumerate(kind.order)}
-    names = sorted(usable, key=lambda n: (not usable[n].own, rank.get(n, len(rank)), n))
-    return Found({name: usable[name] for name in names}, tuple(refused))
+    listed = sorted(usable, key=lambda n: (not usable[n].own, rank.get(n, len(rank)), n))
+    return Found({name: usable[name] for name in listed}, tuple(refused))
 
 
 def names(kind: Kind) -> tuple[str, ...]:
