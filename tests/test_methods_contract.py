@@ -368,10 +368,11 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
     assert _method_options(("tone=dry", "rounds=3", "strict=true", "empty=")) == {
         "tone": "dry", "rounds": 3, "strict": True, "empty": None}
     config = RunConfig(selection="diary", method_options={"tone": "dry"})
-    assert config.selection_settings(1).options == {"tone": "dry"}
-    with pytest.raises(MethodOptionError, match=r"memory method 'diary' takes no option 'mood' \(its options: tone\)"):
+    assert config.selection_settings(1).options == {"tone": "dry", "reads_from": []}
+    with pytest.raises(MethodOptionError,
+                       match=r"memory method 'diary' takes no option 'mood' \(its options: tone, reads_from\)"):
         RunConfig(selection="diary", method_options={"mood": "x"})
-    with pytest.raises(MethodOptionError, match=r"'none' takes no option 'tone' \(it takes none\)"):
+    with pytest.raises(MethodOptionError, match=r"'none' takes no option 'tone' \(its options: reads_from\)"):
         RunConfig(selection="none", method_options={"tone": "x"})
     import click
 

@@ -188,6 +188,8 @@ class MemoryMethod(Protocol):
 
     def check(self, memory: Memory, *, continual: bool) -> str | None: ...
 
+    def owner(self, memory_format: str | None = None) -> str: ...
+
     def option_values(self, options: Mapping[str, Any] | None) -> dict[str, Any]: ...
 
 
@@ -213,7 +215,12 @@ class MethodBase:
 
     @property
     def option_names(self) -> tuple[str, ...]:
-        return option_names(self.Options) if self.Options is not None else ()
+        return (option_names(self.Options) if self.Options is not None else ()) + COMMON_OPTIONS
+
+    def owner(self, memory_format: str | None = None) -> str:
+        """The method whose items this one reads and writes (memory/store/scoped.py): its own; a
+        method that ablates another's read names that one (`all`: the items of the format it writes)."""
+        return self.name
 
     def options(self, given: Mapping[str, Any] | None) -> Any:
         """Its Options with `given` over the defaults (MethodOptionError naming a bad value)."""
@@ -224,7 +231,8 @@ class MethodBase:
     def option_values(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         """Every option with its value, the defaults included: what a run records."""
         chosen = self.options(given)
-        return {} if chosen is None else dataclasses.asdict(chosen)
+        own = {} if chosen is None else dataclasses.asdict(chosen)
+        return {**own, "reads_from": reads_from(given)}
 
     def read(self, task: Task, memory: Memory, settings: SelectionSettings, llm: LLM) -> Selection:
         return Selection(mode=self.name)
@@ -241,6 +249,22 @@ class MethodBase:
     def check(self, memory: Memory, *, continual: bool) -> str | None:
         """Why a run of this method on `memory` would be pointless (None: it would not)."""
         return None
+
+
+# Options every method takes (the run applies them, not the method): `reads_from`, the other methods
+# whose items it reads on purpose (a list, or names joined by commas); by default a method reads
+# only its own items.
+COMMON_OPTIONS = ("reads_from",)
+
+
+def reads_from(given: Mapping[str, Any] | None) -> list[str]:
+    """The `reads_from` option's method names, checked (MethodOptionError naming a bad value)."""
+    value = (given or {}).get("reads_from") or []
+    names = [n.strip() for n in value.split(",")] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise MethodOptionError(f"option reads_from must name memory methods (a list, or names joined by commas), "
+                                f"got {value!r}")
+    return sorted(set(names))
 
 
 class ReadFailed(Exception):
@@ -292,4 +316,5 @@ def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Ex
 
 
 __all__ = ["AttemptView", "Experience", "WriteEvent", "WriteContext", "MemoryMethod", "MethodBase", "VERDICTS",
-           "MethodOptionError", "ReadFailed", "check_options", "each_experience", "guarded"]
+           "MethodOptionError", "ReadFailed", "COMMON_OPTIONS", "check_options", "each_experience", "guarded",
+           "reads_from"]

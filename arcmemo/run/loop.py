@@ -36,7 +36,6 @@ full pass walked all of it again (100-300 ms a pass in benchmarks/solve_overhead
 from __future__ import annotations
 
 import gc
-import random
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -53,7 +52,14 @@ from arcmemo.memory.store.usage import COUNTERS, ConceptUse
 from arcmemo.methods.arcmemo.failure_lessons import failure_lesson_counts
 from arcmemo.methods.discovery import load_method
 from arcmemo.prompts import template_hashes
-from arcmemo.run.config import RunConfig, fit_budgets, load_run_tasks, memory_url_for_record
+from arcmemo.run.config import (
+    RunConfig,
+    fit_budgets,
+    load_run_tasks,
+    memory_start,
+    memory_url_for_record,
+    order_tasks,
+)
 from arcmemo.run.executors.local import Executor, InProcess
 from arcmemo.run.jobs.consolidating import consolidate_after_block
 from arcmemo.run.progress.reporter import Reporter, TaskProgress
@@ -87,15 +93,6 @@ class SandboxBroken(ArcmemoError, RuntimeError):
     lost, not wrong; `--resume` solves them once the sandbox works)."""
 
 
-def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
-    tasks = list(taskset.tasks)
-    if config.order == "shuffled":
-        random.Random(config.seed).shuffle(tasks)
-    if config.limit is not None:
-        tasks = tasks[: config.limit]
-    return tasks
-
-
 class Runner:
     """Runs (or resumes) one run. Components are passed in so tests can swap the model."""
 
@@ -108,6 +105,7 @@ class Runner:
         self.answers = answers
         self.memory, self.llm, self.sandbox, self.solver = memory, llm, sandbox, solver
         self.method = load_method(config.selection)
+        self.items = config.items(memory)      # memory as the method sees it: its own items (memory/store/scoped.py)
         self.rundir = rundir
         self.settings = settings or Settings.load()
         self.progress = progress or Reporter()
@@ -121,6 +119,7 @@ class Runner:
         self.latest: dict[str, TaskOutcome] = {}    # each task's latest outcome (run)
         self.done: dict[tuple[int, str], TaskOutcome] = {}
         self.write_events: list[dict[str, Any]] = []
+        self.consolidations: list[dict[str, Any]] = []     # consolidate events (run/jobs/consolidating.py)
         self.lost_usage: list[dict[str, Any]] = []
         self.lost_tasks: dict[tuple[int, str], dict[str, Any]] = {}
         self.writes_lost: set[tuple[int, str]] = set()
@@ -143,6 +142,7 @@ class Runner:
             "base_url": self.llm.settings.base_url,
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
+            "memory_start": memory_start(self.items, self.method),
             "prompt_templates": template_hashes(),
             "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
@@ -221,6 +221,7 @@ class Runner:
         """What an earlier session of this run already did, from its event log."""
         self.done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e) for e in events if e["type"] == "task"}
         self.write_events = [e for e in events if e["type"] == "write"]
+        self.consolidations = [e for e in events if e["type"] == "consolidate"]
         self.lost_usage = [e.get("usage", {}) for e in events if e["type"] in ("task_lost", "write_lost")]
         self.lost_tasks = {(e["pass_index"], e["task_id"]): e for e in events if e["type"] == "task_lost"}
         self.writes_lost = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write_lost"}
@@ -313,7 +314,7 @@ class Runner:
         """What task `task`'s stages are lent in pass p (memory as prepared when it starts: it does
         not change while the task is solved)."""
         earlier = self.latest.get(task.id) if self.config.pass_order and p > 1 else None
-        return TaskContext(task=task, pass_index=p, config=self.config, method=self.method, memory=self.memory,
+        return TaskContext(task=task, pass_index=p, config=self.config, method=self.method, memory=self.items,
                            prepared=prepared(self.memory), llm=meter, sandbox=self.sandbox, solver=self.solver,
                            records=records, progress=TaskProgress(self.progress, task.id), notices=self.notices,
                            earlier=earlier, opened=self.done.get((1, task.id)) if earlier is not None else None)
@@ -375,7 +376,7 @@ class Runner:
 
     def _totals(self) -> str:
         usage = summaries.total_usage([o.usage for o in self.done.values()]
-                                      + [e.get("usage", {}) for e in self.write_events])
+                                      + [e.get("usage", {}) for e in self.write_events + self.consolidations])
         score = running_score(self.latest.values(), self.config.threads, self.config.retries, self.rundir.config())
         return f"{score} · {usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}"
 
@@ -403,6 +404,7 @@ class Runner:
         costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
         costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
         costs += [u.get("cost_usd", 0) for u in writing]
+        costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.consolidations]
         spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
         expected = max(costs, default=0)
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
@@ -412,9 +414,10 @@ class Runner:
         return summaries.summary(
             run_id=self.rundir.run_id, config=self.config, tasks_planned=len(self.tasks), latest=self.latest,
             done=self.done, per_pass=per_pass, write_events=self.write_events, lost_usage=self.lost_usage,
+            consolidations=self.consolidations,
             lost_tasks=[t for _, t in self.lost_tasks], writes_lost=[t for q, t in self.writes_lost if (q, t) not in done],
             scored=bool(self.answers), stopped=stopped, wall=wall, memory_revision_end=self.memory.revision(),
-            failure_lessons=failure_lesson_counts(self.memory, self.write_events, self.done.values(),
+            failure_lessons=failure_lesson_counts(self.items, self.write_events, self.done.values(),
                                                   self.config.method_options))
 
 
@@ -490,5 +493,5 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
                   settings=settings or Settings.load(), progress=progress, executor=executor)
 
 
-__all__ = ["Runner", "SandboxBroken", "new_runner", "resume_runner", "order_tasks", "check_protocol_fits",
+__all__ = ["Runner", "SandboxBroken", "new_runner", "resume_runner", "check_protocol_fits",
            "check_executor", "SANDBOX_STOP"]

@@ -57,9 +57,9 @@ def roles_used(config: RunConfig) -> set[str]:
     from arcmemo.methods import load_method
 
     method = load_method(config.selection)
-    roles = {"solver", *getattr(method, "read_roles", ())}
-    if config.continual:
-        roles.update(getattr(method, "write_roles", ()))
+    roles = {"solver", *method.read_roles}
+    if config.writes_memory:
+        roles.update(method.write_roles)
     return roles
 
 
@@ -85,8 +85,7 @@ def check_method(memory: Memory, config: RunConfig) -> None:
     in disguise)."""
     from arcmemo.methods import load_method
 
-    check = getattr(load_method(config.selection), "check", None)
-    problem = check(memory, continual=config.continual) if check is not None else None
+    problem = load_method(config.selection).check(config.items(memory), continual=config.continual)
     if problem:
         raise RunDirError(problem)
 
@@ -138,7 +137,7 @@ def check_memory_exists(url: str, config: RunConfig) -> None:
     made on the spot. --continual may start from nothing; --selection none reads nothing."""
     from arcmemo.methods import load_method
 
-    if config.continual or not getattr(load_method(config.selection), "reads_memory", True):
+    if config.continual or not load_method(config.selection).reads_memory:
         return
     path = sqlite_file(url)
     if path is not None and not path.exists():
@@ -250,7 +249,7 @@ class RunSession:
     def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
         """LongRunError when the run would take hours on the embedded model it did not name; the
         estimate said when it runs there by name (run/progress/longrun.py)."""
-        from arcmemo.run.loop import order_tasks
+        from arcmemo.run.config import order_tasks
         from arcmemo.run.progress.longrun import check_named, solve_job
 
         job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,

@@ -61,10 +61,11 @@ def fault_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, Any]:
 def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mapping[str, TaskOutcome],
             done: Mapping[tuple[int, str], TaskOutcome], per_pass: list[dict[str, Any]],
             write_events: Sequence[Mapping[str, Any]], lost_usage: Sequence[Mapping[str, Any]],
+            consolidations: Sequence[Mapping[str, Any]],
             lost_tasks: Iterable[str], writes_lost: Iterable[str], scored: bool, failure_lessons: Mapping[str, Any],
             memory_revision_end: int, stopped: str | None, wall: float) -> dict[str, Any]:
     usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in write_events]
-                        + list(lost_usage))
+                        + list(lost_usage) + [e.get("usage", {}) for e in consolidations])
     added = sorted({name for e in write_events for name in e.get("added", [])})
     extended = sorted({name for e in write_events for name in e.get("extended", [])})
     return {
@@ -90,6 +91,8 @@ def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mappi
         "concepts_extended": extended,
         "writes": len(write_events),
         "write_failures": sum(bool(e.get("failed")) for e in write_events),
+        "consolidations": len(consolidations),
+        "consolidation_usage": total_usage(e.get("usage", {}) for e in consolidations).to_dict(),
         **failure_lessons,
         **fault_counts(latest.values()),
         "tasks_lost": sorted(set(lost_tasks)),
