@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from plugin_support import install_fake_distribution
 
 from arcmemo.cli import cli
-from arcmemo.core import entrypoints, plugins
+from arcmemo.core import plugins
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.plugins import Plugin, PluginError
 from arcmemo.methods.discovery import METHODS, MethodError, describe_methods, load_method
@@ -96,7 +96,7 @@ def test_the_entry_points_are_read_once_per_import_path(tmp_path, monkeypatch):
     for kind in KINDS.values():
         plugins.names(kind)
     read = []
-    monkeypatch.setattr(entrypoints, "entry_points", lambda group: read.append(group) or [])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: read.append(group) or [])
     for kind in KINDS.values():
         plugins.names(kind)
         assert plugins.found(kind).plugins
@@ -106,7 +106,7 @@ def test_the_entry_points_are_read_once_per_import_path(tmp_path, monkeypatch):
 
 
 def test_without_arcmemos_metadata_the_error_says_to_install_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(entrypoints, "entry_points", lambda group: [])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [])
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(PluginError, match=r"available: none installed; arcmemo's own .* install arcmemo"):
         load_solver("program-synthesis")

@@ -11,23 +11,39 @@ The same rules for every kind:
 - a name arcmemo ships is arcmemo's: another distribution's entry point with that name is
   refused (listed with the reason, never loaded); among the others, the first on the import
   path keeps a name and a later one with another value is refused;
-- names come from the entry points alone (remembered in the user directory, core/entrypoints.py,
-  and here for the process until the import path changes): no plugin is imported until it is
-  loaded, so the command line can offer the names at start-up;
+- names come from the entry points alone (remembered in the user directory, and for the process
+  until the import path changes): no plugin is imported until it is loaded, so the command
+  line can offer the names at start-up;
 - a plugin that cannot be found or loaded is a `PluginError` naming it and what went wrong
   (a kind may raise a subclass of its own, for its messages).
+
+The entry points are remembered in the user directory (CACHE) until a distribution on the import
+path changes: importing importlib.metadata (it brings the email package) and reading every
+distribution costs a listing (`solvers list`) more than a bare python start-up. What is
+remembered is keyed on the import path and, in each of its folders, the folder's own time stamp
+(a distribution installed or removed) and those of every distribution's files that
+importlib.metadata reads (entry_points.txt, METADATA, PKG-INFO: one rewritten in place), as a
+stale .pyc is told from its source. An import path whose distributions something other than the
+standard path finder provides is read afresh every time.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from arcmemo.core.config import user_dir
 from arcmemo.core.errors import ArcmemoError
 
 OWN = "arcmemo"             # the distribution whose plugins are arcmemo's own
+CACHE = "entry_points.json"     # the entry points remembered, in the user directory
+_SUFFIXES = (".dist-info", ".egg-info", ".egg")
+_FILES = ("entry_points.txt", "METADATA", "PKG-INFO", "EGG-INFO/entry_points.txt", "EGG-INFO/PKG-INFO")
 
 
 class PluginError(ArcmemoError, LookupError):
@@ -106,8 +122,7 @@ def found(kind: Kind) -> Found:
 
 
 def _scan(kind: Kind) -> tuple[dict[str, Plugin], list[tuple[Plugin, str]]]:
-    from arcmemo.core.entrypoints import entry_points
-
+    """(usable plugins by name, [(plugin, why it is refused)]): the rules of the module docstring."""
     points = [Plugin(ep["name"], ep["value"], ep["distribution"], ep["version"]) for ep in entry_points(kind.group)]
     usable = {p.name: p for p in points if p.own}
     refused = []
@@ -201,9 +216,91 @@ class Names(Sequence):
         return f"Names({', '.join(names(self.kind))})"
 
 
+# -- the entry points, remembered in the user directory ------------------------------------------------
+
+def entry_points(group: str) -> list[dict[str, Any]]:
+    """{name, value, distribution, version} of each entry point of `group`, in the order
+    importlib.metadata gives them (a distribution found twice on the path counts once, the first)."""
+    key = _fingerprint()
+    cached = _remembered() if key is not None else None
+    if cached is not None and cached.get("key") == key and group in cached["groups"]:
+        return cached["groups"][group]
+    points = _read_entry_points(group)
+    if key is not None:
+        groups = cached["groups"] if cached is not None and cached.get("key") == key else {}
+        _remember({"key": key, "groups": {**groups, group: points}})
+    return points
+
+
+def _read_entry_points(group: str) -> list[dict[str, Any]]:
+    from importlib import metadata
+
+    points = []
+    origins: dict[int, tuple[str | None, str | None]] = {}   # each distribution's metadata read once
+    for ep in metadata.entry_points(group=group):
+        dist = getattr(ep, "dist", None)
+        if id(dist) not in origins:
+            fields = dist.metadata if dist is not None else None
+            origins[id(dist)] = (fields["Name"], fields["Version"]) if fields is not None else (None, None)
+        name, version = origins[id(dist)]
+        points.append({"name": ep.name, "value": ep.value, "distribution": name, "version": version})
+    return points
+
+
+def _fingerprint() -> list | None:
+    """What the entry points depend on, as JSON-able values; None when it cannot be told (a
+    finder other than the standard one provides distributions)."""
+    from importlib.machinery import PathFinder
+
+    if any(finder is not PathFinder and hasattr(finder, "find_distributions") for finder in sys.meta_path):
+        return None
+    stamps: list = [sys.version, os.getcwd()]
+    for entry in sys.path:
+        folder = entry or "."
+        stamps.append([entry, _stamp(folder)])
+        try:
+            children = sorted(os.listdir(folder))
+        except OSError:                 # missing, or a zip file: its own stamp covers it
+            continue
+        for child in children:
+            if child.lower().endswith(_SUFFIXES):
+                path = os.path.join(folder, child)
+                stamps.append([child, _stamp(path), *(_stamp(os.path.join(path, name)) for name in _FILES)])
+    return stamps
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def _remembered() -> dict | None:
+    try:
+        data = json.loads((user_dir() / CACHE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("groups"), dict) else None
+
+
+def _remember(data: dict) -> None:
+    """Written whole or not at all; a user directory that cannot be written only costs the next scan."""
+    tmp = None
+    try:
+        path = user_dir() / CACHE
+        tmp = path.with_name(f"{CACHE}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+
+
 def _normalized(name: str | None) -> str | None:
     return re.sub(r"[-_.]+", "-", name).lower() if name else None
 
 
-__all__ = ["OWN", "Found", "Kind", "Names", "Plugin", "PluginError", "check_findable", "found", "load", "names",
-           "plugin"]
+__all__ = ["CACHE", "OWN", "Found", "Kind", "Names", "Plugin", "PluginError", "check_findable", "entry_points", "found",
+           "load", "names", "plugin"]
