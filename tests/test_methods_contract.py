@@ -50,7 +50,7 @@ LESSON = {"format": "oe", "situation": "Every cell of one colour turns into anot
 SHEET = {"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table first"}
 BANK_ITEM = {"format": "bank", "name": "Learn the colour table", "description": "When colours change cell by cell.",
              "suggestion": "Read the table off the examples.",
-             "meta": {"origin": "success", "task_profile": "change: manychanges colourmap"}}
+             "meta": {"origin": "success", "task_profiles": ["change: manychanges colourmap"]}}
 CASE = {"format": "case", "name": "c8f0f002", "description": "size: samesize\nchange: colourmap",
         "implementation": ["def transform(grid):\n    return grid\n"]}
 DC_RS_SHEET = {"format": "sheet", "name": "dc-rs", "description": "- a colour table first"}
