@@ -510,3 +510,39 @@ def test_naming_the_methods_imports_none_of_them():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == f"{','.join(SHIPPED)} []"
+
+
+def test_a_new_method_gets_the_probe_its_own_items_a_seeded_start_and_its_record_from_the_run_layer(
+        third_party, tmp_path, fake_model, fake_llm):
+    """A plugin that only implements read and write: memory's probe answers a puzzle for it as for ps,
+    its read never sees another method's items, its options are recorded with their defaults, and it
+    can start from the seeds through its own write: none of it needed a change to the run layer."""
+    from test_concept_helpers import rotate_concept
+
+    from arcmemo.memory.schema.concept import owner_of
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import load_solver
+
+    memory = Memory(str(tmp_path / "memory.db"))
+    memory.merge(rotate_concept(), actor="test", task_id="6150a2bd")         # memory's verified helper
+    memory.add({"format": "oe", "situation": "ArcMemo-OE's lesson.", "suggestion": "Not the diary's."}, actor="t")
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")    # wrong
+    config = RunConfig(source="training", task_ids=["6150a2bd"], selection="diary", continual=True, k=1, retries=0,
+                       probe_helpers=True)
+    runner = new_runner(config, memory=memory, make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(),
+                        solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
+    summary = runner.run()
+    assert summary["oracle2"] == 100.0 and summary["fit_answer_tasks"] == ["6150a2bd"]      # memory's fit answered
+    assert "Not the diary's" not in fake_model.calls_for("solve")[0].prompt               # its own items only
+    assert runner.rundir.config()["settings"]["method_options"] == {"tone": "", "reads_from": []}
+    assert [owner_of(c) for c in memory.list("oe")] == ["oe", "diary"]                   # what it wrote is its own
+    memory.close()
+    seeded = CliRunner().invoke(cli, ["seed", str(Path(__file__).resolve().parents[1] / "seeds"), "--method", "diary",
+                                      "--limit", "1", "--model", "fake", "--db", str(tmp_path / "seeded.db"), "--run-dir",
+                                      str(tmp_path / "runs"), "-q"])
+    assert seeded.exit_code == 0, seeded.output
+    with Memory(str(tmp_path / "seeded.db")) as seeded_memory:
+        (item,) = seeded_memory.list("oe")
+        assert owner_of(item) == "diary" and item.source == "human" and "passed its train pairs" in item.suggestion
