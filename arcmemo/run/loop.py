@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from arcmemo import __version__
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet
 from arcmemo.llm import ROLES
@@ -88,7 +89,7 @@ TOTALS_EACH = 50        # most this often: they sum over every task done, so onc
 SANDBOX_STOP = 3        # tasks in a row whose every program the sandbox failed to run: the run stops
 
 
-class SandboxBroken(RuntimeError):
+class SandboxBroken(ArcmemoError, RuntimeError):
     """The sandbox failed every program of several tasks in a row: the run stops (those tasks are
     lost, not wrong; `--resume` solves them once the sandbox works)."""
 

@@ -44,6 +44,7 @@ from typing import Any
 
 import yaml
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.run.config import RunConfig
 from arcmemo.run.session import Scale
 
@@ -55,7 +56,7 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 RELEASED_TWIN = "-released"     # a shipped run configuration's twin under the released code's protocol
 
 
-class SweepError(Exception):
+class SweepError(ArcmemoError):
     """A sweep file that cannot be run as written (the message names the file and the key)."""
 
 
