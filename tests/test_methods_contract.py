@@ -85,15 +85,17 @@ HAPPY = {
     "all": ([PS_CONCEPT], [], answers("<pseudocode>\nrecolour\n</pseudocode>\n<summary>recolour</summary>",
                                       "```yaml\n- name: colour table\n  kind: routine\n```"),
             [PS_CONCEPT["name"]], ["colour table"]),
-    "cheatsheet": ([SHEET], [], answers("<cheatsheet>\n- a table first, then shapes\n</cheatsheet>"),
-                   ["cheatsheet"], ["cheatsheet"]),
-    # ReasoningBank learns from the failure too; DC-RS keeps the solved task's case and the sheet of the block's
+    # DC-Cu's curator rewrites the sheet after every task (it judges the answer itself)
+    "cheatsheet": ([SHEET], [], answers("<cheatsheet>\n- a table first, then shapes\n</cheatsheet>",
+                                        "<cheatsheet>\n- a table first; check every example\n</cheatsheet>"),
+                   ["cheatsheet"], {SOLVED: ["cheatsheet"], FAILED: ["cheatsheet"]}),
+    # ReasoningBank learns from the failure too; DC-RS keeps every task's case and the sheet of the block's
     # newest task (here the failed one: its sheet is synthesised again, its read not having run in this test)
     "reasoningbank": ([BANK_ITEM], [], answers(ITEMS.format("Table first"), ITEMS.format("Check every example")),
                       [BANK_ITEM["name"]], {SOLVED: ["Table first"], FAILED: ["Check every example"]}),
     "dc-rs": ([CASE, DC_RS_SHEET], answers("<cheatsheet>\n- the table of c8f0f002\n</cheatsheet>"),
               answers("<cheatsheet>\n- check the table\n</cheatsheet>"),
-              [CASE["name"], "dc-rs"], {SOLVED: [SOLVED], FAILED: ["dc-rs"]}),
+              [CASE["name"], "dc-rs"], {SOLVED: [SOLVED], FAILED: [FAILED, "dc-rs"]}),
     # ACE reflects on the failure too (here it draws no lesson from it, so nothing is curated)
     "ace": ([BULLET], [], answers("```yaml\ndiagnosis: a table\ntags: {}\ninsights:\n  - map colours by a table\n```",
                                   "```yaml\n- op: add\n  section: strategies\n  content: Map colours by a table.\n```",
