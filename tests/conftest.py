@@ -9,11 +9,20 @@ import tempfile
 import pytest
 
 SLOW_OPTION = "--slow"
+# What the suite itself reads from the environment (where CI's PostgreSQL is, what isolation the
+# machine allows, where the released code's mirror is): kept; no setting of arcmemo is named so.
+TEST_KNOBS = ("ARCMEMO_TEST_POSTGRES_URL", "ARCMEMO_EXPECT_ISOLATION", "ARCMEMO_RELEASED_MIRROR")
+# Every other variable with these prefixes is removed for each test: arcmemo's settings (a user's
+# ARCMEMO_LOG_DB would receive the suite's calls and answer one test from another's) and what
+# the openai package reads (OPENAI_BASE_URL, OPENAI_ORG_ID, ...).
+USER_PREFIXES = ("ARCMEMO_", "OPENAI_")
 
 
 def pytest_configure(config):
     """Collection has a user directory of its own too: test modules name the installed plugins at
     import (parametrize), and the entry points are remembered in the user directory."""
+    for var in [v for v in os.environ if v.startswith(USER_PREFIXES) and v not in TEST_KNOBS]:
+        del os.environ[var]         # not even collection reads a user's settings
     config._arcmemo_collect_home = tempfile.mkdtemp(prefix="arcmemo-collect-")
     os.environ["ARCMEMO_HOME"] = config._arcmemo_collect_home
 
@@ -54,12 +63,13 @@ def pytest_terminal_summary(terminalreporter, config):
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
+    """A user directory of the test's own, and none of the user's settings from the environment."""
+    for var in list(os.environ):
+        if var.startswith(USER_PREFIXES) and var not in TEST_KNOBS:
+            monkeypatch.delenv(var)
     home = tmp_path_factory.mktemp("arcmemo_home")
     monkeypatch.setenv("ARCMEMO_HOME", str(home))
     monkeypatch.setenv("ARCMEMO_RUNS_DIR", str(home / "runs"))     # never ./runs of the checkout
-    for var in ("ARCMEMO_DB", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ARCMEMO_SOLVER_MODEL",
-                "ARCMEMO_AUX_MODEL", "ARCMEMO_SELECT_MODEL"):
-        monkeypatch.delenv(var, raising=False)
     return home
 
 
