@@ -11,8 +11,6 @@ import ipaddress
 import socket
 from collections.abc import Callable
 
-DEFAULT_HOST = "127.0.0.1"
-
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":

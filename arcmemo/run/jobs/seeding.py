@@ -57,7 +57,7 @@ from arcmemo.abstraction.seedhelpers import (
     read_library,
     uncalled,
 )
-from arcmemo.core.config import lookup
+from arcmemo.core.config import resolve
 from arcmemo.core.helpercode import MODULE, HelperError
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
@@ -270,7 +270,7 @@ def configured_model(flag: str | None) -> str | None:
     Seeding never falls back to the default model: without one, unannotated seeds are
     skipped with a message rather than starting the embedded local model unasked.
     """
-    value, _ = lookup("aux_model", flag)
+    value, _ = resolve("aux_model", flag)
     return str(value) if value else None
 
 
