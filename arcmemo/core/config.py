@@ -380,6 +380,14 @@ def resolve_all(names: Iterable[str], flags: dict[str, Any] | None = None) -> Re
     return Resolved(values, sources)
 
 
+def did_you_mean(name: Any, known: Iterable[str]) -> str:
+    """`; did you mean 'x'?` for the known name nearest a misspelt one, or '' when none is near."""
+    import difflib
+
+    nearest = difflib.get_close_matches(str(name), list(known), n=1)
+    return f"; did you mean {nearest[0]!r}?" if nearest else ""
+
+
 def db_url(flag: str | None = None) -> str:
     """The memory database: --db > ARCMEMO_DB > config `db` > ./memory.db."""
     return str(setting_value("db", flag))
@@ -388,4 +396,4 @@ def db_url(flag: str | None = None) -> str:
 __all__ = ["ConfigError", "user_dir", "config_file", "load_config_file", "known_keys",
            "Setting", "SETTINGS", "BY_NAME", "Resolved", "MODEL_ROLES", "REASONING_EFFORTS", "GRID_TEXTS",
            "MAX_TEMPERATURE", "DEFAULT", "declared", "default_of", "raw_value", "resolve", "setting_value",
-           "resolve_all", "db_url", "integer", "number", "text", "directory", "file_path", "boolean", "one_of"]
+           "resolve_all", "db_url", "did_you_mean", "integer", "number", "text", "directory", "file_path", "boolean", "one_of"]
