@@ -3,8 +3,9 @@
 JSON's own encodings are accepted (UTF-8 with or without a byte-order mark, UTF-16 and
 UTF-32, as the `json` module detects them from the first bytes). Everything that can go
 wrong — a missing file, undecodable bytes, a syntax error, an integer longer than Python
-converts, nesting deeper than the parser's recursion limit, a file over `max_bytes` —
-becomes a `JSONFileError` (a ValueError) whose message starts with the path.
+converts, nesting deeper than the parser's recursion limit, a file over `max_bytes`, a path
+that is not a regular file (a FIFO, a device: core/files.py) — becomes a `JSONFileError` (a
+ValueError) whose message starts with the path.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.files import FileRefused, read_regular
+
 MAX_BYTES = 512 * 1024 * 1024   # far above any ARC file (ARC-AGI-2's whole training set is ~40 MB)
 
 
@@ -20,13 +23,12 @@ class JSONFileError(ValueError):
     """A JSON file could not be read; the message names the file and what was wrong."""
 
 
-def read_json(path: str | Path, max_bytes: int = MAX_BYTES) -> Any:
+def read_json(path: str | Path, max_bytes: int = MAX_BYTES, *, follow_symlinks: bool = True) -> Any:
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise JSONFileError(f"{path}: {size} bytes, more than the {max_bytes} a JSON file may have here")
-        raw = path.read_bytes()
+        raw = read_regular(path, max_bytes=max_bytes, follow_symlinks=follow_symlinks)
+    except FileRefused as exc:
+        raise JSONFileError(str(exc)) from None
     except OSError as exc:
         raise JSONFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
