@@ -28,7 +28,7 @@ table counts each call at what it cost when it was made.
 
 The table is read from the rows' records, never from numbers this script keeps: config.json
 (the settings, the memory revision at the start), summary.json (for a run not finished, what
-its events hold: runs/runrecord.py), the call log (tokens and model seconds of the run's
+its events hold: run/records/reader.py), the call log (tokens and model seconds of the run's
 calls) and the row's memory (its items of the method's formats, and of any format the run
 wrote, as of the revision at the start, after each block's writes, and at the end).
 """
@@ -221,7 +221,7 @@ class RowResult:
     """What a row's records hold (`run` None: no run yet; `error`: why its solve stopped)."""
 
     row: Row
-    run: Any = None                      # runrecord.RunRecord
+    run: Any = None                      # run/records/reader.RunRecord
     error: str | None = None
     memory: dict[str, Any] | None = None     # memory_sizes()
     asked: dict[str, Any] | None = None      # asked_usage()
@@ -239,7 +239,7 @@ def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     if not runs:
         return RowResult(row, error=error or "not started")
     record = read_run(runs[-1])
-    return RowResult(row, record, error, memory_sizes(root / "memory.db", record.config, record.summary or {},
+    return RowResult(row, record, error, memory_sizes(root / "memory.db", record.recorded, record.summary or {},
                                                       method_formats(row.method)),
                      asked_usage(record.run_id))
 
@@ -339,7 +339,7 @@ def score_columns(results: list[RowResult]) -> tuple[list[str], Any]:
     scored = [r for r in results if r.summary]
     if not scored:
         return [], None
-    first = score_of(scored[0].run.config, scored[0].summary)
+    first = score_of(scored[0].run.recorded, scored[0].summary)
     depth = first.retry_depth or 0
     return [f"{first.name.split(' ')[0]} d{d}" for d in range(depth + 1)], first
 
@@ -350,7 +350,7 @@ def depth_cells(result: RowResult, depths: int) -> list[str]:
 
     if not result.summary:
         return ["-"] * depths
-    score = score_of(result.run.config, result.summary)
+    score = score_of(result.run.recorded, result.summary)
     table = result.summary.get("table4") or {}
     oracle = table.get("oracle") or []
     return [score.mark(oracle[d][score.k - 1]) if d < len(oracle) else "-" for d in range(depths)]

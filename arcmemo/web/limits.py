@@ -1,0 +1,74 @@
+"""The page's time limits: no page is made for longer than PAGE_S, and the server stops within
+a few seconds of SIGTERM or Ctrl-C, whatever a page is doing.
+
+Each page is made in a thread of its own (a daemon thread: one still at work never holds the
+process up when it exits), at most PAGE_THREADS at once, with a reading deadline
+(core/files.py: reading a run's event log gives up at it). A page not made within PAGE_S is
+answered with 503 and its thread left to stop at its deadline; the other pages go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from arcmemo.core.files import reading_deadline
+
+PAGE_S = 10.0           # a page is made within this, or answered with 503
+PAGE_THREADS = 16       # pages made at once (more wait for a thread)
+STOP_S = 2              # after SIGTERM or Ctrl-C: the answers being sent get this long
+FORCE_S = 5.0           # and the process ends this long after the signal, whatever still runs
+
+
+async def in_own_thread(work: Callable[[], Any], seconds: float) -> Any:
+    """work() in a daemon thread of its own, with a reading deadline of `seconds`; TimeoutError
+    when it takes longer (the thread is left to finish on its own)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if not done.done():
+            done.set_exception(error) if error is not None else done.set_result(result)
+
+    def run() -> None:
+        result, error = None, None
+        try:
+            with reading_deadline(seconds):
+                result = work()
+        except BaseException as exc:        # handed to the awaiting request, which decides
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:                # the server stopped meanwhile: nobody is waiting
+            pass
+
+    threading.Thread(target=run, name="arcmemo page", daemon=True).start()
+    return await asyncio.wait_for(done, seconds)
+
+
+def time_limited(handler: Callable[[Any], Any], too_slow: Callable[[Any], Any], *, seconds: float = PAGE_S,
+                 threads: int = PAGE_THREADS) -> Callable[[Any], Awaitable[Any]]:
+    """An endpoint making `handler(request)` in its own thread, `threads` at once, answered
+    within `seconds` (waiting for a thread included), or by `too_slow(request)`."""
+    slots = asyncio.Semaphore(threads)
+
+    async def endpoint(request: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        try:
+            await asyncio.wait_for(slots.acquire(), seconds)
+        except (TimeoutError, asyncio.TimeoutError):
+            return too_slow(request)
+        try:
+            return await in_own_thread(lambda: handler(request), max(0.1, deadline - loop.time()))
+        except (TimeoutError, asyncio.TimeoutError):    # asyncio's, or the reading deadline's (ReadTimedOut)
+            return too_slow(request)
+        finally:
+            slots.release()
+
+    return endpoint
+
+
+__all__ = ["FORCE_S", "PAGE_S", "PAGE_THREADS", "STOP_S", "in_own_thread", "time_limited"]
