@@ -8,8 +8,12 @@ memory, so a non-loopback address is served only when it was given explicitly as
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import sys
+import threading
 from collections.abc import Callable
+from types import FrameType
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -50,11 +54,34 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def run(app, sock: socket.socket, *, on_start: Callable[[], None] | None = None) -> None:
-    """Serve `app` on `sock` until Ctrl-C (uvicorn; one process, the memory stays single-writer)."""
+    """Serve `app` on `sock` until Ctrl-C or SIGTERM (uvicorn; one process, the memory stays
+    single-writer). On the signal the answers being sent get limits.STOP_S to finish; whatever
+    still runs FORCE_S after it (a page stuck in a system call) does not keep the process."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    server = uvicorn.Server(config)
+    from arcmemo.web.limits import FORCE_S, STOP_S
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            _stop_anyway_after(FORCE_S, 128 + sig)
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=STOP_S)
+    server = Server(config)
     if on_start is not None:
         on_start()
     server.run(sockets=[sock])
+
+
+def _stop_anyway_after(seconds: float, code: int) -> None:
+    """End the process `seconds` from now unless it has ended by then (a daemon timer: it never
+    keeps the process up itself)."""
+    def stop() -> None:
+        print(f"arcmemo serve: a page was still being made {seconds:g} s after the signal; stopped anyway",
+              file=sys.stderr, flush=True)
+        os._exit(code)
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
