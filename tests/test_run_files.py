@@ -175,24 +175,25 @@ def test_the_page_shows_a_bad_run_s_error_and_every_other_page(runs, web_fixture
     config["settings"]["source"] = str(source_fifo)
     config.pop("puzzles", None)                      # a run from before runs kept their puzzles
     (runs / "fifo-source" / "config.json").write_text(json.dumps(config))
-    (runs / "fifo-source" / "tasks.json").unlink()
+    (runs / "fifo-source" / "tasks.json").unlink(missing_ok=True)
     try:
         with Memory(str(runs.parent / "memory.db")) as memory:
             app = create_app(memory, runs, actor="user:test", allowed_hosts=["testserver"])
-            with TestClient(app) as client:
-                def get(path):
-                    return within(LIMIT_S, lambda: client.get(path))
+            client = TestClient(app)            # a portal per request: one left blocked holds nothing up
 
-                listed = get("/runs")
-                assert listed.status_code == 200
-                assert "fifo-log" in listed.text and "a FIFO (named pipe), not a regular file" in listed.text
-                assert f'href="/runs/{good}"' in listed.text and f'href="/runs/{web_fixture.continual}"' in listed.text
-                bad = get("/runs/fifo-log")
-                assert bad.status_code == 500 and "This run cannot be read" in bad.text and "events.jsonl" in bad.text
-                assert get(f"/runs/{good}").status_code == 200
-                assert get("/concepts/1").status_code == 200
-                task = get(f"/runs/fifo-source/tasks/{web_fixture.tasks[0]}")
-                assert task.status_code == 200 and "The puzzle is not recorded" in task.text
+            def get(path):
+                return within(LIMIT_S, lambda: client.get(path))
+
+            listed = get("/runs")
+            assert listed.status_code == 200
+            assert "fifo-log" in listed.text and "a FIFO (named pipe), not a regular file" in listed.text
+            assert f'href="/runs/{good}"' in listed.text and f'href="/runs/{web_fixture.continual}"' in listed.text
+            bad = get("/runs/fifo-log")
+            assert bad.status_code == 500 and "This run cannot be read" in bad.text and "events.jsonl" in bad.text
+            assert get(f"/runs/{good}").status_code == 200
+            assert get("/concepts/1").status_code == 200
+            task = get(f"/runs/fifo-source/tasks/{web_fixture.tasks[0]}")
+            assert task.status_code == 200 and "The puzzle is not recorded" in task.text
     finally:
         release(fifo)
         release(source_fifo)
