@@ -63,7 +63,7 @@ from arcmemo.web.render import (
     task_section,
 )
 from arcmemo.web.report import build_report
-from arcmemo.web.runcache import RunShelf, signature
+from arcmemo.web.runcache import RunShelf, SharedPages, signature
 
 EDIT_REASON = "edited from the web page"
 CHART_CACHE = 32
@@ -87,8 +87,11 @@ class Site:
         self.sources, self.dataset = sources, dataset
         self.token = secrets.token_urlsafe(24)
         self.memory_url = memory_url_for_record(str(memory.url))
-        self.shelf = RunShelf(self.runs_root)
+        self.shelf = RunShelf(self.runs_root, draw=lambda runs: self.render("runs.html", runs=runs,
+                                                                            runs_root=str(self.runs_root)))
+        self.pages = SharedPages()
         self._charts: dict[tuple, tuple] = {}
+        self._drawing: dict[tuple, threading.Lock] = {}    # one lock per chart key: drawn once
         self._charts_lock = threading.Lock()
 
     # -- plumbing ------------------------------------------------------------------------
@@ -114,16 +117,21 @@ class Site:
         return MemoryFacts(self.memory)
 
     def overview(self, views: list[RunRecord]) -> dict[str, Any]:
-        """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory changes."""
+        """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory
+        changes, and drawn once for requests that want them at the same time."""
         key = (tuple((v.run_id, signature(v.rundir.path)) for v in views), self.memory.revision())
         with self._charts_lock:
+            drawing = self._drawing.setdefault(key, threading.Lock())
+        with drawing:
             charts = self._charts.get(key)
-        if charts is None:
-            charts = overview_charts(views, self.facts())
-            with self._charts_lock:
-                self._charts[key] = charts
-                while len(self._charts) > CHART_CACHE:
-                    self._charts.pop(next(iter(self._charts)))
+            if charts is None:
+                charts = overview_charts(views, self.facts())
+                with self._charts_lock:
+                    self._charts[key] = charts
+                    while len(self._charts) > CHART_CACHE:
+                        oldest = next(iter(self._charts))
+                        self._charts.pop(oldest)
+                        self._drawing.pop(oldest, None)
         return runs_overview(views, self.facts(), charts)
 
     def _has_run(self, run_id: str | None) -> bool:
@@ -140,9 +148,13 @@ class Site:
 
     def with_runs(self, request: Request, names: list[str], make: Callable[..., Response]) -> Response:
         """make(*records) for the runs `names` (404: one is not in the runs folder; a run that
-        cannot be read: its error)."""
+        cannot be read: its error), made once for the requests asking for it at the same time
+        (SharedPages: keyed by the request and the runs' files)."""
         try:
-            return make(*(self.shelf.record(name) for name in names))
+            records = [self.shelf.record(name) for name in names]
+            key = (str(request.url.path), str(request.url.query), self.memory.revision(),
+                   *(signature(r.rundir.path) for r in records))
+            return self.pages.get(key, lambda: make(*records))
         except LookupError as exc:
             return self.not_found(str(exc))
         except RunDirError as exc:
@@ -151,9 +163,12 @@ class Site:
     # -- runs --------------------------------------------------------------------------
 
     def runs(self, request: Request) -> Response:
-        html = self.shelf.listing().page(lambda runs: self.render("runs.html", runs=runs,
-                                                                  runs_root=str(self.runs_root)))
-        return HTMLResponse(html, headers=HEADERS)
+        return HTMLResponse(self.shelf.listing().page, headers=HEADERS)
+
+    def runs_at_hand(self, request: Request) -> Response | None:
+        """The runs list when it is at hand (runcache.RunShelf.fresh: no thread needed), else None."""
+        listing = self.shelf.fresh()
+        return HTMLResponse(listing.page, headers=HEADERS) if listing is not None else None
 
     def run(self, request: Request) -> Response:
         return self.with_runs(request, [request.path_params["run_id"]], lambda view: self.page(
@@ -333,8 +348,8 @@ def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hos
     site = Site(memory, runs_root, actor=actor, sources=sources, dataset=dataset)
     routes = [
         Route("/", lambda request: RedirectResponse("/runs", status_code=303)),
+        Route("/runs", time_limited(site.runs, site.too_slow, ready=site.runs_at_hand)),
         *(Route(path, time_limited(handler, site.too_slow)) for path, handler in (
-            ("/runs", site.runs),
             ("/runs/compare", site.compare),
             ("/runs/{run_id}", site.run),
             ("/runs/{run_id}/progress", site.progress),

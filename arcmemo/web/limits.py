@@ -17,7 +17,7 @@ from typing import Any
 from arcmemo.core.files import reading_deadline
 
 PAGE_S = 10.0           # a page is made within this, or answered with 503
-PAGE_THREADS = 16       # pages made at once (more wait for a thread)
+PAGE_THREADS = 64       # pages made at once (more wait for a thread; the same page is made once: runcache.SharedPages)
 STOP_S = 2              # after SIGTERM or Ctrl-C: the answers being sent get this long
 FORCE_S = 5.0           # and the process ends this long after the signal, whatever still runs
 
@@ -49,12 +49,17 @@ async def in_own_thread(work: Callable[[], Any], seconds: float) -> Any:
 
 
 def time_limited(handler: Callable[[Any], Any], too_slow: Callable[[Any], Any], *, seconds: float = PAGE_S,
-                 threads: int = PAGE_THREADS) -> Callable[[Any], Awaitable[Any]]:
+                 threads: int = PAGE_THREADS, ready: Callable[[Any], Any] | None = None
+                 ) -> Callable[[Any], Awaitable[Any]]:
     """An endpoint making `handler(request)` in its own thread, `threads` at once, answered
-    within `seconds` (waiting for a thread included), or by `too_slow(request)`."""
+    within `seconds` (waiting for a thread included), or by `too_slow(request)`. `ready(request)`:
+    the answer when it is at hand without any work (None: not), given at once, without a thread."""
     slots = asyncio.Semaphore(threads)
 
     async def endpoint(request: Any) -> Any:
+        answer = ready(request) if ready is not None else None
+        if answer is not None:
+            return answer
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
         try:

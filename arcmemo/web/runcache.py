@@ -2,14 +2,15 @@
 read again only when one of its files changes.
 
 - `record(name)`: one run, found by name directly under the runs folder (lookup.find_run), kept
-  while its files are unchanged (the runs used last, up to KEEP_BYTES of event logs); while one
-  thread reads a run, the others asking for it wait for that reading instead of making their own.
+  while its files are unchanged (the KEEP_RUNS runs used last, within KEEP_BYTES of event logs);
+  while one thread reads a run, the others asking for it wait for that reading instead of
+  making their own.
 - `listing()`: what the runs list and the concept pages show of every run (`Listed`), each run's
-  kept while its files are unchanged; its state (status and lock) looked at again each time the
-  list is made, and the list made at most every LISTING_S (sooner when a run is added or
-  removed), so a page of the runs list costs a look at the clock while the folder is unchanged.
-  A run that cannot be read (a FIFO for its event log, a file over its limit) is listed with its
-  error; the other runs are not affected.
+  kept while its files are unchanged, its state (status and lock) looked at again each time the
+  list is made. A list older than LISTING_S is still answered while a thread makes it again
+  (so no request waits for a folder of a thousand runs to be looked at); when a run is added
+  or removed, the list is made before it is answered. A run that cannot be read (a FIFO for
+  its event log, a file over its limit) is listed with its error; the others are not affected.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from arcmemo.run.records.reader import RunRecord, live, read_run, run_state
 from arcmemo.run.records.rundir import RunDir, RunDirError
 from arcmemo.web.lookup import find_run, run_dirs
 
-KEEP_BYTES = 256 * MiB      # of event logs behind the runs kept read
-LISTING_S = 1.0             # the runs list is made again at most this often while no run is added or removed
+KEEP_RUNS = 16              # runs kept read (their event logs parsed)...
+KEEP_BYTES = 128 * MiB      # ...within this many bytes of event log (a run over it is kept alone)
+LISTING_S = 1.0             # a runs list this old is made again (in the background: module docstring)
 RUN_FILES = ("config.json", "status.json", "events.jsonl", "summary.json", "selections.jsonl", "tasks.json")
 
 
@@ -73,35 +75,59 @@ class Listed:
         return settings if isinstance(settings, dict) else {}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Listing:
-    """Every run of the folder (newest first), when it was made, and the page once drawn from it."""
+    """Every run of the folder (newest first), when it was made, and the runs list page drawn from it."""
 
     runs: list[Listed]
     made: float
     root: tuple
-    _page: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    page: str = ""
 
-    def page(self, draw: Callable[[list[Listed]], str]) -> str:
-        """The runs list page, drawn once per listing."""
-        with self._lock:
-            if self._page is None:
-                self._page = draw(self.runs)
-            return self._page
+
+class SharedPages:
+    """Pages made once for the requests that want them at the same time, and answered again for
+    LISTING_S (a page of a run reflects its files, which the key holds, and the time, which
+    moves on): twenty requests for a run's page make it once."""
+
+    def __init__(self, keep: int = 256):
+        self.keep = keep
+        self._pages: OrderedDict[tuple, tuple[float, Any]] = OrderedDict()
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: tuple, make: Callable[[], Any]) -> Any:
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                kept = self._pages.get(key)
+            if kept is not None and time.monotonic() - kept[0] < LISTING_S:
+                return kept[1]
+            made = make()
+            with self._guard:
+                self._pages[key] = (time.monotonic(), made)
+                self._pages.move_to_end(key)
+                while len(self._pages) > self.keep:
+                    oldest, _ = self._pages.popitem(last=False)
+                    self._locks.pop(oldest, None)
+            return made
 
 
 class RunShelf:
     """The runs under one folder as the page reads them (module docstring)."""
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, draw: Callable[[list[Listed]], str] = lambda runs: ""):
+        """`draw`: the runs list page of the listed runs (drawn with each list, in its thread)."""
         self.root = Path(root)
+        self.draw = draw
         self._records: OrderedDict[str, tuple[tuple, RunRecord, int]] = OrderedDict()
         self._listed: dict[str, tuple[tuple, Listed]] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._listing: Listing | None = None
         self._listing_lock = threading.Lock()
+        self._refreshing = threading.Lock()        # held while a thread makes the list again
 
     def _lock_of(self, name: str) -> threading.Lock:
         with self._guard:
@@ -125,26 +151,53 @@ class RunShelf:
                 self._records[name] = (sig, record, (sig[2] or (0, 0, 0))[1])
                 self._records.move_to_end(name)
                 total = sum(size for _, _, size in self._records.values())
-                while len(self._records) > 1 and total > KEEP_BYTES:
+                while len(self._records) > 1 and (total > KEEP_BYTES or len(self._records) > KEEP_RUNS):
                     _, (_, _, size) = self._records.popitem(last=False)
                     total -= size
             return record
 
     # -- every run ---------------------------------------------------------------------------
+    def _root(self) -> tuple:
+        try:
+            return (os.stat(self.root).st_mtime_ns,)
+        except OSError:
+            return (None,)
+
+    def fresh(self) -> Listing | None:
+        """The list made last, unless a run was added or removed since (nothing is read: the
+        page's fast path); one older than LISTING_S is made again meanwhile."""
+        current = self._listing
+        if current is None or current.root != self._root():
+            return None
+        if time.monotonic() - current.made >= LISTING_S and self._refreshing.acquire(blocking=False):
+            threading.Thread(target=self._refresh, name="arcmemo runs list", daemon=True).start()
+        return current
+
     def listing(self) -> Listing:
         """Every run under the folder, newest first (module docstring)."""
-        try:
-            root = (os.stat(self.root).st_mtime_ns,)
-        except OSError:
-            root = (None,)
+        current = self.fresh()
+        if current is not None:
+            return current
         with self._listing_lock:
-            current = self._listing
-            if current is not None and current.root == root and time.monotonic() - current.made < LISTING_S:
-                return current
-            now = time.time()
-            runs = [self._listed_now(rundir, now) for rundir in reversed(run_dirs(self.root))]
-            self._listing = Listing(runs, time.monotonic(), root)
-            return self._listing
+            root, current = self._root(), self._listing
+            if current is not None and current.root == root:
+                return current                  # made by another thread meanwhile
+            return self._make(root)
+
+    def _refresh(self) -> None:
+        try:
+            with self._listing_lock:
+                self._make(self._root())
+        except Exception:
+            self._listing = None        # the next request makes the list itself, and says what fails
+        finally:
+            self._refreshing.release()
+
+    def _make(self, root: tuple) -> Listing:
+        now = time.time()
+        runs = [self._listed_now(rundir, now) for rundir in reversed(run_dirs(self.root))]
+        self._listing = Listing(runs, time.monotonic(), root, self.draw(runs))
+        return self._listing
 
     def _listed_now(self, rundir: RunDir, now: float) -> Listed:
         """The run as listed, its state as it is now."""
@@ -178,4 +231,4 @@ class RunShelf:
             return Listed(rundir.run_id, error=str(exc))
 
 
-__all__ = ["KEEP_BYTES", "LISTING_S", "Listed", "Listing", "RunShelf", "signature"]
+__all__ = ["KEEP_BYTES", "KEEP_RUNS", "LISTING_S", "Listed", "Listing", "RunShelf", "SharedPages", "signature"]

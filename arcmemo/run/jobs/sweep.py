@@ -30,9 +30,8 @@ from typing import Any
 import yaml
 
 from arcmemo.core.files import atomic_write
-from arcmemo.core.jsonfile import JSONFileError, read_json
 from arcmemo.run.config import RunConfig
-from arcmemo.run.records.rundir import RUN_JSON_MAX
+from arcmemo.run.records.rundir import RunDirError, read_object
 from arcmemo.run.session import Scale
 
 MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
@@ -133,17 +132,14 @@ def record_path(runs_dir: str | Path, name: str) -> Path:
 
 def read_record(runs_dir: str | Path, name: str) -> dict[str, str]:
     """The sweep's record (member key -> run id; none yet: {}), read as a run's files are (a
-    regular file within RUN_JSON_MAX); SweepError when it cannot be read."""
+    regular JSON object file within RUN_JSON_MAX); SweepError when it cannot be read."""
     path = record_path(runs_dir, name)
     if not path.exists():
         return {}
     try:
-        record = read_json(path, RUN_JSON_MAX, follow_symlinks=False)
-    except JSONFileError as exc:
+        return read_object(path)
+    except RunDirError as exc:
         raise SweepError(str(exc)) from None
-    if not isinstance(record, dict):
-        raise SweepError(f"{path}: not a sweep record (a JSON object of member keys and run ids)")
-    return record
 
 
 def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> None:

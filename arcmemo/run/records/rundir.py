@@ -87,7 +87,7 @@ class RunDir:
             if config.is_file() and not config.is_symlink():
                 return cls(candidate)
             if os.path.lexists(config):
-                _read_json(config)          # refused, naming what it is (a FIFO, a symbolic link...)
+                read_object(config)          # refused, naming what it is (a FIFO, a symbolic link...)
         raise RunDirError(f"no run {str(ref)!r} (looked for {ref}/config.json and {Path(root) / str(ref)}/config.json)")
 
     @property
@@ -103,7 +103,7 @@ class RunDir:
         _atomic_write(self.path / "config.json", json.dumps(config, indent=2, sort_keys=True))
 
     def config(self) -> dict[str, Any]:
-        return _read_json(self.path / "config.json")
+        return read_object(self.path / "config.json")
 
     @property
     def kind(self) -> str:
@@ -151,7 +151,7 @@ class RunDir:
 
     def summary(self) -> dict[str, Any] | None:
         path = self.path / "summary.json"
-        return _read_json(path) if path.exists() else None
+        return read_object(path) if path.exists() else None
 
     # status ------------------------------------------------------------------
     def set_status(self, status: str, **fields: Any) -> None:
@@ -166,7 +166,7 @@ class RunDir:
         path = self.path / "status.json"
         if not path.exists():
             return {"status": FINISHED if (self.path / "summary.json").exists() else INTERRUPTED}
-        record = _read_json(path)
+        record = read_object(path)
         if record.get("status") == RUNNING and not self._locked_by_another():
             record = {**record, "status": INTERRUPTED, "killed": True}
         return record
@@ -262,7 +262,8 @@ def _atomic_write(path: Path, text: str, *, newline: bool = True) -> None:
     atomic_write(path, text + "\n" if newline else text)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_object(path: Path) -> dict[str, Any]:
+    """A JSON object file of a run (RUN_JSON_MAX, regular file only); RunDirError naming what is wrong."""
     try:
         data = read_json(path, RUN_JSON_MAX, follow_symlinks=False)
     except JSONFileError as exc:
