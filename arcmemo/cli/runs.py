@@ -412,7 +412,7 @@ def run_memory(run, db: str | None):
     from arcmemo.run.config import REDACTED
 
     url = db or run.recorded.get("memory_url")
-    if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().exists()):
+    if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().is_file()):
         warn(f"the memory of run {run.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
              "show as ids, without the selection's reasoning or what was written")
         return None
