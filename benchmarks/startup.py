@@ -9,7 +9,9 @@ baselines measured in the same run.
   answered from the cache. Rows: ps selection as shipped (the probe runs memory's helpers
   in the sandbox before the select call), ps without the probe, no memory, and ps with the
   roles named as the paper's o4-mini (its prompts counted with the o200k tokenizer). Target:
-  at most 1 s of wall time. The CPU column is the solve process's own CPU (user + system)
+  at most 2 s of wall time (issue 42; it was 1 s before requests went through the `openai`
+  package, whose import, about 0.5 s of CPU, runs on a thread beside the run layer's
+  imports: run/warmup.py). The CPU column is the solve process's own CPU (user + system)
   at that moment.
 - Every read-only command (`--help`, concepts, runs, calls, models, solvers, tasks): a
   fresh process run to its end, wall and CPU (user + system, its children included).
@@ -51,7 +53,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from llm_stub import StubServer  # noqa: E402
 from table import print_table  # noqa: E402
 
-SOLVE_TARGET_S = 1.0       # command start -> first model request, wall
+SOLVE_TARGET_S = 2.0       # command start -> first model request, wall
 RATIO_TARGET = 3.0         # a read-only command against a bare `python -c pass`, wall and CPU
 QUIET_LOAD = 1.5
 TASK = "007bbfb7"

@@ -3,12 +3,15 @@
 Responses are scripted FIFO (`server.script(...)`); when the script is empty the server
 answers with `answer(body)` if given, else a chat completion whose text echoes the last message. Every
 request body is recorded in `server.requests`. An action can delay (a hang, when longer
-than the client waits) or drop the connection without an answer.
+than the client waits), drop the connection without an answer, or send its body slowly
+(`trickle`: seconds between each tenth of it). A client that hangs up during a delay is
+noticed at once (`server.hung_up` counts them).
 """
 
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
@@ -40,6 +43,8 @@ class StubServer:
         self.answer = answer      # the default answer's text from the request body (None: an echo)
         self.requests: list[dict[str, Any]] = []
         self.request_lines: list[tuple[str, dict[str, str]]] = []   # (request target, headers) of each
+        # (header names lower-cased: HTTP's are case-insensitive, and clients differ in how they write them)
+        self.hung_up = 0              # requests whose client closed the connection during their delay
         self.request_times: list[float] = []
         self._script: deque = deque()
         self._lock = threading.Lock()
@@ -64,13 +69,16 @@ class StubServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
                     stub.requests.append(body)
-                    stub.request_lines.append((self.path, dict(self.headers.items())))
+                    stub.request_lines.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
                     stub.request_times.append(time.monotonic())
                     action = stub._script.popleft() if stub._script else {}
                     stub.in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
                 try:
-                    time.sleep(action.get("delay", stub.delay_s))
+                    if self._client_hung_up(action.get("delay", stub.delay_s)):
+                        with stub._lock:
+                            stub.hung_up += 1
+                        return
                     if action.get("drop"):          # hang up without answering
                         self.close_connection = True
                         self.request.shutdown(socket.SHUT_RDWR)
@@ -92,12 +100,35 @@ class StubServer:
                     for name, value in action.get("headers", {}).items():
                         self.send_header(name, value)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if action.get("trickle"):         # a slow body: a tenth at a time
+                        step = max(1, -(-len(payload) // 10))
+                        for start in range(0, len(payload), step):
+                            self.wfile.write(payload[start:start + step])
+                            self.wfile.flush()
+                            time.sleep(action["trickle"])
+                    else:
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:
                     with stub._lock:
                         stub.in_flight -= 1
+
+            def _client_hung_up(self, delay: float) -> bool:
+                """Wait `delay` seconds, or less if the client closes the connection meanwhile
+                (it sends nothing else while it waits for this answer: readable means closed)."""
+                deadline = time.monotonic() + delay
+                while (left := deadline - time.monotonic()) > 0:
+                    if select.select([self.request], [], [], left)[0]:
+                        try:
+                            if not self.request.recv(1, socket.MSG_PEEK):
+                                self.close_connection = True
+                                return True
+                        except OSError:
+                            self.close_connection = True
+                            return True
+                        time.sleep(min(left, 0.01))
+                return False
 
         class Server(ThreadingHTTPServer):
             request_queue_size = 128     # the default listen backlog (5) drops bursts of connects
@@ -113,7 +144,7 @@ class StubServer:
         return f"http://{host}:{port}/v1"
 
     def script(self, *actions: dict[str, Any]) -> None:
-        """Queue responses: {status, body | raw, headers, delay, content_type, drop}."""
+        """Queue responses: {status, body | raw, headers, delay, content_type, drop, trickle}."""
         with self._lock:
             self._script.extend(actions)
 

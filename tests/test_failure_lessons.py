@@ -117,16 +117,18 @@ def test_a_ps_run_adds_failure_lessons_to_its_hint_unless_excluded(tmp_path, fak
 
     memory = Memory(str(tmp_path / "memory.db"))
     lesson = memory.add({"format": "oe", "situation": "The output keeps the input's size and colours change.",
-                         "suggestion": "Check every cell against a colour table.", "meta": {"from": "failure"}},
-                        actor="test")
+                         "suggestion": "Check every cell against a colour table.",
+                         "meta": {"from": "failure", "method": "ps"}}, actor="test")     # a ps run's lesson
     memory.add({"format": "oe", "situation": "A lesson from a solved task.", "suggestion": "Not for PS hints."},
                actor="test")
+    memory.add({"format": "oe", "situation": "The output keeps the input's size and shapes move.",
+                "suggestion": "An oe run's own failure lesson.", "meta": {"from": "failure"}}, actor="test")
     script_run(fake_model)
     runner, summary = run(tmp_path, fake_llm, memory, selection="ps", continual=False, task_ids=TASK_IDS[:1],
                           retries=0)
     (solve,) = fake_model.calls_for("solve")
     assert "traps to avoid" in solve.prompt and "Check every cell against a colour table." in solve.prompt
-    assert "Not for PS hints." not in solve.prompt
+    assert "Not for PS hints." not in solve.prompt and "an oe run's own" not in solve.prompt.lower()
     assert summary["failure_lessons"] == {"written": 0, "offered": 1}
     assert [r["id"] for r in runner.done[(1, TASK_IDS[0])].concept_use] == [lesson.id]
     _, excluded = run(tmp_path, fake_llm, memory, name="excluded", selection="ps", continual=False,
@@ -246,4 +248,4 @@ def test_the_flags_set_the_method_options_and_a_method_without_them_refuses(tmp_
     (run_dir,) = (tmp_path / "runs").iterdir()
     settings = json.loads((run_dir / "config.json").read_text())["settings"]
     assert settings["method_options"] == {"use_prior": True, "failure_lessons": "exclude",
-                                          "learn_from_failures": True}
+                                          "learn_from_failures": True, "reads_from": []}

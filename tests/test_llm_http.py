@@ -1,7 +1,7 @@
-"""The real endpoint client path (openai_backend.py, over http.client) against a stub
-OpenAI-compatible server on 127.0.0.1: retries (429 + Retry-After, 5xx, timeouts, malformed
-bodies, dropped connections), permanent errors, parameter pass-through, token and cost
-accounting, the cache, cancellation, proxies."""
+"""The real endpoint client path (openai_backend.py, over the `openai` package) against a
+stub OpenAI-compatible server on 127.0.0.1: retries (429 + Retry-After, 5xx, timeouts,
+malformed and slow bodies, dropped connections), permanent errors, parameter pass-through,
+token and cost accounting, the cache, cancellation, proxies; a solve through the package."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from llm_stub import StubServer, completion_body, stub_llm
 
 from arcmemo.llm.client import LLMError
+from arcmemo.llm.errors import EndpointFatal, EndpointUnavailable
 
 MSG = [{"role": "user", "content": "2+2?"}]
 
@@ -52,6 +53,17 @@ def test_success_reads_text_reasoning_tokens_and_cost(stub, priced):
     assert {k: sent[k] for k in ("temperature", "max_completion_tokens", "reasoning_effort", "seed")} == {
         "temperature": 0.2, "max_completion_tokens": 500, "reasoning_effort": "low", "seed": 7}
     assert "max_tokens" not in sent
+
+
+def test_the_providers_cached_prompt_tokens_are_priced_as_cached(stub, isolated_home):
+    (isolated_home / "models.yaml").write_text(
+        "prices:\n  stub-model: {input: 1.0, output: 2.0, cached_input: 0.25}\n")
+    body = completion_body("4", prompt_tokens=1000, completion_tokens=10)
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 800}
+    stub.script({"body": body})
+    with make_llm(stub.base_url) as llm:
+        c = llm.chat(MSG, role="solver", step="solve")
+    assert c.cost_usd == pytest.approx((200 * 1.0 + 800 * 0.25 + 10 * 2.0) / 1e6)
 
 
 def test_429_with_retry_after_is_honoured_then_succeeds(stub):
@@ -212,40 +224,26 @@ def _request(**params):
     return CallRequest(model="stub-model", messages=MSG, params=params, role="solver", step="solve")
 
 
-def test_a_cancelled_call_ends_its_thread_at_once(stub):
-    """The client's time limit cancels the call: its socket is shut, so its thread does not
-    wait out the endpoint (a hung server would otherwise hold it for the whole timeout)."""
-    import threading
-
+def test_a_cancelled_call_hangs_up_its_connection_at_once(stub):
+    """The client's time limit cancels the call: its connection is closed, not left waiting
+    for the endpoint's answer (a hung server would otherwise hold it for the whole timeout)."""
     stub.script({"delay": 5})
     backend = _backend(stub.base_url, timeout_s=30)
 
     async def call():
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(backend.complete(_request()), 0.3)
+        for _ in range(50):           # while the loop still runs: the hang-up is the cancel's, not the loop's end
+            if stub.hung_up:
+                break
+            await asyncio.sleep(0.02)
+        hung_up = stub.hung_up
+        await backend.aclose()
+        return hung_up
 
     started = time.monotonic()
-    asyncio.run(call())
-    assert time.monotonic() - started < 1
-    deadline = time.monotonic() + 1
-    while any(t.name == "llm-http" for t in threading.enumerate()) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not any(t.name == "llm-http" for t in threading.enumerate())
-
-
-def test_an_exchange_aborted_before_it_connects_never_connects():
-    """The abort arrives before the socket exists (cancelled as its thread starts)."""
-    import http.client
-
-    from arcmemo.llm.openai_backend import _Exchange
-
-    with socket.socket() as closed:          # a port nobody listens on: a connect would be refused
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
-    exchange = _Exchange(http.client.HTTPConnection("127.0.0.1", port, timeout=2), "/", b"{}", {})
-    exchange.abort()
-    with pytest.raises(ConnectionAbortedError):
-        exchange.run()
+    assert asyncio.run(call()) == 1
+    assert time.monotonic() - started < 2
 
 
 def test_extra_body_goes_to_the_top_of_the_request(stub):
@@ -266,5 +264,86 @@ def test_a_proxy_from_the_environment_carries_the_request(stub, monkeypatch):
     assert reply.text == "echo: 2+2?" and stub.requests[0]["model"] == "stub-model"
     target, headers = stub.request_lines[0]
     assert target == "http://no-such-host.invalid/v1/chat/completions"
-    assert headers["Proxy-Authorization"] == "Basic " + base64.b64encode(b"me:s@fe").decode()
-    assert headers["Authorization"] == "Bearer sk-test"
+    assert headers["proxy-authorization"] == "Basic " + base64.b64encode(b"me:s@fe").decode()
+    assert headers["authorization"] == "Bearer sk-test"
+
+
+def _error(status: int, message: str, headers: dict | None = None) -> dict:
+    return {"status": status, "body": {"error": {"message": message, "type": "stub_error"}}, "headers": headers or {}}
+
+
+# What the loopback server answers first, and what arcmemo makes of it through the package:
+# fatal for the run (one request), or transient: retried by arcmemo's policy until the answer.
+LOOPBACK = {
+    "401": (_error(401, "Incorrect API key provided"), EndpointFatal),
+    "404": (_error(404, "The model `stub-model` does not exist"), EndpointFatal),
+    "429 with retry-after": (_error(429, "slow down", {"Retry-After": "0.3"}), "retried"),
+    "429 without retry-after": (_error(429, "slow down"), "retried"),
+    "500": (_error(500, "internal error"), "retried"),
+    "502": (_error(502, "bad gateway"), "retried"),
+    "503": (_error(503, "overloaded"), "retried"),
+    "malformed JSON": ({"raw": '{"choices": [{"message": '}, "retried"),
+    "slow body": ({"trickle": 0.02}, "answered"),               # whole within the attempt's time limit
+    "slow body past the time limit": ({"trickle": 0.25}, "retried"),   # each piece in time, the whole not
+    "timeout": ({"delay": 3}, "retried"),
+}
+
+
+@pytest.mark.parametrize("case", list(LOOPBACK))
+def test_loopback_answers_are_sorted_and_retried_by_arcmemo_through_the_package(stub, case):
+    """Every request goes out through the openai package (its user agent), the package retries
+    nothing itself, and arcmemo's sorting decides: a fatal error stops at one request; a
+    transient one is retried once by arcmemo's policy, after the server's Retry-After when it
+    sends one, and within the attempt's time limit (1 s) however slowly the body arrives."""
+    import openai
+
+    action, outcome = LOOPBACK[case]
+    stub.script(action)
+    with make_llm(stub.base_url, timeout_s=1.0) as llm:
+        if outcome is EndpointFatal:
+            with pytest.raises(EndpointFatal, match=f"HTTP {case}.*{action['body']['error']['message'][:10]}"):
+                llm.chat(MSG, role="solver", step="solve")
+            assert llm._log.list()[0].error_kind == "fatal"
+        else:
+            c = llm.chat(MSG, role="solver", step="solve")
+            assert c.text == "echo: 2+2?"
+            assert llm._log.get(c.call_id).attempts == len(stub.requests)
+    expected = {EndpointFatal: 1, "answered": 1, "retried": 2}[outcome]
+    assert len(stub.requests) == expected
+    assert {headers["user-agent"] for _, headers in stub.request_lines} == {f"AsyncOpenAI/Python {openai.__version__}"}
+    if case == "429 with retry-after":
+        assert stub.request_times[1] - stub.request_times[0] >= 0.29
+
+
+@pytest.mark.parametrize("case", [name for name, (_, outcome) in LOOPBACK.items() if outcome == "retried"])
+def test_the_package_retries_nothing_itself(stub, case):
+    """One attempt allowed: a transient fault ends the call after exactly one request, as
+    EndpointUnavailable (the package would otherwise retry 429s, 5xx and timeouts twice on
+    its own, unseen by arcmemo's budget and call log)."""
+    stub.script(*[LOOPBACK[case][0]] * 3)
+    with make_llm(stub.base_url, timeout_s=1.0, max_attempts=1) as llm:
+        with pytest.raises(EndpointUnavailable, match="gave up after 1 attempts"):
+            llm.chat(MSG, role="solver", step="solve")
+    assert len(stub.requests) == 1
+
+
+def test_a_solve_against_a_loopback_server_goes_through_the_package(tmp_path, monkeypatch):
+    """`arcmemo solve` end to end: its requests are the openai package's."""
+    import openai
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    program = "```python\ndef transform(grid):\n    return grid\n```"
+    with StubServer(answer=lambda body: program) as server:
+        result = CliRunner().invoke(cli, ["solve", "--tasks", "007bbfb7", "--selection", "none", "--retries", "0",
+                                          "-q", "--db", str(tmp_path / "m.db"), "--run-dir", str(tmp_path / "runs"),
+                                          "--base-url", server.base_url, "--solver-model", "stub-model",
+                                          "--aux-model", "stub-model", "--select-model", "stub-model"])
+        assert result.exit_code == 0, result.output
+        assert server.requests and server.requests[0]["model"] == "stub-model"
+        for target, headers in server.request_lines:
+            assert target == "/v1/chat/completions"
+            assert headers["user-agent"] == f"AsyncOpenAI/Python {openai.__version__}"
+            assert headers["x-stainless-package-version"] == openai.__version__

@@ -120,6 +120,48 @@ def test_the_rust_tokenizer_counts_what_the_package_encodes(text):
     assert count_tokens(text, "o4-mini") == expected
 
 
+COUNTED = ["plain words, and marks!", "<|endoftext|> is text here, not a special token <|fim_prefix|>",
+           "a lone surrogate \ud800 in the middle", "x" * 5000 + " 0123456789" * 300, "é, 漢字 and 🙂\n\n  indented"]
+
+
+@pytest.mark.parametrize("name", tokens.BPE_ENCODINGS)
+def test_the_private_fast_route_is_where_arcmemo_loads_it_and_counts_as_the_public_api(name):
+    """The guard on a private name: bpe-openai's compiled module is at bpe_openai._bindings
+    and its count is the public API's, token for token, for both encodings. When an upgrade
+    moves it, this fails (and counting goes through the public API, slower: next test)."""
+    import bpe_openai
+
+    bindings = tokens._bpe_bindings()
+    assert bindings.__name__ == "bpe_openai._bindings" and bindings.__file__.startswith(
+        os.path.dirname(bpe_openai.__file__))
+    fast = bindings.tokenizer_for_encoding(name)
+    public = bpe_openai.get_encoding(name)
+    for text in COUNTED:
+        safe = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        assert tokens._bpe_count(fast, text) == len(public.encode(safe, disallowed_special=())), text
+
+
+def test_a_moved_fast_route_counts_through_the_public_api_and_says_so(monkeypatch, caplog):
+    monkeypatch.setattr(tokens, "_BINDINGS", "bpe_openai._moved_away")
+    monkeypatch.setattr(tokens, "_encodings", {})
+    with caplog.at_level("WARNING", logger="arcmemo.llm.tokens"):
+        counted = [count_tokens(text, "o4-mini") for text in COUNTED]
+    monkeypatch.undo()
+    assert counted == [count_tokens(text, "o4-mini") for text in COUNTED]       # the fast route's counts
+    (warning,) = caplog.records
+    assert "public API" in warning.getMessage() and "bpe_openai._moved_away" in warning.getMessage()
+
+
+def test_a_missing_package_says_so(monkeypatch):
+    real = tokens.importlib.util.find_spec
+    monkeypatch.setattr(tokens.importlib.util, "find_spec", lambda name, *a: None if name == "bpe_openai"
+                        else real(name, *a))
+    monkeypatch.setattr(tokens, "_encodings", {})
+    choice = tokenizer_for("gpt-4o")
+    assert not choice.exact and "not installed" in choice.why
+    assert count_tokens(format_grid(GRID), "gpt-4o") == estimate_tokens(format_grid(GRID), 3)
+
+
 def test_counting_does_not_import_the_package_tables(tmp_path):
     code = ("import sys; from arcmemo.llm.tokens import count_tokens; count_tokens('hi there', 'o4-mini'); "
             "print(sorted(m for m in sys.modules if m.startswith('bpe_openai')))")

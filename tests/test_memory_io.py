@@ -275,8 +275,9 @@ def test_the_one_pass_loader_reads_what_pyyaml_reads():
 # -- export streams ---------------------------------------------------------------------------
 
 def test_the_streamed_export_is_the_whole_documents_text(memory, monkeypatch):
-    """write_yaml writes a chunk of concepts at a time; the bytes are dump_yaml's of the whole memory,
-    with long lines folded, blocks, quotes and unicode, as of any revision and for any format."""
+    """write_yaml writes each concept as it is read, a chunk at a time; the bytes are dump_yaml's of
+    the whole memory, with long lines folded, blocks, quotes and unicode, as of any revision and for
+    any format."""
     from arcmemo.memory.io.imports import dump_yaml
 
     monkeypatch.setattr(mexport, "EXPORT_CHUNK", 2)

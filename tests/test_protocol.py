@@ -4,6 +4,7 @@ exists, and the default protocol's results unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -15,6 +16,7 @@ from arcmemo.methods import load_method
 from arcmemo.run.protocol import (
     CHOICES,
     PROFILES,
+    TEST_DECIDES,
     Protocol,
     ProtocolError,
     check,
@@ -22,13 +24,15 @@ from arcmemo.run.protocol import (
     resolve,
 )
 from arcmemo.run.protocol import test_informed as is_test_informed
+from arcmemo.run.protocol import test_informed_by as informed_by
 
 
 def test_the_profiles_differ_in_every_choice_and_only_the_released_one_is_test_informed():
     clean, released = PROFILES["arcmemo"], PROFILES["released-code"]
     for choice, (ours, theirs) in CHOICES.items():
         assert (getattr(clean, choice), getattr(released, choice)) == (ours, theirs), choice
-    assert not clean.test_informed and released.test_informed
+    assert not clean.test_informed_by(continual=True)
+    assert released.test_informed_by(continual=True) == ["retry_when=test-fails", "write_when=strict"]
     assert resolve() == clean and resolve("released-code") == released
     assert (released.cheatsheet_max_tokens, released.cheatsheet_temperature) == (4096, 0.3)
     assert released.curation_params() == {"max_tokens": 4096, "temperature": 0.3} and clean.curation_params() == {}
@@ -38,25 +42,72 @@ def test_a_flag_overrides_its_choice_and_names_the_protocol_after_both():
     protocol = resolve("released-code", {"retry_when": "train-fails", "select_once": None, "feedback": "last-attempt"})
     assert protocol.name == "released-code+retry_when=train-fails"      # last-attempt is the profile's already
     assert protocol.retry_when == "train-fails" and protocol.select_once is True
-    assert protocol.test_informed            # write_when=strict still lets a test output decide writes
-    assert not resolve("released-code", {"retry_when": "train-fails", "write_when": "train"}).test_informed
     clean = resolve(None, {"select_once": True, "retry_when": "test-fails"})
-    assert clean.name == "arcmemo+retry_when=test-fails,select_once=true" and clean.test_informed
+    assert clean.name == "arcmemo+retry_when=test-fails,select_once=true"
     assert clean.overridden() == ["retry_when", "select_once"]
+
+
+# every choice by which a test output can decide something, and the run it decides in: (protocol, continual)
+TEST_DECIDING = [
+    ({"retry_when": "test-fails"}, False, ["retry_when=test-fails"]),        # test results trigger retries
+    ({"retry_when": "test-fails"}, True, ["retry_when=test-fails"]),
+    ({"write_when": "strict"}, True, ["write_when=strict"]),                  # test correctness filters writes
+    ({"retry_when": "test-fails", "write_when": "strict"}, True, ["retry_when=test-fails", "write_when=strict"]),
+]
+
+
+@pytest.mark.parametrize(("choices", "continual", "reasons"), TEST_DECIDING)
+def test_a_run_is_test_informed_by_each_choice_that_lets_a_test_output_decide(choices, continual, reasons):
+    for profile in ("arcmemo", "released-code"):
+        protocol = resolve(profile, {**{"retry_when": "train-fails", "write_when": "train"}, **choices})
+        record = protocol.record(continual=continual)
+        assert record["test_informed"] is True and record["test_informed_by"] == reasons, profile
+        assert is_test_informed({"protocol": record}) and informed_by({"protocol": record}) == reasons
+        assert all(reason in TEST_DECIDES for reason in reasons)
+
+
+@pytest.mark.parametrize("profile", ["arcmemo", "released-code"])
+def test_no_test_output_decides_anything_with_train_retries_and_no_writes(profile):
+    """The released profile with train-triggered retries and no --continual: its write filter never
+    runs, so nothing in the run is decided by a test output; with --continual the filter counts."""
+    protocol = resolve(profile, {"retry_when": "train-fails"})
+    record = protocol.record(continual=False)
+    assert record["test_informed"] is False and record["test_informed_by"] == []
+    assert not is_test_informed({"protocol": record})
+    continual = protocol.record(continual=True)["test_informed_by"]
+    assert continual == (["write_when=strict"] if profile == "released-code" else [])
+    for choice, values in CHOICES.items():                      # no other choice decides anything by a test
+        if choice not in ("retry_when", "write_when"):
+            other = dataclasses.replace(protocol, **{choice: values[1]})
+            assert other.test_informed_by(continual=True) == continual, choice
 
 
 def test_test_informed_is_derived_from_the_record_and_absent_means_clean():
     assert is_test_informed({}) is False                              # a run from before protocols
-    assert is_test_informed({"protocol": resolve("released-code").record()}) is True
-    assert is_test_informed({"protocol": resolve(None, {"write_when": "strict"}).record()}) is True
+    assert is_test_informed({"protocol": resolve("released-code").record(continual=True)}) is True
+    assert is_test_informed({"protocol": resolve(None, {"write_when": "strict"}).record(continual=True)}) is True
     assert is_test_informed({"protocol": {"name": "arcmemo+retry_when=test-fails", "retry_when": "test-fails"}})
     assert is_test_informed({"protocol": "garbage"}) is False
 
 
+def test_a_record_from_before_the_reasons_is_derived_again_with_its_settings():
+    """Such a released-code run without --continual was marked test-informed for a write filter
+    that never ran: read again, it is marked by its test-triggered retries only, or not at all."""
+    old = {k: v for k, v in resolve("released-code").record(continual=True).items() if k != "test_informed_by"}
+    assert informed_by({"protocol": old, "settings": {"continual": False}}) == ["retry_when=test-fails"]
+    assert informed_by({"protocol": old, "settings": {"continual": True}}) == ["retry_when=test-fails",
+                                                                              "write_when=strict"]
+    train = {**old, "name": "released-code+retry_when=train-fails", "retry_when": "train-fails"}
+    assert not is_test_informed({"protocol": train, "settings": {"continual": False}})
+
+
 def test_a_recorded_protocol_reads_back_as_it_was():
     protocol = resolve("released-code", {"hint_form": "arcmemo"})
-    assert from_record(protocol.record()) == protocol
-    assert from_record(json.loads(json.dumps(protocol.record()))) == protocol
+    assert from_record(protocol.record(continual=False)) == protocol
+    assert from_record(json.loads(json.dumps(protocol.record(continual=True)))) == protocol
+    # a record made before answer_reading existed ran arcmemo's reading, whatever its profile says now
+    before = {k: v for k, v in PROFILES["released-code"].record(continual=False).items() if k != "answer_reading"}
+    assert from_record(before).answer_reading == "arcmemo"
     assert from_record(None) == Protocol() and from_record("released-code") == PROFILES["released-code"]
     assert from_record({"name": "released-code", "retry_when": "train-fails"}).name == \
         "released-code+retry_when=train-fails"                      # a sweep's mapping is resolved

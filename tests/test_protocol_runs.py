@@ -29,11 +29,18 @@ def train_only(task_id: str) -> str:
             "    return KNOWN.get(repr([[int(v) for v in r] for r in grid]), [[0]])\n```")
 
 
+def as_array(answer: str) -> str:
+    """The answer's program returning its grid as a numpy array, which every answer reading takes
+    (the released code's takes nothing else)."""
+    return answer.replace("```python\n", "```python\nimport numpy as np\n", 1).replace(
+        "    return KNOWN.get(", "    return np.array(KNOWN.get(").replace("[[0]])\n```", "[[0]]))\n```")
+
+
 # per thread, what it answers at each retry depth
 PLAN = {0: ["train_only", "right"],        # right on train, wrong on test, then right
         1: ["test_only", "wrong", "wrong"],  # wrong on train, right on test
         2: ["right"]}
-ANSWERS = {"train_only": lambda: train_only(P1), "test_only": lambda: only(P1, {0}),
+ANSWERS = {"train_only": lambda: as_array(train_only(P1)), "test_only": lambda: as_array(only(P1, {0})),
            "right": lambda: f"```python\n{seed_code(P1)}\n```", "wrong": lambda: WRONG}
 
 
@@ -111,7 +118,8 @@ def test_released_code_with_train_retries_retries_as_arcmemo_does(tmp_path, endp
     config, _, event = solve(tmp_path, "--protocol", "released-code", "--retry-when", "train-fails")
     assert steps(event) == [1, 3, 1]
     assert config["protocol"]["name"] == "released-code+retry_when=train-fails"
-    assert config["protocol"]["test_informed"] is True        # write_when=strict is still its choice
+    # its write filter is test correctness, but a run without --continual writes nothing
+    assert config["protocol"]["test_informed"] is False and config["protocol"]["test_informed_by"] == []
 
 
 def test_a_selection_made_once_is_shared_by_three_threads_one_select_call_per_puzzle(tmp_path, fake_model,
@@ -243,6 +251,9 @@ def test_pass_order_runs_each_retry_depth_as_a_pass_writing_at_each_blocks_end(t
     events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
     assert [s["round"] for s in events[c]["threads"][0]["steps"]] == [0, 1, 2]
     assert summary["table4"]["oracle"][0][0] == 25.0 and summary["table4"]["oracle"][2][0] == 75.0
+    # pass p reached retry depth p - 1, and its scores are that depth's row of the table
+    assert [p["headline"]["retry_depth"] for p in summary["passes"]] == [0, 1, 2]
+    assert [p["headline"]["oracle"] for p in summary["passes"]] == [row[0] for row in summary["table4"]["oracle"]]
 
 
 def test_task_order_does_a_tasks_retries_inside_its_block(tmp_path, fake_model, fake_llm):

@@ -349,7 +349,8 @@ def test_a_test_informed_run_is_marked_wherever_its_score_is_shown(runs, tmp_pat
                                                                           "test_informed": True}})
     copy_run(runs, "run-b", tmp_path)
     root = tmp_path / "runs"
-    footnote = "† test-informed: a test output decided something in this run"
+    # the footnote says which choice let a test output decide (here the record's retry_when)
+    footnote = "† test-informed: a test output decided which attempts were retried (retry_when=test-fails)"
     listed = invoke("runs", "list", "--run-dir", root)
     assert cells(listed, "run-a")[6] == "83.33 †" and cells(listed, "run-b")[6] == "91.67" and footnote in listed
     assert json.loads(invoke("runs", "list", "--run-dir", root, "--json"))[0]["test_informed"] is True
@@ -358,9 +359,9 @@ def test_a_test_informed_run_is_marked_wherever_its_score_is_shown(runs, tmp_pat
     assert cells(shown, "ARC Prize score (2 submitted attempts)") == ["75.00 †"] and footnote in shown
     compared = invoke("runs", "compare", "run-a", "run-b", "--run-dir", root)
     assert cells(compared, "run-a")[3] == "83.33 †" and cells(compared, "run-b")[3] == "91.67" and footnote in compared
-    mean = invoke("runs", "compare", "run-a", "run-b", "--mean", "--run-dir", root)
+    mean = invoke("runs", "compare", "run-a", "run-b", "--mean", "--allow-mismatch", "--run-dir", root)
     assert cells(mean, "oracle@2 over threads, retry depth 2 (the paper's score)")[0].endswith(" †")
-    assert footnote in mean
+    assert "† test-informed: a test output decided" in mean
     invoke("runs", "report", "run-a", "--run-dir", root, "-o", tmp_path / "r.html")
     html = (tmp_path / "r.html").read_text()
     assert ">83.33 †<" in html and footnote in html
@@ -370,6 +371,7 @@ def test_a_test_informed_run_is_marked_wherever_its_score_is_shown(runs, tmp_pat
     refused = CliRunner().invoke(cli, ["runs", "export", "run-a", "--run-dir", str(root),
                                        "--kaggle", str(tmp_path / "k.json")])
     assert refused.exit_code == 1 and "is test-informed" in refused.output and "--allow-test-informed" in refused.output
+    assert "decided which attempts were retried (retry_when=test-fails)" in refused.output
     assert not (tmp_path / "k.json").exists()
     invoke("runs", "export", "run-a", "--run-dir", root, "--harness", tmp_path / "h", "--allow-test-informed")
     assert len(list((tmp_path / "h").iterdir())) == 4

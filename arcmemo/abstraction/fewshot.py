@@ -49,9 +49,10 @@ def default_seeds_dir(configured: str | Path | None = None) -> Path | None:
 
 
 def _dump(value) -> str:
-    import yaml  # here: a solve imports this module at start-up and reads examples only when it writes memory
+    # imported here: a solve imports this module at start-up and reads examples only when it writes memory
+    from arcmemo.core import safeyaml
 
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100).rstrip()
+    return safeyaml.dump(value).rstrip()
 
 
 @lru_cache(maxsize=8)
@@ -87,9 +88,9 @@ _FIELDS = tuple(Example.__dataclass_fields__)
 
 def examples_to_yaml(examples: list[Example]) -> str:
     """The text of the packaged file (the generator writes it, the freshness test compares it)."""
-    from arcmemo.core import blockyaml  # multi-line text as `|` blocks, so the file reads like the seeds
+    from arcmemo.core import safeyaml  # multi-line text as `|` blocks, so the file reads like the seeds
 
-    return blockyaml.dump([{name: getattr(e, name) for name in _FIELDS} for e in examples])
+    return safeyaml.dump([{name: getattr(e, name) for name in _FIELDS} for e in examples])
 
 
 def examples_from_yaml(text: str) -> list[Example]:

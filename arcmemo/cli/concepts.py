@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import click
 
 from arcmemo.cli.common import (
-    USER_ERRORS,
     AtLeast,
     FloatAtLeast,
     UserError,
@@ -19,15 +18,13 @@ from arcmemo.cli.common import (
     run_dir_option,
     user_errors,
 )
+from arcmemo.cli.selection_options import MethodChoice
 from arcmemo.consolidation import ACTOR, MAX_JUDGED, MIN_OVERLAP
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 from arcmemo.memory.schema.concept import FORMATS, LIST_FIELDS
 
 if TYPE_CHECKING:
     from arcmemo.memory.schema.concept import Concept
-
-USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
-
 
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
@@ -184,9 +181,9 @@ def show(ref, db, fmt, as_of, as_json) -> None:
                    f"updated {concept.updated_at:%Y-%m-%d %H:%M:%S}")
         if counts:
             click.echo("# in solves: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.as_dict().items()))
-        from arcmemo.memory.io.export import to_yaml
+        from arcmemo.core import safeyaml
 
-        click.echo(to_yaml(concept.to_data()), nl=False)
+        click.echo(safeyaml.dump(concept.to_data()), nl=False)
 
 
 @concepts.command("search")
@@ -266,9 +263,10 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
                                 "(helper: name, source, depends, verified: task_id, tasks, program)")
             changes["helper"] = {**concept.helper, "source": helper_source.read_text(encoding="utf-8")}
     else:
-        from arcmemo.memory.io.imports import read_edit, to_yaml
+        from arcmemo.core import safeyaml
+        from arcmemo.memory.io.imports import read_edit
 
-        text = click.edit(to_yaml(concept.to_data()), extension=".yaml")
+        text = click.edit(safeyaml.dump(concept.to_data()), extension=".yaml")
         if text is None:
             click.echo("no changes", err=True)
             return
@@ -483,8 +481,12 @@ CONSOLIDATED = click.Choice([f for f in FORMATS if f != "sheet"])
 @click.option("--dry-run", is_flag=True, help="List what would be merged and why; change nothing.")
 @click.option("--no-model", is_flag=True,
               help="Ask no model: merge only concepts whose helpers behave the same on the probe inputs.")
+@click.option("--method", "method_name", type=MethodChoice(), default="ps", show_default=True,
+              help="Merge within this memory method's own items only (`arcmemo methods list`).")
+@click.option("--across-methods", is_flag=True, help="Merge within the whole memory, whichever method owns an item.")
 @click.option("--format", "formats", type=CONSOLIDATED, multiple=True,
-              help="Only this format (repeatable; default: every format but the cheatsheet).")
+              help="Only this format (repeatable; default: the method's formats, or with --across-methods every "
+                   "format but the cheatsheet).")
 @click.option("--min-overlap", type=FloatAtLeast(0, maximum=1), default=MIN_OVERLAP, show_default=True,
               help="How much two concepts' words must overlap (the idf-weighted share of the shorter one's words "
                    "the other has too) for the model to judge them; their typings must agree as well.")
@@ -495,8 +497,8 @@ CONSOLIDATED = click.Choice([f for f in FORMATS if f != "sheet"])
 @click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
 @click.option("--json", "as_json", is_flag=True, help="The plan (and what was merged) as JSON.")
 @user_errors
-def consolidate(db, dry_run, no_model, formats, min_overlap, max_judged, base_url, aux_model, no_cache,
-                as_json) -> None:
+def consolidate(db, dry_run, no_model, method_name, across_methods, formats, min_overlap, max_judged, base_url,
+                aux_model, no_cache, as_json) -> None:
     """Find near-duplicate concepts and merge each group into one.
 
     Concepts are one when their helpers give the same results on probe inputs (small fixed
@@ -504,15 +506,23 @@ def consolidate(db, dry_run, no_model, formats, min_overlap, max_judged, base_ur
     their words overlap, their typings agree and the aux model judges them the same concept.
     The survivor takes the union of the others' tasks, cues, notes and parameters and keeps
     its helper; each merged concept is deleted with a revision naming the survivor (actor
-    consolidate). `concepts split NAME` or `concepts revert REV` undoes a merge."""
+    consolidate). `concepts split NAME` or `concepts revert REV` undoes a merge. Each memory
+    method's items are its own: a consolidation merges within one method's (--method, ps by
+    default) unless --across-methods says otherwise."""
     from arcmemo.consolidation.plan import apply_plan
     from arcmemo.core.settings import Settings
     from arcmemo.memory.store import Memory
-    from arcmemo.run.jobs.consolidating import plan_for
+    from arcmemo.memory.store.scoped import method_memory
+    from arcmemo.methods import load_method
+    from arcmemo.run.jobs.consolidating import consolidated_formats, plan_for
     from arcmemo.run.session import open_session, resolve_models
 
     settings = Settings.load(db=db)
     memory = _closed_at_the_end(Memory(_url(db), read_only=dry_run))
+    if not across_methods:
+        method = load_method(method_name)
+        formats = formats or tuple(f for f in consolidated_formats(method, None) if f != "sheet")
+        memory = method_memory(memory, method.owner())
     with open_session(settings) as session:
         session.use_prompts(settings.prompts_dir, settings.grid_text)
         llm = None if no_model else session.llm(

@@ -63,6 +63,9 @@ OPTIONS = [
     _choice("strict_variant", "The strict score the run headlines (both are computed): one step solving every "
                               "test input (arcmemo), or a thread's last step right on every train and test "
                               "pair (the released code)."),
+    _choice("answer_reading", "How an answer is read: its last python block, top-level test code cut, a list "
+                              "of lists accepted as a grid (arcmemo); or its first python block, top-level code "
+                              "run with the program, only a numpy array accepted (the released code)."),
 ]
 # grid_text is the prompt renderer's own setting (--grid-text): a profile sets it, no flag here does
 FLAGGED = [c for c in CHOICES if c != "grid_text"]

@@ -37,13 +37,13 @@ class Judgement:
 
 def entry(concept: Concept) -> str:
     """A concept as the model is shown it (YAML, empty fields left out)."""
-    from arcmemo.memory.io.export import to_yaml
+    from arcmemo.core import safeyaml
 
     data = {field: value for field in SHOWN if (value := getattr(concept, field))}
     if concept.helper:
         info = describe(concept.helper["source"])
         data["helper"] = f"{info.signature}: {info.summary}"
-    return to_yaml(data).rstrip()
+    return safeyaml.dump(data).rstrip()
 
 
 def parse_verdict(text: str) -> tuple[bool, str]:

@@ -1,4 +1,4 @@
-"""Files arcmemo reads back and writes for itself: read as regular files only, within a size;
+"""Files: read as regular files only, within a size, with one clear error naming the file;
 written whole or not at all.
 
 Reading (`open_regular`): a path is looked at before it is opened and refused unless it is a
@@ -8,6 +8,13 @@ open) and, unless asked to follow, O_NOFOLLOW; fstat on the open file decides. A
 or a file over its size limit, is a `FileRefused` naming the file and what it is.
 `json_lines` streams a JSON-lines file with a cap on each line and on the whole, so a large
 event log is read a line at a time and an endless one is refused.
+
+`read_json` reads a JSON file someone else wrote: JSON's own encodings are accepted (UTF-8 with
+or without a byte-order mark, UTF-16 and UTF-32, as the `json` module detects them from the
+first bytes); everything that can go wrong (a missing file, undecodable bytes, a syntax error,
+an integer longer than Python converts, nesting deeper than the parser's recursion limit, a
+file over `max_bytes`, a path that is not a regular file) becomes a `JSONFileError` (a
+ValueError) whose message starts with the path.
 
 A thread may set a deadline for its reads (`reading_deadline`): the streaming reader checks it
 as it goes and raises `ReadTimedOut` past it (a page handler's time limit, web/limits.py).
@@ -29,18 +36,26 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from arcmemo.core.errors import ArcmemoError
+
 MiB = 1024 * 1024
+MAX_BYTES = 512 * MiB   # of a JSON file: far above any ARC file (ARC-AGI-2's whole training set is ~40 MB)
 _CHECK_EVERY = 64          # lines between two looks at the thread's deadline
 
 _local = threading.local()
 
 
-class FileRefused(OSError):
+class FileRefused(ArcmemoError, OSError):
     """A file that is not a regular file, or is larger than may be read; the message names it."""
 
 
 class ReadTimedOut(TimeoutError):
-    """A read went on past its thread's deadline (`reading_deadline`)."""
+    """A read went on past its thread's deadline (`reading_deadline`): an internal signal, the
+    page answers 503 (web/limits.py)."""
+
+
+class JSONFileError(ArcmemoError, ValueError):
+    """A JSON file could not be read; the message names the file and what was wrong."""
 
 
 def size_text(n: int) -> str:
@@ -137,6 +152,28 @@ def json_lines(path: str | Path, *, max_line: int, max_total: int,
                 yield record
 
 
+def read_json(path: str | Path, max_bytes: int = MAX_BYTES, *, follow_symlinks: bool = True) -> Any:
+    """The JSON value of a file someone else wrote (module docstring)."""
+    path = Path(path)
+    try:
+        raw = read_regular(path, max_bytes=max_bytes, follow_symlinks=follow_symlinks)
+    except FileRefused as exc:
+        raise JSONFileError(str(exc)) from None
+    except OSError as exc:
+        raise JSONFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise JSONFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise JSONFileError(f"{path}: not text in a JSON encoding (UTF-8, UTF-16 or UTF-32): "
+                            f"byte {exc.start} cannot be decoded as {exc.encoding}") from None
+    except RecursionError:
+        raise JSONFileError(f"{path}: JSON nested too deeply to read") from None
+    except ValueError as exc:   # e.g. an integer of more digits than int() converts
+        raise JSONFileError(f"{path}: cannot read a value: {str(exc).split(':')[0]}") from None
+
+
 @contextlib.contextmanager
 def reading_deadline(seconds: float) -> Iterator[None]:
     """Reads in this thread give up `seconds` from now (ReadTimedOut), until the block ends."""
@@ -180,5 +217,5 @@ def atomic_write_json(path: str | Path, data: Any, *, make_parents: bool = True)
     atomic_write(path, json.dumps(data), make_parents=make_parents)
 
 
-__all__ = ["FileRefused", "ReadTimedOut", "MiB", "atomic_write", "atomic_write_json", "check_deadline", "json_lines",
-           "open_regular", "read_regular", "reading_deadline", "size_text"]
+__all__ = ["FileRefused", "JSONFileError", "MAX_BYTES", "MiB", "ReadTimedOut", "atomic_write", "atomic_write_json",
+           "check_deadline", "json_lines", "open_regular", "read_json", "read_regular", "reading_deadline", "size_text"]

@@ -95,6 +95,28 @@ def extract_code(text: str) -> str:
     return blocks[-1].strip() + "\n"
 
 
+def first_code_block(text: str) -> str:
+    """The code the ArcMemo authors' released code reads from an answer (its solve drivers, through
+    `score_tree.parse_code_solution`): the first block opened by exactly ```python and a line
+    break, else the first opened by ``` and a line break, up to the next line break followed by
+    ```, stripped. So ```Python, ```py, ```python3 or blanks after the fence open no block (the
+    closing fence of one may open the next), and a block need not define anything.
+
+    Found by plain search: the first opening of either kind is the only one that can match (a
+    later one starts later, so has no closing fence after it if the first has none), where a
+    backtracking pattern would scan to the end from every opening of a hostile answer.
+    """
+    text = text or ""
+    for opening in ("```python\n", "```\n"):
+        at = text.find(opening)
+        if at != -1:
+            end = text.find("\n```", at + len(opening))
+            if end != -1:
+                return text[at + len(opening):end].strip()
+    raise ParseError("the answer has no ```python or ``` block (read as the released code reads one: the first "
+                     "fence opened by exactly ```python or ``` and a line break, closed by a line starting ```)")
+
+
 _DEFINITION = re.compile(r"(import |from |def |async def |class |@)")
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*)\s*(:[^=]*)?=[^=]")
 _HARNESS_NAME = re.compile(r"(test|expected|example|sample|result|output|input|grid|answer)", re.IGNORECASE)

@@ -1,4 +1,5 @@
-"""YAML in, for text nobody vouches for: model answers, imported files, annotations, edits.
+"""YAML through PyYAML: in, for text nobody vouches for (model answers, imported files,
+annotations, edits), and out, in the one style arcmemo writes (`dump`).
 
 `load` is PyYAML's safe loader (libyaml's C parser when installed) with these changes:
 
@@ -20,11 +21,19 @@ tree and no recursion: several times faster than PyYAML's compose-then-construct
 matters for a memory file of thousands of concepts.
 
 Every failure is a `YAMLError` whose message names the line when the parser knows it.
+
+`dump` writes block YAML with PyYAML's safe dumper (libyaml's emitter when installed): keys in
+their order, text with a newline as a `|` block, never an alias. It feeds the emitter events
+straight from the data, the ones PyYAML's own serializer would send for `Dumper`'s nodes, so
+the bytes are `yaml.dump(data, Dumper=Dumper, **STYLE)`'s without building a node tree first;
+a sequence given as an iterator is written as it is consumed (an export streams its concepts).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import io
+from collections.abc import Iterator
+from typing import Any, TextIO, overload
 
 import yaml
 
@@ -72,12 +81,9 @@ def _refuse(problem: str, event) -> yaml.constructor.ConstructorError:
     return yaml.constructor.ConstructorError(None, None, problem, event.start_mark)
 
 
-_IMPLICIT = SafeLoader.yaml_implicit_resolvers
-
-
-def _plain_tag(value: str) -> str:
+def _plain_tag(value: str, resolvers: dict = SafeLoader.yaml_implicit_resolvers) -> str:
     """The tag a plain scalar resolves to (the resolver's own table, without its per-call overhead)."""
-    for tag, regexp in _IMPLICIT.get(value[:1], ()):
+    for tag, regexp in resolvers.get(value[:1], ()):
         if regexp.match(value):
             return tag
     return _STR
@@ -176,4 +182,89 @@ def describe(exc: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}: {problem}" if mark is not None else problem
 
 
-__all__ = ["load", "compose", "describe", "SafeLoader", "YAMLError", "MAX_INT_DIGITS", "MAX_DEPTH"]
+# -- out ------------------------------------------------------------------------------------------
+
+_SEQ, _MAP = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+STYLE = {"allow_unicode": True, "width": 100, "default_flow_style": False, "sort_keys": False}
+
+
+def _text_style(text: str) -> str | None:
+    return "|" if "\n" in text else None
+
+
+class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """PyYAML's safe dumper (libyaml's when installed) with arcmemo's rules: text with a newline
+    as a `|` block; a value given twice is written twice, never as an alias."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(_STR, text, style=_text_style(text)))
+_WRITTEN_RESOLVERS = Dumper.yaml_implicit_resolvers    # with timestamps: a date-like text is quoted
+_SCALARS = (type(None), bool, int, float)
+
+
+@overload
+def dump(data: Any, stream: None = None) -> str: ...
+
+
+@overload
+def dump(data: Any, stream: TextIO) -> None: ...
+
+
+def dump(data: Any, stream: TextIO | None = None) -> str | None:
+    """`data` (text, numbers, booleans, None, lists, iterators, mappings) as one block YAML
+    document: into `stream` as it is written, or returned as text without one."""
+    out = io.StringIO() if stream is None else stream
+    dumper = Dumper(out, **STYLE)
+    emit = dumper.emit
+    ScalarEvent, MappingStartEvent, MappingEndEvent = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.MappingEndEvent
+    SequenceStartEvent, SequenceEndEvent = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+    key_events: dict[str, yaml.ScalarEvent] = {}     # a mapping's text keys repeat: one event each
+
+    def text(value: str) -> yaml.ScalarEvent:
+        return ScalarEvent(None, _STR, (_plain_tag(value, _WRITTEN_RESOLVERS) == _STR, True), value,
+                           style=_text_style(value))
+
+    # What Serializer.serialize_node sends for Dumper's node of `value`.
+    def write(value: Any) -> None:
+        kind = type(value)
+        if kind is str:
+            emit(text(value))
+        elif kind is dict:
+            emit(MappingStartEvent(None, _MAP, True, flow_style=False))
+            for key, item in value.items():
+                if type(key) is str:
+                    event = key_events.get(key)
+                    emit(event if event is not None else key_events.setdefault(key, text(key)))
+                else:
+                    write(key)
+                write(item)
+            emit(MappingEndEvent())
+        elif kind is list or isinstance(value, Iterator):
+            emit(SequenceStartEvent(None, _SEQ, True, flow_style=False))
+            for item in value:
+                write(item)
+            emit(SequenceEndEvent())
+        elif kind in _SCALARS:          # PyYAML's own text for them (null, true, 1.0e+20, .nan)
+            node = dumper.represent_data(value)
+            emit(ScalarEvent(None, node.tag, (_plain_tag(node.value, _WRITTEN_RESOLVERS) == node.tag,
+                                              node.tag == _STR), node.value))
+        else:
+            raise TypeError(f"YAML out takes text, numbers, booleans, None, lists and mappings, "
+                            f"not a {kind.__name__}: {value!r:.80}")
+
+    try:
+        dumper.open()
+        emit(yaml.DocumentStartEvent(explicit=False))
+        write(data)
+        emit(yaml.DocumentEndEvent(explicit=False))
+        dumper.close()
+    finally:
+        dumper.dispose()
+    return out.getvalue() if stream is None else None
+
+
+__all__ = ["load", "compose", "describe", "dump", "Dumper", "STYLE", "SafeLoader", "YAMLError", "MAX_INT_DIGITS",
+           "MAX_DEPTH"]

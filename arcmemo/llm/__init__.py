@@ -3,7 +3,7 @@
 - client.py: `LLM`, a call's path (checks, cache, retries, log, accounts, endpoint trouble);
 - settings.py: `LLMSettings`, resolved and validated once;
 - catalog.py: models.yaml (role defaults, aliases, prices, model traits);
-- routing.py, backend.py, openai_backend.py, local.py: where calls go;
+- routing.py, backend.py, openai_backend.py (the `openai` package), local.py: where calls go;
 - params.py: parameters and messages in the form each model takes;
 - retry.py, loop.py, usage.py, errors.py, tokens.py, log.py + logdb.py (the call log);
 - fake.py: the scripted test double (tests only).

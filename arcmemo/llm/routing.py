@@ -2,7 +2,7 @@
 
 A name resolves through the models.yaml aliases. Registered test doubles come first, then
 `local`/`local-small` (the embedded server, local.py, started on first use), then any
-OpenAI-compatible endpoint (openai_backend.py; one client per base URL). Backends are
+OpenAI-compatible endpoint (openai_backend.py; one client per base URL and key). Backends are
 built lazily on the client's event loop. A backend's own concurrency bound
 (`max_concurrency`, the embedded server's slots) is kept here.
 """
@@ -108,7 +108,7 @@ class Router:
                               timeout_s: float | None = None) -> Backend:
         from arcmemo.llm.openai_backend import OpenAIBackend
 
-        key = (base_url, endpoint)
+        key = (base_url, api_key, endpoint)
         if key not in self._openai:
             self._openai[key] = OpenAIBackend(base_url, api_key, timeout_s=timeout_s or self.settings.timeout_s,
                                               endpoint=endpoint)

@@ -8,8 +8,11 @@ The tokenizer comes from the model's `tokenizer` trait (models.yaml):
   tokenizer whose wheel carries the encodings' data files, so it counts offline (tiktoken
   itself downloads them from OpenAI on first use, which fails without network). Checked
   token for token against tiktoken with the same data. Its Rust tokenizer is loaded once per
-  process (about 0.08 s), straight from the compiled module: the package's own `import`
-  builds every encoding's rank table in Python (about 0.6 s) for a count that needs none.
+  process (about 0.1 s), straight from the compiled module, `bpe_openai._bindings`, a private
+  name: the package's own `import` builds every encoding's rank table in Python (0.8-1.6 s
+  measured here) for a count that needs none, and a solve counts before its first request.
+  tests/test_llm_tokens.py fails when an upgrade moves that module; should it be missing
+  anyway, the counts go through the package's public API (`get_encoding`), with a warning.
 - otherwise (`null`, or any tokenizer that cannot be had): `estimate_tokens`
   (arcmemo.core.estimate), which splits text the way these tokenizers pre-tokenize it and
   counts digit runs by the tokenizer's digit grouping: one token per digit for Qwen and for
@@ -158,14 +161,47 @@ def _encoding_missing(name: str) -> str:
 
 
 def _load_encoding(name: str) -> tuple[Any, str]:
+    if importlib.util.find_spec("bpe_openai") is None:
+        return None, _NOT_INSTALLED
     try:
         bindings = _bpe_bindings()
     except ImportError:
-        return None, _NOT_INSTALLED
+        return _public_encoding(name, f"its compiled module is not at {_BINDINGS}, where arcmemo loads it from "
+                                      "(an upgrade moved it? pyproject.toml pins the version arcmemo was tested with)")
     try:
         return bindings.tokenizer_for_encoding(name), ""
     except Exception as exc:  # a damaged install: any reason means no tokenizer, and the estimate counts
         return None, f"bpe-openai could not load {name} ({type(exc).__name__}: {str(exc)[:120]})"
+
+
+def _public_encoding(name: str, why: str) -> tuple[Any, str]:
+    """Encoding `name` through the package's public API, when the fast route is not there
+    (`why`, warned of: loading it this way costs about a second more)."""
+    try:
+        import bpe_openai
+
+        encoding = _PublicEncoding(bpe_openai.get_encoding(name), name)
+    except Exception as exc:  # as for the fast route: any reason means no tokenizer
+        return None, f"bpe-openai could not load {name}: {why}; and its public API failed ({type(exc).__name__}: " \
+                     f"{str(exc)[:120]})"
+    _warn("token counts for %s go through bpe-openai's public API, about a second slower to load: %s", name, why)
+    return encoding, ""
+
+
+class _PublicEncoding:
+    """A count over bpe-openai's public `Encoding` (the fast route's `count`, by `encode`)."""
+
+    def __init__(self, encoding: Any, name: str):
+        self.encoding, self.name = encoding, name
+
+    def count(self, text: str) -> int:
+        try:
+            return len(self.encoding.encode(text, disallowed_special=()))
+        except UnicodeEncodeError:
+            raise
+        except Exception as exc:  # its limits (200,000 tokens, 1,000,000 characters in one go)
+            _warn("token count: bpe-openai's public API refused a %d-character text (%s); estimating", len(text), exc)
+            return estimate_tokens(text, DIGIT_GROUP[self.name])
 
 
 _BINDINGS = "bpe_openai._bindings"

@@ -21,12 +21,16 @@ class NoMemory(MethodBase):
 
 class WholeMemory(MethodBase):
     name = "all"
-    description = "the whole memory shown, no selection (ArcMemo's selection ablated)"
+    description = "ps's concepts shown whole, no selection (ArcMemo's selection ablated: it reads and writes ps's items)"
     formats = FORMATS
     write_roles = ("aux",)
     shares_read = True
     offers_helpers = True
     probes_by_default = True
+
+    def owner(self, memory_format=None):
+        """ps's concepts (or, with --memory-format oe, oe's lessons): the items whose selection it ablates."""
+        return memory_format or "ps"
 
     def read(self, task, memory, settings, llm):
         return select_all(task, memory, settings, llm)

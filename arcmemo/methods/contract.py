@@ -40,6 +40,7 @@ from arcmemo.methods.options import MethodOptionError, option_names, read_option
 from arcmemo.selection.types import Selection, SelectionSettings
 
 if TYPE_CHECKING:
+    from arcmemo.abstraction.helpers import Verify
     from arcmemo.llm.client import LLM
     from arcmemo.memory.store.memory import Memory
 
@@ -140,7 +141,7 @@ class WriteContext:
     memory_format: str | None = None    # ArcMemo's write: ps | oe (--memory-format; None: the method's own)
     memory_tokens: int | None = None    # the abstraction prompt's budget for the memory it shows
     examples: Callable[[], list] = list           # the write prompts' worked examples (loaded when first asked)
-    verifier: Callable[[Task], Any] = _no_verifier  # a task's helper verifier (None: helpers are not written)
+    verifier: Callable[[Task], Verify | None] = _no_verifier  # a task's helper verifier (None: helpers are not written)
     model_params: dict[str, Any] = field(default_factory=dict)  # a curator's call settings (the run's protocol)
     options: dict[str, Any] = field(default_factory=dict)       # the method's own settings (--method-option)
     progress: Callable[[str], None] = _silent
@@ -185,7 +186,9 @@ class MemoryMethod(Protocol):
     def write(self, experiences: Sequence[Experience], memory: Memory, llm: LLM, ctx: WriteContext
               ) -> list[WriteEvent]: ...
 
-    def check(self, memory: Memory, *, continual: bool) -> str | None: ...
+    def check(self, memory: Memory, *, continual: bool, options: Mapping[str, Any] | None = None) -> str | None: ...
+
+    def owner(self, memory_format: str | None = None) -> str: ...
 
     def option_values(self, options: Mapping[str, Any] | None) -> dict[str, Any]: ...
 
@@ -212,7 +215,12 @@ class MethodBase:
 
     @property
     def option_names(self) -> tuple[str, ...]:
-        return option_names(self.Options) if self.Options is not None else ()
+        return (option_names(self.Options) if self.Options is not None else ()) + COMMON_OPTIONS
+
+    def owner(self, memory_format: str | None = None) -> str:
+        """The method whose items this one reads and writes (memory/store/scoped.py): its own; a
+        method that ablates another's read names that one (`all`: the items of the format it writes)."""
+        return self.name
 
     def options(self, given: Mapping[str, Any] | None) -> Any:
         """Its Options with `given` over the defaults (MethodOptionError naming a bad value)."""
@@ -223,7 +231,8 @@ class MethodBase:
     def option_values(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         """Every option with its value, the defaults included: what a run records."""
         chosen = self.options(given)
-        return {} if chosen is None else dataclasses.asdict(chosen)
+        own = {} if chosen is None else dataclasses.asdict(chosen)
+        return {**own, "reads_from": reads_from(given)}
 
     def read(self, task: Task, memory: Memory, settings: SelectionSettings, llm: LLM) -> Selection:
         return Selection(mode=self.name)
@@ -237,9 +246,26 @@ class MethodBase:
               ) -> list[WriteEvent]:
         return []
 
-    def check(self, memory: Memory, *, continual: bool) -> str | None:
-        """Why a run of this method on `memory` would be pointless (None: it would not)."""
+    def check(self, memory: Memory, *, continual: bool, options: Mapping[str, Any] | None = None) -> str | None:
+        """Why a run of this method on `memory` would be pointless (None: it would not); `options`:
+        the run's method options (a check that declares no `options` is called without them)."""
         return None
+
+
+# Options every method takes (the run applies them, not the method): `reads_from`, the other methods
+# whose items it reads on purpose (a list, or names joined by commas); by default a method reads
+# only its own items.
+COMMON_OPTIONS = ("reads_from",)
+
+
+def reads_from(given: Mapping[str, Any] | None) -> list[str]:
+    """The `reads_from` option's method names, checked (MethodOptionError naming a bad value)."""
+    value = (given or {}).get("reads_from") or []
+    names = [n.strip() for n in value.split(",")] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise MethodOptionError(f"option reads_from must name memory methods (a list, or names joined by commas), "
+                                f"got {value!r}")
+    return sorted(set(names))
 
 
 class ReadFailed(Exception):
@@ -275,7 +301,7 @@ def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,
         yield experience
 
 
-def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Experience, memory: Any, *,
+def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Experience, memory: Memory, *,
             step: str, run_id: str | None, model: str | None = None) -> WriteEvent | None:
     """`write_one(experience)`, with anything it raises (a malformed item the store refused, a
     bug) recorded as a write failure of `step` instead of ending the run. Interrupts propagate."""
@@ -291,4 +317,5 @@ def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Ex
 
 
 __all__ = ["AttemptView", "Experience", "WriteEvent", "WriteContext", "MemoryMethod", "MethodBase", "VERDICTS",
-           "MethodOptionError", "ReadFailed", "check_options", "each_experience", "guarded"]
+           "MethodOptionError", "ReadFailed", "COMMON_OPTIONS", "check_options", "each_experience", "guarded",
+           "reads_from"]

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
-from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.core.tasks import Task, TaskSet, load_tasks
+from arcmemo.memory.store.scoped import MethodMemory, method_memory
 from arcmemo.methods.contract import check_options
 from arcmemo.methods.discovery import MODES, load_method
 from arcmemo.run.protocol import Protocol, check, from_record
@@ -63,6 +65,9 @@ class RunConfig:
     seed: int = 0
     budget_usd: float | None = None
     model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
+    # Which repeat of its configuration this run is (0: the first): each draws new samples, its own
+    # cache keys and seeds (run/repeats.py), so `runs compare --mean` averages independent runs.
+    repeat: int = 0
     helpers: bool = True              # offer memory's verified helpers to the solver's programs
     max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
     # Try memory's helpers on the train pairs (stages/probe.py): a stage every method can use;
@@ -95,12 +100,14 @@ class RunConfig:
         self.protocol = from_record(self.protocol)
         check(self.protocol, continual=self.continual, passes=self.passes, method=method, scored=self.score)
         if self.memory_format is None:
-            self.memory_format = "oe" if self.selection == "oe" else "ps"
+            self.memory_format = next((f for f in method.formats if f in ("ps", "oe")), "ps")    # the method's own
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {self.order!r}")
         for name in ("k", "passes", "attempts", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.repeat < 0:
+            raise ValueError(f"repeat must be 0 or more, got {self.repeat}")
         if self.retries < 0 or (self.limit is not None and self.limit < 1):
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
@@ -149,10 +156,19 @@ class RunConfig:
         return SolverSettings(attempts=self.attempts, retries=self.retries, max_tokens=self.max_tokens,
                               temperature=self.temperature, reasoning_effort=self.reasoning_effort,
                               sample_offset=self.stream(pass_index, thread) * self.attempts,
-                              extra=self._seed_params(), feedback=self.protocol.feedback)
+                              extra=self._seed_params(), feedback=self.protocol.feedback,
+                              answer_reading=self.protocol.answer_reading)
 
     def _seed_params(self) -> dict[str, Any]:
-        return {} if self.model_seed is None else {"seed": self.model_seed}
+        """The models' seed: a repeat's starts past every sample of the repeats before it."""
+        if self.model_seed is None:
+            return {}
+        return {"seed": self.model_seed + self.repeat * self.passes * self.threads * self.attempts}
+
+    def items(self, memory: Any) -> MethodMemory:
+        """`memory` as the run's method sees it: its own items, and those its `reads_from` option names."""
+        return method_memory(memory, load_method(self.selection).owner(self.memory_format),
+                             self.method_options.get("reads_from") or ())
 
     def settings_record(self) -> dict[str, Any]:
         """config.json's "settings": every field but the protocol (kept apart, under "protocol")."""
@@ -180,6 +196,25 @@ def memory_url_for_record(url: str) -> str:
     return url
 
 
+def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
+    tasks = list(taskset.tasks)
+    if config.order == "shuffled":
+        random.Random(config.seed).shuffle(tasks)
+    if config.limit is not None:
+        tasks = tasks[: config.limit]
+    return tasks
+
+
+def memory_start(items: MethodMemory, method: Any) -> dict[str, Any]:
+    """What a run's method starts from (its own items, of its formats, when the run starts): empty,
+    or how many, and how many came from human-written solutions (`arcmemo seed --method`)."""
+    from arcmemo.memory.views.library import library
+
+    found = [c for fmt in method.formats for c in library(items, fmt).concepts]
+    return {"method": items.owner, "items": len(found), "from_seeds": sum(c.source == "human" for c in found),
+            "empty": not found}
+
+
 def load_run_tasks(config: RunConfig) -> TaskSet:
     """The run's tasks: a split or path, narrowed to `task_ids` (looked up across both splits of
     the dataset when the source is `all`)."""
@@ -196,4 +231,5 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
                                max_helpers=helper_limit(llm, config.max_helpers))
 
 
-__all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields"]
+__all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields",
+           "order_tasks", "memory_start"]

@@ -36,7 +36,6 @@ full pass walked all of it again (100-300 ms a pass in benchmarks/solve_overhead
 from __future__ import annotations
 
 import gc
-import random
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -44,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from arcmemo import __version__
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet
 from arcmemo.llm import ROLES
@@ -53,7 +53,14 @@ from arcmemo.memory.store.usage import COUNTERS, ConceptUse
 from arcmemo.methods.arcmemo.failure_lessons import failure_lesson_counts
 from arcmemo.methods.discovery import load_method
 from arcmemo.prompts import template_hashes
-from arcmemo.run.config import RunConfig, fit_budgets, load_run_tasks, memory_url_for_record
+from arcmemo.run.config import (
+    RunConfig,
+    fit_budgets,
+    load_run_tasks,
+    memory_start,
+    memory_url_for_record,
+    order_tasks,
+)
 from arcmemo.run.executors.local import Executor, InProcess
 from arcmemo.run.jobs.consolidating import consolidate_after_block
 from arcmemo.run.progress.reporter import Reporter, TaskProgress
@@ -66,6 +73,7 @@ from arcmemo.run.records.reader import read_run
 from arcmemo.run.records.report import running_score
 from arcmemo.run.records.rundir import RunDir, new_run_id
 from arcmemo.run.records.taskrecords import TaskRecords, TaskResult
+from arcmemo.run.repeats import with_draws
 from arcmemo.run.stages.context import Notices, TaskContext
 from arcmemo.run.stages.metered import MeteredLLM
 from arcmemo.run.stages.pipeline import SandboxFailed, solve_task
@@ -85,18 +93,9 @@ TOTALS_EACH = 50        # most this often: they sum over every task done, so onc
 SANDBOX_STOP = 3        # tasks in a row whose every program the sandbox failed to run: the run stops
 
 
-class SandboxBroken(RuntimeError):
+class SandboxBroken(ArcmemoError, RuntimeError):
     """The sandbox failed every program of several tasks in a row: the run stops (those tasks are
     lost, not wrong; `--resume` solves them once the sandbox works)."""
-
-
-def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
-    tasks = list(taskset.tasks)
-    if config.order == "shuffled":
-        random.Random(config.seed).shuffle(tasks)
-    if config.limit is not None:
-        tasks = tasks[: config.limit]
-    return tasks
 
 
 class Runner:
@@ -109,8 +108,10 @@ class Runner:
         self.tasks = tasks
         self.task_by_id = {t.id: t for t in tasks}
         self.answers = answers
-        self.memory, self.llm, self.sandbox, self.solver = memory, llm, sandbox, solver
+        self.memory, self.sandbox, self.solver = memory, sandbox, solver
+        self.llm = with_draws(llm, config.repeat)      # a repeat asks afresh (run/repeats.py)
         self.method = load_method(config.selection)
+        self.items = config.items(memory)      # memory as the method sees it: its own items (memory/store/scoped.py)
         self.rundir = rundir
         self.settings = settings or Settings.load()
         self.progress = progress or Reporter()
@@ -138,7 +139,7 @@ class Runner:
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
             "settings": self.config.settings_record(),
-            PROTOCOL_KEY: self.config.protocol.record(),
+            PROTOCOL_KEY: self.config.protocol.record(continual=self.config.continual),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
@@ -148,6 +149,7 @@ class Runner:
             "base_url": self.llm.settings.base_url,
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
+            "memory_start": memory_start(self.items, self.method),
             "prompt_templates": template_hashes(),
             "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
@@ -224,8 +226,7 @@ class Runner:
         return summary
 
     def _replay(self, log: RunLog) -> None:
-        """What earlier sessions of this run already did, from its event log (read as every view
-        reads it: reader.py): tasks done, writes, what was lost (and not done since), consolidations."""
+        """What earlier sessions did, from the run's log as every view reads it (records/reader.py)."""
         self.done = log.done
         self.write_events = list(log.writes)
         self.lost_usage = list(log.lost_usage)
@@ -321,7 +322,7 @@ class Runner:
         """What task `task`'s stages are lent in pass p (memory as prepared when it starts: it does
         not change while the task is solved)."""
         earlier = self.latest.get(task.id) if self.config.pass_order and p > 1 else None
-        return TaskContext(task=task, pass_index=p, config=self.config, method=self.method, memory=self.memory,
+        return TaskContext(task=task, pass_index=p, config=self.config, method=self.method, memory=self.items,
                            prepared=prepared(self.memory), llm=meter, sandbox=self.sandbox, solver=self.solver,
                            records=records, progress=TaskProgress(self.progress, task.id), notices=self.notices,
                            earlier=earlier, opened=self.done.get((1, task.id)) if earlier is not None else None)
@@ -381,8 +382,7 @@ class Runner:
         """The memory's own record of a run that writes it, so revisions' run ids lead somewhere."""
         self.memory.record_run(self.rundir.run_id, kind="solve", **fields)
 
-    def usage(self) -> Usage:
-        """What the run has cost so far: its tasks, writes, lost tasks and writes, consolidations."""
+    def usage(self) -> Usage:          # what it cost so far: tasks, writes, lost work, consolidations
         return run_usage(self.done.values(), self.write_events, self.lost_usage, self.consolidations)
 
     def _totals(self) -> str:
@@ -414,7 +414,8 @@ class Runner:
         costs = [o.usage.cost_usd for o in self.done.values()]
         costs += [w.usage.cost_usd for w in self.write_events]
         costs += [u.cost_usd for u in writing]
-        spent = sum(costs) + sum(u.cost_usd for u in self.lost_usage) + sum(c.usage.cost_usd for c in self.consolidations)
+        costs += [c.usage.cost_usd for c in self.consolidations]
+        spent = sum(costs) + sum(u.cost_usd for u in self.lost_usage)
         expected = max(costs, default=0)
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
 
@@ -422,10 +423,11 @@ class Runner:
         done = writes_done(self)
         return summaries.summary(
             run_id=self.rundir.run_id, config=self.config, tasks_planned=len(self.tasks), latest=self.latest,
-            done=self.done, per_pass=per_pass, writes=self.write_events, usage=self.usage(),
+            done=self.done, per_pass=per_pass, writes=self.write_events, consolidations=self.consolidations,
+            usage=self.usage(),
             lost_tasks=[t for _, t in self.lost_tasks], writes_lost=[t for q, t in self.writes_lost if (q, t) not in done],
             scored=bool(self.answers), stopped=stopped, wall=wall, memory_revision_end=self.memory.revision(),
-            failure_lessons=failure_lesson_counts(self.memory, [w.event() for w in self.write_events],
+            failure_lessons=failure_lesson_counts(self.items, [w.event() for w in self.write_events],
                                                   self.done.values(), self.config.method_options))
 
 
@@ -476,20 +478,17 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=answers,
                     memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
                     settings=settings, progress=progress, executor=executor)
-    puzzles = write_puzzles(runner.rundir, tasks, answers)     # the run keeps its puzzles (puzzles.py)
-    runner.rundir.write_config({**runner.resolved_config(), PUZZLES_KEY: puzzles})
+    runner.rundir.write_config({**runner.resolved_config(), PUZZLES_KEY: write_puzzles(runner.rundir, tasks, answers)})
     return runner
 
 
 def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Sandbox, solver: Solver,
                   settings: Settings | None = None, progress: Reporter | None = None,
                   executor: Executor | None = None) -> Runner:
-    """Continue a run from its directory: same settings, same tasks in the same order, its puzzles
-    as it kept them (never read again from the source its config names)."""
+    """Continue a run from its directory: same settings, same tasks in the same order, its own puzzles."""
     record = read_run(rundir)
     record.check_resumable()
-    config = record.config
-    taskset = record.run_tasks()
+    config, taskset = record.config, record.run_tasks()
     tasks = [taskset.by_id(t) for t in record.planned]
     llm = make_llm(rundir.run_id)
     return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
@@ -497,5 +496,5 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
                   settings=settings or Settings.load(), progress=progress, executor=executor)
 
 
-__all__ = ["Runner", "SandboxBroken", "new_runner", "resume_runner", "order_tasks", "check_protocol_fits",
+__all__ = ["Runner", "SandboxBroken", "new_runner", "resume_runner", "check_protocol_fits",
            "check_executor", "SANDBOX_STOP"]

@@ -41,7 +41,8 @@ def preview(config: RunConfig, task: Task, memory: Memory, llm: Any, sandbox: Sa
             run_id: str = "select", progress: Reporter | None = None) -> Preview:
     """The read and probe stages of `task` in pass 1, as a solve with `config` runs them."""
     records = TaskRecords(run_id)
-    ctx = TaskContext(task=task, pass_index=1, config=config, method=load_method(config.selection), memory=memory,
+    ctx = TaskContext(task=task, pass_index=1, config=config, method=load_method(config.selection),
+                      memory=config.items(memory),
                       prepared=prepared(memory), llm=MeteredLLM(llm), sandbox=sandbox, solver=None, records=records,
                       progress=TaskProgress(progress or Reporter(), task.id), notices=Notices())
     selections = read(ctx)

@@ -33,12 +33,21 @@ the profile `released-code`):
   step correct on every train and test pair.
 - `grid_text` digits | numpy: how prompts show grids (the prompt renderer's setting;
   a protocol only passes the choice through).
+- `answer_reading` arcmemo | released: how a model answer becomes a program and its output
+  a grid (arcmemo.solverkit.reading): the last python block, top-level test code cut, a
+  list of lists accepted; or the released code's reading: the first python block, its
+  top-level code run with the program, only a numpy array accepted.
 - the cheatsheet curator's completion limit and temperature (none: the model's defaults;
   the released code: 4,096 tokens at 0.3).
 
-**Test-informed** is derived, never set: a run in which a test output decides anything
-(which attempts are retried, which solutions are written) is test-informed. Every view
-reads it through `test_informed(config)`; a run recorded before protocols existed is not.
+**Test-informed** is derived, never set: a run in which a test output can decide something
+is test-informed, and the record names the choices that let it (`test_informed_by`):
+`retry_when=test-fails` (test results trigger retries) and, in a run with `--continual`
+(one that writes), `write_when=strict` (test correctness filters the writes). No other
+choice lets a test output decide anything: pass order continues the threads the retry rule
+keeps going, and the rest shape prompts, feedback from train pairs, or what is reported.
+Every view reads the mark through `test_informed(config)` and its reasons through
+`test_informed_by(config)`; a run recorded before protocols existed is not test-informed.
 
 **Flags and profiles.** A per-choice flag overrides its profile's choice, and the run's
 protocol is then named after both: `released-code+retry_when=train-fails`. A choice that
@@ -55,6 +64,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 PROTOCOL_KEY = "protocol"
 DEFAULT_PROTOCOL = "arcmemo"
 
@@ -70,12 +81,19 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "feedback": ("conversation", "last-attempt"),
     "strict_variant": ("test-any-step", "train-test-last-step"),
     "grid_text": ("digits", "numpy"),
+    "answer_reading": ("arcmemo", "released"),
 }
 CONTINUAL_ONLY = ("continual_order", "write_when")
 READ_CHOICES = ("selector_view", "hint_form", "oe_caption")     # followed by the methods that declare them
+# the choices by which a test output can decide something (Protocol.test_informed_by), and what it decides
+TEST_DECIDES = {"retry_when=test-fails": "which attempts were retried",
+                "write_when=strict": "which solutions were written to memory"}
 
 
-class ProtocolError(ValueError):
+_DERIVED = ("test_informed", "test_informed_by")     # what a record holds beside the choices
+
+
+class ProtocolError(ArcmemoError, ValueError):
     """A protocol that cannot be run: an unknown name or value, or a choice the run cannot apply."""
 
 
@@ -94,6 +112,7 @@ class Protocol:
     feedback: str = "conversation"
     strict_variant: str = "test-any-step"
     grid_text: str = "digits"
+    answer_reading: str = "arcmemo"
     cheatsheet_max_tokens: int | None = None      # the curator's completion limit (None: the model's)
     cheatsheet_temperature: float | None = None   # the curator's temperature (None: the model's)
 
@@ -103,10 +122,16 @@ class Protocol:
                 raise ProtocolError(f"protocol choice {choice}: {getattr(self, choice)!r} is not one of "
                                     f"{', '.join(_spell(v) for v in values)}")
 
-    @property
-    def test_informed(self) -> bool:
-        """Whether a test output decides anything in a run of this protocol."""
-        return self.retry_when == "test-fails" or self.write_when == "strict"
+    def test_informed_by(self, *, continual: bool) -> list[str]:
+        """The choices by which a test output can decide something in a run of this protocol
+        (module docstring), as `choice=value`; empty: the run is not test-informed. Writes happen
+        only in a run with `continual`, so only there does a write filter count."""
+        deciding = []
+        if self.retry_when == "test-fails":
+            deciding.append("retry_when=test-fails")
+        if continual and self.write_when == "strict":
+            deciding.append("write_when=strict")
+        return deciding
 
     @property
     def base(self) -> str:
@@ -118,9 +143,11 @@ class Protocol:
         profile = PROFILES.get(self.base, PROFILES[DEFAULT_PROTOCOL])
         return [c for c in CHOICES if getattr(self, c) != getattr(profile, c)]
 
-    def record(self) -> dict[str, Any]:
-        """What config.json keeps under "protocol"."""
-        return {**dataclasses.asdict(self), "test_informed": self.test_informed}
+    def record(self, *, continual: bool) -> dict[str, Any]:
+        """What config.json keeps under "protocol": the choices, and whether (and by which
+        choices) a test output can decide something in the run (`continual`: does it write)."""
+        deciding = self.test_informed_by(continual=continual)
+        return {**dataclasses.asdict(self), "test_informed": bool(deciding), "test_informed_by": deciding}
 
     def curation_params(self) -> dict[str, Any]:
         """The cheatsheet curator's call parameters this protocol sets."""
@@ -134,7 +161,7 @@ PROFILES: dict[str, Protocol] = {
         name="released-code", retry_when="test-fails", select_once=True, selector_view="collapsed",
         hint_form="released", oe_caption="per-puzzle", continual_order="pass", write_when="strict",
         feedback="last-attempt", strict_variant="train-test-last-step", grid_text="numpy",
-        cheatsheet_max_tokens=4096, cheatsheet_temperature=0.3),
+        answer_reading="released", cheatsheet_max_tokens=4096, cheatsheet_temperature=0.3),
 }
 
 
@@ -172,10 +199,12 @@ def from_record(data: Mapping[str, Any] | str | None) -> Protocol:
         raise ProtocolError(f"a protocol is a name or a mapping of choices, not {type(data).__name__}")
     name = str(data.get("name") or DEFAULT_PROTOCOL)
     fields = {f.name for f in dataclasses.fields(Protocol)}
-    unknown = sorted(set(data) - fields - {"test_informed"})
+    unknown = sorted(set(data) - fields - set(_DERIVED))
     if unknown:
         raise ProtocolError(f"unknown protocol choice {unknown[0]!r} (choices: {', '.join(CHOICES)})")
-    if "+" in name or all(c in data for c in CHOICES):      # a recorded protocol: kept as it was
+    if "+" in name or "test_informed" in data or all(c in data for c in CHOICES):
+        # a recorded protocol: kept as it was; a choice made after it was recorded is arcmemo's,
+        # which is what that run did (its code had no other)
         return Protocol(**{k: v for k, v in data.items() if k in fields})
     return resolve(name, {c: data[c] for c in CHOICES if c in data})
 
@@ -220,22 +249,56 @@ def _flag(choice: str, protocol: Protocol) -> str:
     return f"--{choice.replace('_', '-')} {value}"
 
 
+def test_informed_by(config: Mapping[str, Any]) -> list[str]:
+    """The choices by which a test output could decide something in the run of this config.json
+    (`choice=value`; empty: not test-informed): what its protocol record says, else derived from
+    its choices and settings (a run without a recorded protocol: none)."""
+    record = config.get(PROTOCOL_KEY) if isinstance(config, Mapping) else None
+    if not isinstance(record, Mapping):
+        return []
+    if isinstance(record.get("test_informed_by"), list):
+        return [str(reason) for reason in record["test_informed_by"]]
+    try:
+        protocol = from_record(record)
+    except ProtocolError:
+        return []
+    # recorded before the reasons were: derived from its choices (a run without --continual wrote
+    # nothing, whatever its write filter); without its settings, as if it wrote
+    settings = config.get("settings")
+    continual = bool(settings.get("continual")) if isinstance(settings, Mapping) else True
+    return protocol.test_informed_by(continual=continual)
+
+
+def _recorded_mark(record: Mapping[str, Any]) -> bool | None:
+    """The mark a record from before the reasons were kept states, when it is to be taken at its
+    word: a record without the test-deciding choices cannot be derived again. None: derive it
+    (every record written since, and a full one from before, whose mark counted a write filter
+    even in a run that wrote nothing)."""
+    if "test_informed_by" in record or "test_informed" not in record:
+        return None
+    if all(choice in record for choice in ("retry_when", "write_when")):
+        return None
+    return bool(record["test_informed"])
+
+
+def what_tests_decided(reasons: list[str]) -> str:
+    """What a test output decided under these test-deciding choices, in words that name them:
+    "which attempts were retried (retry_when=test-fails)"."""
+    said = [f"{TEST_DECIDES.get(r, 'something')} ({r})" for r in reasons]
+    return " and ".join(said) if len(said) < 3 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
 def test_informed(config: Mapping[str, Any]) -> bool:
     """Whether the run of this config.json let a test output decide anything: the one reader
     of the mark for every view (a run without a recorded protocol is not test-informed)."""
     record = config.get(PROTOCOL_KEY) if isinstance(config, Mapping) else None
-    if not isinstance(record, Mapping):
-        return False
-    if "test_informed" in record:
-        return bool(record["test_informed"])
-    try:
-        return from_record(record).test_informed
-    except ProtocolError:
-        return False
+    stated = _recorded_mark(record) if isinstance(record, Mapping) else None
+    return stated if stated is not None else bool(test_informed_by(config))
 
 
 test_informed.__test__ = False      # a reader, not a pytest test
+test_informed_by.__test__ = False
 
 
-__all__ = ["Protocol", "ProtocolError", "PROFILES", "CHOICES", "PROTOCOL_KEY", "DEFAULT_PROTOCOL", "resolve",
-           "from_record", "check", "test_informed"]
+__all__ = ["Protocol", "ProtocolError", "PROFILES", "CHOICES", "PROTOCOL_KEY", "DEFAULT_PROTOCOL", "TEST_DECIDES", "resolve",
+           "from_record", "check", "test_informed", "test_informed_by", "what_tests_decided"]

@@ -5,11 +5,13 @@ client's library.
 it imports the run layer (about half a second of imports on this machine): the worker's
 interpreter (numpy, its namespaces) starts up on another core meanwhile, and the run waits
 for it (`sandbox_started`) only where it first needs the sandbox, the isolation report in
-its config. The endpoint client (llm/openai_backend.py: http.client, about 20 ms of imports
-since it no longer uses the `openai` package) is imported on a second thread, so that it
-goes on while the run waits for that worker and for the programs the probe runs in it. A
-worker that cannot start is not reported here: the run's own first use of the sandbox tries
-again and says why.
+its config. The endpoint client (llm/openai_backend.py, over the `openai` package: about
+half a second of imports, pydantic's models of the whole API) is imported on a second
+thread, so that it goes on while the run layer loads and waits for that worker and for the
+programs the probe runs in it; the first request waits only for what is left of it. A
+worker that cannot start is not reported here: the run's own first use of the sandbox
+tries again and says why; nor is a client that cannot be imported: the first request
+imports it again and fails with the reason.
 
 This module imports nothing heavy itself: it must be cheap to import before the run layer.
 """
@@ -47,8 +49,7 @@ def warm_up(settings: Any = None) -> None:
         _starting[sandbox] = thread = threading.Thread(target=_start_worker, args=(sandbox,),
                                                            name="sandbox-warm-up", daemon=True)
     thread.start()
-    threading.Thread(target=importlib.import_module, args=(ENDPOINT_CLIENT,), name="client-warm-up",
-                     daemon=True).start()
+    threading.Thread(target=_import_client, name="client-warm-up", daemon=True).start()
 
 
 def sandbox_started(sandbox) -> None:
@@ -58,6 +59,13 @@ def sandbox_started(sandbox) -> None:
         thread = _starting.get(sandbox)
     if thread is not None:
         thread.join()
+
+
+def _import_client() -> None:
+    try:
+        importlib.import_module(ENDPOINT_CLIENT)
+    except Exception:       # raised again, with its context, where the first request imports it
+        pass
 
 
 def _start_worker(sandbox) -> None:

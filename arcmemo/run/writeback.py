@@ -113,7 +113,7 @@ def _write(loop: Runner, experiences: list[Experience], p: int) -> None:
         return True
 
     try:
-        events = list(loop.method.write(experiences, loop.memory, meters, _context(loop, p, proceed)) or [])
+        events = list(loop.method.write(experiences, loop.items, meters, _context(loop, p, proceed)) or [])
     except INTERRUPTS:
         raise
     except Exception as exc:        # a method broke its contract: its block's writes failed, the run goes on

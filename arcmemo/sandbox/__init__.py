@@ -79,10 +79,11 @@ an empty tmpfs in its mount namespace and bind-mounts only Python's directories 
 
 Code layout: `pool.py` is the parent side (Sandbox, the worker pool) and `results.py` its
 reading of what a run wrote, `worker.py` the warm fork server, `child.py` the forked process
-that runs one program, `common.py` what the three share (limits, result shape, pipe framing);
-the kernel layers are `namespaces.py`, `landlock.py` with `view.py` (what runs may read) and
-`seccomp.py`; `folders.py` removes a run's folder where it cannot have a tmpfs; `redact.py`
-scrubs secrets from what runs return.
+that runs one program (`released.py`: as the ArcMemo authors' released code runs one),
+`common.py` what the three share (limits, result shape, pipe framing); the kernel layers are
+`namespaces.py`, `landlock.py` with `view.py` (what runs may read) and `seccomp.py`;
+`folders.py` removes a run's folder where it cannot have a tmpfs; `redact.py` scrubs secrets
+from what runs return.
 
 Cost: one fork per run, and that sets the floor. On the 2-core development VM (a nested
 VM where page faults are slow, shared with other jobs) an empty fork+exit of a numpy process

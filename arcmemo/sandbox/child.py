@@ -26,6 +26,7 @@ from arcmemo.sandbox.common import (
     MAX_SIDE,
     PR_SET_PDEATHSIG,
     READY,
+    NotAGrid,
     describe_syntax_error,
     keep_fds,
     not_run_message,
@@ -34,6 +35,7 @@ from arcmemo.sandbox.common import (
     write_all,
 )
 from arcmemo.sandbox.namespaces import drop_capabilities, enter_run_folder
+from arcmemo.sandbox.released import ReleasedRun, released_grid
 from arcmemo.sandbox.tracing import HelperTrace
 
 if TYPE_CHECKING:
@@ -72,10 +74,6 @@ class _BoundedText:
             text += f"\n[... {self.dropped} more characters of output dropped]"
         self.parts, self.size, self.dropped = [], 0, 0
         return text  # lone surrogates and invisible characters are the parent's to replace (results.py)
-
-
-class _Invalid(Exception):
-    pass
 
 
 def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes, worker_pid: int,
@@ -181,6 +179,7 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
     signal.signal(signal.SIGALRM, out_of_time)
     clock.start(0)
 
+    released = req.get("reading") == "released"
     source_texts = {"<program>": req["source"], **{f"<module {k}>": v for k, v in req["modules"].items()}}
     codes = {}
     for filename, text in source_texts.items():
@@ -201,24 +200,35 @@ def _child(st: _WorkerState, req_fd: int, wfd: int, tmpdir: str, options: bytes,
             if name == req.get("helpers"):
                 trace = HelperTrace(mod)
         ns = {"__name__": "__program__", "__builtins__": __builtins__}
-        exec(codes["<program>"], ns)
+        if not released:                  # the released reading runs the program for each grid
+            exec(codes["<program>"], ns)
     except BaseException as exc:  # everything the program raises is data
         emit_all(*_classify(exc, source_texts, as_limit))
-    rebound = trace.bind(ns, others=set(req["modules"]) - {req["helpers"]}) if trace is not None else []
-    fn = ns.get(req["entry"])
-    if not callable(fn):
-        defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
-        emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
-            f" (it defines: {', '.join(defined)})" if defined else ""))
+
+    def bind(namespace: dict) -> list[str]:
+        return trace.bind(namespace, others=set(req["modules"]) - {req["helpers"]}) if trace is not None else []
+
+    if released:
+        run = ReleasedRun(codes["<program>"], req["entry"], bind, np)
+        fn = run.call
+    else:
+        rebound = bind(ns)
+        fn = ns.get(req["entry"])
+        if not callable(fn):
+            defined = sorted(k for k, v in ns.items() if callable(v) and not k.startswith("_"))[:20]
+            emit_all("missing_entry", f"the program defines no function {req['entry']!r}" + (
+                f" (it defines: {', '.join(defined)})" if defined else ""))
     for i, grid in enumerate(req["grids"]):
         if i:
             clock.start(i)
         try:
             result = fn(np.array(grid, dtype=int))
+            if released:
+                rebound = run.rebound
             clock.stop()
             try:
-                grid_out = _to_grid(result, np)
-            except _Invalid as exc:
+                grid_out = released_grid(result, np) if released else _to_grid(result, np)
+            except NotAGrid as exc:
                 emit(i, outcome_dict(False, error="invalid_output", message=str(exc), stdout=out.take()))
                 continue
             except BaseException as exc:  # a hostile return value
@@ -268,33 +278,33 @@ def _to_grid(value: Any, np) -> list[list[int]]:
     """Convert a program's return value to a plain grid without trusting its methods."""
     if type(value) is np.ndarray:
         if value.ndim != 2:
-            raise _Invalid(f"returned an array with {value.ndim} dimension(s), expected a 2-D grid")
+            raise NotAGrid(f"returned an array with {value.ndim} dimension(s), expected a 2-D grid")
         return _check_array(value, np)
     if type(value) not in (list, tuple):
-        raise _Invalid(f"returned {_safe_name(value)}, expected a 2-D grid (numpy array or list of lists)")
+        raise NotAGrid(f"returned {_safe_name(value)}, expected a 2-D grid (numpy array or list of lists)")
     if not value:
-        raise _Invalid("returned an empty grid")
+        raise NotAGrid("returned an empty grid")
     if len(value) > MAX_SIDE:
-        raise _Invalid(f"returned {len(value)} rows, more than {MAX_SIDE}")
+        raise NotAGrid(f"returned {len(value)} rows, more than {MAX_SIDE}")
     rows = []
     width = None
     for r, row in enumerate(value):
         if type(row) is np.ndarray:
             if row.ndim != 1:
-                raise _Invalid(f"row {r} is an array with {row.ndim} dimensions, expected 1")
+                raise NotAGrid(f"row {r} is an array with {row.ndim} dimensions, expected 1")
             cells = _check_array(row.reshape(1, -1), np)[0] if row.size else []
         elif type(row) in (list, tuple):
             if len(row) > MAX_SIDE:
-                raise _Invalid(f"row {r} has {len(row)} cells, more than {MAX_SIDE}")
+                raise NotAGrid(f"row {r} has {len(row)} cells, more than {MAX_SIDE}")
             cells = [_cell(c, np, r, k) for k, c in enumerate(row)]
         else:
-            raise _Invalid(f"row {r} is {_safe_name(row)}, expected a list of ints")
+            raise NotAGrid(f"row {r} is {_safe_name(row)}, expected a list of ints")
         if not cells:
-            raise _Invalid(f"row {r} is empty")
+            raise NotAGrid(f"row {r} is empty")
         if width is None:
             width = len(cells)
         elif len(cells) != width:
-            raise _Invalid(f"row {r} has {len(cells)} cells, expected {width} (grid not rectangular)")
+            raise NotAGrid(f"row {r} has {len(cells)} cells, expected {width} (grid not rectangular)")
         rows.append(cells)
     return rows
 
@@ -306,34 +316,34 @@ def _cell(c: Any, np, r: int, k: int) -> int:
     elif t is float or issubclass(t, np.floating):
         f = float(c)
         if not f.is_integer():
-            raise _Invalid(f"row {r} col {k}: value {f!r} is not a colour 0-9")
+            raise NotAGrid(f"row {r} col {k}: value {f!r} is not a colour 0-9")
         v = int(f)
     else:
-        raise _Invalid(f"row {r} col {k}: {_safe_name(c)} is not a colour 0-9")
+        raise NotAGrid(f"row {r} col {k}: {_safe_name(c)} is not a colour 0-9")
     if not 0 <= v <= 9:
-        raise _Invalid(f"row {r} col {k}: value {v} is not a colour 0-9")
+        raise NotAGrid(f"row {r} col {k}: value {v} is not a colour 0-9")
     return v
 
 
 def _check_array(arr, np) -> list[list[int]]:
     h, w = arr.shape
     if h == 0 or w == 0:
-        raise _Invalid(f"returned an empty {h}x{w} grid")
+        raise NotAGrid(f"returned an empty {h}x{w} grid")
     if h > MAX_SIDE or w > MAX_SIDE:
-        raise _Invalid(f"returned a {h}x{w} grid, larger than {MAX_SIDE}x{MAX_SIDE}")
+        raise NotAGrid(f"returned a {h}x{w} grid, larger than {MAX_SIDE}x{MAX_SIDE}")
     kind = arr.dtype.kind
     if kind in "iu":
         ints = arr
     elif kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise _Invalid("returned non-integer values; colours are ints 0-9")
+            raise NotAGrid("returned non-integer values; colours are ints 0-9")
         ints = arr.astype(np.int64)
     else:
-        raise _Invalid(f"returned an array of dtype {arr.dtype.name}, expected ints 0-9")
+        raise NotAGrid(f"returned an array of dtype {arr.dtype.name}, expected ints 0-9")
     lo, hi = int(ints.min()), int(ints.max())
     if lo < 0 or hi > 9:
         bad = lo if lo < 0 else hi
-        raise _Invalid(f"returned value {bad}, colours are ints 0-9")
+        raise NotAGrid(f"returned value {bad}, colours are ints 0-9")
     return [[int(v) for v in row] for row in ints.tolist()]
 
 

@@ -12,12 +12,18 @@ from typing import Any
 
 ERROR_KINDS = ("syntax", "exception", "timeout", "memory", "invalid_output", "crash", "missing_entry")
 MAX_SIDE = 30
+READINGS = ("arcmemo", "released")    # how a run executes a program and reads its return (released.py)
+NO_GRID = "no ARC grid equals"        # said of a return the released code scores, and always as wrong
 MAX_SOURCE_CHARS = 500_000
 MAX_MESSAGE_CHARS = 4_000
 DEFAULT_MAX_STDOUT = 8_000
 PR_SET_PDEATHSIG = 1
 DATA = 1 << 31          # a frame whose length has this bit set carries result bytes, not JSON
 READY = b"R"            # what a forked run writes on its result pipe once it is contained
+
+
+class NotAGrid(Exception):
+    """What a program returned is no output grid; the message says why (an invalid_output)."""
 
 
 def wait_readable(fd: int, timeout_s: float) -> bool:

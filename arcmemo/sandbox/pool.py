@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arcmemo.sandbox.common import DATA, DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, frame, wait_readable
+from arcmemo.sandbox.common import DATA, DEFAULT_MAX_STDOUT, MAX_SIDE, MAX_SOURCE_CHARS, READINGS, frame, wait_readable
 from arcmemo.sandbox.redact import environment_secrets, redact
 from arcmemo.sandbox.results import line_bytes, outcomes
 from arcmemo.sandbox.worker import LEVELS
@@ -378,14 +378,18 @@ class Sandbox:
     # -- running -----------------------------------------------------------------------
     def run(self, source: str, grids: Sequence[Any], *, entry: str = "transform",
             modules: dict[str, str] | None = None, helpers: str | None = None,
-            timeout_s: float | None = None) -> list[RunOutcome]:
+            timeout_s: float | None = None, reading: str = "arcmemo") -> list[RunOutcome]:
         """Run `entry(grid)` of `source` on each grid in one fresh process; one outcome per grid.
 
         `modules` are importable by the program (name -> source). `helpers` names one of them
         as the memory's helpers: each outcome says which of its functions the program called,
         and a program's own definition of one of their names is replaced by the module's
-        (reported as `rebound`); see tracing.py.
+        (reported as `rebound`); see tracing.py. `reading` "released" runs the program as the
+        ArcMemo authors' released code does (released.py): all of it, for each grid,
+        and only a 2-D numpy array of colours is an output.
         """
+        if reading not in READINGS:
+            raise ValueError(f"Sandbox.run: reading must be one of {', '.join(READINGS)}, not {reading!r}")
         if not isinstance(source, str):
             raise TypeError(f"Sandbox.run: source must be str, got {type(source).__name__}")
         if not entry.isidentifier():
@@ -408,7 +412,7 @@ class Sandbox:
         if len(source) > MAX_SOURCE_CHARS or any(len(t) > MAX_SOURCE_CHARS for t in modules.values()):
             return [RunOutcome(False, None, "syntax", f"program source longer than {MAX_SOURCE_CHARS} characters", "")
                     for _ in plain]
-        header, body = self._request(source, plain, entry, modules, helpers, timeout)
+        header, body = self._request(source, plain, entry, modules, helpers, timeout, reading)
         backstop = time.monotonic() + timeout * len(plain) + _BACKSTOP_GRACE_S
         for attempt in range(2):
             worker = self._acquire()
@@ -438,10 +442,10 @@ class Sandbox:
                 for o in got]
 
     def _request(self, source: str, grids: list, entry: str, modules: dict[str, str], helpers: str | None,
-                 timeout: float) -> tuple[dict, bytes]:
+                 timeout: float, reading: str = "arcmemo") -> tuple[dict, bytes]:
         """A request's header (what the worker reads) and body (what only the run reads)."""
         body = json.dumps({"source": source, "grids": grids, "entry": entry, "modules": modules,
-                           "helpers": helpers, "timeout_s": timeout, "memory_mb": self.memory_mb,
+                           "helpers": helpers, "reading": reading, "timeout_s": timeout, "memory_mb": self.memory_mb,
                            "max_stdout": self.max_stdout}, separators=(",", ":")).encode("utf-8")
         uses_scipy = "scipy" in source or any("scipy" in text for text in modules.values())
         return {"grids": len(grids), "timeout_s": timeout, "scipy": uses_scipy, "size": len(body),

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arcmemo.core.files import atomic_write_json
-from arcmemo.core.jsonfile import JSONFileError, read_json
+from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import JSONFileError, atomic_write_json, read_json
 from arcmemo.core.tasks import Answers, Grid, TaskError, check_task_id, validate_grid
 from arcmemo.scoring.harness import missing_keys
 from arcmemo.scoring.scores import TaskScore, attempts_from_predictions, score_task
@@ -29,7 +29,7 @@ ATTEMPT_KEY = re.compile(r"attempt_(\d+)")
 PerTest = list[list[Grid | None]]      # per test input, its attempts in order (None = no answer)
 
 
-class SubmissionError(ValueError):
+class SubmissionError(ArcmemoError, ValueError):
     """A submission file or entry is malformed; the message names the file and entry."""
 
 

@@ -18,6 +18,10 @@ import from this module only; what it exports is arcmemo's public plugin API:
 - helpers from memory (`helpers.py`): `Hint.helpers` is a `MemoryHelpers`, the offered
   concepts' verified functions; `helpers_section` shows them in a prompt and `converse(...,
   helpers=hint.helpers)` makes them importable and records which a program called;
+- reading an answer (`reading.py`): `read_program(text, ctx.settings.answer_reading)` takes
+  the program out of an answer (`program_of(code, ...)` readies one given apart) as the run's
+  protocol says: arcmemo's way or the ArcMemo authors' released code's; `converse` runs the
+  programs the same way;
 - text helpers: grids and puzzles as prompt text, model-answer parsing, prompt templates.
 
 A solver never sees test outputs (`Task` has none) and never touches the store.
@@ -46,6 +50,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                   "memory_section"],
     "arcmemo.solverkit.programs": ["PairsCheck", "ProgramRun", "rank_attempts", "run_on_pairs", "run_program",
                                    "select_predictions", "usage_of"],
+    "arcmemo.solverkit.reading": ["ANSWER_READINGS", "program_of", "read_program"],
 })
 
 __all__ = [
@@ -66,4 +71,6 @@ __all__ = [
     # text
     "format_grid", "format_task", "dims", "ParseError", "definitions_only", "extract_code", "extract_fenced",
     "extract_tag", "fenced_blocks", "parse_yaml_block", "Templates", "estimate_tokens",
+    # reading an answer as the run's protocol says (SolverSettings.answer_reading)
+    "ANSWER_READINGS", "read_program", "program_of",
 ]

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from arcmemo.core.tasks import Grid, Task, as_grid, to_lists
 from arcmemo.llm.client import Usage
 from arcmemo.solverkit.helpers import MemoryHelpers
+
+if TYPE_CHECKING:
+    from arcmemo.llm.client import LLM
+    from arcmemo.sandbox import Sandbox
+from arcmemo.solverkit.reading import ANSWER_READINGS
 
 
 @dataclass
@@ -50,12 +55,19 @@ class SolverSettings:
     # (at most two diffs); "last-attempt" shows the opening prompt again with the last answer and
     # every mismatched output, as the ArcMemo authors' released code does.
     feedback: str = "conversation"
+    # How an answer becomes a program and its output a grid (the run's protocol; solverkit/reading.py):
+    # "arcmemo" or "released", as the ArcMemo authors' released code reads one. A solver passes it
+    # to `read_program` / `program_of`; `converse` runs the programs with it.
+    answer_reading: str = "arcmemo"
 
     FEEDBACK_FORMS = ("conversation", "last-attempt")
 
     def __post_init__(self) -> None:
         if self.feedback not in self.FEEDBACK_FORMS:
             raise ValueError(f"feedback must be one of {', '.join(self.FEEDBACK_FORMS)}, not {self.feedback!r}")
+        if self.answer_reading not in ANSWER_READINGS:
+            raise ValueError(f"answer_reading must be one of {', '.join(ANSWER_READINGS)}, "
+                             f"not {self.answer_reading!r}")
 
     # SolverSettings.extra keys passed through to the model call.
     LLM_PARAMS = ("reasoning_effort", "max_completion_tokens", "seed", "temperature", "max_tokens")
@@ -76,8 +88,8 @@ def _silent(text: str) -> None:
 
 @dataclass
 class SolveContext:
-    llm: Any                  # arcmemo.llm.client.LLM
-    sandbox: Any              # arcmemo.sandbox.Sandbox
+    llm: LLM
+    sandbox: Sandbox
     settings: SolverSettings = field(default_factory=SolverSettings)
     run_id: str | None = None
     # What the solver is doing now, in a few words ("attempt 2 of 3, retry 1"): the run layer

@@ -13,8 +13,10 @@ from arcmemo.core.choice import rank, top_predictions
 from arcmemo.core.tasks import Grid, Task, cell_accuracy, to_lists, validate_grid
 from arcmemo.llm.client import Usage
 from arcmemo.sandbox import RunOutcome
+from arcmemo.solverkit.reading import ARCMEMO
 
 if TYPE_CHECKING:
+    from arcmemo.sandbox import Sandbox
     from arcmemo.solverkit.contract import Attempt
 
 @dataclass(frozen=True)
@@ -45,17 +47,18 @@ def _pair_parts(pair: Any) -> tuple[Any, Any]:
     return inp, out
 
 
-def run_on_pairs(sb: Any, source: str, pairs: Iterable[Any], *, entry: str = "transform",
+def run_on_pairs(sb: Sandbox, source: str, pairs: Iterable[Any], *, entry: str = "transform",
                  modules: dict[str, str] | None = None, helpers: str | None = None,
-                 timeout_s: float | None = None) -> PairsCheck:
+                 timeout_s: float | None = None, reading: str = ARCMEMO) -> PairsCheck:
     """Run a program on the inputs of (input, output) pairs and compare with the outputs.
 
     `pairs` are `tasks.Pair`s, `{"input", "output"}` dicts or 2-tuples; `helpers` names the
-    module of `modules` holding the memory's helpers (Sandbox.run).
+    module of `modules` holding the memory's helpers (Sandbox.run); `reading` is the run's
+    answer reading (reading.py), which says how the program runs and what is an output.
     """
     parts = [_pair_parts(p) for p in pairs]
     outcomes = sb.run(source, [i for i, _ in parts], entry=entry, modules=modules, helpers=helpers,
-                      timeout_s=timeout_s)
+                      timeout_s=timeout_s, reading=reading)
     correct, acc = [], []
     for (_, expected), outcome in zip(parts, outcomes):
         expected = to_lists(validate_grid(expected, "run_on_pairs expected output"))
@@ -118,9 +121,10 @@ def _grid(output: Any) -> Grid | None:
     return tuple(tuple(int(v) for v in row) for row in output)
 
 
-def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | None = None,
-                helpers: str | None = None, entry: str = "transform") -> ProgramRun:
-    """Run `code` on every train pair, then on the test inputs (blocking; use a thread).
+def run_program(sandbox: Sandbox, task: Task, code: str, *, modules: dict[str, str] | None = None,
+                helpers: str | None = None, entry: str = "transform", reading: str = ARCMEMO) -> ProgramRun:
+    """Run `code` on every train pair, then on the test inputs (blocking; use a thread), as the
+    run's answer `reading` says (reading.py).
 
     A sandbox that itself fails (not the program) is recorded as error "sandbox:<type>"
     with every pair failed, so a broken worker pool never crashes a solve.
@@ -128,7 +132,8 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
     run = ProgramRun()
     n_train, n_test = len(task.train), len(task.test_inputs)
     try:
-        check = run_on_pairs(sandbox, code, list(task.train), entry=entry, modules=modules, helpers=helpers)
+        check = run_on_pairs(sandbox, code, list(task.train), entry=entry, modules=modules, helpers=helpers,
+                             reading=reading)
     except Exception as exc:  # the sandbox machinery, not the program
         failed = RunOutcome(ok=False, output=None, error="crash",
                             message=f"sandbox failure: {type(exc).__name__}: {exc}", stdout="")
@@ -147,7 +152,8 @@ def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | Non
         run.test_outputs = [None] * n_test
         return run
     try:
-        outcomes = sandbox.run(code, list(task.test_inputs), entry=entry, modules=modules, helpers=helpers)
+        outcomes = sandbox.run(code, list(task.test_inputs), entry=entry, modules=modules, helpers=helpers,
+                               reading=reading)
     except Exception as exc:
         outcomes = [RunOutcome(ok=False, output=None, error="crash",
                                message=f"sandbox failure: {type(exc).__name__}: {exc}", stdout="")

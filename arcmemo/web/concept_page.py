@@ -9,7 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from arcmemo.memory.io.export import to_yaml
+from arcmemo.core import safeyaml
 from arcmemo.memory.schema.concept import DATA_FIELDS, Concept
 from arcmemo.memory.store.reads import ConceptUse
 from arcmemo.web.highlight import python_html
@@ -48,7 +48,7 @@ def concept_yaml(data: dict[str, Any]) -> str:
     empty fields changes nothing."""
     fmt = data.get("format") or "ps"
     keep = {"format", "name", *_own_fields(fmt), *(("helper",) if fmt == "ps" else ())}
-    return to_yaml({f: data.get(f) for f in DATA_FIELDS if f in keep or not _empty(data.get(f))})
+    return safeyaml.dump({f: data.get(f) for f in DATA_FIELDS if f in keep or not _empty(data.get(f))})
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from functools import partial
 
 from arcmemo.solverkit import (
     Conversation,
@@ -32,10 +33,10 @@ from arcmemo.solverkit import (
     Trace,
     Usage,
     converse,
-    definitions_only,
     estimate_tokens,
     memory_section,
     program_feedback,
+    program_of,
     solve_result,
 )
 from arcmemo_expert_agents.agents import (
@@ -94,9 +95,10 @@ def execution_feedback(task: Task, run) -> str:
             f"cell):\n\n{text}\n\n{render('feedback_closing')}")
 
 
-def parse_program(text: str) -> Program:
+def parse_program(text: str, reading: str = "arcmemo") -> Program:
+    """The answer's program, readied as the run's protocol reads one (SolverSettings.answer_reading)."""
     answer = parse_answer(text)
-    return Program(definitions_only(answer["program"]), reasoning_text(answer))
+    return Program(program_of(answer["program"], reading), reasoning_text(answer))
 
 
 def format_feedback(problem: str) -> str:
@@ -176,6 +178,7 @@ class ExpertAgentsSolver:
             run.say("user", user_prompt(task_views, p.views, hint), 0)
             runs.append(run)
 
+        parse = partial(parse_program, reading=settings.answer_reading)
         errors: list[str] = []
         tried: list[_AgentRun] = []
         for start in range(0, n, batch_size):
@@ -185,7 +188,7 @@ class ExpertAgentsSolver:
             async def run_batch(batch=batch):
                 solved = asyncio.Event()
                 return await asyncio.gather(
-                    *(converse(r, task, ctx, step=STEP, retries=retries, params=params, parse=parse_program,
+                    *(converse(r, task, ctx, step=STEP, retries=retries, params=params, parse=parse,
                                execution_feedback=execution_feedback, format_feedback=format_feedback,
                                modules=helper_modules(), helpers=hint.helpers if hint is not None else None,
                                solved=solved) for r in batch),

@@ -15,6 +15,7 @@ feedback says only that it crashed there: test outputs are never known to the so
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from arcmemo.solverkit import (
     Conversation,
@@ -25,11 +26,10 @@ from arcmemo.solverkit import (
     SolveResult,
     Task,
     converse,
-    definitions_only,
-    extract_code,
     format_task,
     memory_section,
     program_feedback,
+    read_program,
     solve_result,
 )
 from arcmemo_program_synthesis.templates import render
@@ -43,8 +43,9 @@ def build_messages(task: Task, hint: Hint) -> list[dict]:
     return [{"role": "system", "content": render("system")}, {"role": "user", "content": user}]
 
 
-def parse_answer(text: str) -> Program:
-    return Program(definitions_only(extract_code(text)))
+def parse_answer(text: str, reading: str = "arcmemo") -> Program:
+    """The program of an answer, read as the run's protocol says (SolverSettings.answer_reading)."""
+    return Program(read_program(text, reading))
 
 
 def execution_feedback(task: Task, run) -> str:
@@ -70,12 +71,14 @@ class ProgramSynthesisSolver:
         opening = build_messages(task, hint)
         params = ctx.settings.llm_params()
         first = ctx.settings.sample_offset
+        parse = partial(parse_answer, reading=ctx.settings.answer_reading)
         samples = [Conversation(first + i, messages=[dict(m) for m in opening],
                                 transcript=[dict(m, round=0) for m in opening]) for i in range(n)]
 
         async def run_all():
             return await asyncio.gather(
-                *(converse(s, task, ctx, step="solve", retries=retries, params=params, parse=parse_answer,
+                *(converse(s, task, ctx, step="solve", retries=retries, params=params,
+                           parse=parse,
                            execution_feedback=execution_feedback, format_feedback=format_feedback,
                            helpers=hint.helpers if hint is not None else None)
                   for s in samples),

@@ -1,30 +1,23 @@
 """The YAML export: canonical, so export -> import into an empty database -> export gives the
 same bytes. Concepts are sorted by (format, name), fields in the order of the concept data
-shape, empty fields left out, multi-line text as `|` blocks. It streams: concepts are read and
-written a chunk at a time (`write_yaml`), so its memory does not grow with the memory's size;
-the text is the one `to_yaml` gives for the whole document.
+shape, empty fields left out, multi-line text as `|` blocks (core/safeyaml.py's `dump`). It
+streams: concepts are read a chunk at a time and written one by one into the same document
+(`write_yaml`), so its memory does not grow with the memory's size.
 
-Apart from the import (io.py) so that printing a concept (`concepts show`) or the memory
-(`concepts export`) loads neither the file parsers nor the import's classes, nor PyYAML: the
-text is written by core/blockyaml.py, the bytes PyYAML's libyaml emitter would write.
+Apart from the import (imports.py) so that printing the memory (`concepts export`) loads neither the
+file parsers nor the import's classes.
 """
 
 from __future__ import annotations
 
 import io
-import itertools
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from arcmemo.core import blockyaml
+from arcmemo.core import safeyaml
 from arcmemo.memory.schema.concept import DATA_FIELDS, Concept
 
 EXPORT_VERSION = 1
-
-
-def to_yaml(data: Any) -> str:
-    """Data as block YAML in the export's style: keys in their order, multi-line text as `|` blocks."""
-    return blockyaml.dump(data)
 
 
 def concept_entry(concept: Concept) -> dict[str, Any]:
@@ -43,30 +36,26 @@ def concept_entry(concept: Concept) -> dict[str, Any]:
     return entry
 
 
+def _document(custom_types: dict[str, str], entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    return {"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(custom_types.items())),
+            "concepts": entries}
+
+
 def dump_yaml(concepts: Iterable[Concept], custom_types: dict[str, str]) -> str:
+    """The export of these concepts and types, built whole (`write_yaml` streams the same text)."""
     entries = [concept_entry(c) for c in sorted(concepts, key=lambda c: (c.format, c.name))]
-    doc = {"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(custom_types.items())), "concepts": entries}
-    return to_yaml(doc)
+    return safeyaml.dump(_document(custom_types, entries))
 
 
-EXPORT_CHUNK = 500  # concepts read and written at a time
+EXPORT_CHUNK = 500  # concepts read from the store at a time
 
 
 def write_yaml(memory, out: TextIO, *, as_of: int | None = None, format: str | None = None) -> None:
     """Write the memory (optionally as of a revision, optionally one format) to `out` as
-    canonical YAML, a chunk of concepts at a time: the bytes `dump_yaml` gives for the whole
-    memory (a block sequence's items are the same text alone as inside the document)."""
+    canonical YAML, each concept as it is read: the bytes `dump_yaml` gives for the whole memory."""
     types = memory.custom_types(as_of=as_of) if format in (None, "ps") else {}
-    out.write(to_yaml({"arcmemo_memory": EXPORT_VERSION, "custom_types": dict(sorted(types.items()))}))
     concepts = memory.by_name(format, as_of=as_of, chunk=EXPORT_CHUNK)
-    chunk = list(itertools.islice(concepts, EXPORT_CHUNK))
-    if not chunk:
-        out.write(to_yaml({"concepts": []}))
-        return
-    out.write("concepts:\n")
-    while chunk:
-        out.write(to_yaml([concept_entry(c) for c in chunk]))
-        chunk = list(itertools.islice(concepts, EXPORT_CHUNK))
+    safeyaml.dump(_document(types, (concept_entry(c) for c in concepts)), out)
 
 
 def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) -> str:
@@ -76,4 +65,4 @@ def export_yaml(memory, *, as_of: int | None = None, format: str | None = None) 
     return out.getvalue()
 
 
-__all__ = ["EXPORT_VERSION", "to_yaml", "concept_entry", "dump_yaml", "write_yaml", "export_yaml"]
+__all__ = ["EXPORT_VERSION", "concept_entry", "dump_yaml", "write_yaml", "export_yaml"]

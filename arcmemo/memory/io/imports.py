@@ -22,7 +22,7 @@ from typing import Any
 
 from arcmemo.core import safeyaml
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.io.export import EXPORT_VERSION, concept_entry, dump_yaml, export_yaml, to_yaml, write_yaml
+from arcmemo.memory.io.export import EXPORT_VERSION, concept_entry, dump_yaml, export_yaml, write_yaml
 from arcmemo.memory.io.files import Document, MemoryFileError, read_document
 from arcmemo.memory.io.files import path_parts as _path_parts
 from arcmemo.memory.schema.concept import DATA_FIELDS
@@ -59,7 +59,7 @@ class Parsed:
 
 
 def read_edit(text: str) -> dict[str, Any]:
-    """The changes a concept edited as text (`to_yaml` of its data) asks for: `concepts edit` in
+    """The changes a concept edited as text (`safeyaml.dump` of its data) asks for: `concepts edit` in
     $EDITOR and the web page's form. The text is the whole concept, so a field removed from it
     becomes empty. ConceptDataError (a ValueError, naming the line) when it is not a YAML mapping."""
     try:
@@ -249,4 +249,4 @@ def _check_helpers(parsed: Parsed, check: HelperCheck | None) -> None:
 
 
 __all__ = ["MemoryImportError", "ImportResult", "ON_DUPLICATE", "MAX_IMPORT_TYPES", "export_yaml", "write_yaml", "dump_yaml",
-           "to_yaml", "concept_entry", "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]
+           "concept_entry", "parse_file", "import_file", "EXPORT_VERSION", "read_edit"]

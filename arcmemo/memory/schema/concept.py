@@ -18,6 +18,11 @@ from typing import Any
 # lessons, a cheatsheet, an ACE playbook's bullets, ReasoningBank's items, DC-RS's past cases. The store is the
 # same for all (revisioned, exported, imported) and needs no method installed to hold them.
 FORMATS = ("ps", "oe", "sheet", "playbook", "bank", "case")
+# Whose items a format's items are when they say nothing else (meta "method"): each memory method owns
+# the items it shows the model (memory/store/scoped.py); an item written by another method than its
+# format's owner records that method in its meta (a PS run's lessons from failures are OE lessons of ps).
+DEFAULT_OWNER = {"ps": "ps", "oe": "oe", "sheet": "cheatsheet", "playbook": "ace", "bank": "reasoningbank",
+                 "case": "dc-rs"}
 KINDS = ("structure", "routine")
 SOURCES = ("human", "self", "import")
 
@@ -44,6 +49,14 @@ def split_custom_type(typing: str | None) -> tuple[str, str] | None:
     from arcmemo.memory.schema.typings import split_definition
 
     return split_definition(typing)
+
+
+def owner_of(item: Any) -> str:
+    """The memory method an item belongs to (a Concept or its data): its meta's "method", else its
+    format's owner (DEFAULT_OWNER)."""
+    meta = item.get("meta") if isinstance(item, dict) else item.meta
+    fmt = item.get("format", "ps") if isinstance(item, dict) else item.format
+    return (meta or {}).get("method") or DEFAULT_OWNER.get(fmt, fmt)
 
 
 @lru_cache(maxsize=1 << 16)     # a write compares its names with every name in memory
@@ -115,4 +128,4 @@ class Concept:
 assert tuple(Concept.__dataclass_fields__) == CONCEPT_COLUMNS  # one list of columns, in one order
 
 __all__ = ["Concept", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS", "KINDS", "SOURCES", "utcnow",
-           "name_key", "split_custom_type"]
+           "name_key", "split_custom_type", "DEFAULT_OWNER", "owner_of"]

@@ -35,6 +35,7 @@ from itertools import accumulate, islice
 from typing import Any
 
 from arcmemo.core.estimate import estimate_tokens
+from arcmemo.memory.schema.concept import owner_of
 from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views import render
 from arcmemo.memory.views.lexical import LexicalIndex, Vocabulary, concept_text, tie
@@ -433,7 +434,13 @@ RESYNC_LIMIT = 200          # more concepts written since the last library: read
 
 
 def library(memory, format: str = "ps") -> Library:
-    """The Library of `memory`'s concepts of `format` at its current revision (module docstring)."""
+    """The Library of `memory`'s concepts of `format` at its current revision (module docstring).
+    A method's view of memory (store/scoped.py) gets the whole memory's library with only its
+    items, made once per revision; the whole library itself when every item is the view's."""
+    owners = getattr(memory, "owners", None)
+    if owners is not None:
+        whole = library(memory.memory, format)
+        return whole.kept(("owners", owners), lambda: _owned(whole, owners))
     revision = memory.revision()
     with _lock:
         held = _libraries.setdefault(memory, {})
@@ -444,6 +451,14 @@ def library(memory, format: str = "ps") -> Library:
         if not memory.in_transaction():
             held[format] = fresh
         return fresh
+
+
+def _owned(whole: Library, owners: frozenset) -> Library:
+    """`whole` with only the items of `owners` (itself when they own every one)."""
+    kept = [c for c in whole.concepts if owner_of(c) in owners]
+    if len(kept) == len(whole.concepts):
+        return whole
+    return Library(kept, whole.custom_types, revision=whole.revision, previous=whole)
 
 
 def _written(memory, since: int, revision: int, held: dict) -> list:

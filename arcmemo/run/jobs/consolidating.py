@@ -3,8 +3,9 @@
 consolidates the memory after every N blocks' writes.
 
 After block b of pass p has been written back (b counted from 1 within the pass), when b is
-a multiple of N, the concepts of the format the run writes back (--memory-format) are
-consolidated as `arcmemo concepts consolidate` does it (the run's aux model judges the pairs
+a multiple of N, the run's method's own items (of the format it writes back, --memory-format,
+for ArcMemo's methods; of its formats for the others) are consolidated as `arcmemo concepts
+consolidate --method` does it (the run's aux model judges the pairs
 found by words; the run's tasks lend their train inputs as probe inputs), the merges are
 revisions of the run (its run id, actor `consolidate`), and one event records what was
 merged, refused and asked:
@@ -15,7 +16,8 @@ merged, refused and asked:
 Resumable: a block whose event is in the run's log is not consolidated again. A run killed
 during a consolidation redoes it on resume; what was merged then is gone from memory, so
 nothing is merged twice. An endpoint that refuses (bad key, unknown model) stops the run
-before anything is merged, as it stops a write. The model calls' usage is in the event.
+before anything is merged, as it stops a write. The model calls' usage is in the event and
+counts in the run's cost (its summary, its budget).
 """
 
 from __future__ import annotations
@@ -55,12 +57,15 @@ def consolidate_after_block(runner: Any, pass_index: int, block: int) -> dict[st
         return None
     from arcmemo.consolidation.plan import apply_plan
 
+    formats = consolidated_formats(runner.method, runner.config.memory_format)
+    if not formats:
+        return None
     runner.progress.step(f"consolidating memory after block {block}")
     meter = MeteredLLM(runner.llm)
-    plan = plan_for(runner.memory, runner.sandbox, meter, tasks=runner.tasks, formats=[runner.config.memory_format])
+    plan = plan_for(runner.items, runner.sandbox, meter, tasks=runner.tasks, formats=formats)
     if meter.fatal is not None:
         raise meter.fatal          # a bad key or unknown model stops the run; nothing was merged
-    done = apply_plan(runner.memory, plan, actor=ACTOR, run_id=runner.rundir.run_id)
+    done = apply_plan(runner.items, plan, actor=ACTOR, run_id=runner.rundir.run_id)
     event = {"type": EVENT, "pass_index": pass_index, "block": block,
              "merged": [m.to_json() for m, after, _ in done if after is not None],
              "refused": plan.refused + [error for _, _, error in done if error],
@@ -74,9 +79,15 @@ def consolidate_after_block(runner: Any, pass_index: int, block: int) -> dict[st
     return event
 
 
+def consolidated_formats(method: Any, memory_format: str | None) -> list[str]:
+    """The formats of a method's items a consolidation merges within: the one ArcMemo's methods
+    write (--memory-format), else every format the method keeps."""
+    return [memory_format] if memory_format in method.formats else list(method.formats)
+
+
 def _done(runner: Any, pass_index: int, block: int) -> bool:
     """Whether the run consolidated after this block already (its log, read on resume, or this session)."""
     return any(c.pass_index == pass_index and c.block == block for c in runner.consolidations)
 
 
-__all__ = ["consolidate_after_block", "plan_for", "EVENT"]
+__all__ = ["consolidate_after_block", "consolidated_formats", "plan_for", "EVENT"]

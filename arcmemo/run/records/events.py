@@ -14,13 +14,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.llm.usage import Usage
 from arcmemo.run.records.outcome import TaskOutcome, logged_usage
 
 LOST_KINDS = ("task_lost", "write_lost", "endpoint_fatal")
 
 
-class MalformedEvent(ValueError):
+class MalformedEvent(ArcmemoError, ValueError):
     """An event whose fields are not what arcmemo writes (a hand-edited or foreign log)."""
 
 

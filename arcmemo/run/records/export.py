@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.run.protocol import test_informed_by, what_tests_decided
 from arcmemo.run.records.reader import RunRecord
 from arcmemo.run.records.rundir import RunDirError
 from arcmemo.scoring import KaggleExport, read_submission_dir, write_kaggle
@@ -29,9 +30,11 @@ def run_split(record: RunRecord) -> TaskSet:
 def _run_predictions(record: RunRecord, allow_test_informed: bool = False):
     record.check_exportable()
     if record.test_informed and not allow_test_informed:
-        raise RunDirError(f"run {record.run_id} is test-informed (protocol {record.protocol.name}: a test output "
-                          "decided its retries or memory writes), so its predictions are not a held-out submission; "
-                          "pass --allow-test-informed to export it anyway")
+        name = (record.recorded.get("protocol") or {}).get("name", "?")
+        decided = what_tests_decided(test_informed_by(record.recorded)) or "its retries or memory writes"
+        raise RunDirError(f"run {record.run_id} is test-informed (protocol {name}: a test output decided "
+                          f"{decided}), so its predictions are not a held-out submission; pass "
+                          "--allow-test-informed to export it anyway")
     predictions, _, errors = read_submission_dir(record.rundir.submissions)
     if errors:
         task_id, error = next(iter(errors.items()))

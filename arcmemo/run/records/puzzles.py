@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.files import MiB
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ PUZZLES_MAX = 256 * MiB       # ARC-AGI-2's whole training set is about 40 MB
 FORMAT = 1
 
 
-class PuzzlesNotRecorded(LookupError):
+class PuzzlesNotRecorded(ArcmemoError, LookupError):
     """A run's puzzles are not in its directory and not in a bundled dataset; the message says why."""
 
 

@@ -228,7 +228,7 @@ class RunRecord:
         writes_done = {(w.pass_index, w.task_id) for w in log.writes}
         made = summaries.summary(
             run_id=self.run_id, config=self.config, tasks_planned=len(self.planned), latest=latest, done=done,
-            per_pass=[], writes=log.writes, usage=self.usage(),
+            per_pass=[], writes=log.writes, consolidations=log.consolidations, usage=self.usage(),
             lost_tasks=[t for (p, t) in log.tasks_lost() if (p, t) not in done],
             writes_lost=[w.task_id for w in log.lost_of("write_lost") if (w.pass_index, w.task_id) not in writes_done],
             scored=all(o.scores for o in latest.values()) if latest else None, failure_lessons={},

@@ -32,8 +32,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.files import FileRefused, MiB, atomic_write, json_lines, open_regular
-from arcmemo.core.jsonfile import JSONFileError, read_json
+from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import FileRefused, JSONFileError, MiB, atomic_write, json_lines, open_regular, read_json
 
 if TYPE_CHECKING:
     from arcmemo.run.records.taskrecords import TaskRecords
@@ -50,7 +50,7 @@ LINE_MAX = 16 * MiB         # one line of events.jsonl or selections.jsonl (a ta
 LOG_MAX = 2048 * MiB        # the whole of events.jsonl or selections.jsonl
 
 
-class RunDirError(Exception):
+class RunDirError(ArcmemoError):
     """A run directory is missing, unreadable, or in use by another process."""
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from arcmemo.core.tasks import Task
-    from arcmemo.memory.store.memory import Memory
+    from arcmemo.memory.store.scoped import MethodMemory
     from arcmemo.methods.contract import MemoryMethod
     from arcmemo.run.config import RunConfig
     from arcmemo.run.progress.reporter import TaskProgress
@@ -49,8 +49,8 @@ class TaskContext:
     pass_index: int
     config: RunConfig
     method: MemoryMethod
-    memory: Memory
-    prepared: Prepared
+    memory: MethodMemory             # memory as the run's method sees it: its own items
+    prepared: Prepared               # the whole memory at the task's revision: names, memory's helpers
     llm: MeteredLLM
     sandbox: Sandbox
     solver: Solver
