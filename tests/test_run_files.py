@@ -132,6 +132,16 @@ def test_the_event_log_is_read_within_its_limits(runs, web_fixture, monkeypatch)
         read_run(run).usage()
 
 
+def test_a_page_s_deadline_stops_a_read_without_blaming_the_run(runs, web_fixture):
+    """Past its thread's reading deadline a read stops with ReadTimedOut (the page answers 503),
+    never with the run's error (the runs list would show a good run as unreadable)."""
+    from arcmemo.core.files import ReadTimedOut, reading_deadline
+
+    with reading_deadline(-1), pytest.raises(ReadTimedOut):
+        read_run(runs / web_fixture.baseline).usage()
+    assert read_run(runs / web_fixture.baseline).usage().calls > 0
+
+
 def test_an_event_log_arcmemo_did_not_write_is_refused_naming_the_event(runs, web_fixture):
     run = runs / web_fixture.baseline
     with open(run / "events.jsonl", "a") as fh:
@@ -220,6 +230,7 @@ STUCK_SERVER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_the_server_stops_within_seconds_while_a_handler_is_stuck(runs, tmp_path, sig):
     from arcmemo.web.limits import FORCE_S
@@ -245,6 +256,7 @@ def test_the_server_stops_within_seconds_while_a_handler_is_stuck(runs, tmp_path
     assert took < FORCE_S + 2, f"took {took:.1f} s to stop"
 
 
+@pytest.mark.slow
 def test_the_real_server_answers_beside_a_fifo_run(runs, web_fixture, tmp_path):
     """`arcmemo serve` over a runs folder with a FIFO for a run's event log: 60 requests at once to
     the pages that read every run (the runs list, a concept page) all answer."""

@@ -133,6 +133,7 @@ def json_lines(path: str | Path, *, max_line: int, max_total: int,
     except FileNotFoundError:
         return
     with fh:
+        check_deadline(path)
         read, number = 0, 0
         while line := fh.readline(max_line + 1):
             number += 1

@@ -33,7 +33,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.core.errors import ArcmemoError
-from arcmemo.core.files import FileRefused, JSONFileError, MiB, atomic_write, json_lines, open_regular, read_json
+from arcmemo.core.files import (
+    FileRefused,
+    JSONFileError,
+    MiB,
+    ReadTimedOut,
+    atomic_write,
+    json_lines,
+    open_regular,
+    read_json,
+)
 
 if TYPE_CHECKING:
     from arcmemo.run.records.taskrecords import TaskRecords
@@ -254,6 +263,8 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
     passed over); RunDirError when it cannot be read."""
     try:
         yield from json_lines(path, max_line=LINE_MAX, max_total=LOG_MAX)
+    except ReadTimedOut:
+        raise                       # a page's deadline (a TimeoutError, so an OSError): not the run's fault
     except OSError as exc:          # FileRefused too: not a regular file, or over a limit
         raise RunDirError(str(exc) if isinstance(exc, FileRefused) else f"{path}: cannot read ({exc})") from None
 
