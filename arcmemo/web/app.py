@@ -51,7 +51,7 @@ from arcmemo.run.config import memory_url_for_record
 from arcmemo.run.records.reader import RunRecord
 from arcmemo.run.records.rundir import RunDirError
 from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
-from arcmemo.web.limits import time_limited
+from arcmemo.web.limits import HEAVY_THREADS, LIGHT_THREADS, Pool, time_limited
 from arcmemo.web.lookup import TaskSources, find_run, shown
 from arcmemo.web.render import (
     MemoryFacts,
@@ -346,19 +346,20 @@ def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hos
     if dataset not in sources.names:
         raise ValueError(f"no dataset {shown(dataset)}: the datasets are {', '.join(sources.names)}")
     site = Site(memory, runs_root, actor=actor, sources=sources, dataset=dataset)
+    heavy, light = Pool(HEAVY_THREADS), Pool(LIGHT_THREADS)    # charts and reports apart (limits.py)
     routes = [
         Route("/", lambda request: RedirectResponse("/runs", status_code=303)),
-        Route("/runs", time_limited(site.runs, site.too_slow, ready=site.runs_at_hand)),
-        *(Route(path, time_limited(handler, site.too_slow)) for path, handler in (
-            ("/runs/compare", site.compare),
-            ("/runs/{run_id}", site.run),
-            ("/runs/{run_id}/progress", site.progress),
-            ("/runs/{run_id}/report.html", site.report),
-            ("/runs/{run_id}/tasks/{task_id}", site.run_task),
-            ("/tasks", site.tasks),
-            ("/tasks/{task_id}", site.task),
-            ("/concepts", site.concepts),
-            ("/concepts/{concept_id}", site.concept))),
+        Route("/runs", time_limited(site.runs, site.too_slow, light, ready=site.runs_at_hand)),
+        *(Route(path, time_limited(handler, site.too_slow, pool)) for path, handler, pool in (
+            ("/runs/compare", site.compare, heavy),
+            ("/runs/{run_id}", site.run, heavy),
+            ("/runs/{run_id}/progress", site.progress, light),
+            ("/runs/{run_id}/report.html", site.report, heavy),
+            ("/runs/{run_id}/tasks/{task_id}", site.run_task, light),
+            ("/tasks", site.tasks, light),
+            ("/tasks/{task_id}", site.task, light),
+            ("/concepts", site.concepts, light),
+            ("/concepts/{concept_id}", site.concept, light))),
         Route("/concepts/{concept_id}/edit", site.edit, methods=["POST"]),
         Route("/static/{name}", static),
     ]

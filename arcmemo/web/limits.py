@@ -2,9 +2,12 @@
 a few seconds of SIGTERM or Ctrl-C, whatever a page is doing.
 
 Each page is made in a thread of its own (a daemon thread: one still at work never holds the
-process up when it exits), at most PAGE_THREADS at once, with a reading deadline
-(core/files.py: reading a run's event log gives up at it). A page not made within PAGE_S is
-answered with 503 and its thread left to stop at its deadline; the other pages go on.
+process up when it exits), with a reading deadline (core/files.py: reading a run's event log
+gives up at it). A page not made within PAGE_S is answered with 503 and its thread left to
+stop at its deadline; the other pages go on. Threads are taken from one of two pools (`Pool`):
+the pages that draw charts or whole reports (HEAVY_THREADS at once) never hold up the others
+(LIGHT_THREADS at once); few threads in all, as each thread at work takes turns with the
+thread answering requests for the interpreter's lock.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any
 from arcmemo.core.files import reading_deadline
 
 PAGE_S = 10.0           # a page is made within this, or answered with 503
-PAGE_THREADS = 64       # pages made at once (more wait for a thread; the same page is made once: runcache.SharedPages)
+HEAVY_THREADS = 3       # pages drawing charts or reports made at once (more wait)
+LIGHT_THREADS = 6       # the other pages made at once
 STOP_S = 2              # after SIGTERM or Ctrl-C: the answers being sent get this long
 FORCE_S = 5.0           # and the process ends this long after the signal, whatever still runs
 
@@ -48,13 +52,27 @@ async def in_own_thread(work: Callable[[], Any], seconds: float) -> Any:
     return await asyncio.wait_for(done, seconds)
 
 
-def time_limited(handler: Callable[[Any], Any], too_slow: Callable[[Any], Any], *, seconds: float = PAGE_S,
-                 threads: int = PAGE_THREADS, ready: Callable[[Any], Any] | None = None
+class Pool:
+    """How many pages of a kind are made at once (an asyncio semaphore, made in the server's loop
+    when first used)."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self._slots: asyncio.Semaphore | None = None
+
+    @property
+    def slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.threads)
+        return self._slots
+
+
+def time_limited(handler: Callable[[Any], Any], too_slow: Callable[[Any], Any], pool: Pool, *,
+                 seconds: float = PAGE_S, ready: Callable[[Any], Any] | None = None
                  ) -> Callable[[Any], Awaitable[Any]]:
-    """An endpoint making `handler(request)` in its own thread, `threads` at once, answered
-    within `seconds` (waiting for a thread included), or by `too_slow(request)`. `ready(request)`:
-    the answer when it is at hand without any work (None: not), given at once, without a thread."""
-    slots = asyncio.Semaphore(threads)
+    """An endpoint making `handler(request)` in its own thread from `pool`, answered within
+    `seconds` (waiting for a thread included), or by `too_slow(request)`. `ready(request)`: the
+    answer when it is at hand without any work (None: not), given at once, without a thread."""
 
     async def endpoint(request: Any) -> Any:
         answer = ready(request) if ready is not None else None
@@ -62,6 +80,7 @@ def time_limited(handler: Callable[[Any], Any], too_slow: Callable[[Any], Any], 
             return answer
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
+        slots = pool.slots
         try:
             await asyncio.wait_for(slots.acquire(), seconds)
         except (TimeoutError, asyncio.TimeoutError):
@@ -76,4 +95,4 @@ def time_limited(handler: Callable[[Any], Any], too_slow: Callable[[Any], Any], 
     return endpoint
 
 
-__all__ = ["FORCE_S", "PAGE_S", "PAGE_THREADS", "STOP_S", "in_own_thread", "time_limited"]
+__all__ = ["FORCE_S", "HEAVY_THREADS", "LIGHT_THREADS", "PAGE_S", "Pool", "STOP_S", "in_own_thread", "time_limited"]

@@ -347,7 +347,14 @@ class RunRecord:
 
     def task_scores(self, outcome: TaskOutcome) -> dict[str, Any]:
         """One task's scores as cells: its headline over its threads, then the submitted attempts'
-        (marked † in a test-informed run)."""
+        (marked † in a test-informed run); worked out once per outcome (a run's page lists them all)."""
+        cells = self._once("cells", dict)
+        kept = cells.get(id(outcome))
+        if kept is None or kept[0] is not outcome:
+            kept = cells[id(outcome)] = (outcome, self._task_cells(outcome))
+        return kept[1]
+
+    def _task_cells(self, outcome: TaskOutcome) -> dict[str, Any]:
         from arcmemo.run.records.scores import task_headline
 
         mark = " †" if self.test_informed else ""
