@@ -16,6 +16,7 @@ from typing import Any
 
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.llm.usage import Usage
+from arcmemo.methods.contract import WriteEvent
 from arcmemo.run.records.outcome import TaskOutcome, logged_usage
 
 LOST_KINDS = ("task_lost", "write_lost", "endpoint_fatal")
@@ -29,40 +30,27 @@ def _strings(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-@dataclass(frozen=True)
-class MemoryWrite:
-    """What the memory method's write did for one task (or that it failed), and what it cost."""
+@dataclass
+class MemoryWrite(WriteEvent):
+    """A memory write as the run logged it: what the method's write did for one task (its
+    WriteEvent), in which pass, what it cost, and whether resume rebuilt it from the store."""
 
-    pass_index: int
-    task_id: str
-    added: list[str] = field(default_factory=list)
-    extended: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    failed: bool = False
-    error: str | None = None
-    helpers: list[str] = field(default_factory=list)
-    helper_problems: list[str] = field(default_factory=list)
-    types_dropped: list[str] = field(default_factory=list)
+    pass_index: int = 1
     recovered: bool = False          # rebuilt on resume from the store's own records
     usage: Usage = field(default_factory=Usage)
 
     @classmethod
     def from_event(cls, event: Mapping[str, Any]) -> MemoryWrite:
-        return cls(pass_index=int(event.get("pass_index") or 1), task_id=str(event.get("task_id")),
-                   added=_strings(event.get("added")), extended=_strings(event.get("extended")),
-                   removed=_strings(event.get("removed")), failed=bool(event.get("failed")),
-                   error=event.get("error"), helpers=_strings(event.get("helpers")),
-                   helper_problems=_strings(event.get("helper_problems")),
-                   types_dropped=_strings(event.get("types_dropped")), recovered=bool(event.get("recovered")),
-                   usage=logged_usage(event.get("usage")))
+        listed = {name: _strings(event.get(name))
+                  for name in ("added", "extended", "removed", "helpers", "helper_problems", "types_dropped")}
+        return cls(task_id=str(event.get("task_id")), **listed, failed=bool(event.get("failed")),
+                   error=event.get("error"), pass_index=int(event.get("pass_index") or 1),
+                   recovered=bool(event.get("recovered")), usage=logged_usage(event.get("usage")))
 
     def event(self) -> dict[str, Any]:
         """The write as the log keeps it (and the memory methods' records read it)."""
-        return {"type": "write", "pass_index": self.pass_index, "task_id": self.task_id, "added": list(self.added),
-                "extended": list(self.extended), "removed": list(self.removed), "failed": self.failed,
-                "error": self.error, "helpers": list(self.helpers), "helper_problems": list(self.helper_problems),
-                "types_dropped": list(self.types_dropped), **({"recovered": True} if self.recovered else {}),
-                "usage": self.usage.to_dict()}
+        return {"type": "write", "pass_index": self.pass_index, **self.record(),
+                **({"recovered": True} if self.recovered else {}), "usage": self.usage.to_dict()}
 
 
 @dataclass(frozen=True)
