@@ -37,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,9 @@ import yaml
 
 from arcmemo.core.config import did_you_mean
 from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import atomic_write
 from arcmemo.run.config import RunConfig
+from arcmemo.run.records.rundir import RunDirError, read_object
 from arcmemo.run.session import Scale
 
 TOP_KEYS = ("name", "solve", "grid", "rows", "repeats", "memory", "executor", "tasks_in_flight", "ray_address",
@@ -229,16 +230,19 @@ def record_path(runs_dir: str | Path, name: str) -> Path:
 
 
 def read_record(runs_dir: str | Path, name: str) -> dict[str, str]:
+    """The sweep's record (member key -> run id; none yet: {}), read as a run's files are (a
+    regular JSON object file within RUN_JSON_MAX); SweepError when it cannot be read."""
     path = record_path(runs_dir, name)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        return read_object(path)
+    except RunDirError as exc:
+        raise SweepError(str(exc)) from None
 
 
 def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> None:
-    path = record_path(runs_dir, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(record_path(runs_dir, name), json.dumps(record, indent=2, sort_keys=True) + "\n", make_parents=True)
 
 
 def sweep_table(rundirs: list) -> str:
@@ -248,7 +252,7 @@ def sweep_table(rundirs: list) -> str:
     from arcmemo.run.records.report import compare_table
 
     records = [read_run(rundir) for rundir in rundirs]
-    return compare_table([(r.config, r.summary) for r in records if r.summary is not None])
+    return compare_table([(r.recorded, r.summary) for r in records if r.summary is not None])
 
 
 def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) -> str:
