@@ -230,6 +230,9 @@ def test_arcmemo_settings_lists_every_setting_with_its_source(isolated_home, mon
     monkeypatch.setenv("ARCMEMO_SANDBOX_WORKERS", "many")
     bad = CliRunner().invoke(cli, ["settings"])
     assert bad.exit_code == 1 and "expected an integer >= 1, got 'many'" in bad.output
+    write_config(isolated_home, "solver_modle: x\n")
+    broken = CliRunner().invoke(cli, ["settings"])
+    assert broken.exit_code == 1 and broken.output.count("did you mean 'solver_model'?") == 1
 
 
 def test_the_grid_text_setting_takes_exactly_the_styles_grids_are_written_in():

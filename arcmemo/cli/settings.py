@@ -12,8 +12,9 @@ GROUPS = {"run": "what a command opens (memory, runs, sandbox, prompts)", "model
 
 def _rows() -> list[dict]:
     """Each declared setting as resolved now (a bad value is shown with its error, not raised)."""
-    from arcmemo.core.config import DEFAULT, MODEL_ROLES, SETTINGS, ConfigError, resolve
+    from arcmemo.core.config import DEFAULT, MODEL_ROLES, SETTINGS, ConfigError, load_config_file, resolve
 
+    load_config_file()          # a broken config file is one error, not one per setting
     rows, values = [], {}
     for setting in SETTINGS:
         try:
