@@ -39,11 +39,12 @@ def cell(outcome, correct: bool) -> list:
     return ["error", None, correct]
 
 
-def our_verdict(answer: str, reading: str) -> dict:
+def our_verdict(answer: str, reading: str, cut: bool = False) -> dict:
     """What a solve does with the answer under `reading`: read it as the conversation does (through
-    read_answer), run it on the train pairs, then on the test pairs, in the sandbox."""
+    read_answer; `cut`: the answer ended at the token limit), run it on the train pairs, then on the
+    test pairs, in the sandbox."""
     try:
-        code = read_answer(lambda text: read_program(text, reading), answer)
+        code = read_answer(lambda text: read_program(text, reading, cut=cut), answer)
     except ParseError:
         return {"code": None}
     verdict = {"code": code}
@@ -75,7 +76,8 @@ def agrees(ours: dict, theirs: dict) -> bool:
 
 @pytest.fixture(scope="module")
 def ours() -> dict[str, dict[str, dict]]:
-    return {reading: {s.name: our_verdict(s.answer, reading) for s in SHAPES} for reading in ("arcmemo", "released")}
+    return {reading: {s.name: our_verdict(s.answer, reading, s.cut) for s in SHAPES}
+            for reading in ("arcmemo", "released")}
 
 
 @pytest.fixture(scope="module")
