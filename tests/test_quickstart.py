@@ -108,6 +108,8 @@ def step(label="", *, right=False, passed=False, error=None, code="def transform
 @pytest.mark.parametrize("outcome_, solved, expected", [
     (outcome("t", step(error="format: no python block", code=None)), False,
      Side(False, "the model's answer held no program (format: no python block)")),
+    (outcome("t", {**step(error="cut: the answer was cut at the token limit after 512 tokens", code=None), "cut": True}),
+     False, Side(False, "the model's answer was cut at the token limit (max_tokens) before its program was complete")),
     (outcome("t", step(passed=True, train=(True,))), False,
      Side(False, "the model's program passed the train pairs but was wrong on the test")),
     (outcome("t", step(error="ZeroDivisionError: division by zero")), False,

@@ -65,6 +65,8 @@ def _why_wrong(steps: list[dict]) -> str:
     if not steps:
         return "no answer from the model"
     last = steps[-1]
+    if last.get("cut") and not last.get("code"):
+        return "the model's answer was cut at the token limit (max_tokens) before its program was complete"
     if last.get("error") and not last.get("code"):
         return "the model's answer held no program (" + last["error"].splitlines()[0][:90] + ")"
     if last.get("passed_train"):
