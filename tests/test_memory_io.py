@@ -132,7 +132,7 @@ concepts:
 
 @pytest.mark.parametrize("text, line, field, message", [
     (BAD_YAML, 8, "concepts[1].parameters[0].name", "a parameter needs a name"),
-    ("arcmemo_memory: 1\nconcepts:\n- name: x\n  kind: [unclosed\n", 5, None, "invalid YAML"),
+    ("arcmemo_memory: 1\nconcepts:\n- name: x\n  kind: [unclosed\n", 4, None, "invalid YAML"),
     ("arcmemo_memory: 1\nconcepts:\n- name: x\n- name: y\n  cues: just text\n", 5, "concepts[1].cues", "list"),
     ("arcmemo_memory: 1\nconcepts:\n- name: x\n  colour: red\n", 4, "concepts[0].colour", "unknown field"),
     ("arcmemo_memory: 1\ncustom_types:\n  axis: [1]\nconcepts: []\n", 3, "custom_types.axis", "definition"),
