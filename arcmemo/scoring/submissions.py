@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.files import unwritable
 from arcmemo.core.jsonfile import JSONFileError, read_json
 from arcmemo.core.tasks import Answers, Grid, TaskError, check_task_id, validate_grid
 from arcmemo.scoring.harness import missing_keys
@@ -75,19 +76,25 @@ def submission_path(directory: str | Path, task_id: str) -> Path:
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
-    """Write JSON to `path` through a temporary file, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write JSON to `path` through a temporary file, so a reader never sees half a file (an
+    error names `path`, not the temporary file: core/files.py)."""
     text = json.dumps(data)          # in one piece: json.dump to a file encodes in Python, chunk by chunk
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise unwritable(path, exc) from None
         raise
 
 

@@ -9,11 +9,13 @@ for the reader; nothing in a report is ever sent to a model.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
 
 from arcmemo import __version__
+from arcmemo.core.files import unwritable
 from arcmemo.web.render import MemoryFacts, concept_name, environment, runs_overview, task_section
 from arcmemo.web.rundata import RunView
 
@@ -29,9 +31,15 @@ def build_report(views: list[RunView], facts: MemoryFacts, overview: dict | None
 
 
 def write_report(path: str | Path, html: str) -> Path:
-    """Write atomically, so a failed report never leaves half a file where a good one was."""
+    """Write atomically, so a failed report never leaves half a file where a good one was (an
+    error names the report, not the temporary file: core/files.py)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise unwritable(path, exc) from None
     return path

@@ -20,6 +20,7 @@ they are independent samples, not replays.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -30,6 +31,7 @@ from typing import Any
 
 import yaml
 
+from arcmemo.core.files import unwritable
 from arcmemo.run.config import RunConfig
 from arcmemo.run.session import Scale
 
@@ -136,10 +138,15 @@ def read_record(runs_dir: str | Path, name: str) -> dict[str, str]:
 
 def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> None:
     path = record_path(runs_dir, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:           # named by the record, not its temporary file (core/files.py)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise unwritable(path, exc) from None
 
 
 def sweep_table(rundirs: list) -> str:

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arcmemo.core.files import unwritable
+
 if TYPE_CHECKING:
     from arcmemo.run.records.taskrecords import TaskRecords
 
@@ -240,8 +242,13 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
 
 def _atomic_write(path: Path, text: str, *, newline: bool = True) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text + "\n" if newline else text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text + "\n" if newline else text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:           # named by the run's file, not its temporary file (core/files.py)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise unwritable(path, exc) from None
 
 
 def _read_json(path: Path) -> dict[str, Any]:
