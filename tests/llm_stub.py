@@ -171,3 +171,24 @@ def stub_llm(base_url: str, **over):
                   backoff_base_s=0.001, backoff_max_s=0.01)
     values.update(over)
     return LLM(LLMSettings(**values))
+
+
+def solve_against_stub(tmp_path, task_id: str, answer: str | dict[str, Any], *args: str):
+    """`arcmemo solve` of one task (one thread, no retries, --selection none, an empty memory) where
+    the model, the stub, always gives `answer` (a text, or a whole body: completion_body): the
+    run's directory. Needs OPENAI_API_KEY set (any value)."""
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+    from arcmemo.memory.store import Memory
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    Memory(str(tmp_path / "memory.db")).close()
+    with StubServer(answer=lambda body: answer) as stub:
+        result = CliRunner().invoke(cli, ["solve", "--tasks", task_id, "--selection", "none", "--retries", "0", "-q",
+                                          "--base-url", stub.base_url, "--solver-model", "stub-model",
+                                          "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "runs"),
+                                          *args])
+    assert result.exit_code == 0, result.output
+    (run,) = (tmp_path / "runs").iterdir()
+    return run

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from llm_stub import StubServer, completion_body
+from llm_stub import completion_body, solve_against_stub
 from runner_support import seed_code
 
 from arcmemo.cli import cli
@@ -21,17 +21,8 @@ TESTS_CUT = "\n\n# Check it on the first example\nprint(transform(np.array([[3, 
 def solve(tmp_path, text: str, *args: str) -> tuple:
     """`arcmemo solve` of P1 (one thread, no retry) where every answer is `text`, cut at the token
     limit: the run directory and its task event."""
-    from arcmemo.memory.store import Memory
-
-    Memory(str(tmp_path / "memory.db")).close()
-    body = completion_body(text, completion_tokens=512, finish_reason="length")
-    with StubServer(answer=lambda request: body) as stub:
-        result = CliRunner().invoke(cli, ["solve", "--tasks", P1, "--selection", "none", "--retries", "0", "-q",
-                                          "--base-url", stub.base_url, "--solver-model", "stub-model",
-                                          "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "runs"),
-                                          *args])
-    assert result.exit_code == 0, result.output
-    (run,) = (tmp_path / "runs").iterdir()
+    run = solve_against_stub(tmp_path, P1, completion_body(text, completion_tokens=512, finish_reason="length"),
+                             *args)
     events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
     (event,) = [e for e in events if e.get("type") == "task"]
     return run, event
