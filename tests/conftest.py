@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 SLOW_OPTION = "--slow"
@@ -37,15 +41,30 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line(f"{count} slow tests were left out; `pytest {SLOW_OPTION}` runs them too")
 
 
+def pytest_configure(config):
+    """Code that runs outside a test's own fixtures (collection, session and module fixtures,
+    subprocesses) finds a user directory of this run's own too, never the user's ~/.arcmemo."""
+    os.environ["ARCMEMO_HOME"] = tempfile.mkdtemp(prefix="arcmemo-test-home-")
+    os.environ.pop("ARCMEMO_LOG_DB", None)
+    config._arcmemo_home = os.environ["ARCMEMO_HOME"]
+
+
+def pytest_unconfigure(config):
+    home = getattr(config, "_arcmemo_home", None)
+    if home:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory, monkeypatch):
+def isolated_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("arcmemo_home")
-    monkeypatch.setenv("ARCMEMO_HOME", str(home))
-    monkeypatch.setenv("ARCMEMO_RUNS_DIR", str(home / "runs"))     # never ./runs of the checkout
-    for var in ("ARCMEMO_DB", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ARCMEMO_SOLVER_MODEL",
-                "ARCMEMO_AUX_MODEL", "ARCMEMO_SELECT_MODEL"):
-        monkeypatch.delenv(var, raising=False)
-    return home
+    with pytest.MonkeyPatch.context() as patch:     # not the test's monkeypatch: its undo() leaves this
+        patch.setenv("ARCMEMO_HOME", str(home))
+        patch.setenv("ARCMEMO_RUNS_DIR", str(home / "runs"))     # never ./runs of the checkout
+        for var in ("ARCMEMO_DB", "ARCMEMO_LOG_DB", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ARCMEMO_SOLVER_MODEL",
+                    "ARCMEMO_AUX_MODEL", "ARCMEMO_SELECT_MODEL"):
+            patch.delenv(var, raising=False)
+        yield home
 
 
 @pytest.fixture

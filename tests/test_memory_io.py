@@ -332,7 +332,7 @@ def test_the_export_command_never_leaves_a_half_written_file(tmp_path, monkeypat
 
     monkeypatch.setattr(mexport, "concept_entry", broken)
     result = CliRunner().invoke(cli, ["concepts", "export", str(out), "--db", str(db)])
-    assert result.exit_code == 1 and "No space left on device" in result.output
+    assert result.exit_code == 1 and f"{out}: cannot be written: no space left for it in {tmp_path}" in result.output
     assert out.read_text() == "the previous export\n" and sorted(p.name for p in tmp_path.iterdir()) == ["m.db", "memory.yaml"]
     monkeypatch.undo()
     assert CliRunner().invoke(cli, ["concepts", "export", str(out), "--db", str(db)]).exit_code == 0
