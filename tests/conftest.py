@@ -11,6 +11,20 @@ import pytest
 SLOW_OPTION = "--slow"
 
 
+def pytest_configure(config):
+    """Collection has a user directory of its own too: test modules name the installed plugins at
+    import (parametrize), and the entry points are remembered in the user directory. So has code
+    that runs outside a test's own fixtures (session and module fixtures, subprocesses): nothing
+    a test run does reaches the user's ~/.arcmemo, nor a call log named in the caller's shell."""
+    config._arcmemo_collect_home = tempfile.mkdtemp(prefix="arcmemo-collect-")
+    os.environ["ARCMEMO_HOME"] = config._arcmemo_collect_home
+    os.environ.pop("ARCMEMO_LOG_DB", None)
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_arcmemo_collect_home", ""), ignore_errors=True)
+
+
 def pytest_addoption(parser):
     parser.addoption(SLOW_OPTION, action="store_true", default=False,
                      help="also run the tests marked slow (the embedded model, the browser, Ray, real processes "
@@ -39,20 +53,6 @@ def pytest_terminal_summary(terminalreporter, config):
     count = getattr(config, "_arcmemo_slow_deselected", 0)
     if count:
         terminalreporter.write_line(f"{count} slow tests were left out; `pytest {SLOW_OPTION}` runs them too")
-
-
-def pytest_configure(config):
-    """Code that runs outside a test's own fixtures (collection, session and module fixtures,
-    subprocesses) finds a user directory of this run's own too, never the user's ~/.arcmemo."""
-    os.environ["ARCMEMO_HOME"] = tempfile.mkdtemp(prefix="arcmemo-test-home-")
-    os.environ.pop("ARCMEMO_LOG_DB", None)
-    config._arcmemo_home = os.environ["ARCMEMO_HOME"]
-
-
-def pytest_unconfigure(config):
-    home = getattr(config, "_arcmemo_home", None)
-    if home:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

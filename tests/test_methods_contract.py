@@ -38,10 +38,11 @@ from arcmemo.methods import (
     method_names,
     select,
 )
-from arcmemo.methods.discovery import SHIPPED
+from arcmemo.methods.discovery import LISTING_ORDER, shipped_methods
 from arcmemo.selection import Selection, SelectionSettings
 
 ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = shipped_methods()         # arcmemo's own, from its installed metadata
 PS_CONCEPT = {"format": "ps", "name": "recolour by a table", "kind": "routine", "output_typing": "grid",
               "description": "map every colour through a fixed table"}
 LESSON = {"format": "oe", "situation": "Every cell of one colour turns into another.",
@@ -84,15 +85,17 @@ HAPPY = {
     "all": ([PS_CONCEPT], [], answers("<pseudocode>\nrecolour\n</pseudocode>\n<summary>recolour</summary>",
                                       "```yaml\n- name: colour table\n  kind: routine\n```"),
             [PS_CONCEPT["name"]], ["colour table"]),
-    "cheatsheet": ([SHEET], [], answers("<cheatsheet>\n- a table first, then shapes\n</cheatsheet>"),
-                   ["cheatsheet"], ["cheatsheet"]),
-    # ReasoningBank learns from the failure too; DC-RS keeps the solved task's case and the sheet of the block's
+    # DC-Cu's curator rewrites the sheet after every task (it judges the answer itself)
+    "cheatsheet": ([SHEET], [], answers("<cheatsheet>\n- a table first, then shapes\n</cheatsheet>",
+                                        "<cheatsheet>\n- a table first; check every example\n</cheatsheet>"),
+                   ["cheatsheet"], {SOLVED: ["cheatsheet"], FAILED: ["cheatsheet"]}),
+    # ReasoningBank learns from the failure too; DC-RS keeps every task's case and the sheet of the block's
     # newest task (here the failed one: its sheet is synthesised again, its read not having run in this test)
     "reasoningbank": ([BANK_ITEM], [], answers(ITEMS.format("Table first"), ITEMS.format("Check every example")),
                       [BANK_ITEM["name"]], {SOLVED: ["Table first"], FAILED: ["Check every example"]}),
     "dc-rs": ([CASE, DC_RS_SHEET], answers("<cheatsheet>\n- the table of c8f0f002\n</cheatsheet>"),
               answers("<cheatsheet>\n- check the table\n</cheatsheet>"),
-              [CASE["name"], "dc-rs"], {SOLVED: [SOLVED], FAILED: ["dc-rs"]}),
+              [CASE["name"], "dc-rs"], {SOLVED: [SOLVED], FAILED: [FAILED, "dc-rs"]}),
     # ACE reflects on the failure too (here it draws no lesson from it, so nothing is curated)
     "ace": ([BULLET], [], answers("```yaml\ndiagnosis: a table\ntags: {}\ninsights:\n  - map colours by a table\n```",
                                   "```yaml\n- op: add\n  section: strategies\n  content: Map colours by a table.\n```",
@@ -226,10 +229,12 @@ def test_no_field_of_an_experience_can_carry_test_data(tasks):
 
 # -- discovery -----------------------------------------------------------------------------------------
 
-def test_pyproject_registers_the_shipped_methods():
+def test_the_shipped_methods_are_pyprojects_listed_first_in_their_order():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert pyproject["project"]["entry-points"]["arcmemo.methods"] == SHIPPED
+    assert pyproject["project"]["entry-points"]["arcmemo.methods"] == SHIPPED, \
+        "arcmemo's installed metadata predates pyproject.toml: reinstall it (pip install -e .)"
     assert method_names()[:len(SHIPPED)] == tuple(SHIPPED)
+    assert tuple(SHIPPED)[:len(LISTING_ORDER)] == LISTING_ORDER      # every name it orders is shipped
 
 
 METHOD_SOURCE = textwrap.dedent('''
@@ -298,7 +303,7 @@ def test_a_third_party_method_is_found_listed_and_a_broken_one_breaks_nothing(th
     assert diary["status"] == "ok" and diary["formats"] == ["oe"] and diary["origin"] == "diary_method 0.1"
     assert rows[("broken", "no_such_module_for_arcmemo_tests:M")]["status"] == "error"
     claimed = rows[("ps", "no_such_module_for_arcmemo_tests:PS")]
-    assert claimed["status"] == "error" and "arcmemo's own method" in claimed["error"]
+    assert claimed["status"] == "error" and "arcmemo's own memory method" in claimed["error"]
 
     listed = CliRunner().invoke(cli, ["methods", "list"])
     assert listed.exit_code == 0, listed.output
@@ -307,9 +312,8 @@ def test_a_third_party_method_is_found_listed_and_a_broken_one_breaks_nothing(th
                for line in lines)
     assert any(line.startswith("broken ") and "not loadable" in line and "ModuleNotFoundError" in line
                for line in lines)
-    # arcmemo's own: from its install metadata, or known in code when that metadata predates methods
-    own = ("arcmemo (built in)", f"arcmemo {arcmemo.__version__}")
-    assert any(line.startswith("ps ") and any(origin in line for origin in own) for line in lines)
+    # arcmemo's own: from its install metadata
+    assert any(line.startswith("ps ") and f"(arcmemo {arcmemo.__version__})" in line for line in lines)
     as_json = {r["name"] + r["entry_point"]: r for r in json.loads(
         CliRunner().invoke(cli, ["methods", "list", "--json"]).output)}
     assert as_json["diarydiary_method:Diary"]["description"] == "one lesson per task, from successes and failures"

@@ -30,7 +30,7 @@ def test_a_tests_monkeypatch_undo_leaves_its_own_user_directory(monkeypatch, iso
 
 
 def test_code_outside_a_test_has_a_user_directory_of_the_runs_own(home_outside_tests):
-    assert home_outside_tests and Path(home_outside_tests).name.startswith("arcmemo-test-home-")
+    assert home_outside_tests and Path(home_outside_tests).name.startswith("arcmemo-collect-")
     assert Path(home_outside_tests) != Path.home() / ".arcmemo"
 
 

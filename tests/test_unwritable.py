@@ -1,5 +1,5 @@
 """A file that cannot be written is named as the user gave it, with why (issue 39 points 6, 8):
-every writer that writes through a temporary file (core/files.py) names its target, never the
+every writer that writes through a temporary file (core/errors.py unwritable) names its target, never the
 temporary file, and says what is in the way."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from arcmemo.cli import cli
-from arcmemo.core.files import unwritable
+from arcmemo.core.errors import unwritable
 from arcmemo.llm import weights
 from arcmemo.run.jobs.sweep import record_path, write_record
 from arcmemo.run.records.rundir import RunDir

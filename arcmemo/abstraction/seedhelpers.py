@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arcmemo.core import pyast
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.helpercode import MODULE, HelperError, build_module, check_helper, closure, helper_name
 
 LIBRARY = f"{MODULE}.py"
 
 
-class HelperLibraryError(ValueError):
+class HelperLibraryError(ArcmemoError, ValueError):
     """The library or one of its helpers cannot be used; the message names the file and line."""
 
 

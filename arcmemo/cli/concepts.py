@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import click
 
 from arcmemo.cli.common import (
-    USER_ERRORS,
     AtLeast,
     FloatAtLeast,
     UserError,
@@ -26,9 +25,6 @@ from arcmemo.memory.schema.concept import FORMATS, LIST_FIELDS
 
 if TYPE_CHECKING:
     from arcmemo.memory.schema.concept import Concept
-
-USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
-
 
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",
@@ -667,7 +663,7 @@ def export(path, db, fmt, as_of) -> None:
 
     The export streams (its memory use does not grow with the memory's size); a file is
     written beside PATH and renamed onto it at the end, so PATH is never half-written."""
-    from arcmemo.core.files import unwritable
+    from arcmemo.core.errors import unwritable
     from arcmemo.memory.io.export import write_yaml
 
     memory = _open_for_reading(db)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arcmemo.core import pyast
+from arcmemo.core.errors import ArcmemoError
 
 MODULE = "memory_helpers"
 ALLOWED_IMPORTS = ("numpy", "scipy")          # and their submodules
@@ -37,7 +38,7 @@ RESERVED = frozenset({"transform", "main", MODULE}) | frozenset(dir(builtins)) |
 EXAMPLE = "Example:"
 
 
-class HelperError(ValueError):
+class HelperError(ArcmemoError, ValueError):
     """A helper's source cannot be used: the message says why, in one line."""
 
 

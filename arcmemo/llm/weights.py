@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcmemo.core.files import unwritable
+from arcmemo.core.errors import ArcmemoError, unwritable
 
 
-class LocalModelError(RuntimeError):
+class LocalModelError(ArcmemoError, RuntimeError):
     """The embedded model cannot be used: extra not installed, bad weights, server failure."""
 
 
@@ -203,7 +203,7 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
         except OSError as exc:
             if exc.filename is not None and Path(exc.filename) != tmp:
                 raise                     # a part that cannot be read
-            raise unwritable(target, exc) from None      # named by the model file (core/files.py)
+            raise unwritable(target, exc) from None      # named by the model file (core/errors.py unwritable)
         finally:
             if tmp.exists():
                 tmp.unlink()

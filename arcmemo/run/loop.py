@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from arcmemo import __version__
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet
 from arcmemo.llm import ROLES
@@ -68,6 +69,7 @@ from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.records.report import running_score
 from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.records.taskrecords import TaskRecords, TaskResult
+from arcmemo.run.repeats import with_draws
 from arcmemo.run.stages.context import Notices, TaskContext
 from arcmemo.run.stages.metered import MeteredLLM
 from arcmemo.run.stages.pipeline import SandboxFailed, solve_task
@@ -87,7 +89,7 @@ TOTALS_EACH = 50        # most this often: they sum over every task done, so onc
 SANDBOX_STOP = 3        # tasks in a row whose every program the sandbox failed to run: the run stops
 
 
-class SandboxBroken(RuntimeError):
+class SandboxBroken(ArcmemoError, RuntimeError):
     """The sandbox failed every program of several tasks in a row: the run stops (those tasks are
     lost, not wrong; `--resume` solves them once the sandbox works)."""
 
@@ -102,7 +104,8 @@ class Runner:
         self.tasks = tasks
         self.task_by_id = {t.id: t for t in tasks}
         self.answers = answers
-        self.memory, self.llm, self.sandbox, self.solver = memory, llm, sandbox, solver
+        self.memory, self.sandbox, self.solver = memory, sandbox, solver
+        self.llm = with_draws(llm, config.repeat)      # a repeat asks afresh (run/repeats.py)
         self.method = load_method(config.selection)
         self.items = config.items(memory)      # memory as the method sees it: its own items (memory/store/scoped.py)
         self.rundir = rundir

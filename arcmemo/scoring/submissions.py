@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arcmemo.core.files import unwritable
+from arcmemo.core.errors import ArcmemoError, unwritable
 from arcmemo.core.jsonfile import JSONFileError, read_json
 from arcmemo.core.tasks import Answers, Grid, TaskError, check_task_id, validate_grid
 from arcmemo.scoring.harness import missing_keys
@@ -31,7 +31,7 @@ ATTEMPT_KEY = re.compile(r"attempt_(\d+)")
 PerTest = list[list[Grid | None]]      # per test input, its attempts in order (None = no answer)
 
 
-class SubmissionError(ValueError):
+class SubmissionError(ArcmemoError, ValueError):
     """A submission file or entry is malformed; the message names the file and entry."""
 
 
@@ -77,7 +77,7 @@ def submission_path(directory: str | Path, task_id: str) -> Path:
 
 def atomic_write_json(path: Path, data: Any) -> None:
     """Write JSON to `path` through a temporary file, so a reader never sees half a file (an
-    error names `path`, not the temporary file: core/files.py)."""
+    error names `path`, not the temporary file: core/errors.py unwritable)."""
     text = json.dumps(data)          # in one piece: json.dump to a file encodes in Python, chunk by chunk
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from arcmemo import __version__
-from arcmemo.core.files import unwritable
+from arcmemo.core.errors import unwritable
 from arcmemo.web.render import MemoryFacts, concept_name, environment, runs_overview, task_section
 from arcmemo.web.rundata import RunView
 
@@ -32,7 +32,7 @@ def build_report(views: list[RunView], facts: MemoryFacts, overview: dict | None
 
 def write_report(path: str | Path, html: str) -> Path:
     """Write atomically, so a failed report never leaves half a file where a good one was (an
-    error names the report, not the temporary file: core/files.py)."""
+    error names the report, not the temporary file: core/errors.py unwritable)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:

@@ -16,13 +16,14 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 
 from arcmemo.core import pyast
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.helpercode import MODULE, build_module, closure
 from arcmemo.core.tasks import Task, TaskError, load_tasks
 from arcmemo.run.stages.prepared import prepared
 from arcmemo.solverkit.programs import run_on_pairs
 
 
-class HelperVerificationError(ValueError):
+class HelperVerificationError(ArcmemoError, ValueError):
     """A helper did not verify; the message says why (which pair, what error, or not called)."""
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.files import unwritable
+from arcmemo.core.errors import ArcmemoError, unwritable
 
 if TYPE_CHECKING:
     from arcmemo.run.records.taskrecords import TaskRecords
@@ -38,7 +38,7 @@ DEFAULT_RUNS_DIR = "runs"
 RUNNING, FINISHED, STOPPED, FAILED, INTERRUPTED = "running", "finished", "stopped", "failed", "interrupted"
 
 
-class RunDirError(Exception):
+class RunDirError(ArcmemoError):
     """A run directory is missing, unreadable, or in use by another process."""
 
 
@@ -245,7 +245,7 @@ def _atomic_write(path: Path, text: str, *, newline: bool = True) -> None:
     try:
         tmp.write_text(text + "\n" if newline else text, encoding="utf-8")
         os.replace(tmp, path)
-    except OSError as exc:           # named by the run's file, not its temporary file (core/files.py)
+    except OSError as exc:           # named by the run's file, not its temporary file (core/errors.py unwritable)
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise unwritable(path, exc) from None
