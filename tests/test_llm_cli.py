@@ -87,13 +87,13 @@ def test_every_calls_view_says_which_answers_were_cut_at_the_token_limit(fake_mo
         cut = llm.chat(MSG, role="solver", step="solve", max_tokens=8)
         llm.chat(MSG, role="solver", step="solve", sample=1, max_tokens=8)
     listed = run("calls", "list").output.splitlines()
-    assert [line.endswith("ok, cut at the token limit") for line in listed[1:]] == [False, True]
+    assert [line.endswith("ok, cut") for line in listed[1:3]] == [False, True] and listed[3].startswith("cut: ")
     assert json.loads(run("calls", "list", "--json").output)[1]["finish_reason"] == "length"
     shown = run("calls", "show", str(cut.call_id)).output
     assert "finish length (cut at the token limit: the answer is unfinished)" in shown
     assert json.loads(run("calls", "usage", "--json").output)[0]["cut"] == 1
     usage = run("calls", "usage").output.splitlines()
-    assert usage[0].split()[4] == "cut" and usage[1].split()[4] == "1" and usage[-1].startswith("cut: answers")
+    assert usage[0].split()[4] == "cut" and usage[1].split()[4] == "1" and usage[-1].startswith("cut: the answer")
 
 
 def test_calls_on_an_empty_home():

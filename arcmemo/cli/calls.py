@@ -10,6 +10,7 @@ import click
 
 from arcmemo.cli.common import AtLeast, UserError, echo_json, user_errors
 
+CUT_LEGEND = "cut: the answer ended at the token limit (max_tokens), unfinished"
 USAGE_GROUPS = ("model", "role", "step", "task_id", "run_id", "endpoint")   # what CallLog.usage groups by
 
 
@@ -69,13 +70,15 @@ def list_calls(run_id, task_id, step, model, errors, limit, as_json, log_path) -
                f"{'in':>7} {'out':>7} {'cost $':>9} {'secs':>6}  status")
     for r in records:
         status = "cached" if r.cached else ("ERROR: " + r.error.splitlines()[0][:60] if r.error else "ok")
-        if r.cut:                                       # the answer ended at max_tokens, unfinished
-            status += ", cut at the token limit"
+        if r.cut:
+            status += ", cut"
         if r.error_kind in ("fatal", "unavailable"):     # the endpoint's fault, not this request's
             status += f" [endpoint {r.error_kind}]"
         click.echo(f"{r.id:>6}  {_when(r.created_at):<19}  {(r.step or '-')[:12]:<12} {r.model[:18]:<18} "
                    f"{(r.task_id or '-')[:10]:<10} {r.sample:>2} {r.prompt_tokens:>7} {r.completion_tokens:>7} "
                    f"{r.cost_usd:>9.5f} {r.latency_s:>6.1f}  {status}")
+    if any(r.cut for r in records):
+        click.echo(CUT_LEGEND)
 
 
 @calls.command("show")
@@ -158,7 +161,7 @@ def usage(run_id, group_by, as_json, log_path) -> None:
     if len(rows) > 1:
         click.echo(_usage_line("total", total))
     if total["cut"]:
-        click.echo("cut: answers that ended at the token limit (max_tokens), unfinished")
+        click.echo(CUT_LEGEND)
 
 
 def _usage_line(name: str, row: dict) -> str:

@@ -104,9 +104,7 @@ class Conversation:
 
 WRONG_OUTPUT = "wrong_output"     # the error of a program that ran and gave a wrong train output
 CUT = "cut"                       # the error class of an answer the token limit ended before its program
-
-
-CUT_ADVICE = "; keep the reasoning short, so that the whole program fits"
+CUT_ADVICE = "; keep the reasoning short, so that the whole program fits"     # told to the model after a cut
 
 
 def cut_problem(completion: Any) -> str:
