@@ -370,7 +370,7 @@ def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     if not runs:
         return RowResult(row, error=error or "not started")
     record = read_run(runs[-1])
-    return RowResult(row, record, error, memory_sizes(root / "memory.db", record.config, record.summary or {},
+    return RowResult(row, record, error, memory_sizes(root / "memory.db", record.recorded, record.summary or {},
                                                       method_formats(row.method)),
                      asked_usage(record.run_id, root / "calls.db"))
 
@@ -475,7 +475,7 @@ def versus(result: RowResult, baseline: RowResult | None) -> tuple[str, list[str
 def _score(result: RowResult) -> str:
     from arcmemo.run.records.report import score_of
 
-    score = score_of(result.run.config, result.summary)
+    score = score_of(result.run.recorded, result.summary)
     return "-" if score.value is None else score.mark(score.value)
 
 

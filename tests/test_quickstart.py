@@ -13,8 +13,12 @@ from runner_support import task_of
 
 from arcmemo.cli import cli
 from arcmemo.llm.backend import Reply
+from arcmemo.llm.usage import Usage
 from arcmemo.run.jobs.quickstart import QUICK, QUICKSTART_TASKS, Side, conclusion, describe_side, effect
 from arcmemo.run.records.outcome import TaskOutcome
+from arcmemo.scoring.scores import TaskScore
+
+NOT_SOLVED = TaskScore(0.0, 0.0, 0.0)
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake"]
@@ -106,9 +110,9 @@ def test_a_puzzle_that_is_not_there_fails_before_any_run(tmp_path, fake_model):
     assert not (tmp_path / "runs").exists() and fake_model.calls == []
 
 
-def outcome(task_id: str, *steps: dict, fit_answers=(), scores=None) -> TaskOutcome:
+def outcome(task_id: str, *steps: dict, fit_answers=(), scores: TaskScore | None = NOT_SOLVED) -> TaskOutcome:
     return TaskOutcome(task_id=task_id, pass_index=1, predictions=[[]], passed_train=False, code=None, reasoning="",
-                       scores={"oracle2": 0.0} if scores is None else scores, usage={}, selected=[],
+                       scores=scores, usage=Usage(), selected=[],
                        selection_fallback=False, fit_answers=list(fit_answers),
                        threads=[{"thread": 0, "steps": list(steps)}])
 
@@ -132,7 +136,7 @@ def step(label="", *, right=False, passed=False, error=None, code="def transform
     (outcome("t", step("memory fit", passed=True), step(), fit_answers=["f(grid)"]), False,
      Side(False, "memory's helper call f(grid) gave every train output, not the test output; the model's program got "
                  "0 of 1 train pairs right")),
-    (outcome("t", step(), scores={}), None, Side(None, "not scored (no test outputs)")),
+    (outcome("t", step(), scores=None), None, Side(None, "not scored (no test outputs)")),
     (None, None, Side(None, "not attempted")),
 ])
 def test_each_side_says_what_it_got_and_why(outcome_, solved, expected):

@@ -1,5 +1,5 @@
 """A file that cannot be written is named as the user gave it, with why (issue 39 points 6, 8):
-every writer that writes through a temporary file (core/errors.py unwritable) names its target, never the
+every writer that writes through a temporary file (core/files.py) names its target, never the
 temporary file, and says what is in the way."""
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from arcmemo.cli import cli
-from arcmemo.core.errors import unwritable
+from arcmemo.core.files import atomic_write_json, unwritable
 from arcmemo.llm import weights
 from arcmemo.run.jobs.sweep import record_path, write_record
 from arcmemo.run.records.rundir import RunDir
-from arcmemo.scoring.submissions import atomic_write_json
 from arcmemo.web.report import write_report
 
 
@@ -28,7 +27,7 @@ def _run_file(path: Path) -> None:
 # Each writer as (name, write(target)): a file at `target`, which must be the name it gives.
 WRITERS = [
     ("runs report", lambda target: write_report(target, "<html></html>")),
-    ("submissions and runs export --kaggle", lambda target: atomic_write_json(target, {"a": 1})),
+    ("JSON files (submissions, runs export --kaggle, sweep records)", lambda target: atomic_write_json(target, {"a": 1})),
     ("a run directory's files", lambda target: _run_file(target.with_name("summary.json"))),
 ]
 

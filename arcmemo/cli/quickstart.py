@@ -68,14 +68,14 @@ def _report(runners, task_ids: list[str], settings, seconds: float) -> str:
     """Both runs side by side (the `runs compare` table), each puzzle's results and why, and the
     commands to look further."""
     from arcmemo.run.jobs.quickstart import conclusion, puzzle_results, results_text
+    from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.report import compare_table
-    from arcmemo.web.rundata import RunView
 
-    views = [RunView(runner.rundir) for runner, _ in runners]
-    (mine, plain) = [(view.latest, summary) for view, (_, summary) in zip(views, runners)]
+    records = [read_run(runner.rundir) for runner, _ in runners]
+    (mine, plain) = [(record.latest, summary) for record, (_, summary) in zip(records, runners)]
     results = puzzle_results(task_ids, mine, plain)
-    ids = tuple(view.run_id for view in views)
-    lines = ["", compare_table([(view.config, summary) for view, (_, summary) in zip(views, runners)]), "",
+    ids = tuple(record.run_id for record in records)
+    lines = ["", compare_table([(record.recorded, summary) for record, (_, summary) in zip(records, runners)]), "",
              results_text(results, ids), "", conclusion(results), _cache_note(runners),
              f"Both runs took {seconds:.0f} s.", "", "Look at them:", *_commands(ids, task_ids, settings)]
     return "\n".join(line for line in lines if line is not None)

@@ -263,7 +263,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         summary = _run(session, runner, resumed=bool(resume))
     from arcmemo.run.records.report import summary_table
 
-    click.echo(summary_table(summary, runner.rundir.config()))
+    click.echo(summary_table(summary, runner.recorded))
     click.echo(f"run directory: {runner.rundir.path}")
     if summary.get("tasks_lost"):
         warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "

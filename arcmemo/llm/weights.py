@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcmemo.core.errors import ArcmemoError, unwritable
+from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import unwritable
 
 
 class LocalModelError(ArcmemoError, RuntimeError):
@@ -203,7 +204,7 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
         except OSError as exc:
             if exc.filename is not None and Path(exc.filename) != tmp:
                 raise                     # a part that cannot be read
-            raise unwritable(target, exc) from None      # named by the model file (core/errors.py unwritable)
+            raise unwritable(target, exc) from None      # named by the model file (core/files.py)
         finally:
             if tmp.exists():
                 tmp.unlink()

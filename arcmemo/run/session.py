@@ -35,6 +35,7 @@ from arcmemo.run.config import REDACTED, RunConfig, load_run_tasks, memory_url_f
 from arcmemo.run.executors.local import Executor, InProcess
 from arcmemo.run.loop import Runner, check_protocol_fits, new_runner, resume_runner
 from arcmemo.run.progress.reporter import Reporter
+from arcmemo.run.records.reader import find_run
 from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
 
@@ -283,14 +284,15 @@ class RunSession:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
         from arcmemo.solverkit import load_solver
 
-        rundir = RunDir.find(ref, self.settings.runs_dir)
-        recorded = rundir.config()
+        record = find_run(ref, self.settings.runs_dir)      # the reader every view uses
+        record.check_resumable()
+        rundir, recorded = record.rundir, record.recorded
         warm_up(self.settings)
         sandbox = self.sandbox
         explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
         memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
         models = resolve_models(model_flags, recorded)
-        solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
+        solver = load_solver(record.config.solver)
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         self.use_prompts(runner.config.prompts_dir, runner.config.grid_text)

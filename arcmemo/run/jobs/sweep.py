@@ -33,11 +33,9 @@ while resuming a member replays its own answers.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +43,10 @@ from typing import Any
 
 import yaml
 
-from arcmemo.core.errors import ArcmemoError, unwritable
+from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import atomic_write
 from arcmemo.run.config import RunConfig
+from arcmemo.run.records.rundir import RunDirError, read_object
 from arcmemo.run.session import Scale
 
 MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
@@ -241,21 +241,19 @@ def record_path(runs_dir: str | Path, name: str) -> Path:
 
 
 def read_record(runs_dir: str | Path, name: str) -> dict[str, str]:
+    """The sweep's record (member key -> run id; none yet: {}), read as a run's files are (a
+    regular JSON object file within RUN_JSON_MAX); SweepError when it cannot be read."""
     path = record_path(runs_dir, name)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        return read_object(path)
+    except RunDirError as exc:
+        raise SweepError(str(exc)) from None
 
 
 def write_record(runs_dir: str | Path, name: str, record: dict[str, str]) -> None:
-    path = record_path(runs_dir, name)
-    tmp = path.with_suffix(".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:           # named by the record, not its temporary file (core/errors.py unwritable)
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise unwritable(path, exc) from None
+    atomic_write(record_path(runs_dir, name), json.dumps(record, indent=2, sort_keys=True) + "\n", make_parents=True)
 
 
 def sweep_table(rundirs: list) -> str:
@@ -265,7 +263,7 @@ def sweep_table(rundirs: list) -> str:
     from arcmemo.run.records.report import compare_table
 
     records = [read_run(rundir) for rundir in rundirs]
-    return compare_table([(r.config, r.summary) for r in records if r.summary is not None])
+    return compare_table([(r.recorded, r.summary) for r in records if r.summary is not None])
 
 
 def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) -> str:
