@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from runner_support import task_of
 
 from arcmemo.cli import cli
+from arcmemo.llm.backend import Reply
 from arcmemo.llm.usage import Usage
 from arcmemo.run.jobs.quickstart import QUICK, QUICKSTART_TASKS, Side, conclusion, describe_side, effect
 from arcmemo.run.records.outcome import TaskOutcome
@@ -83,6 +84,18 @@ def test_both_sides_side_by_side_with_what_each_got_and_why(tmp_path, fake_model
     assert compared.exit_code == 0 and f"only {mine} solves with its submitted attempts (1): b1948b0a" in compared.output
 
 
+def test_a_complete_program_in_an_answer_cut_at_the_limit_counts_as_the_models(tmp_path, fake_model):
+    """The embedded model writes test prints after its program until the limit cuts it: the
+    program is the model's answer all the same."""
+    cut = CORNER.removesuffix("```") + "\n# Check it\nprint(transform(np.array([[1, 2], [3"
+    fake_model.on("solve", lambda messages: Reply(cut, finish_reason="length")
+                  if task_of(messages, list(QUICKSTART_TASKS)) == "d10ecb37" else WRONG)
+    result = quickstart(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "without memory:  solved: the model's program   (run" in result.output
+    assert {call.params.get("max_tokens") for call in fake_model.calls_for("solve")} == {QUICK["max_tokens"]}
+
+
 def test_answers_from_the_call_log_are_said_to_be(tmp_path, fake_model):
     fake_model.on("solve", lambda messages: WRONG)
     assert quickstart(tmp_path).exit_code == 0
@@ -112,6 +125,8 @@ def step(label="", *, right=False, passed=False, error=None, code="def transform
 @pytest.mark.parametrize("outcome_, solved, expected", [
     (outcome("t", step(error="format: no python block", code=None)), False,
      Side(False, "the model's answer held no program (format: no python block)")),
+    (outcome("t", {**step(error="cut: the answer was cut at the token limit after 512 tokens", code=None), "cut": True}),
+     False, Side(False, "the model's answer was cut at the token limit (max_tokens) before its program was complete")),
     (outcome("t", step(passed=True, train=(True,))), False,
      Side(False, "the model's program passed the train pairs but was wrong on the test")),
     (outcome("t", step(error="ZeroDivisionError: division by zero")), False,

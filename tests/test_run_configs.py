@@ -110,7 +110,7 @@ def test_any_solve_option_is_a_key(tmp_path):
     ("reasoning_effort: [low]\n", ":1: key 'reasoning_effort': expected a single value"),
     ("resume: RUN\n", ":1: unknown key 'resume'"),
     ("- selection\n", ":1: expected a mapping of option names to values"),
-    ("selection: [ps\n", r":2: invalid YAML"),
+    ("selection: [ps\n", r":1: invalid YAML"),       # the file's one line, not the one after it
 ])
 def test_a_bad_file_fails_before_anything_runs_naming_file_line_and_key(tmp_path, text, says):
     path = tmp_path / "bad.yaml"

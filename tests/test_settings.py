@@ -81,7 +81,8 @@ def test_the_config_file_is_read_once(isolated_home, monkeypatch):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("a: [unclosed\n", "invalid YAML: line 2"),
+    ("a: [unclosed\n", "invalid YAML: line 1: "),            # where the `[` is, not the line after the file
+    ("a: 1\nb: 'unclosed\n\n\n", "invalid YAML: line 2: "),    # trailing blank lines are not the problem
     ("- just\n- a list\n", "expected a mapping"),
     (b"\xff\xfe", "not UTF-8 text"),
 ])

@@ -662,6 +662,7 @@ def export(path, db, fmt, as_of) -> None:
 
     The export streams (its memory use does not grow with the memory's size); a file is
     written beside PATH and renamed onto it at the end, so PATH is never half-written."""
+    from arcmemo.core.files import unwritable
     from arcmemo.memory.io.export import write_yaml
 
     memory = _open_for_reading(db)
@@ -675,7 +676,7 @@ def export(path, db, fmt, as_of) -> None:
             write_yaml(memory, out, as_of=as_of, format=fmt)
         partial.replace(target)
     except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise unwritable(target, exc) from None
     finally:
         partial.unlink(missing_ok=True)
     click.echo(f"wrote {path}", err=True)

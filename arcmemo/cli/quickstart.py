@@ -17,7 +17,7 @@ from arcmemo.cli.common import AtLeast, db_option, model_flags, role_model_optio
               help="Other ARC-AGI-1 puzzles than the default two (ids, comma- or space-separated, or a file of "
                    "ids; may be repeated). Keep them few and small: each side asks the model once per puzzle.")
 @click.option("--max-tokens", type=AtLeast(64), default=None,
-              help="Completion token limit per solver call (default 512: the embedded model writes about 7 "
+              help="Completion token limit per solver call (default 768: the embedded model writes about 7 "
                    "a second on a quiet 2-core CPU).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display (the results are still printed).")

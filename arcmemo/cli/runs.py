@@ -162,11 +162,25 @@ def show_task(run, task_id: str, as_json: bool) -> None:
                    f"{'passed' if outcome.passed_train else 'failed'}" + (f", error: {outcome.error}" if outcome.error else ""))
         if outcome.fit_answers:
             click.echo(f"answered by memory's fit (a helper call giving every train output): {', '.join(outcome.fit_answers)}")
+        if _cut_text(outcome):
+            click.echo(_cut_text(outcome))
         if task_id not in tasks:
             click.echo(f"(the puzzle is not recorded: {puzzles.missing or 'not in the run'}; predictions only in --json)")
             continue
         truth = answers[task_id].test_outputs if task_id in answers else None
         print_rows(attempt_rows(tasks[task_id].test_inputs, outcome.predictions, truth))
+
+
+def _cut_text(outcome) -> str | None:
+    """Which of the model's answers ended at the token limit, and whether a program was read from them."""
+    steps = [(t.get("thread"), s) for t in outcome.threads or [] for s in t.get("steps") or []]
+    cut = [(thread, s) for thread, s in steps if s.get("cut")]
+    if not cut:
+        return None
+    each = "; ".join(f"thread {thread} sample {s.get('sample')} round {s.get('round')}: "
+                     + ("its complete program before the cut was used" if s.get("code") else "no complete program")
+                     for thread, s in cut)
+    return f"{len(cut)} of {len(steps)} answer(s) cut at the token limit (max_tokens): {each}"
 
 
 @runs.command("compare")

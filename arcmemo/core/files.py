@@ -20,7 +20,9 @@ A thread may set a deadline for its reads (`reading_deadline`): the streaming re
 as it goes and raises `ReadTimedOut` past it (a page handler's time limit, web/limits.py).
 
 Writing (`atomic_write`): a temporary file beside the target, renamed over it, so a reader
-sees the old file or the new one, never half of one (a kill mid-write leaves the old one).
+sees the old file or the new one, never half of one (a kill mid-write leaves the old one). A
+write that fails is `unwritable(target, ...)`, which names the target and why, never the
+temporary file; writers of their own (concepts export, the model's assembly) raise it too.
 """
 
 from __future__ import annotations
@@ -196,20 +198,61 @@ def check_deadline(what: object = "a read") -> None:
 def atomic_write(path: str | Path, data: str | bytes, *, make_parents: bool = False) -> None:
     """Write `data` (text as UTF-8) to `path` through a temporary file beside it, renamed over it:
     a reader sees the old file or the new one, never half of one. The file gets the usual
-    permissions (0666 less the umask)."""
+    permissions (0666 less the umask). A failure is `unwritable(path, ...)`: it names `path`,
+    never the temporary file."""
     path = Path(path)
-    if make_parents:
-        path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        if make_parents:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        raise unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise unwritable(path, exc) from None
         raise
+
+
+def unwritable(target: str | Path, exc: OSError) -> OSError:
+    """The error a writer raises when writing `target` failed with `exc` (a writer through a
+    temporary file gets the system's error about that file, a name the user never gave that
+    says nothing of what is wrong: `/reports/.r.html.tmp: No such file or directory`): of the
+    same class and errno, `target` as its filename (which the command line shows first) and why,
+    in terms of the path the user gave: the folder that does not exist, the part of the path
+    that is a file, a target that is a folder, no permission in the folder, a disk that is full
+    or read-only."""
+    target = Path(target)
+    message = f"cannot be written: {_why_unwritable(target, exc)}"
+    try:
+        return type(exc)(exc.errno, message, str(target))
+    except TypeError:           # a subclass with a constructor of its own
+        return OSError(exc.errno, message, str(target))
+
+
+def _why_unwritable(target: Path, exc: OSError) -> str:
+    """Why `target` could not be written, judged from the path as it is now, else from `exc`."""
+    folder = target.parent
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not folder.exists():
+        return f"the folder {folder} does not exist"
+    if target.is_dir():
+        return "it is a folder"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"no permission to write in the folder {folder}"
+    if exc.errno == errno.EROFS:
+        return f"the folder {folder} is on a read-only file system"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left for it in {folder}"
+    return exc.strerror or str(exc)
 
 
 def atomic_write_json(path: str | Path, data: Any, *, make_parents: bool = True) -> None:
@@ -219,4 +262,5 @@ def atomic_write_json(path: str | Path, data: Any, *, make_parents: bool = True)
 
 
 __all__ = ["FileRefused", "JSONFileError", "MAX_BYTES", "MiB", "ReadTimedOut", "atomic_write", "atomic_write_json",
-           "check_deadline", "json_lines", "open_regular", "read_json", "read_regular", "reading_deadline", "size_text"]
+           "check_deadline", "json_lines", "open_regular", "read_json", "read_regular", "reading_deadline", "size_text",
+           "unwritable"]
