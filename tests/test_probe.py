@@ -232,7 +232,10 @@ def test_a_fit_is_a_candidate_answer_made_by_memory(tmp_path, fake_model, fake_l
         assert ("tasks answered by memory's fit (its output submitted)", 2) in summary_rows(summary)
         shown = CliRunner().invoke(cli, ["runs", "show", str(runner.rundir.path), "--task", TASKS[0]])
         assert shown.exit_code == 0, shown.output
-        assert "answered by memory's fit (a helper call giving every train output): rotate_grid(grid, 2)" in shown.output
+        assert "solved by memory's fit; train pairs passed by memory's fit" in shown.output
+        assert ("memory's fit rotate_grid(grid, 2): gave every train output, right on the test (submitted as attempt 1)"
+                in shown.output)
+        assert "Attempt 1 · memory's fit" in shown.output          # the picture says who made the right attempt
     else:
         assert summary["oracle2"] == 0.0 and summary["fit_answer_tasks"] == []
         assert steps == [("", 0, False)] and all(e["fit_answers"] == [] for e in events.values())
