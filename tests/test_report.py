@@ -45,7 +45,7 @@ def test_report_is_one_offline_file_with_every_task(web_fixture, tmp_path):
     out = tmp_path / "report.html"
     result = invoke("runs", "report", fx.continual, fx.baseline, "--run-dir", fx.runs, "--db", fx.memory, "-o", out)
     assert result.exit_code == 0, result.output
-    assert f"wrote {out} (2 run(s), 6 task(s)" in result.output
+    assert f"wrote {out} (2 runs, 6 tasks" in result.output
     html = out.read_text(encoding="utf-8")
     parser = _Resources()
     parser.feed(html)

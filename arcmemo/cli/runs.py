@@ -418,6 +418,7 @@ def report(run_refs, output, run_dir, db) -> None:
     """One self-contained HTML file (opens offline) for one or more runs: summary tables, charts,
     and per task the puzzle, the concepts offered and why, each program and its predictions
     against the truth, and the memory written from it."""
+    from arcmemo.core.table import counted
     from arcmemo.web.render import MemoryFacts
     from arcmemo.web.report import build_report, write_report
 
@@ -426,7 +427,7 @@ def report(run_refs, output, run_dir, db) -> None:
     html = build_report(records, MemoryFacts(memory), memory=memory)
     path = write_report(output, html)
     tasks = sum(len(r.latest) for r in records)
-    click.echo(f"wrote {path} ({len(records)} run(s), {tasks} task(s), {len(html) // 1024} KB)")
+    click.echo(f"wrote {path} ({counted(len(records), 'run')}, {counted(tasks, 'task')}, {len(html) // 1024} KB)")
 
 
 def run_memory(run, db: str | None):

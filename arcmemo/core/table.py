@@ -34,6 +34,11 @@ def yes_no(value: Any) -> str:
     return "-" if value is None else "yes" if value else "no"
 
 
+def counted(n: Any, noun: str, plural: str | None = None) -> str:
+    """A count with its noun agreeing: "1 task", "2 tasks", "0 concepts" (`plural`: when not noun + s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def terminal_width() -> int | None:
     """The columns a table may take: COLUMNS when set, else the terminal's width when the output is
     a terminal; None (no limit) when it goes to a file or a pipe."""
@@ -129,4 +134,4 @@ def fit_text(text: str, width: int | None = None) -> str:
     return "\n".join(wrapped(line, "  ", width) for line in text.split("\n"))
 
 
-__all__ = ["table", "cell", "yes_no", "terminal_width", "fitted", "stacked", "wrapped", "fit_text"]
+__all__ = ["table", "cell", "yes_no", "counted", "terminal_width", "fitted", "stacked", "wrapped", "fit_text"]

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from arcmemo.core.table import yes_no
+from arcmemo.core.table import counted, yes_no
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, fitted_svg, task_rows
 from arcmemo.run.records.answered import attempt_sources, task_answers
@@ -35,6 +35,7 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = lambda value: "unknown" if value is None else fmt(value)
     env.filters["cell"] = fmt           # as the command line's tables show a value ("-": none)
     env.filters["yes_no"] = yes_no
+    env.filters["counted"] = counted      # "1 task", "2 tasks"
     env.filters["python"] = python_html
     env.filters["answered"] = task_answers        # a task's answers in words, the one wording (records/answered.py)
     env.globals["code_css"] = code_css()

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from arcmemo.core.table import cell
+from arcmemo.core.table import cell, counted
 from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, from_record, test_informed
 from arcmemo.run.records.report import score_of, summary_rows
 from arcmemo.run.records.rundir import DEFAULT_RUNS_DIR, RUNNING, RunDir, RunDirError
@@ -306,11 +306,12 @@ class RunRecord:
         if self.kind == SOLVE:
             return f"{s['tasks']} of {s['tasks_planned']}" if self.summary else "-"
         if self.kind == SEED:
-            return f"{s.get('verified', '?')} of {s.get('files', '?')} seeds, {s.get('concepts_added', 0)} concepts added"
+            added = counted(s.get("concepts_added", 0), "concept")
+            return f"{s.get('verified', '?')} of {s.get('files', '?')} seeds, {added} added"
         if self.kind == CHEATSHEET:
             return f"{s.get('verified', '?')} of {s.get('files', '?')} seeds, {s.get('sheet_words', 0)} words"
         if self.kind == SELECT:
-            return f"{len(self.rundir.selections())} selection(s)"
+            return counted(len(self.rundir.selections()), "selection")
         return "-"
 
     def check_exportable(self) -> None:

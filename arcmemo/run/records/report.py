@@ -12,7 +12,7 @@ from typing import Any
 
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.table import cell as fmt
-from arcmemo.core.table import table, wrapped
+from arcmemo.core.table import counted, table, wrapped
 from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
 from arcmemo.scoring.runscore import (
     ARC_PRIZE,
@@ -106,12 +106,10 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
         rows += [(f"{score.name} per pass", head), (f"{ARC_PRIZE} per pass", prize)]
     fits = summary.get("fit_answer_tasks") or []
     rows += [
-        ("passed train pairs: by the model's program / memory's fit submitted",
-         f"{len(summary.get('passed_train', []))} / {len(fits)}"),
+        ("passed train pairs (the model's program or memory's fit)",
+         len(set(summary.get("passed_train") or []) | set(fits))),
         ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
-        ("concepts offered / helper called by the model's programs / by a passing one / in a solved task",
-         " / ".join(str((summary.get("concept_use") or {}).get(k, 0))
-                    for k in ("offered", "called", "called_passing", "solved"))),
+        ("concepts offered / helper called / by a passing program / in a solved task", _use_cell(summary)),
         ("tasks where a helper call gave every train output (probe)", len(summary.get("probe_fit_tasks") or [])),
         ("tasks answered by memory's fit (its output submitted)", len(fits)),
         ("selection fallbacks", summary.get("selection_fallbacks", 0)),
@@ -138,6 +136,21 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
     if summary.get("stopped"):
         rows.append(("stopped", f"early: {summary['stopped']}"))
     return rows
+
+
+def _use_cell(summary: dict[str, Any]) -> str:
+    """The concept use counts, memory's fit counted beside the model's programs: "4 / 0 + 2 by
+    memory's fit / 0 + 2 / 0 + 2". Memory's own counters (what selection learns from, `concepts
+    stats`) are the model's programs' use; a submitted fit is one helper call that gave every
+    train output, in its task."""
+    use = summary.get("concept_use") or {}
+    fits = set(summary.get("fit_answer_tasks") or [])
+    by_fit = {"called": len(fits), "called_passing": len(fits), "solved": len(fits & set(summary.get("solved") or []))}
+    cells = [str(use.get("offered", 0))]
+    for key in ("called", "called_passing", "solved"):
+        extra = f" + {by_fit[key]}" + (" by memory's fit" if key == "called" else "") if fits else ""
+        cells.append(f"{use.get(key, 0)}{extra}")
+    return " / ".join(cells)
 
 
 def score_gap(summary: dict[str, Any], score: RunScore) -> str | None:
@@ -174,7 +187,7 @@ def faults_cell(summary: dict[str, Any]) -> str:
     if not faults:
         return "nothing"
     return "; ".join(f"{FAULT_WORDS.get(stage, stage)} broke in "
-                     + (_tasks(list(tasks[stage])) if tasks.get(stage) else f"{n} task(s)")
+                     + (_tasks(list(tasks[stage])) if tasks.get(stage) else counted(n, "task"))
                      for stage, n in faults.items())
 
 
@@ -348,7 +361,7 @@ def depth_text(summary: dict[str, Any], config: dict[str, Any] | None = None) ->
         strict = ([[d, *(fmt(v) for v in row)] for d, row in enumerate(chosen)] if chosen else
                   [[d, *([STRICT_NOT_RECORDED] * n)] for d in range(t["retries"] + 1)])
     return "\n".join([
-        f"oracle@k by retry depth (the paper's Table 4), % of {t['puzzles']} puzzles; {n} thread(s); "
+        f"oracle@k by retry depth (the paper's Table 4), % of {counted(t['puzzles'], 'puzzle')}; {counted(n, 'thread')}; "
         "bracketed: std over the k-subsets of threads\n(k counts threads, the paper's runs; the headline is the "
         f"k={headline_k(n)} column at retry {t['retries']}; the {ARC_PRIZE} scores what was submitted instead)",
         table(rows, ["retry", *(f"thread {i}" for i in range(n)), *_k_header(n)]), "",
@@ -409,7 +422,8 @@ def mean_text(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
     def cell(value: dict[str, float | None] | None) -> str:
         return UNKNOWN if value is None else _with_std(value["mean"], value["std"]) + mark
 
-    blocks = [f"{runs} runs of one configuration, each {n} thread(s) and {record['retries']} retries; "
+    retries = counted(record["retries"], "retry", "retries")
+    blocks = [f"{runs} runs of one configuration, each {counted(n, 'thread')} and {retries}; "
               "mean (std) over the runs", ""]
     for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", strict_name(record["strict_variant"]))):
         rows = [[d, *(cell(c) for c in row)] for d, row in enumerate(record[name])]
