@@ -39,6 +39,7 @@ def commands(fx, submissions) -> list[list[str]]:
         ["concepts", "stats", "--all", *db],
         ["concepts", "stats", "--run", a, *runs, *db],
         ["concepts", "history", *db],
+        ["concepts", "search", "colour", *db],
         ["calls", "list", "--log", str(fx.root / "home" / "calls.db")],
         ["calls", "usage", "--log", str(fx.root / "home" / "calls.db"), "--by", "step"],
         ["methods", "list"],

@@ -54,10 +54,15 @@ def terminal_width() -> int | None:
 
 
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str], *, rule: bool = True, width: int | None = None,
-          right: Sequence[int] = ()) -> str:
+          right: Sequence[int] = (), indent: str = "") -> str:
     """Left-aligned columns (those numbered in `right`: right-aligned) two spaces apart, a rule
     under the header (unless `rule=False`), fitted to `width` (default: `terminal_width()`) as the
-    module docstring says."""
+    module docstring says; every line led by `indent` (within the width)."""
+    if indent:
+        width = terminal_width() if width is None else width
+        inner = table(rows, header, rule=rule, width=None if width is None else max(20, width - len(indent)),
+                      right=right)
+        return "\n".join((indent + line).rstrip() for line in inner.split("\n"))
     cells = [[str(c) for c in header]] + [[cell(c) for c in row] for row in rows]
     natural = [max(len(r[i]) for r in cells) for i in range(len(header))]
     width = terminal_width() if width is None else width
