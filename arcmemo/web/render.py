@@ -19,7 +19,7 @@ from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, fitted_svg, task_rows
 from arcmemo.run.records.answered import attempt_sources, task_answers
 from arcmemo.run.records.reader import RunRecord, RunTask
-from arcmemo.run.records.report import COMPARE_HEADER, alone_texts, compare_rows, fmt, footnote
+from arcmemo.run.records.report import COMPARE_HEADER, ORACLE1_NOTE, alone_texts, compare_rows, fmt, footnote
 from arcmemo.scoring.runscore import FOOTNOTE
 from arcmemo.web.charts import run_charts
 from arcmemo.web.highlight import code_css, python_html
@@ -40,6 +40,7 @@ def environment() -> jinja2.Environment:
     env.filters["answered"] = task_answers        # a task's answers in words, the one wording (records/answered.py)
     env.globals["code_css"] = code_css()
     env.globals["test_informed_footnote"] = FOOTNOTE
+    env.globals["oracle1_note"] = ORACLE1_NOTE
     return env
 
 

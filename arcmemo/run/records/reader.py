@@ -270,7 +270,8 @@ class RunRecord:
         return {
             "run_id": self.run_id, "kind": self.kind, "state": run_state(status, idle, self.lost_count()),
             "running": live(status, idle),
-            "planned": len(self.planned), "done": len(latest), "passed_train": sum(o.passed_train for o in latest.values()),
+            "planned": len(self.planned), "done": len(latest),
+            "passed_train": sum(bool(o.passed_train or o.fit_answers) for o in latest.values()),   # memory's fit too
             "score": score.value if score else None, "score_cell": score.cell() if score else "-",
             "statistic": score.name if score else None, "test_informed": bool(score and score.test_informed),
             "arc_prize": score.arc_prize if score else None, "strict": score.strict if score else None,

@@ -30,7 +30,7 @@ from arcmemo.scoring.runscore import (
     strict_variant,
 )
 
-__all__ = ["fmt", "table", "summary_rows", "score_gap", "faults_cell", "config_rows", "memory_start_text",
+__all__ = ["fmt", "table", "summary_rows", "score_gap", "ORACLE1_NOTE", "faults_cell", "config_rows", "memory_start_text",
            "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows", "compare_table", "solved_alone",
            "alone_texts", "alone_label", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
            "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
@@ -136,6 +136,10 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
     if summary.get("stopped"):
         rows.append(("stopped", f"early: {summary['stopped']}"))
     return rows
+
+
+ORACLE1_NOTE = ("the submitted oracle@1 is the mean over the two submitted grids (one of two right counts half); "
+                "the ARC Prize score counts a test input right when either was")
 
 
 def _use_cell(summary: dict[str, Any]) -> str:
