@@ -100,3 +100,17 @@ def test_the_width_is_columns_else_no_limit_off_a_terminal(monkeypatch):
     assert terminal_width() == 100
     monkeypatch.delenv("COLUMNS")
     assert terminal_width() is None          # pytest's output is not a terminal: a script reads whole rows
+
+
+def test_headers_wrap_before_values_and_a_few_wide_records_are_turned():
+    rows = [("t1", "1.00", "0.50"), ("t2", "0.00", "0.00")]
+    header = ("task", "oracle@1 over its threads", "submitted oracle@1")
+    lines = table(rows, header, width=40).splitlines()
+    assert lines[:2] == ["task  oracle@1 over     submitted", "      its threads       oracle@1"]
+    assert lines[3:] == ["t1    1.00              0.50", "t2    0.00              0.00"]    # values on one line
+    runs = [(f"2026112{i}-031845-be3a54", "ps", "oracle@1 (one thread)", "100.00", "2921", "0.0000", "fake")
+            for i in range(2)]
+    turned = table(runs, ("run", "selection", "statistic", "ARC Prize score (2 submitted attempts)", "tokens",
+                          "cost USD", "solver model"), width=80).splitlines()
+    assert turned[0].split() == ["run", "20261120-031845-be3a54", "20261121-031845-be3a54"]
+    assert turned[2].split() == ["selection", "ps", "ps"] and max(map(len, turned)) <= 80

@@ -1,8 +1,10 @@
 """The one plain-text table printer of the command line (runs, seeds, concepts, calls...).
 
-A table fits the terminal: at its natural width when that fits, else its widest columns wrapped
-(each cell's text over several lines), else, when the columns would get narrower than
-MIN_COLUMN, one record per row ("column: value" lines, a blank line between rows). The width
+A table fits the terminal: at its natural width when that fits, else its headers and then its
+widest columns wrapped (each cell's text over several lines), else, when the columns would get
+narrower than MIN_COLUMN, turned (a few records of many fields, `runs compare`'s: a column per
+record, a row per field) when that fits, else one record per row ("column: value" lines, a
+blank line between rows). The width
 is the terminal's (`terminal_width`: COLUMNS, else the terminal's size); output that goes to a
 file or a pipe, with COLUMNS unset, is not wrapped (a script reads one row a line).
 """
@@ -54,7 +56,7 @@ def terminal_width() -> int | None:
 
 
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str], *, rule: bool = True, width: int | None = None,
-          right: Sequence[int] = (), indent: str = "") -> str:
+          right: Sequence[int] = (), indent: str = "", turn: bool = True) -> str:
     """Left-aligned columns (those numbered in `right`: right-aligned) two spaces apart, a rule
     under the header (unless `rule=False`), fitted to `width` (default: `terminal_width()`) as the
     module docstring says; every line led by `indent` (within the width)."""
@@ -66,8 +68,13 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str], *, rule: bool = 
     cells = [[str(c) for c in header]] + [[cell(c) for c in row] for row in rows]
     natural = [max(len(r[i]) for r in cells) for i in range(len(header))]
     width = terminal_width() if width is None else width
-    widths = natural if width is None else fitted(natural, width)
+    widths = natural if width is None else _fitted_cells(cells, natural, width)
     if widths is None:
+        if len(rows) > 1 and turn:          # a few records of many fields: one column each, if that fits
+            turned = [list(column) for column in zip(*cells)]
+            natural = [max(len(r[i]) for r in turned) for i in range(len(turned[0]))]
+            if _fitted_cells(turned, natural, width) is not None:
+                return table(turned[1:], turned[0], rule=rule, width=width, turn=False)
         return stacked(cells, width) if rows else textwrap.fill(GAP.join(cells[0]), width)
     lines = []
     for n, row in enumerate(cells):
@@ -81,12 +88,27 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str], *, rule: bool = 
     return "\n".join(lines)
 
 
-def fitted(natural: Sequence[int], width: int) -> list[int] | None:
-    """Column widths within `width`: the widest columns narrowed first, none below MIN_COLUMN (or
-    its natural width); None when that cannot fit."""
+def _fitted_cells(cells: Sequence[Sequence[str]], natural: list[int], width: int) -> list[int] | None:
+    """`fitted`, its headers wrapped first: a column whose header is wider than its values is
+    narrowed to its values (or its header's longest word) before any value is wrapped; then the
+    values wrapped, no column narrower than its longest word (a run id is never cut) nor than
+    MIN_COLUMN (or its natural width)."""
+    columns = range(len(natural))
+    values = [max([len(r[i]) for r in cells[1:]] + [_longest_word(cells[0][i])]) for i in columns]
+    words = [max(min(natural[i], MIN_COLUMN), *(_longest_word(r[i]) for r in cells)) for i in columns]
+    return fitted(natural, width, floor=values) or fitted(natural, width, floor=words)
+
+
+def _longest_word(text: str) -> int:
+    return max(map(len, text.split() or [""]))
+
+
+def fitted(natural: Sequence[int], width: int, floor: Sequence[int] | None = None) -> list[int] | None:
+    """Column widths within `width`: the widest columns narrowed first, none below `floor` (by
+    default MIN_COLUMN, or its natural width); None when that cannot fit."""
     widths = list(natural)
     room = width - len(GAP) * (len(widths) - 1)
-    floor = [min(w, MIN_COLUMN) for w in widths]
+    floor = [min(w, MIN_COLUMN) for w in widths] if floor is None else [min(w, f) for w, f in zip(widths, floor)]
     if sum(floor) > room:
         return None
     excess = sum(widths) - room
