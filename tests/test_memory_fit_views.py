@@ -83,6 +83,8 @@ def test_runs_show_counts_memorys_fit_and_says_why_the_scores_differ(fit_run):
     assert "one of the two was right" in rows["why these scores differ"]
     assert rows["method options (ps)"] == "failure_lessons=include, learn_from_failures=False, reads_from=[], use_prior=False"
     assert rows["memory at the start"] == "ps: 1 items (0 from the seed solutions)"
+    per_task = _cli("runs", "show", fit_run.fit, "--run-dir", str(fit_run.runs), "--tasks")
+    assert per_task.count("passed by memory's fit (the model's program failed)") == 2
     task = _cli("runs", "show", fit_run.fit, "--run-dir", str(fit_run.runs), "--task", fit_run.task)
     assert f"memory's fit {CALL}: gave every train output, right on the test (submitted as attempt 1)" in task
     assert "the model's program (thread 1, sample 0, retry 0): wrong on the train pairs" in task

@@ -136,7 +136,7 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
         click.echo()
         click.echo(fit_text(depth))
     if per_task:
-        rows, header = per_task_rows(record.summary, record.recorded, record.latest)
+        rows, header = per_task_rows(record.summary, record.recorded)
         click.echo()
         click.echo(table(rows, header))
 

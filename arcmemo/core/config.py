@@ -158,5 +158,23 @@ def db_url(flag: str | None = None) -> str:
     return str(setting("db", flag, DEFAULT_DB))
 
 
-__all__ = ["DEFAULT_DB", "MODEL_ROLES", "MODEL_KEYS", "OTHER_KEYS", "ConfigError", "user_dir", "config_file",
+REDACTED = "***"
+
+
+def memory_url_for_record(url: str) -> str:
+    """A memory URL as the run directory keeps it: a SQLite path made absolute (so a resume from
+    another directory finds it), a password replaced by ***. (Here, not in run/config.py, so the
+    lean read commands can match a run to its memory without loading the model client.)"""
+    if "://" not in url:
+        return os.path.abspath(url)
+    if "@" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        if ":" in creds:
+            return f"{scheme}://{creds.split(':', 1)[0]}:{REDACTED}@{host}"
+    return url
+
+
+__all__ = ["REDACTED", "memory_url_for_record",
+           "DEFAULT_DB", "MODEL_ROLES", "MODEL_KEYS", "OTHER_KEYS", "ConfigError", "user_dir", "config_file",
            "load_config_file", "known_keys", "lookup", "setting", "as_number", "db_url"]

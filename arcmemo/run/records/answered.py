@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arcmemo.run.stages.candidates import describe_origin
-from arcmemo.run.stages.probe import FIT_LABEL
-from arcmemo.solverkit.conversation import WRONG_OUTPUT
+from arcmemo.core.origins import FIT_LABEL, WRONG_OUTPUT, describe_origin
 
 MEMORY, MODEL = "memory", "model"
 SOURCE_WORDS = {MEMORY: "memory's fit", MODEL: "the model"}
@@ -285,9 +283,14 @@ def _solvers(answers: list[Answer]) -> tuple[str, ...]:
 
 
 def _train(outcome: Any, answers: list[Answer]) -> str:
-    """The train pairs' verdict, memory's fit counted: 'passed by memory's fit' where the model failed."""
     by_memory = any(a.by == MEMORY and a.passed_train and a.submitted for a in answers)
-    if outcome.passed_train:
+    return train_words(bool(outcome.passed_train), by_memory)
+
+
+def train_words(by_model: bool, by_memory: bool) -> str:
+    """The train pairs' verdict, memory's fit counted: 'passed by memory's fit' where the model's
+    program failed (`by_memory`: a submitted fit, which gives every train output)."""
+    if by_model:
         return "passed" + (" (and by memory's fit)" if by_memory else "")
     return "passed by memory's fit (the model's program failed)" if by_memory else "failed"
 
@@ -307,4 +310,5 @@ def _error(outcome: Any, answers: list[Answer]) -> str | None:
     return f"the model's last answer: {said}"
 
 
-__all__ = ["Answer", "TaskAnswers", "task_answers", "attempt_sources", "fault_texts", "fit_call", "MEMORY", "MODEL"]
+__all__ = ["Answer", "TaskAnswers", "task_answers", "train_words", "attempt_sources", "fault_texts", "fit_call",
+           "MEMORY", "MODEL"]

@@ -97,9 +97,9 @@ def concept_use(memory: Any, runs: Iterable[RunUse], concept_ids: Iterable[int] 
 
 def runs_reading(memory_url: str, runs_dir: str | Path) -> list[RunUse]:
     """The runs in `runs_dir` that read the memory at `memory_url` (as run directories record it:
-    run/config.py memory_url_for_record), with their tasks' use; a run that cannot be read is
+    core/config.py memory_url_for_record), with their tasks' use; a run that cannot be read is
     left out (`arcmemo runs list` says why)."""
-    from arcmemo.run.config import memory_url_for_record
+    from arcmemo.core.config import memory_url_for_record
     from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.rundir import RunDirError, list_runs
 

@@ -225,25 +225,23 @@ def memory_start_text(start: dict[str, Any]) -> str:
             f"({start.get('from_seeds', 0)} from the seed solutions)")
 
 
-def per_task_rows(summary: dict[str, Any], config: dict[str, Any] | None = None,
-                  outcomes: dict[str, Any] | None = None) -> tuple[list[tuple], tuple]:
+def per_task_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> tuple[list[tuple], tuple]:
     """(rows, header) of every task's scores (0..1): its headline over its threads, then its
-    submitted attempts' scores (`runs show --tasks`); with the run's latest outcomes per task
-    (`outcomes`), its verdict and train pairs in records/answered.py's words (memory's fit counted)."""
-    from arcmemo.run.records.answered import task_answers
+    submitted attempts' scores, its train pairs in records/answered.py's words, memory's fit
+    counted (`runs show --tasks`; from the summary alone, which a lean read keeps to)."""
+    from arcmemo.run.records.answered import train_words
 
     score = score_of(config, summary)
+    fits = set(summary.get("fit_answer_tasks") or [])
     rows = []
     for task_id, s in summary.get("per_task", {}).items():
         head = s.get("headline")
-        said = task_answers(outcomes[task_id]) if outcomes and task_id in outcomes else None
-        rows.append((task_id, *((said.verdict,) if outcomes else ()),
-                     "-" if "headline" not in s else score.mark(head, "unknown"),
+        rows.append((task_id, "-" if "headline" not in s else score.mark(head, "unknown"),
                      score.mark(s.get("oracle2"), "unknown"), score.mark(s.get("oracle1"), "unknown"),
-                     score.mark(s.get("strict"), "unknown"), said.train if said else s["passed_train"], s["pass"],
-                     s["selected"]))
-    header = ("task", *(("verdict",) if outcomes else ()), score.name, "ARC Prize (submitted)", "submitted oracle@1",
-              "submitted strict", "train pairs" if outcomes else "passed train", "pass", "concepts")
+                     score.mark(s.get("strict"), "unknown"), train_words(bool(s["passed_train"]), task_id in fits),
+                     s["pass"], s["selected"]))
+    header = ("task", score.name, "ARC Prize (submitted)", "submitted oracle@1", "submitted strict", "train pairs",
+              "pass", "concepts")
     return rows, header
 
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from arcmemo.core import pyast
 from arcmemo.core.helpercode import MODULE
+from arcmemo.core.origins import FIT_LABEL, FIT_SAMPLE
 from arcmemo.run.stages.inferred import TaskFacts, task_facts
 from arcmemo.solverkit import Attempt
 from arcmemo.solverkit.programs import run_on_pairs, run_program
@@ -50,8 +51,6 @@ if TYPE_CHECKING:
 INTS = (1, 2, 3, 4)
 MAX_CALLS_PER_HELPER = 32
 BATCH = 16                     # calls tried in one sandbox run (memory's own helpers); a fit is confirmed alone
-FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model
-FIT_SAMPLE = -1                # its sample index: no model sample made it
 _WORD = re.compile(r"^[a-z][a-z_]*$")
 # typing words that name a type, not a literal value (`grid | None` is not a choice of words)
 _TYPE_WORDS = frozenset({"grid", "int", "color", "colour", "bool", "object", "objects", "none", "position", "mask",
