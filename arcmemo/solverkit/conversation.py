@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.core.answers import MAX_ANSWER_CHARS, MAX_CARRIED_CHARS, quoted, read_answer
-from arcmemo.core.origins import WRONG_OUTPUT
+from arcmemo.core.choice import WRONG_OUTPUT
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arcmemo.core.origins import FIT_LABEL, WRONG_OUTPUT, describe_origin
+from arcmemo.core.choice import FIT_LABEL, WRONG_OUTPUT, describe_origin
 
 MEMORY, MODEL = "memory", "model"
 SOURCE_WORDS = {MEMORY: "memory's fit", MODEL: "the model"}

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.choice import top_predictions
-from arcmemo.core.origins import FIT_LABEL, describe_origin
+from arcmemo.core.choice import FIT_LABEL, describe_origin, top_predictions
 from arcmemo.solverkit import Attempt
 
 if TYPE_CHECKING:

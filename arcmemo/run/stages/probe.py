@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.core import pyast
+from arcmemo.core.choice import FIT_LABEL, FIT_SAMPLE
 from arcmemo.core.helpercode import MODULE
-from arcmemo.core.origins import FIT_LABEL, FIT_SAMPLE
 from arcmemo.run.stages.inferred import TaskFacts, task_facts
 from arcmemo.solverkit import Attempt
 from arcmemo.solverkit.programs import run_on_pairs, run_program
