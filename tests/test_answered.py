@@ -34,7 +34,6 @@ def test_memorys_fit_solved_the_model_was_wrong_said_by_whom_and_what_was_submit
         "the model's program (thread 1, sample 0, retry 0): wrong on the train pairs (1 of 2 right), wrong on the "
         "test (submitted as attempt 2)"]
     assert said.error is None                 # the model's wrong output is said with its answer, not as the task's
-    assert said.solvers_text() == "memory's fit flip(grid, 1)"
     assert attempt_sources(outcome(origins=origins)) == [["memory's fit", "the model"]]
 
 

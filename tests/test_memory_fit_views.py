@@ -94,7 +94,7 @@ def test_compare_says_who_solved_what_only_one_run_solves(fit_run):
     shown = _cli("runs", "compare", fit_run.fit, fit_run.plain, "--run-dir", str(fit_run.runs))
     line = next(line for line in shown.replace("\n  ", " ").splitlines() if line.startswith(f"only {fit_run.fit}"))
     assert line.startswith(f"only {fit_run.fit} solves with its submitted attempts (2): ")
-    assert all(f"{task} (by memory's fit {CALL})" in line for task in TASKS)
+    assert all(f"{task} (memory's fit {CALL} submitted)" in line for task in TASKS)
 
 
 def test_the_web_pages_and_the_report_say_memorys_fit_answered(fit_run, tmp_path):

@@ -76,8 +76,7 @@ def _report(runners, task_ids: list[str], settings, seconds: float) -> str:
     (mine, plain) = [(record.latest, summary) for record, (_, summary) in zip(records, runners)]
     results = puzzle_results(task_ids, mine, plain)
     ids = tuple(record.run_id for record in records)
-    lines = ["", compare_table([(record.recorded, summary) for record, (_, summary) in zip(records, runners)],
-                               [record.latest for record in records]), "",
+    lines = ["", compare_table([(record.recorded, summary) for record, (_, summary) in zip(records, runners)]), "",
              results_text(results, ids), "", conclusion(results), _cache_note(runners),
              f"Both runs took {seconds:.0f} s.", "", "Look at them:", *_commands(ids, task_ids, settings)]
     return fit_text("\n".join(line for line in lines if line is not None))

@@ -225,7 +225,7 @@ def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
         if note:
             click.echo(fit_text(note))
     if entries:
-        click.echo(fit_text(compare_table(entries, [r.latest for r in solve])))
+        click.echo(fit_text(compare_table(entries)))
         for config, summary in entries:
             depth = depth_text(summary, config)
             if depth:

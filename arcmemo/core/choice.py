@@ -22,9 +22,10 @@ WRONG_OUTPUT is the error of a program that ran and gave a wrong train output, a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.tasks import Grid
+if TYPE_CHECKING:
+    from arcmemo.core.tasks import Grid
 
 SUBMITTED = 2
 FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model

@@ -155,6 +155,6 @@ def runs_overview(views: list[RunRecord], facts: MemoryFacts, charts: tuple[list
                   "summary": v.rows() if v.written_summary is not None or v.kind != "solve" else None}
                  for v in views],
         "compare_header": COMPARE_HEADER, "compare": compare_rows(entries) if len(entries) > 1 else [],
-        "solved_alone": alone_texts(entries, [v.latest for v in finished]) if len(entries) > 1 else [],
+        "solved_alone": alone_texts(entries) if len(entries) > 1 else [],
         "charts": charts, "chart_note": chart_note, "footnote": footnote(scores),
     }

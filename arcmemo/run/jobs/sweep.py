@@ -262,8 +262,8 @@ def sweep_table(rundirs: list) -> str:
     from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.report import compare_table
 
-    records = [r for r in (read_run(rundir) for rundir in rundirs) if r.summary is not None]
-    return compare_table([(r.recorded, r.summary) for r in records], [r.latest for r in records])
+    records = [read_run(rundir) for rundir in rundirs]
+    return compare_table([(r.recorded, r.summary) for r in records if r.summary is not None])
 
 
 def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) -> str:

@@ -87,27 +87,6 @@ class TaskAnswers:
     error: str | None            # the model's error, said as the model's (None: none, or nothing to say)
     faults: tuple[str, ...]      # what broke under the task, by stage
 
-    @property
-    def by_memory(self) -> bool:
-        """Whether a submitted answer came from memory's fit."""
-        return any(a.by == MEMORY and a.submitted for a in self.answers)
-
-    def solvers_text(self) -> str | None:
-        """Who solved the task, memory's fit with its call: "memory's fit rotate_grid(grid, 2)", "the
-        model's program" (None: not solved)."""
-        if not self.solved_by:
-            return None
-        calls = [a.origin.get("call") for a in self.answers if a.by == MEMORY and a.submitted and a.solved]
-        said = {MEMORY: "memory's fit" + (f" {', '.join(map(str, calls))}" if calls else ""),
-                MODEL: SOLVER_WORDS[MODEL]}
-        return " and ".join(said[w] for w in self.solved_by)
-
-    def text(self) -> str:
-        """Every answer in one line, memory's first: "memory's fit f(grid): gave every train output
-        (submitted); the model's program (thread 1, sample 0, retry 0): wrong on the train pairs
-        (not submitted)"."""
-        return "; ".join(a.text() for a in self.answers) or "no answer recorded"
-
     def lines(self) -> list[str]:
         """What `runs show --task` says of the answers, one line each (faults and error too)."""
         lines = [f"{self.verdict}; train pairs {self.train}"]
@@ -155,6 +134,12 @@ def _matched_origins(outcome: Any) -> list[list[dict[str, Any]]]:
             row.append({"by": MEMORY if memory else MODEL if model else "unknown"})
         rows.append(row)
     return rows
+
+
+def submitted_fit_text(calls: Sequence[str]) -> str:
+    """A task whose submitted attempts held memory's fit, said in a comparison (which reads the
+    summaries, not who was right): "memory's fit rotate_grid(grid, 2) submitted"."""
+    return "memory's fit" + (f" {', '.join(calls)}" if calls else "") + " submitted"
 
 
 def fault_texts(faults: Sequence[dict[str, Any]]) -> list[str]:
@@ -310,5 +295,5 @@ def _error(outcome: Any, answers: list[Answer]) -> str | None:
     return f"the model's last answer: {said}"
 
 
-__all__ = ["Answer", "TaskAnswers", "task_answers", "train_words", "attempt_sources", "fault_texts", "fit_call",
-           "MEMORY", "MODEL"]
+__all__ = ["Answer", "TaskAnswers", "task_answers", "train_words", "submitted_fit_text", "attempt_sources",
+           "fault_texts", "fit_call", "MEMORY", "MODEL"]

@@ -292,32 +292,31 @@ def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> li
     return rows
 
 
-def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-                  outcomes: Sequence[dict[str, Any]] | None = None) -> str:
-    """Runs side by side (config, summary), then the tasks each solves that the others don't (with
-    the runs' latest outcomes per task, `outcomes`: by whom each was solved)."""
+def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """Runs side by side (config, summary), then the tasks each solves that the others don't (and
+    which of them memory's fit answered)."""
     lines = [table(compare_rows(entries), COMPARE_HEADER)]
     note = footnote([score_of(config, summary) for config, summary in entries])
     lines += [wrapped(note)] if note else []
     lines.append("")
-    for run_id, only in alone_texts(entries, outcomes):
+    for run_id, only in alone_texts(entries):
         lines.append(wrapped(f"{alone_label(run_id)} ({len(only)}): {', '.join(only) or '-'}", "  "))
     return "\n".join(lines)
 
 
-def alone_texts(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-                outcomes: Sequence[dict[str, Any]] | None = None) -> list[tuple[str, list[str]]]:
-    """`solved_alone`, each task said with who solved it when the runs' outcomes are given:
-    "6150a2bd (by memory's fit rotate_grid(grid, 2))" (records/answered.py's words)."""
-    from arcmemo.run.records.answered import task_answers
+def alone_texts(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
+    """`solved_alone`, each task whose submitted attempts held memory's fit said so, from the
+    summaries (a comparison reads no event log): "6150a2bd (memory's fit rotate_grid(grid, 2)
+    submitted)" (records/answered.py's words)."""
+    from arcmemo.run.records.answered import submitted_fit_text
 
     said = []
-    for i, (run_id, only) in enumerate(solved_alone(entries)):
-        latest = outcomes[i] if outcomes is not None and i < len(outcomes) else {}
+    for (_, summary), (run_id, only) in zip(entries, solved_alone(entries)):
+        calls, fit_tasks = summary.get("fit_answers") or {}, set(summary.get("fit_answer_tasks") or [])
         texts = []
         for task_id in only:
-            by = task_answers(latest[task_id]).solvers_text() if task_id in latest else None
-            texts.append(f"{task_id} (by {by})" if by else task_id)
+            fit = submitted_fit_text(calls.get(task_id, [])) if task_id in fit_tasks else None
+            texts.append(f"{task_id} ({fit})" if fit else task_id)
         said.append((run_id, texts))
     return said
 
