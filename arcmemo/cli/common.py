@@ -37,8 +37,8 @@ USER_ERROR_TYPES: list[tuple[str, str]] = [
     ("arcmemo.run.protocol", "ProtocolError"),
     ("arcmemo.abstraction.seedfile", "SeedError"),
     ("arcmemo.abstraction.annotations", "AnnotationError"),
-    ("arcmemo.abstraction.seedhelpers", "HelperLibraryError"),   # a seed directory's helper library
-    ("arcmemo.core.helpercode", "HelperError"),
+    ("arcmemo.memory.helpers.seedlibrary", "HelperLibraryError"),   # a seed directory's helper library
+    ("arcmemo.memory.helpers.source", "HelperError"),
     ("arcmemo.run.helpers.verify", "HelperVerificationError"),
     ("arcmemo.solverkit.discovery", "PluginError"),
     ("arcmemo.methods.discovery", "MethodError"),      # a memory method not installed, or one that does not load
