@@ -32,23 +32,13 @@ in the background and read the table at the end of its log.
 
     python benchmarks/efficacy.py [--tasks ID,ID,...] [--model local] [--work DIR]
 
-With --methods it compares memory methods instead (benchmarks/efficacy_methods.py): every
-installed method (`arcmemo methods list`) or those named, plus issue 30's ablations of ps and
-oe (--learn-from-failures, --use-prior, --consolidate-every N) where this arcmemo's solve has
-the flag, each row one continual `arcmemo solve` process on its own copy of the memory, in
-WORK/<row>/ (default WORK ~/.arcmemo/efficacy-methods). Settings: -k 2, 1 attempt, 1 retry
-by default. One table: tasks solved, the paper's oracle@k over threads at every retry depth,
-tokens in/out, model seconds, calls and cache hits, memory items at the start, after each
-block and at the end, writes, and the tasks won and lost against `none` with a sign test.
-For any OpenAI-compatible endpoint, the same command with --base-url and --model:
-
-    python benchmarks/efficacy.py --methods --tasks ID,ID,... --base-url URL --model NAME
+Memory methods side by side (every method x the probe on/off x an empty or seeded start) are
+benchmarks/efficacy_methods.py's.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import shutil
 import sys
 import time
@@ -58,7 +48,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.efficacy_methods import ABLATED, ABLATIONS  # noqa: E402
 from benchmarks.table import print_table  # noqa: E402
 
 SHIPPED_MEMORY = ROOT / "memory.db"
@@ -196,70 +185,6 @@ def compare_settings(args, tasks: list[str]) -> int:
     return 0
 
 
-def method_settings(args, tasks: list[str]) -> list[str]:
-    """The solve flags every row of the methods mode shares (recorded in each row.json)."""
-    flags = ["--split", "training", "--tasks", ",".join(tasks), "--continual", "-k", str(args.k),
-             "--attempts", str(args.attempts), "--retries", str(args.retries), "--temperature", str(args.temperature),
-             "--model-seed", str(args.seed), "--max-tokens", str(args.max_tokens)]
-    for role in ("solver", "aux", "select"):
-        flags += [f"--{role}-model", args.model]
-    return flags + shlex.split(args.solve_args or "")
-
-
-def compare_methods(args, tasks: list[str]) -> int:
-    """The methods mode (benchmarks/efficacy_methods.py): every method and ablation a row, one table.
-    Exit 1 when a row did not finish."""
-    from arcmemo.methods.discovery import method_names
-    from benchmarks import efficacy_methods as em
-
-    installed = method_names()
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()] or list(installed)
-    unknown = [m for m in methods if m not in installed]
-    if unknown:
-        raise SystemExit(f"efficacy: no memory method {', '.join(unknown)} here (installed: {', '.join(installed)})")
-    ablations = None if args.ablations is None else [a.strip() for a in args.ablations.split(",")
-                                                      if a.strip() and a.strip() != "none"]
-    try:
-        rows, missing = em.plan_rows(methods, ablations, available=em.solve_flags(),
-                                     consolidate_every=args.consolidate_every,
-                                     ablate=tuple(m.strip() for m in args.ablate.split(",") if m.strip()))
-    except em.RowError as exc:
-        raise SystemExit(f"efficacy: {exc}") from None
-    settings = method_settings(args, tasks)
-    arcmemo = shlex.split(args.arcmemo) if args.arcmemo else [sys.executable, "-m", "arcmemo"]
-    try:                # a row started with other settings stops the benchmark before anything runs
-        for row_ in rows:
-            em.check_row(row_, Path(args.work) / row_.name, settings)
-    except em.RowError as exc:
-        raise SystemExit(f"efficacy: {exc}") from None
-    results = []
-    for row_ in rows:
-        root = Path(args.work) / row_.name
-        error = None
-        if not args.report:
-            try:
-                error = em.run_row(row_, root, settings, memory=args.memory, arcmemo=arcmemo, base_url=args.base_url,
-                                   quiet=not args.progress)
-            except em.RowError as exc:
-                error = str(exc)
-        results.append(em.read_row(row_, root, error))
-    print(f"efficacy (memory methods): {len(tasks)} ARC-AGI-1 training tasks, model {args.model}"
-          f"{' at ' + args.base_url if args.base_url else ''}, continual k={args.k}, {args.attempts} attempt(s), "
-          f"{args.retries} retr{'y' if args.retries == 1 else 'ies'}, temperature {args.temperature}, seed {args.seed}, "
-          f"at most {args.max_tokens} tokens per answer{', ' + args.solve_args if args.solve_args else ''}; "
-          f"each row its own memory copy and run under {args.work}")
-    header, cells = em.table(results)
-    print_table(header, cells)
-    _, score = em.score_columns(results)
-    if score is not None:
-        print(f"score: {score.label}, per retry depth d; one task is {100 / len(tasks):.1f} points. "
-              f"vs {em.BASELINE}: tasks this row solved and {em.BASELINE} did not (+) and the reverse (-), "
-              "with the two-sided sign test's p")
-    for line in [*em.notes(results), *missing]:
-        print(line)
-    return 0 if all(r.run is not None and em.finished(Path(args.work) / r.row.name) for r in results) else 1
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", default=",".join(TASKS), help="ARC-AGI-1 training task ids, comma-separated.")
@@ -267,8 +192,7 @@ def main() -> int:
     parser.add_argument("--settings", default=",".join(SETTINGS), help="Which settings, comma-separated.")
     parser.add_argument("--memory", default=str(SHIPPED_MEMORY), help="The memory each setting (row) copies.")
     parser.add_argument("--work", default=None,
-                        help="Where the settings' (rows') run directories and memory copies go (default "
-                             "~/.arcmemo/efficacy, with --methods ~/.arcmemo/efficacy-methods).")
+                        help="Where the settings' run directories and memory copies go (default ~/.arcmemo/efficacy).")
     parser.add_argument("--temperature", type=float, default=0.6)
     parser.add_argument("--seed", type=int, default=0, help="The models' sampling seed.")
     parser.add_argument("--max-tokens", type=int, default=1024,
@@ -277,36 +201,15 @@ def main() -> int:
     parser.add_argument("--progress", action="store_true", help="Show each run's progress bar.")
     parser.add_argument("--explain", action="store_true",
                         help="Also, per task of the settings with helpers: solved, or why not.")
-    methods = parser.add_argument_group("memory methods (--methods)")
-    methods.add_argument("--methods", nargs="?", const="", default=None, metavar="NAME,...",
-                         help="Compare memory methods instead of settings: every installed one, or those named, each "
-                              "a continual `arcmemo solve` of its own (benchmarks/efficacy_methods.py).")
-    methods.add_argument("--ablations", default=None, metavar="NAME,...",
-                         help=f"Issue 30's ablation rows ({', '.join(ABLATIONS)}; none for none). Default: each "
-                              "one this arcmemo's solve has a flag for.")
-    methods.add_argument("--ablate", default=",".join(ABLATED), metavar="METHOD,...",
-                         help="The methods the ablations are rows of (default: %(default)s).")
-    methods.add_argument("--consolidate-every", type=int, default=1, metavar="N",
-                         help="N of the consolidate-every ablation (blocks between consolidations).")
-    methods.add_argument("-k", type=int, default=2, help="Tasks per continual block (default: %(default)s).")
-    methods.add_argument("--attempts", type=int, default=1, help="Attempts per task (default: %(default)s).")
-    methods.add_argument("--retries", type=int, default=1, help="Feedback rounds (default: %(default)s).")
-    methods.add_argument("--base-url", default=None, help="An OpenAI-compatible endpoint (key: OPENAI_API_KEY).")
-    methods.add_argument("--solve-args", default=None, metavar="FLAGS",
-                         help="More `arcmemo solve` flags for every row, one string (e.g. '--threads 3').")
-    methods.add_argument("--arcmemo", default=None, metavar="COMMAND",
-                         help="The arcmemo command each row runs (default: this Python's -m arcmemo).")
-    methods.add_argument("--report", action="store_true",
-                         help="Run nothing: print the table of what the rows' records hold now.")
     args = parser.parse_args()
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if args.work is None:
-        args.work = str(Path.home() / ".arcmemo" / ("efficacy-methods" if args.methods is not None else "efficacy"))
+        args.work = str(Path.home() / ".arcmemo" / "efficacy")
     seeds = {p.stem for p in (ROOT / "seeds").glob("*.py")}
     if Path(args.memory).resolve() == SHIPPED_MEMORY and set(tasks) & seeds:
         parser.error(f"{', '.join(sorted(set(tasks) & seeds))}: among the seeds the shipped memory was built from, "
                      "so not held out")
-    return compare_methods(args, tasks) if args.methods is not None else compare_settings(args, tasks)
+    return compare_settings(args, tasks)
 
 
 if __name__ == "__main__":

@@ -1,40 +1,44 @@
-"""Every memory method side by side on one protocol: the `--methods` mode of benchmarks/efficacy.py
-(issue 29 "Measured", issue 30's ablations).
+"""Memory methods side by side on equal terms (issue 40): every method x memory's probe on/off x an
+empty or a seeded start, on the same tasks, one command.
 
-Each row is one ordinary continual `arcmemo solve`, run as a process of its own (nothing of one
-row's process, such as a method's in-process state, reaches another), with the same tasks,
-models, seed, temperature, attempts, retries and block size k, in a directory of its own,
-WORK/<row>/:
+    python benchmarks/efficacy_methods.py --tasks ID,ID,... [--model local] [--work DIR] [--records DIR]
+    python benchmarks/efficacy_methods.py --from-records DIR [--work DIR]     # the same grid again
 
-    memory.db   its own copy of the starting memory (--memory; default the shipped one). A
-                method reads only its own formats, so one whose formats the starting memory
-                lacks (ACE's playbook, ReasoningBank's bank, DC-RS's cases, the cheatsheet when
-                no sheet was built) starts empty; the table says what each started with
+Each row is one ordinary continual `arcmemo solve`, run as a process of its own, with the same
+tasks, models, seed, temperature, attempts, retries and block size k, in WORK/<row>/:
+
+    memory.db   its own memory: empty, or the method's seeded start (below)
+    calls.db    its own call log: no row is answered from another row's cache, so every row
+                draws fresh samples; a resumed row replays only its own answers
     runs/       its run directory: arcmemo's ordinary records
-    row.json    the solve settings the row was started with: the benchmark run again with other
-                settings on the same WORK is refused, never mixed into the row
+    row.json    the exact solve command, the seed command of its start, the model, the tasks, the
+                date: the benchmark run again with other settings on the same WORK is refused
     solve.log   the solve's own output
 
-The rows: every installed memory method (`arcmemo methods list`) or those named, then issue 30's
-ablations of ps and oe as rows of their own, each one solve flag (--learn-from-failures,
---use-prior, --consolidate-every N), for each flag this arcmemo's solve has.
+Starts: `empty` is a memory with nothing in it; `seeded` is the memory `arcmemo seed SEEDS --method
+M --limit N` makes, through the method's own write path (ps and oe: ArcMemo's annotations and
+abstraction; ACE: its reflector and curator; ...), built once per method in WORK/_starts/<method>/
+with its own call log and copied into each of its seeded rows. `none` reads and writes nothing,
+so it has one start; `--probe both` gives each method a row with memory's verified helpers
+probed on the train pairs (its fits named in the hint and submitted as candidate answers) and
+one without. Rows of issue 30's ablations of ps and oe (--learn-from-failures, --use-prior,
+--consolidate-every N) are added with --ablations.
 
 Running the benchmark again resumes: a row whose run finished is only read; one that stopped
-(killed, or tasks lost to the endpoint) is continued with `arcmemo solve --resume`. The call
-cache is the user's usual one, shared by the rows: a request one row already made (the same
-prompt, model, settings and sample index, as in block 1 of two methods that both start
-empty) is answered from it, so such rows share those samples (a paired comparison), and the
-table counts each call at what it cost when it was made.
+(killed, or tasks lost to the endpoint) is continued with `arcmemo solve --resume`.
 
-The table is read from the rows' records, never from numbers this script keeps: config.json
-(the settings, the memory revision at the start), summary.json (for a run not finished, what
-its events hold: runs/runrecord.py), the call log (tokens and model seconds of the run's
-calls) and the row's memory (its items of the method's formats, and of any format the run
-wrote, as of the revision at the start, after each block's writes, and at the end).
+The table is read from the rows' records, never from numbers this script keeps: config.json,
+summary.json (or, for a run not finished, what its events hold), the row's call log (calls made
+and cache hits, each cache hit at zero cost and zero tokens) and the row's memory (its items at
+the start, after each block and at the end). "vs none" sets each row against the `none` row of
+the same probe setting, over the tasks both finished, which the notes name. With --records DIR
+the rows' records (row.json, config.json, summary.json), the table and the command that made it
+are written to DIR, which `--from-records DIR` reads to run the same grid again.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
@@ -46,13 +50,20 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
 # issue 30's ablations: name -> the solve flags that make one ("{n}": --consolidate-every's N)
 ABLATIONS = {"learn-from-failures": ("--learn-from-failures",), "use-prior": ("--use-prior",),
              "consolidate-every": ("--consolidate-every", "{n}")}
 ABLATED = ("ps", "oe")          # the methods the ablations are rows of
-BASELINE = "none"               # the row the others' solved tasks are set against
+BASELINE = "none"               # the rows the others' solved tasks are set against
 TYPES = "type"                  # the store's revisions of custom types: not items of a method
 EXIT_LOST = 3                   # arcmemo solve: finished, some tasks lost to the endpoint
+STARTS = ("empty", "seeded")
+SEEDS = ROOT / "seeds"
 
 
 class RowError(Exception):
@@ -61,11 +72,24 @@ class RowError(Exception):
 
 @dataclass(frozen=True)
 class Row:
-    """One solve of the comparison: a method, with the flags of an ablation if it is one."""
+    """One solve of the comparison: a method, probed or not, from an empty or a seeded start, with the
+    flags of an ablation if it is one."""
 
     name: str
     method: str
+    probe: bool = False
+    start: str = "empty"
     flags: tuple[str, ...] = ()
+
+
+def row_name(method: str, probe: bool, start: str) -> str:
+    return f"{method}.{'probe' if probe else 'plain'}.{start}"
+
+
+def writes_memory(method: str) -> bool:
+    from arcmemo.methods.discovery import load_method
+
+    return load_method(method).writes_memory
 
 
 def solve_flags() -> set[str]:
@@ -75,36 +99,93 @@ def solve_flags() -> set[str]:
     return {opt for param in solve.params for opt in getattr(param, "opts", ())}
 
 
-def plan_rows(methods: list[str], ablations: list[str] | None, *, available: set[str], consolidate_every: int,
+def plan_rows(methods: list[str], ablations: list[str] | None = (), *, probes=(True, False), starts=STARTS,
+              available: set[str] | None = None, consolidate_every: int = 1,
               ablate: tuple[str, ...] = ABLATED) -> tuple[list[Row], list[str]]:
-    """The rows: one per method, then each ablation of each method in `ablate` that is among them.
-    `ablations` None: those whose flag this arcmemo has (the rest named in the notes returned);
-    named ones whose flag is missing are a RowError."""
+    """The grid: each method x probe x start (a method that learns nothing has only the empty
+    start), then each ablation of each method in `ablate` (probe as the first probe setting, empty
+    start). `ablations` None: those whose flag this arcmemo has; named ones whose flag is missing
+    are a RowError."""
+    available = solve_flags() if available is None else available
     unknown = [a for a in ablations or () if a not in ABLATIONS]
     if unknown:
         raise RowError(f"unknown ablation(s) {', '.join(unknown)}; known: {', '.join(ABLATIONS)}")
-    missing = [a for a in (ablations if ablations is not None else ABLATIONS) if ABLATIONS[a][0] not in available]
+    wanted = list(ABLATIONS) if ablations is None else list(ablations)
+    missing = [a for a in wanted if ABLATIONS[a][0] not in available]
     if ablations is not None and missing:
         raise RowError(f"this arcmemo's solve has no {', '.join(ABLATIONS[a][0] for a in missing)} "
                        f"(ablation {', '.join(missing)}): merge the branch that adds it, or leave it out")
-    rows = [Row(method, method) for method in methods]
+    rows = [Row(row_name(method, probe, start), method, probe, start)
+            for method in methods for start in (starts if writes_memory(method) else starts[:1]) for probe in probes]
     for base in (m for m in ablate if m in methods):
-        for name in (a for a in (ablations if ablations is not None else ABLATIONS) if a not in missing):
+        for name in (a for a in wanted if a not in missing):
             flags = tuple(f.format(n=consolidate_every) for f in ABLATIONS[name])
             label = f"{name}-{consolidate_every}" if "{n}" in ABLATIONS[name] else name
-            rows.append(Row(f"{base}+{label}", base, flags))
+            rows.append(Row(f"{row_name(base, probes[0], starts[0])}+{label}", base, probes[0], starts[0], flags))
     notes = [f"ablation {a}: not in this arcmemo (its solve has no {ABLATIONS[a][0]})" for a in missing]
     return rows, notes
 
 
-# ---------------------------------------------------------------------- running a row
+# ---------------------------------------------------------------------- starts and rows
 
-def row_record(row: Row, settings: list[str]) -> dict[str, Any]:
-    """What row.json holds: the row and the solve settings it was started with."""
-    return {"row": row.name, "method": row.method, "flags": list(row.flags), "solve": settings}
+@dataclass(frozen=True)
+class Grid:
+    """What every row shares: the solve flags, the model, where rows live and how starts are seeded."""
+
+    settings: tuple[str, ...]           # the solve flags of every row
+    work: Path
+    arcmemo: tuple[str, ...]            # the arcmemo command rows run
+    model: str
+    seeds: Path = SEEDS
+    seed_limit: int = 4
+    base_url: str | None = None
+    quiet: bool = True
 
 
-def check_row(row: Row, root: Path, settings: list[str]) -> bool:
+def seed_command(grid: Grid, method: str, root: Path) -> list[str]:
+    """The `arcmemo seed` that makes `method`'s seeded start in `root`."""
+    return [*grid.arcmemo, "seed", str(grid.seeds), "--method", method, "--limit", str(grid.seed_limit),
+            "--model", grid.model, "--db", str(root / "memory.db"), "--run-dir", str(root / "runs"), "-q",
+            *(["--base-url", grid.base_url] if grid.base_url else [])]
+
+
+def start_memory(grid: Grid, row: Row) -> tuple[Path, list[str] | None]:
+    """The memory a row starts from and the seed command that made it (None: empty). A seeded start
+    is built once per method, with its own call log (WORK/_starts/<method>/)."""
+    if row.start == "empty":
+        path = grid.work / "_starts" / "empty.db"
+        if not path.exists():
+            from arcmemo.memory.store import Memory
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            Memory(str(path)).close()
+        return path, None
+    root = grid.work / "_starts" / row.method
+    command = seed_command(grid, row.method, root)
+    done = root / "seeded.json"
+    if not done.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        say(f"{row.method}: seeding its start from {grid.seed_limit} seed(s) (log {root / 'seed.log'})")
+        code = _logged(command, root / "seed.log", {"ARCMEMO_LOG_DB": str(root / "calls.db")})
+        if code != 0:
+            raise RowError(f"{root}: `arcmemo seed` for {row.method} exited {code} (see {root / 'seed.log'})")
+        _write_json(done, {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S %z")})
+    return root / "memory.db", command
+
+
+def row_record(row: Row, grid: Grid, command: list[str], seeded_by: list[str] | None) -> dict[str, Any]:
+    """What row.json holds: the row, the exact solve command (its paths relative to the row), the
+    seed command of its start, the model and tasks."""
+    return {"row": row.name, "method": row.method, "probe": row.probe, "start": row.start, "flags": list(row.flags),
+            "model": grid.model, "solve": _relative(command, grid.work),
+            "seeded_by": _relative(seeded_by, grid.work) if seeded_by else None}
+
+
+def _relative(command: list[str], work: Path) -> list[str]:
+    return [token.replace(str(work), "WORK") for token in command]
+
+
+def check_row(row: Row, root: Path, wanted: dict[str, Any]) -> bool:
     """Whether the row has a run (to resume or read); RowError when that run was not started by
     this benchmark with these settings (row.json), naming what differs."""
     if not _runs(root):
@@ -112,41 +193,62 @@ def check_row(row: Row, root: Path, settings: list[str]) -> bool:
     record = root / "row.json"
     if not record.exists():
         raise RowError(f"{root}: holds runs this benchmark did not start (no row.json); give another --work")
-    recorded, wanted = json.loads(record.read_text(encoding="utf-8")), row_record(row, settings)
-    if recorded != wanted:
-        was, now = _flag_values(recorded.get("solve") or []), _flag_values(settings)
-        differ = [f"{flag} {was.get(flag, '(none)')} -> {now.get(flag, '(none)')}"
-                  for flag in dict.fromkeys([*was, *now]) if was.get(flag) != now.get(flag)]
-        differ += [f"{key} {recorded.get(key)!r} -> {wanted[key]!r}" for key in ("method", "flags")
-                   if recorded.get(key) != wanted[key]]
+    recorded = json.loads(record.read_text(encoding="utf-8"))
+    differ = [f"{key} {recorded.get(key)!r} -> {wanted[key]!r}" for key in wanted
+              if key not in ("date",) and recorded.get(key) != wanted[key]]
+    if differ:
         raise RowError(f"{root}: its run was started with other settings ({'; '.join(differ)}); give another "
                        "--work, or remove the directory to start the row afresh")
     return True
 
 
-def _flag_values(flags: list[str]) -> dict[str, str]:
-    """A solve command line's flags and their values ("" for a flag that takes none)."""
-    values: dict[str, str] = {}
-    for i, token in enumerate(flags):
-        if token.startswith("-") and not token.lstrip("-").replace(".", "").isdigit():
-            following = flags[i + 1] if i + 1 < len(flags) else ""
-            values[token] = "" if following.startswith("-") and not following.lstrip("-").isdigit() else following
-    return values
+def solve_command(grid: Grid, row: Row, root: Path, *, resume: bool) -> list[str]:
+    """The `arcmemo solve` that starts the row (or, `resume`, continues its run)."""
+    place = ["--db", str(root / "memory.db"), "--run-dir", str(root / "runs")]
+    how = (["--resume", str(_runs(root)[-1].path)] if resume else
+           [*grid.settings, "--method", row.method, "--probe-helpers" if row.probe else "--no-probe-helpers",
+            *row.flags])
+    return [*grid.arcmemo, "solve", *how, *place, *(["--base-url", grid.base_url] if grid.base_url else []),
+            *(["-q"] if grid.quiet else [])]
 
 
-def prepare_row(row: Row, root: Path, settings: list[str], memory: str) -> bool:
-    """Make the row's directory ready; True when its run exists (to resume or read), False when
-    it is to start: then it gets a fresh copy of `memory` and its row.json (check_row's RowError
-    for a run started otherwise)."""
-    if check_row(row, root, settings):
-        return True
-    root.mkdir(parents=True, exist_ok=True)
-    copy_memory(memory, root / "memory.db")
-    record = root / "row.json"
-    tmp = record.with_suffix(".tmp")
-    tmp.write_text(json.dumps(row_record(row, settings), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, record)
-    return False
+def run_row(grid: Grid, row: Row) -> str | None:
+    """Run (or resume) the row's solve to its end unless it finished; None, or why it stopped."""
+    root = grid.work / row.name
+    start, seeded_by = start_memory(grid, row)
+    wanted = row_record(row, grid, solve_command(grid, row, root, resume=False), seeded_by)
+    started = check_row(row, root, wanted)
+    if started and finished(root):
+        return None
+    if not started:
+        root.mkdir(parents=True, exist_ok=True)
+        copy_memory(str(start), root / "memory.db")
+        (root / "calls.db").unlink(missing_ok=True)
+        _write_json(root / "row.json", {**wanted, "date": time.strftime("%Y-%m-%d %H:%M:%S %z")})
+    command = solve_command(grid, row, root, resume=started)
+    say(f"{row.name}: {'resuming' if started else 'starting'} (log {root / 'solve.log'})")
+    began = time.monotonic()
+    code = _logged(command, root / "solve.log", {"ARCMEMO_LOG_DB": str(root / "calls.db")})
+    say(f"{row.name}: exit {code} after {time.monotonic() - began:.0f} s")
+    if code == 0:
+        return None
+    tail = (root / "solve.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+    what = "some tasks lost to the endpoint (run again to resume)" if code == EXIT_LOST else f"exit {code}"
+    return f"{what}: {' / '.join(line.strip() for line in tail)}"
+
+
+def _logged(command: list[str], log_path: Path, env: dict[str, str]) -> int:
+    with open(log_path, "a", encoding="utf-8") as log:
+        log.write(f"\n$ {shlex.join(command)}\n")
+        log.flush()
+        return subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                               env={**os.environ, **env})
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def copy_memory(source: str, target: Path) -> None:
@@ -154,10 +256,8 @@ def copy_memory(source: str, target: Path) -> None:
     from arcmemo.memory.store import Memory
 
     path = Path(source.removeprefix("sqlite:///"))
-    if "://" in source and not source.startswith("sqlite"):
-        raise RowError(f"{source}: each row starts from its own copy of the memory, so it must be a SQLite file")
     if not path.is_file():
-        raise RowError(f"{path}: no such memory file (--memory)")
+        raise RowError(f"{path}: no such memory file")
     tmp = target.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     with Memory(str(path), read_only=True) as memory:
@@ -178,37 +278,6 @@ def finished(root: Path) -> bool:
     return bool(summary) and not summary.get("tasks_lost") and summary.get("tasks") == summary.get("tasks_planned")
 
 
-def solve_command(arcmemo: list[str], row: Row, root: Path, settings: list[str], *, base_url: str | None,
-                  resume: bool, quiet: bool = True) -> list[str]:
-    """The `arcmemo solve` that starts the row (or, `resume`, continues its run)."""
-    place = ["--db", str(root / "memory.db"), "--run-dir", str(root / "runs")]
-    how = ["--resume", str(_runs(root)[-1].path)] if resume else [*settings, "--method", row.method, *row.flags]
-    return [*arcmemo, "solve", *how, *place, *(["--base-url", base_url] if base_url else []),
-            *(["-q"] if quiet else [])]
-
-
-def run_row(row: Row, root: Path, settings: list[str], *, memory: str, arcmemo: list[str],
-            base_url: str | None, quiet: bool = True) -> str | None:
-    """Run (or resume) the row's solve to its end unless it finished; None, or why it stopped
-    (the end of its log)."""
-    started = prepare_row(row, root, settings, memory)
-    if started and finished(root):
-        return None
-    command = solve_command(arcmemo, row, root, settings, base_url=base_url, resume=started, quiet=quiet)
-    say(f"{row.name}: {'resuming' if started else 'starting'} (log {root / 'solve.log'})")
-    began = time.monotonic()
-    with open(root / "solve.log", "a", encoding="utf-8") as log:
-        log.write(f"\n$ {shlex.join(command)}\n")
-        log.flush()
-        code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    say(f"{row.name}: exit {code} after {time.monotonic() - began:.0f} s")
-    if code == 0:
-        return None
-    tail = (root / "solve.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
-    what = "some tasks lost to the endpoint (run again to resume)" if code == EXIT_LOST else f"exit {code}"
-    return f"{what}: {' / '.join(line.strip() for line in tail)}"
-
-
 def say(text: str) -> None:
     """A progress line on stderr, with the time and the machine's load average (timings depend on it)."""
     print(f"[{time.strftime('%H:%M:%S')}, load {os.getloadavg()[0]:.1f}] {text}", file=sys.stderr, flush=True)
@@ -221,7 +290,7 @@ class RowResult:
     """What a row's records hold (`run` None: no run yet; `error`: why its solve stopped)."""
 
     row: Row
-    run: Any = None                      # runrecord.RunRecord
+    run: Any = None                      # records.reader.RunRecord
     error: str | None = None
     memory: dict[str, Any] | None = None     # memory_sizes()
     asked: dict[str, Any] | None = None      # asked_usage()
@@ -241,7 +310,7 @@ def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     record = read_run(runs[-1])
     return RowResult(row, record, error, memory_sizes(root / "memory.db", record.config, record.summary or {},
                                                       method_formats(row.method)),
-                     asked_usage(record.run_id))
+                     asked_usage(record.run_id, root / "calls.db"))
 
 
 def method_formats(name: str) -> tuple[str, ...]:
@@ -249,17 +318,16 @@ def method_formats(name: str) -> tuple[str, ...]:
     from arcmemo.methods.discovery import MethodError, load_method
 
     try:
-        return tuple(getattr(load_method(name), "formats", ()) or ())
+        return tuple(load_method(name).formats)
     except MethodError:
         return ()
 
 
 def memory_sizes(db: Path, config: dict[str, Any], summary: dict[str, Any], formats: tuple[str, ...]) -> dict:
     """Items per format in the row's memory as of the run's start, after each finished block's
-    writes and at its end. Formats: the method's, and any the run wrote (ps with lessons from
-    failures writes OE lessons). Every revision after the start is the run's (the row's memory
-    is its own); a block ends just before the first revision of a later block's task (what a
-    consolidation wrote between the two is the earlier block's), the last at the end."""
+    writes and at its end. Formats: the method's, and any the run wrote. Every revision after the
+    start is the run's (the row's memory is its own); a block ends just before the first revision
+    of a later block's task, the last at the end."""
     from arcmemo.memory.store import Memory
 
     settings = config.get("settings", {})
@@ -268,7 +336,7 @@ def memory_sizes(db: Path, config: dict[str, Any], summary: dict[str, Any], form
     with Memory(str(db), read_only=True) as memory:
         start = int(config.get("memory_revision_start") or 0)
         end = int(summary.get("memory_revision_end") or memory.revision())
-        revisions = [r for r in memory.history() if r.id > start]
+        revisions = [r for r in memory.history(format=None) if r.id > start]
         counted = tuple(dict.fromkeys([*formats, *(r.format for r in revisions if r.format != TYPES)]))
         block_of = {task: i // k for i, task in enumerate(tasks)}
         first: dict[int, int] = {}
@@ -289,20 +357,24 @@ def memory_sizes(db: Path, config: dict[str, Any], summary: dict[str, Any], form
         return {"formats": counted, "start": size(start), "blocks": [size(r) for r in ends], "end": size(end)}
 
 
-def asked_usage(run_id: str) -> dict[str, Any]:
-    """The run's calls from the call log: how many, how many the cache answered, and tokens in,
-    out and model seconds with each cache hit counted at what its call cost when it was made."""
+def asked_usage(run_id: str, log_path: Path) -> dict[str, Any]:
+    """The run's calls from the row's own call log: how many, how many the cache answered (each at
+    zero cost: nothing was asked), and the tokens and model seconds of the calls made."""
     from arcmemo.llm.log import CallLog
 
-    totals = {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
-    with CallLog() as log:
+    totals = {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "cost_usd": 0.0}
+    if not log_path.exists():
+        return totals
+    with CallLog(str(log_path)) as log:
         for call in log.list(run_id=run_id, limit=None):
-            made = (log.lookup(call.cache_key) or call) if call.cached else call
             totals["calls"] += 1
-            totals["cached"] += bool(call.cached)
-            totals["prompt_tokens"] += made.prompt_tokens
-            totals["completion_tokens"] += made.completion_tokens
-            totals["seconds"] += made.latency_s
+            if call.cached:
+                totals["cached"] += 1
+                continue
+            totals["prompt_tokens"] += call.prompt_tokens
+            totals["completion_tokens"] += call.completion_tokens
+            totals["seconds"] += call.latency_s
+            totals["cost_usd"] += call.cost_usd or 0.0
     return totals
 
 
@@ -317,86 +389,204 @@ def sign_test(won: int, lost: int) -> float:
     return min(1.0, 2 * sum(comb(n, i) for i in range(min(won, lost) + 1)) / 2 ** n)
 
 
-def _sizes(sizes: dict[str, int]) -> str:
-    total = sum(sizes.values())
-    parts = [f"{n} {f}" for f, n in sizes.items()]
-    return str(total) if len(parts) < 2 else f"{total} ({', '.join(parts)})"
+def _total(sizes: dict[str, int]) -> int:
+    return sum(sizes.values())
 
 
-def _versus(result: RowResult, baseline: RowResult | None) -> str:
-    if baseline is None or result is baseline or not result.summary or not baseline.summary:
-        return "-"
-    both = set(result.summary.get("per_task") or ()) & set(baseline.summary.get("per_task") or ())
-    mine, theirs = set(result.summary.get("solved", [])) & both, set(baseline.summary.get("solved", [])) & both
+def baseline_for(result: RowResult, results: list[RowResult]) -> RowResult | None:
+    """The `none` row with the same probe setting (None: there is none, or it has no summary)."""
+    return next((r for r in results if r.row.method == BASELINE and r.row.probe == result.row.probe
+                 and not r.row.flags and r.summary), None)
+
+
+def versus(result: RowResult, baseline: RowResult | None) -> tuple[str, list[str]]:
+    """(+won -lost of n (p), the tasks compared): over the tasks both rows finished."""
+    if baseline is None or result is baseline or not result.summary:
+        return "-", []
+    both = sorted(set(result.summary.get("per_task") or ()) & set(baseline.summary.get("per_task") or ()))
+    mine = set(result.summary.get("solved", [])) & set(both)
+    theirs = set(baseline.summary.get("solved", [])) & set(both)
     won, lost = len(mine - theirs), len(theirs - mine)
-    return f"+{won} -{lost} (p {sign_test(won, lost):.2f})"
+    return f"+{won} -{lost} of {len(both)} (p {sign_test(won, lost):.2f})", both
 
 
-def score_columns(results: list[RowResult]) -> tuple[list[str], Any]:
-    """The per-depth score headers (the headline's name at depth 0..R) and a row's score."""
+def _score(result: RowResult) -> str:
     from arcmemo.run.records.report import score_of
 
-    scored = [r for r in results if r.summary]
-    if not scored:
-        return [], None
-    first = score_of(scored[0].run.config, scored[0].summary)
-    depth = first.retry_depth or 0
-    return [f"{first.name.split(' ')[0]} d{d}" for d in range(depth + 1)], first
-
-
-def depth_cells(result: RowResult, depths: int) -> list[str]:
-    """The headline (the paper's oracle@k over threads) at each retry depth, from Table 4."""
-    from arcmemo.run.records.report import score_of
-
-    if not result.summary:
-        return ["-"] * depths
     score = score_of(result.run.config, result.summary)
-    table = result.summary.get("table4") or {}
-    oracle = table.get("oracle") or []
-    return [score.mark(oracle[d][score.k - 1]) if d < len(oracle) else "-" for d in range(depths)]
+    return "-" if score.value is None else score.mark(score.value)
+
+
+HEADER = ["row", "state", "solved", "passed train", "score", "fits answered", "tokens in/out", "model s",
+          "calls (cached)", "items start>end", "writes (failed)", f"vs {BASELINE}"]
 
 
 def table(results: list[RowResult]) -> tuple[list[str], list[list[Any]]]:
     """The comparison's header and rows (module docstring: every cell from the records)."""
-    depth_names, _ = score_columns(results)
-    baseline = next((r for r in results if r.row.name == BASELINE and r.summary), None)
-    header = ["row", "state", "solved", "passed train", *depth_names, "tokens in", "tokens out", "model s",
-              "calls (cached)", "memory start", "after each block", "memory end", "writes (failed)",
-              f"vs {BASELINE}"]
     rows = []
     for result in results:
         s, run = result.summary, result.run
         if run is None:
-            rows.append([result.row.name, result.error or "-", *["-"] * (len(header) - 2)])
+            rows.append([result.row.name, result.error or "-", *["-"] * (len(HEADER) - 2)])
             continue
         asked, memory = result.asked or {}, result.memory or {}
         state = "error" if result.error else ("partial" if run.partial or s.get("tasks_lost") else "done")
         rows.append([
             result.row.name, state, f"{len(s.get('solved', []))}/{s.get('tasks_planned', '?')}",
-            len(s.get("passed_train", [])), *depth_cells(result, len(depth_names)),
-            asked.get("prompt_tokens", 0), asked.get("completion_tokens", 0), round(asked.get("seconds", 0.0)),
+            len(s.get("passed_train", [])), _score(result), len(s.get("fit_answer_tasks", [])),
+            f"{asked.get('prompt_tokens', 0)}/{asked.get('completion_tokens', 0)}", round(asked.get("seconds", 0.0)),
             f"{asked.get('calls', 0)} ({asked.get('cached', 0)})",
-            _sizes(memory.get("start", {})), ", ".join(str(sum(b.values())) for b in memory.get("blocks", [])) or "-",
-            _sizes(memory.get("end", {})), f"{s.get('writes', 0)} ({s.get('write_failures', 0)})",
-            _versus(result, baseline)])
-    return header, rows
+            f"{_total(memory.get('start', {}))}>{_total(memory.get('end', {}))}",
+            f"{s.get('writes', 0)} ({s.get('write_failures', 0)})",
+            versus(result, baseline_for(result, results))[0]])
+    return HEADER, rows
 
 
 def notes(results: list[RowResult]) -> list[str]:
-    """What the table's cells do not say: per row, its formats, what it solved and why it stopped."""
+    """What the table's cells do not say: per row, its formats, memory after each block, what it
+    solved, the tasks its "vs none" compares, why it stopped."""
     out = []
     for result in results:
         s, memory = result.summary, result.memory or {}
-        start = sum((memory.get("start") or {}).values())
-        begins = "empty" if result.run is not None and not start else f"{start} items" if result.run else "-"
-        method = " ".join([result.row.method, *result.row.flags])
-        formats = ", ".join(memory.get("formats", ())) or "-"
-        solved = " ".join(s.get("solved", [])) or "-"
-        out.append(f"{result.row.name}: method {method}; formats {formats}; starts {begins}; solved {solved}"
+        blocks = ", ".join(str(_total(b)) for b in memory.get("blocks", [])) or "-"
+        _, both = versus(result, baseline_for(result, results))
+        out.append(f"{result.row.name}: method {' '.join([result.row.method, *result.row.flags])}; formats "
+                   f"{', '.join(memory.get('formats', ())) or '-'}; items after each block {blocks}; solved "
+                   f"{' '.join(s.get('solved', [])) or '-'}"
+                   + (f"; vs {BASELINE} over {', '.join(both)}" if both else "")
                    + (f"; {result.error}" if result.error else ""))
     return out
 
 
-__all__ = ["ABLATIONS", "ABLATED", "BASELINE", "Row", "RowError", "RowResult", "asked_usage", "check_row",
-           "copy_memory", "finished", "memory_sizes", "notes", "plan_rows", "prepare_row", "read_row", "run_row",
-           "sign_test", "solve_command", "solve_flags", "table"]
+# ---------------------------------------------------------------------- records and the command
+
+def write_records(directory: Path, results: list[RowResult], grid: Grid, argv: list[str], text: str) -> None:
+    """The rows' records, the table and the command that made them, into `directory` (to ship)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    _write_json(directory / "settings.json", {"argv": argv, "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                                              "arcmemo": _version()})
+    for result in results:
+        root = grid.work / result.row.name
+        target = directory / result.row.name
+        target.mkdir(exist_ok=True)
+        if (root / "row.json").exists():
+            _write_json(target / "row.json", json.loads((root / "row.json").read_text(encoding="utf-8")))
+        if result.run is not None:
+            _write_json(target / "summary.json", result.summary)
+            _write_json(target / "usage.json", result.asked)
+    (directory / "table.txt").write_text(text, encoding="utf-8")
+
+
+def _version() -> str:
+    import arcmemo
+
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except OSError:
+        commit = ""
+    return f"{arcmemo.__version__}{' ' + commit if commit else ''}"
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tasks", default=None, help="ARC-AGI-1 training task ids, comma-separated (not seeds).")
+    parser.add_argument("--model", default="local", help="The model for every role (default: the embedded one).")
+    parser.add_argument("--methods", default="", metavar="NAME,...", help="The methods (default: every installed).")
+    parser.add_argument("--probe", choices=("both", "on", "off"), default="both", help="Rows with memory's probe.")
+    parser.add_argument("--starts", default=",".join(STARTS), help="empty, seeded or both (comma-separated).")
+    parser.add_argument("--seed-limit", type=int, default=4, help="A seeded start learns from this many seeds.")
+    parser.add_argument("--ablations", default="", metavar="NAME,...", help="Ablation rows of ps and oe.")
+    parser.add_argument("--consolidate-every", type=int, default=1, metavar="N")
+    parser.add_argument("-k", type=int, default=2, help="Tasks per continual block (default: %(default)s).")
+    parser.add_argument("--attempts", type=int, default=1)
+    parser.add_argument("--retries", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0, help="The models' sampling seed.")
+    parser.add_argument("--max-tokens", type=int, default=768, help="At most this many tokens per answer.")
+    parser.add_argument("--solve-args", default="", metavar="FLAGS", help="More `arcmemo solve` flags for every row.")
+    parser.add_argument("--base-url", default=None, help="An OpenAI-compatible endpoint (key: OPENAI_API_KEY).")
+    parser.add_argument("--work", default=str(Path.home() / ".arcmemo" / "methods"), help="Where the rows live.")
+    parser.add_argument("--arcmemo", default=None, metavar="COMMAND", help="The arcmemo command rows run.")
+    parser.add_argument("--records", default=None, metavar="DIR", help="Write the rows' records and table here.")
+    parser.add_argument("--from-records", default=None, metavar="DIR",
+                        help="Run the grid DIR's records were made with (its settings.json's command).")
+    parser.add_argument("--report", action="store_true", help="Run nothing: print what the rows' records hold.")
+    parser.add_argument("--progress", action="store_true", help="Show each run's progress in its log.")
+    args = parser.parse_args(argv)
+    if args.from_records:
+        recorded = json.loads((Path(args.from_records) / "settings.json").read_text(encoding="utf-8"))["argv"]
+        mine = [a for a in argv if not a.startswith("--from-records") and a != args.from_records]
+        args = parser.parse_args([*recorded, *mine])
+    if not args.tasks:
+        parser.error("--tasks is needed (or --from-records)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse(argv)
+    from arcmemo.methods.discovery import method_names
+
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    starts = tuple(s.strip() for s in args.starts.split(",") if s.strip())
+    learned = set(sorted(p.stem for p in SEEDS.glob("*.py"))[:args.seed_limit]) if "seeded" in starts else set()
+    if set(tasks) & learned:
+        raise SystemExit(f"efficacy_methods: {', '.join(sorted(set(tasks) & learned))}: among the seeds the seeded "
+                         "starts learn from, so not held out")
+    installed = method_names()
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()] or list(installed)
+    unknown = [m for m in methods if m not in installed]
+    if unknown:
+        raise SystemExit(f"efficacy_methods: no memory method {', '.join(unknown)} here ({', '.join(installed)})")
+    probes = {"both": (True, False), "on": (True,), "off": (False,)}[args.probe]
+    try:
+        rows, missing = plan_rows(methods, [a.strip() for a in args.ablations.split(",") if a.strip()],
+                                  probes=probes, starts=starts, consolidate_every=args.consolidate_every)
+    except RowError as exc:
+        raise SystemExit(f"efficacy_methods: {exc}") from None
+    settings = ["--split", "training", "--tasks", ",".join(tasks), "--continual", "-k", str(args.k), "--attempts",
+                str(args.attempts), "--retries", str(args.retries), "--temperature", str(args.temperature),
+                "--model-seed", str(args.seed), "--max-tokens", str(args.max_tokens)]
+    settings += [flag for role in ("solver", "aux", "select") for flag in (f"--{role}-model", args.model)]
+    settings += shlex.split(args.solve_args)
+    grid = Grid(settings=tuple(settings), work=Path(args.work).resolve(), model=args.model,
+                arcmemo=tuple(shlex.split(args.arcmemo) if args.arcmemo else (sys.executable, "-m", "arcmemo")),
+                seed_limit=args.seed_limit, base_url=args.base_url, quiet=not args.progress)
+    results = []
+    for row in rows:
+        error = None
+        if not args.report:
+            try:
+                error = run_row(grid, row)
+            except RowError as exc:
+                error = str(exc)
+        results.append(read_row(row, grid.work / row.name, error))
+    lines = [f"memory methods on {len(tasks)} ARC-AGI-1 training tasks ({', '.join(tasks)}), model {args.model}"
+             f"{' at ' + args.base_url if args.base_url else ''}: continual k={args.k}, {args.attempts} attempt(s), "
+             f"{args.retries} retries, temperature {args.temperature}, seed {args.seed}, at most {args.max_tokens} "
+             f"tokens per answer; seeded starts from {args.seed_limit} seed(s); every row its own memory and call "
+             f"log under {grid.work}", f"command: python benchmarks/efficacy_methods.py {shlex.join(argv)}",
+             f"date: {time.strftime('%Y-%m-%d')}, arcmemo {_version()}"]
+    header, cells = table(results)
+    widths = [max(len(str(r[i])) for r in [header, *cells]) for i in range(len(header))]
+    lines += ["", *("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in [header, *cells]), ""]
+    lines += ["score: the run's headline (oracle@1, one thread). fits answered: tasks whose submitted answer was "
+              "memory's fit. tokens and model seconds: the calls the row made (cache hits cost nothing and are "
+              f"counted in brackets). vs {BASELINE}: tasks this row solved and {BASELINE} (same probe setting) did "
+              "not (+) and the reverse (-), over the tasks both finished, with the two-sided sign test's p.",
+              *notes(results), *missing]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.records:
+        write_records(Path(args.records), results, grid, [a for a in argv if not a.startswith("--records")
+                                                          and a != args.records], text)
+    return 0 if all(r.run is not None and finished(grid.work / r.row.name) for r in results) else 1
+
+
+__all__ = ["ABLATIONS", "BASELINE", "Grid", "Row", "RowError", "RowResult", "asked_usage", "check_row",
+           "copy_memory", "finished", "main", "memory_sizes", "notes", "plan_rows", "read_row", "run_row",
+           "sign_test", "solve_command", "table", "versus", "write_records"]
+
+if __name__ == "__main__":
+    sys.exit(main())

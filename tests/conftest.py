@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 SLOW_OPTION = "--slow"
+
+
+def pytest_configure(config):
+    """Collection has a user directory of its own too: test modules name the installed plugins at
+    import (parametrize), and the entry points are remembered in the user directory."""
+    config._arcmemo_collect_home = tempfile.mkdtemp(prefix="arcmemo-collect-")
+    os.environ["ARCMEMO_HOME"] = config._arcmemo_collect_home
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_arcmemo_collect_home", ""), ignore_errors=True)
 
 
 def pytest_addoption(parser):

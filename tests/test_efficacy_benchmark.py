@@ -1,28 +1,28 @@
-"""benchmarks/efficacy.py --methods: the memory methods' table is what the rows' records say.
+"""benchmarks/efficacy_methods.py: memory methods on equal terms, the table what the rows' records say.
 
 The fast tests run two rows (none, cheatsheet) in-process with the scripted fake model, laid out
-as the benchmark lays its rows out, and check every cell of the table against the script and
-the records; the slow one runs the benchmark itself (each row a real `arcmemo solve` process
-with the scripted model) twice, and once more after a row's run lost its summary.
+as the benchmark lays its rows out (each its own memory and call log), and check the table's
+cells against the script and the records; the slow one runs the benchmark itself (every row a
+real `arcmemo solve` process, seeded starts a real `arcmemo seed`), then again from the records
+it wrote, and once more after a row's run lost its summary.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from runner_support import TASK_IDS, empty_memory, script_run, seed_code, task_of
+from runner_support import TASK_IDS, script_run, seed_code, task_of
 
 from benchmarks import efficacy_methods as em
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SOLVED_FIRST, SOLVED_ON_RETRY = TASK_IDS[:2]       # one block each (k=1)
-SETTINGS = ["--tasks", f"{SOLVED_FIRST},{SOLVED_ON_RETRY}", "--continual", "-k", "1", "--retries", "1"]
 SHEET = "<cheatsheet>\n- build a colour table from the train pairs and apply it cell by cell\n</cheatsheet>"
 
 
@@ -42,8 +42,14 @@ def _script(fake):
     fake.on("cheatsheet", lambda messages: SHEET)
 
 
-def _run_row(row: em.Row, root: Path, start: str) -> None:
-    """The row's solve as the benchmark would start it, here in-process with the fake model."""
+def _grid(work: Path) -> em.Grid:
+    return em.Grid(settings=("--tasks", f"{SOLVED_FIRST},{SOLVED_ON_RETRY}", "--continual", "-k", "1", "--retries",
+                             "1"), work=work, arcmemo=("arcmemo",), model="fake")
+
+
+def _run_row(row: em.Row, grid: em.Grid, monkeypatch) -> None:
+    """The row's solve as the benchmark would start it, here in-process with the fake model and the
+    row's own call log."""
     from arcmemo.llm.client import LLM, LLMSettings
     from arcmemo.memory.store import Memory
     from arcmemo.run.config import RunConfig
@@ -51,7 +57,13 @@ def _run_row(row: em.Row, root: Path, start: str) -> None:
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import load_solver
 
-    assert em.prepare_row(row, root, SETTINGS, start) is False
+    root = grid.work / row.name
+    start, _ = em.start_memory(grid, row)
+    root.mkdir(parents=True)
+    em.copy_memory(str(start), root / "memory.db")
+    (root / "row.json").write_text(json.dumps(em.row_record(row, grid, em.solve_command(grid, row, root, resume=False),
+                                                            None)))
+    monkeypatch.setenv("ARCMEMO_LOG_DB", str(root / "calls.db"))
     models = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", backoff_base_s=0.001)
     made = []
 
@@ -60,7 +72,7 @@ def _run_row(row: em.Row, root: Path, start: str) -> None:
         return made[-1]
 
     config = RunConfig(source="training", task_ids=[SOLVED_FIRST, SOLVED_ON_RETRY], selection=row.method,
-                       continual=True, k=1, retries=1)
+                       continual=True, k=1, retries=1, probe_helpers=row.probe)
     with Memory(str(root / "memory.db")) as memory:
         new_runner(config, memory=memory, make_llm=make_llm, sandbox=get_sandbox(),
                    solver=load_solver("program-synthesis"), runs_root=str(root / "runs")).run()
@@ -68,91 +80,84 @@ def _run_row(row: em.Row, root: Path, start: str) -> None:
 
 
 @pytest.fixture
-def two_rows(tmp_path, fake_model):
+def two_rows(tmp_path, fake_model, monkeypatch):
     _script(fake_model)
-    start = empty_memory(tmp_path / "start.db")
-    before = Path(start).read_bytes()
-    rows = [em.Row("none", "none"), em.Row("cheatsheet", "cheatsheet")]
+    grid = _grid(tmp_path)
+    rows = [em.Row("none.plain.empty", "none"), em.Row("cheatsheet.plain.empty", "cheatsheet")]
     for row in rows:
-        _run_row(row, tmp_path / row.name, start)
-    assert Path(start).read_bytes() == before          # every row wrote its own copy
-    return tmp_path, [em.read_row(row, tmp_path / row.name) for row in rows]
+        _run_row(row, grid, monkeypatch)
+    return grid, [em.read_row(row, tmp_path / row.name) for row in rows]
 
 
-def _calls(run_id: str) -> list[sqlite3.Row]:
-    from arcmemo.llm.log import log_path
+def test_the_grid_is_every_method_by_probe_and_start():
+    rows, notes = em.plan_rows(["none", "ps", "ace"], (), available=set())
+    assert [(r.name, r.method, r.probe, r.start) for r in rows] == [
+        ("none.probe.empty", "none", True, "empty"), ("none.plain.empty", "none", False, "empty"),   # learns nothing
+        ("ps.probe.empty", "ps", True, "empty"), ("ps.plain.empty", "ps", False, "empty"),
+        ("ps.probe.seeded", "ps", True, "seeded"), ("ps.plain.seeded", "ps", False, "seeded"),
+        ("ace.probe.empty", "ace", True, "empty"), ("ace.plain.empty", "ace", False, "empty"),
+        ("ace.probe.seeded", "ace", True, "seeded"), ("ace.plain.seeded", "ace", False, "seeded")]
+    rows, notes = em.plan_rows(["ps"], None, probes=(False,), starts=("empty",), available={"--use-prior"})
+    assert [r.name for r in rows] == ["ps.plain.empty", "ps.plain.empty+use-prior"]
+    assert notes[0].startswith("ablation learn-from-failures: not in this arcmemo")
+    with pytest.raises(em.RowError, match="unknown ablation"):
+        em.plan_rows(["ps"], ["prior"], available=set())
 
-    with sqlite3.connect(log_path()) as db:
-        db.row_factory = sqlite3.Row
-        return db.execute("SELECT * FROM calls WHERE run_id = ?", (run_id,)).fetchall()
 
-
-def test_the_methods_table_is_what_the_records_say(two_rows):
-    work, results = two_rows
+def test_the_table_is_what_the_records_say(two_rows):
+    grid, results = two_rows
     header, rows = em.table(results)
-    assert header == ["row", "state", "solved", "passed train", "oracle@1 d0", "oracle@1 d1", "tokens in",
-                      "tokens out", "model s", "calls (cached)", "memory start", "after each block", "memory end",
-                      "writes (failed)", "vs none"]
     cells = {row[0]: dict(zip(header, row)) for row in rows}
-    for name in ("none", "cheatsheet"):
-        # the script: one task solved at depth 0, the other at depth 1; both written (one block each)
+    for name in ("none.plain.empty", "cheatsheet.plain.empty"):
+        # the script: one task solved at depth 0, the other at depth 1
         assert (cells[name]["state"], cells[name]["solved"], cells[name]["passed train"]) == ("done", "2/2", 2)
-        assert (cells[name]["oracle@1 d0"], cells[name]["oracle@1 d1"]) == ("50.00", "100.00")
-    # memory: none learns nothing (its memory stays empty); the cheatsheet writes its sheet after both tasks
-    assert cells["none"]["writes (failed)"] == "0 (0)" and cells["cheatsheet"]["writes (failed)"] == "2 (0)"
-    assert (cells["none"]["memory start"], cells["none"]["after each block"], cells["none"]["memory end"]) == (
-        "0", "0, 0", "0")
-    assert (cells["cheatsheet"]["memory start"], cells["cheatsheet"]["after each block"],
-            cells["cheatsheet"]["memory end"]) == ("0", "1, 1", "1")
-    from arcmemo.memory.store import Memory
-
-    with Memory(str(work / "cheatsheet" / "memory.db"), read_only=True) as memory:
-        assert memory.get("cheatsheet", format="sheet").description.strip() == SHEET.split("\n")[1]
-    assert cells["cheatsheet"]["vs none"] == "+0 -0 (p 1.00)" and cells["none"]["vs none"] == "-"
-    # tokens: none asked everything afresh, so its call log equals its summary's usage
+    # memory: none learns nothing; the cheatsheet writes its sheet after both tasks
+    assert cells["none.plain.empty"]["writes (failed)"] == "0 (0)"
+    assert cells["cheatsheet.plain.empty"]["writes (failed)"] == "2 (0)"
+    assert cells["none.plain.empty"]["items start>end"] == "0>0" and cells["cheatsheet.plain.empty"][
+        "items start>end"] == "0>1"
+    # every row asked afresh in its own call log: no call of the cheatsheet row was answered from none's
     none, sheet = results
-    usage = none.summary["usage"]
-    assert (cells["none"]["tokens in"], cells["none"]["tokens out"]) == (usage["prompt_tokens"],
-                                                                         usage["completion_tokens"])
-    assert cells["none"]["calls (cached)"] == f"{usage['calls']} (0)"
-    # the cheatsheet's first solve is none's request (neither shows a hint yet): the cache answered it, and the
-    # table counts it at what none's call cost
-    usage = sheet.summary["usage"]
-    cached = [c for c in _calls(sheet.run.run_id) if c["cached"]]
-    assert cached and cells["cheatsheet"]["calls (cached)"] == f"{usage['calls']} ({usage['cache_hits']})"
-    firsts = {c["cache_key"]: c for c in _calls(none.run.run_id) if not c["cached"]}
-    assert cells["cheatsheet"]["tokens in"] == usage["prompt_tokens"] + sum(
-        firsts[c["cache_key"]]["prompt_tokens"] for c in cached)
+    for result, name in ((none, "none.plain.empty"), (sheet, "cheatsheet.plain.empty")):
+        usage = result.summary["usage"]
+        assert cells[name]["calls (cached)"] == f"{usage['calls']} (0)"
+        assert cells[name]["tokens in/out"] == f"{usage['prompt_tokens']}/{usage['completion_tokens']}"
+    assert cells["cheatsheet.plain.empty"]["vs none"] == "+0 -0 of 2 (p 1.00)"
+    assert cells["none.plain.empty"]["vs none"] == "-"
+    notes = em.notes(results)
+    assert f"vs none over {SOLVED_FIRST}, {SOLVED_ON_RETRY}" in notes[1]
+
+
+def test_a_cached_call_costs_nothing_and_is_counted_as_cached(two_rows, monkeypatch, fake_model):
+    grid, (none, _) = two_rows
+    root = grid.work / "none.plain.empty"
+    before = em.asked_usage(none.run.run_id, root / "calls.db")
+    from arcmemo.llm.log import CallLog
+
+    with CallLog(str(root / "calls.db")) as log:
+        call = log.list(run_id=none.run.run_id, limit=None)[0]
+        log.record(run_id=call.run_id, task_id=call.task_id, role=call.role, step=call.step, sample=call.sample,
+                   model=call.model, endpoint=call.endpoint, key=call.cache_key, request=call.request,
+                   response_text=call.response_text, prompt_tokens=call.prompt_tokens,
+                   completion_tokens=call.completion_tokens, reasoning_tokens=0, latency_s=5.0, cost_usd=1.0,
+                   cached=True, attempts=1, error=None, error_kind=None)
+    after = em.asked_usage(none.run.run_id, root / "calls.db")
+    assert after["calls"] == before["calls"] + 1 and after["cached"] == before["cached"] + 1
+    assert (after["prompt_tokens"], after["seconds"], after["cost_usd"]) == (before["prompt_tokens"],
+                                                                             before["seconds"], before["cost_usd"])
 
 
 def test_a_row_started_otherwise_is_refused_naming_what_differs(two_rows):
-    work, _ = two_rows
-    row = em.Row("none", "none")
-    assert em.check_row(row, work / "none", SETTINGS) is True
-    other = [*SETTINGS[:-1], "2"]
-    with pytest.raises(em.RowError, match=r"--retries 1 -> 2"):
-        em.check_row(row, work / "none", other)
-    with pytest.raises(em.RowError, match=r"method 'none' -> 'ps'"):
-        em.check_row(em.Row("none", "ps"), work / "none", SETTINGS)
-    (work / "none" / "row.json").unlink()
+    grid, _ = two_rows
+    row = em.Row("none.plain.empty", "none")
+    root = grid.work / row.name
+    recorded = json.loads((root / "row.json").read_text())
+    assert em.check_row(row, root, recorded) is True
+    with pytest.raises(em.RowError, match=r"model 'fake' -> 'other'"):
+        em.check_row(row, root, {**recorded, "model": "other"})
+    (root / "row.json").unlink()
     with pytest.raises(em.RowError, match="did not start"):
-        em.check_row(row, work / "none", SETTINGS)
-
-
-def test_ablation_rows_follow_the_flags_solve_has():
-    rows, notes = em.plan_rows(["ps", "oe", "none", "ace"], None, available={"--use-prior", "--consolidate-every"},
-                               consolidate_every=2)
-    assert [(r.name, r.method, r.flags) for r in rows] == [
-        ("ps", "ps", ()), ("oe", "oe", ()), ("none", "none", ()), ("ace", "ace", ()),
-        ("ps+use-prior", "ps", ("--use-prior",)), ("ps+consolidate-every-2", "ps", ("--consolidate-every", "2")),
-        ("oe+use-prior", "oe", ("--use-prior",)), ("oe+consolidate-every-2", "oe", ("--consolidate-every", "2"))]
-    assert notes == ["ablation learn-from-failures: not in this arcmemo (its solve has no --learn-from-failures)"]
-    rows, _ = em.plan_rows(["none", "ps"], ["use-prior"], available={"--use-prior"}, consolidate_every=1)
-    assert [r.name for r in rows] == ["none", "ps", "ps+use-prior"]
-    with pytest.raises(em.RowError, match="no --learn-from-failures"):
-        em.plan_rows(["ps"], ["learn-from-failures"], available=set(), consolidate_every=1)
-    with pytest.raises(em.RowError, match="unknown ablation"):
-        em.plan_rows(["ps"], ["prior"], available=set(), consolidate_every=1)
+        em.check_row(row, root, recorded)
 
 
 def test_sign_test():
@@ -161,30 +166,42 @@ def test_sign_test():
     assert em.sign_test(3, 1) == 2 * 5 / 16
 
 
-def _benchmark(work: Path, start: str, *extra: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(ROOT / "benchmarks" / "efficacy.py"), "--methods", "none,ps", "--ablations", "none",
-               "--tasks", ",".join(TASK_IDS[:2]), "-k", "1", "--model", "fake", "--memory", start, "--work", str(work),
-               "--arcmemo", f"{sys.executable} {HERE / 'fake_solve_cli.py'}", *extra]
-    return subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+def _benchmark(work: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(ROOT / "benchmarks" / "efficacy_methods.py"), *args, "--work", str(work),
+               "--arcmemo", f"{sys.executable} {HERE / 'fake_solve_cli.py'}"]
+    return subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=600)
+
+
+GRID = ("--methods", "none,ps", "--tasks", ",".join(TASK_IDS[:2]), "-k", "1", "--model", "fake", "--seed-limit", "1")
+
+
+def _rows(stdout: str) -> list[list[str]]:
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("row "))
+    return [line.split()[:3] for line in lines[start + 1:start + 7]]
 
 
 @pytest.mark.slow
-def test_the_benchmark_runs_each_row_once_and_resumes_a_stopped_one(tmp_path):
-    start = empty_memory(tmp_path / "start.db")
-    work = tmp_path / "work"
-    first = _benchmark(work, start)
-    assert first.returncode == 0, first.stderr
-    assert first.stderr.count("starting") == 2 and "resuming" not in first.stderr
-    table = first.stdout.splitlines()[1:4]
-    assert [line.split()[:3] for line in table[1:]] == [["none", "done", "2/2"], ["ps", "done", "2/2"]]
-    again = _benchmark(work, start)                     # finished rows are only read
-    assert again.returncode == 0 and again.stderr == "" and again.stdout.splitlines()[1:4] == table
-    assert _benchmark(work, start, "--report").stdout.splitlines()[1:4] == table
-    [run] = em._runs(work / "ps")
+def test_the_benchmark_runs_each_row_once_resumes_and_reruns_from_its_records(tmp_path):
+    work, records = tmp_path / "work", tmp_path / "records"
+    first = _benchmark(work, *GRID, "--records", str(records))
+    assert first.returncode == 0, first.stderr + first.stdout
+    assert first.stderr.count("starting") == 6 and first.stderr.count("seeding its start") == 1
+    table = _rows(first.stdout)
+    assert [row[:2] for row in table] == [["none.probe.empty", "done"], ["none.plain.empty", "done"],
+                                          ["ps.probe.empty", "done"], ["ps.plain.empty", "done"],
+                                          ["ps.probe.seeded", "done"], ["ps.plain.seeded", "done"]]
+    recorded = json.loads((records / "ps.probe.seeded" / "row.json").read_text())
+    assert recorded["seeded_by"][recorded["seeded_by"].index("--method") + 1] == "ps"
+    assert (records / "table.txt").read_text() == first.stdout
+    again = _benchmark(work, *GRID)                     # finished rows are only read
+    assert again.returncode == 0 and "starting" not in again.stderr and _rows(again.stdout) == table
+    rerun = _benchmark(tmp_path / "rerun", "--from-records", str(records))      # the same grid, afresh
+    assert rerun.returncode == 0 and rerun.stderr.count("starting") == 6 and _rows(rerun.stdout) == table
+    [run] = em._runs(work / "ps.plain.empty")
     (run.path / "summary.json").unlink()                # a run that stopped before its summary
-    report = _benchmark(work, start, "--report")
-    assert report.returncode == 1 and not em.finished(work / "ps")
-    assert report.stdout.splitlines()[3].split()[:3] == ["ps", "partial", "2/2"]    # read from its events
-    resumed = _benchmark(work, start)
-    assert resumed.returncode == 0 and "ps: resuming" in resumed.stderr and "none:" not in resumed.stderr
-    assert resumed.stdout.splitlines()[1:4] == table and [r.path for r in em._runs(work / "ps")] == [run.path]
+    report = _benchmark(work, *GRID, "--report")
+    assert report.returncode == 1 and _rows(report.stdout)[3][:2] == ["ps.plain.empty", "partial"]
+    resumed = _benchmark(work, *GRID)
+    assert resumed.returncode == 0 and "ps.plain.empty: resuming" in resumed.stderr
+    assert _rows(resumed.stdout) == table

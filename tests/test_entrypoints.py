@@ -1,4 +1,4 @@
-"""Entry points remembered in the user directory (core/entrypoints.py): what importlib.metadata
+"""Entry points remembered in the user directory (core/plugins.py): what importlib.metadata
 gives, read again when a distribution on the import path is installed, removed or rewritten."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 import pytest
 from plugin_support import install_fake_distribution
 
-from arcmemo.core import entrypoints
-from arcmemo.core.entrypoints import CACHE, entry_points
+from arcmemo.core import plugins as discovery
+from arcmemo.core.plugins import CACHE, entry_points
 
 GROUP = "arcmemo.test-plugins"
 
@@ -29,14 +29,14 @@ def listed() -> list[tuple[str, str, str, str]]:
 
 
 def scanned() -> list[tuple[str, str, str, str]]:
-    return [(ep["name"], ep["value"], ep["distribution"], ep["version"]) for ep in entrypoints._scan(GROUP)]
+    return [(ep["name"], ep["value"], ep["distribution"], ep["version"]) for ep in discovery._read_entry_points(GROUP)]
 
 
 def test_a_second_listing_is_remembered_and_the_same(plugins, isolated_home, monkeypatch):
     first = listed()
     assert first == scanned() == [("b", "pkg_b:B", "first_dist", "0.1"), ("a", "pkg_a:A", "first_dist", "0.1")]
     assert (isolated_home / CACHE).is_file()
-    monkeypatch.setattr(entrypoints, "_scan", lambda group: pytest.fail("read again though nothing changed"))
+    monkeypatch.setattr(discovery, "_read_entry_points", lambda group: pytest.fail("read again though nothing changed"))
     assert listed() == first
 
 

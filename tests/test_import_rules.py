@@ -193,3 +193,59 @@ def test_the_rules_would_catch_a_breach(rule, tmp_path, monkeypatch):
     (tmp_path / "arcmemo" / rule / "planted.py").write_text(forbidden)
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     assert len(_layer_breaches()) == 1
+
+
+# -- the house's size and shape (issue 41): files a newcomer can read, packages that show the architecture
+
+MAX_MODULE_LINES = 750
+MAX_LOOP_LINES = 500
+MAX_MODULES_PER_PACKAGE = 20
+
+
+def test_no_module_is_over_750_lines():
+    long = {p.relative_to(ROOT).as_posix(): n for p in _modules("arcmemo") + _modules("solvers")
+            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
+
+
+def test_the_solve_loop_only_loops():
+    assert len((ROOT / "arcmemo" / "run" / "loop.py").read_text().splitlines()) <= MAX_LOOP_LINES
+
+
+def test_a_package_of_more_than_20_modules_has_sub_packages():
+    crowded = {}
+    for init in (ROOT / "arcmemo").rglob("__init__.py"):
+        modules = [p for p in init.parent.glob("*.py") if p.name != "__init__.py"]
+        if len(modules) > MAX_MODULES_PER_PACKAGE:
+            crowded[init.parent.relative_to(ROOT).as_posix()] = len(modules)
+    assert crowded == {}
+
+
+def _names_compared(path: Path) -> list[str]:
+    """Where a file compares a memory method's name (`.selection`, `.mode`, a method's `.name`) with
+    literal names: the run deciding by a method's name instead of what the method declares."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        named = any(isinstance(s, ast.Attribute) and s.attr in ("selection", "mode") for s in sides)
+        literal = any(isinstance(s, ast.Constant) and isinstance(s.value, str) or
+                      isinstance(s, (ast.Tuple, ast.List, ast.Set)) and s.elts and
+                      all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in s.elts) for s in sides)
+        if named and literal:
+            found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_the_run_layer_never_checks_a_methods_name():
+    """What a method can do (share a read, re-select, offer helpers, probe by default) it declares
+    (arcmemo/methods/contract.py); the run asks, so a third-party method gets the same treatment."""
+    assert [hit for p in _modules("arcmemo/run") for hit in _names_compared(p)] == []
+
+
+def test_the_name_check_would_catch_one(tmp_path, monkeypatch):
+    planted = tmp_path / "planted.py"
+    planted.write_text("if config.selection in ('ps', 'oe'):\n    pass\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert _names_compared(planted) == ["planted.py:1"]

@@ -177,6 +177,21 @@ def test_failures_are_reflected_on_unless_the_option_says_no(memory, tasks, fake
     assert [e.task_id for e in events] == [SOLVED]
 
 
+def test_the_reflector_reads_the_reasoning_and_refines_its_answer_over_rounds(memory, tasks, fake_model, fake_llm):
+    """ACE's reflector reads the solver's trace, and (reflect_rounds) is shown its last answer and asked
+    for a better one; the last usable round is what the curator gets."""
+    fake_model.queue("ace_reflect", yaml_block("diagnosis: first\ntags: {}\ninsights:\n  - a rough lesson"),
+                     yaml_block("diagnosis: second\ntags: {}\ninsights:\n  - a sharper lesson"))
+    fake_model.on("ace_curate", lambda messages: yaml_block("- op: add\n  section: strategies\n  content: x"))
+    ace = load_method("ace")
+    ace.write([experience(tasks[SOLVED], passed=True)], memory, fake_llm, context(memory, reflect_rounds=2))
+    first, second = fake_model.calls_for("ace_reflect")
+    assert "a colour table" in first.prompt                         # the solver's reasoning
+    assert second.messages[1]["content"].count("a rough lesson") == 1 and "Refine your reflection" in \
+        second.messages[-1]["content"]
+    assert "a sharper lesson" in fake_model.calls_for("ace_curate")[0].prompt
+
+
 @pytest.mark.parametrize("step", ["ace_reflect", "ace_curate"])
 def test_malformed_answers_are_asked_again_then_recorded_and_nothing_is_stored(step, memory, tasks, fake_model,
                                                                              fake_llm):

@@ -38,10 +38,11 @@ from arcmemo.methods import (
     method_names,
     select,
 )
-from arcmemo.methods.discovery import SHIPPED
+from arcmemo.methods.discovery import LISTING_ORDER, shipped_methods
 from arcmemo.selection import Selection, SelectionSettings
 
 ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = shipped_methods()         # arcmemo's own, from its installed metadata
 PS_CONCEPT = {"format": "ps", "name": "recolour by a table", "kind": "routine", "output_typing": "grid",
               "description": "map every colour through a fixed table"}
 LESSON = {"format": "oe", "situation": "Every cell of one colour turns into another.",
@@ -49,7 +50,7 @@ LESSON = {"format": "oe", "situation": "Every cell of one colour turns into anot
 SHEET = {"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table first"}
 BANK_ITEM = {"format": "bank", "name": "Learn the colour table", "description": "When colours change cell by cell.",
              "suggestion": "Read the table off the examples.",
-             "meta": {"origin": "success", "task_profile": "change: manychanges colourmap"}}
+             "meta": {"origin": "success", "task_profiles": ["change: manychanges colourmap"]}}
 CASE = {"format": "case", "name": "c8f0f002", "description": "size: samesize\nchange: colourmap",
         "implementation": ["def transform(grid):\n    return grid\n"]}
 DC_RS_SHEET = {"format": "sheet", "name": "dc-rs", "description": "- a colour table first"}
@@ -226,10 +227,12 @@ def test_no_field_of_an_experience_can_carry_test_data(tasks):
 
 # -- discovery -----------------------------------------------------------------------------------------
 
-def test_pyproject_registers_the_shipped_methods():
+def test_the_shipped_methods_are_pyprojects_listed_first_in_their_order():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert pyproject["project"]["entry-points"]["arcmemo.methods"] == SHIPPED
+    assert pyproject["project"]["entry-points"]["arcmemo.methods"] == SHIPPED, \
+        "arcmemo's installed metadata predates pyproject.toml: reinstall it (pip install -e .)"
     assert method_names()[:len(SHIPPED)] == tuple(SHIPPED)
+    assert tuple(SHIPPED)[:len(LISTING_ORDER)] == LISTING_ORDER      # every name it orders is shipped
 
 
 METHOD_SOURCE = textwrap.dedent('''
@@ -298,7 +301,7 @@ def test_a_third_party_method_is_found_listed_and_a_broken_one_breaks_nothing(th
     assert diary["status"] == "ok" and diary["formats"] == ["oe"] and diary["origin"] == "diary_method 0.1"
     assert rows[("broken", "no_such_module_for_arcmemo_tests:M")]["status"] == "error"
     claimed = rows[("ps", "no_such_module_for_arcmemo_tests:PS")]
-    assert claimed["status"] == "error" and "arcmemo's own method" in claimed["error"]
+    assert claimed["status"] == "error" and "arcmemo's own memory method" in claimed["error"]
 
     listed = CliRunner().invoke(cli, ["methods", "list"])
     assert listed.exit_code == 0, listed.output
@@ -307,9 +310,8 @@ def test_a_third_party_method_is_found_listed_and_a_broken_one_breaks_nothing(th
                for line in lines)
     assert any(line.startswith("broken ") and "not loadable" in line and "ModuleNotFoundError" in line
                for line in lines)
-    # arcmemo's own: from its install metadata, or known in code when that metadata predates methods
-    own = ("arcmemo (built in)", f"arcmemo {arcmemo.__version__}")
-    assert any(line.startswith("ps ") and any(origin in line for origin in own) for line in lines)
+    # arcmemo's own: from its install metadata
+    assert any(line.startswith("ps ") and f"(arcmemo {arcmemo.__version__})" in line for line in lines)
     as_json = {r["name"] + r["entry_point"]: r for r in json.loads(
         CliRunner().invoke(cli, ["methods", "list", "--json"]).output)}
     assert as_json["diarydiary_method:Diary"]["description"] == "one lesson per task, from successes and failures"
@@ -508,3 +510,39 @@ def test_naming_the_methods_imports_none_of_them():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == f"{','.join(SHIPPED)} []"
+
+
+def test_a_new_method_gets_the_probe_its_own_items_a_seeded_start_and_its_record_from_the_run_layer(
+        third_party, tmp_path, fake_model, fake_llm):
+    """A plugin that only implements read and write: memory's probe answers a puzzle for it as for ps,
+    its read never sees another method's items, its options are recorded with their defaults, and it
+    can start from the seeds through its own write: none of it needed a change to the run layer."""
+    from test_concept_helpers import rotate_concept
+
+    from arcmemo.memory.schema.concept import owner_of
+    from arcmemo.run.config import RunConfig
+    from arcmemo.run.loop import new_runner
+    from arcmemo.sandbox import get_sandbox
+    from arcmemo.solverkit import load_solver
+
+    memory = Memory(str(tmp_path / "memory.db"))
+    memory.merge(rotate_concept(), actor="test", task_id="6150a2bd")         # memory's verified helper
+    memory.add({"format": "oe", "situation": "ArcMemo-OE's lesson.", "suggestion": "Not the diary's."}, actor="t")
+    fake_model.on("solve", lambda messages: "```python\ndef transform(grid):\n    return grid\n```")    # wrong
+    config = RunConfig(source="training", task_ids=["6150a2bd"], selection="diary", continual=True, k=1, retries=0,
+                       probe_helpers=True)
+    runner = new_runner(config, memory=memory, make_llm=lambda run_id: fake_llm, sandbox=get_sandbox(),
+                        solver=load_solver("program-synthesis"), runs_root=str(tmp_path / "runs"))
+    summary = runner.run()
+    assert summary["oracle2"] == 100.0 and summary["fit_answer_tasks"] == ["6150a2bd"]      # memory's fit answered
+    assert "Not the diary's" not in fake_model.calls_for("solve")[0].prompt               # its own items only
+    assert runner.rundir.config()["settings"]["method_options"] == {"tone": "", "reads_from": []}
+    assert [owner_of(c) for c in memory.list("oe")] == ["oe", "diary"]                   # what it wrote is its own
+    memory.close()
+    seeded = CliRunner().invoke(cli, ["seed", str(Path(__file__).resolve().parents[1] / "seeds"), "--method", "diary",
+                                      "--limit", "1", "--model", "fake", "--db", str(tmp_path / "seeded.db"), "--run-dir",
+                                      str(tmp_path / "runs"), "-q"])
+    assert seeded.exit_code == 0, seeded.output
+    with Memory(str(tmp_path / "seeded.db")) as seeded_memory:
+        (item,) = seeded_memory.list("oe")
+        assert owner_of(item) == "diary" and item.source == "human" and "passed its train pairs" in item.suggestion

@@ -53,7 +53,7 @@ def test_an_answer_gives_at_most_three_items_as_the_store_keeps_them():
     items = parse_items("failure", "change: colourmap")(answer("One.", "Two", "Three", "Four"))
     assert [i["name"] for i in items] == ["One", "Two", "Three"]           # the paper's three, a title's dot dropped
     assert items[0]["format"] == "bank" and items[0]["suggestion"] == "Build the table from the examples."
-    assert items[0]["meta"] == {"origin": "failure", "task_profile": "change: colourmap"}
+    assert items[0]["meta"] == {"origin": "failure", "task_profiles": ["change: colourmap"]}
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -84,7 +84,7 @@ def test_a_success_and_a_failure_each_get_their_own_extraction(method, memory, f
     assert "example 1 wrong, example 2 wrong" in failure.prompt and "wrong_output" in failure.prompt
     assert "Example 1: wrong output" in failure.prompt and "Test input" not in failure.prompt
     kept = {c.name: c for c in memory.list("bank")}
-    assert kept["Learn the colour table"].meta == {"origin": "success", "task_profile": task_profile(TASKS[SOLVED])}
+    assert kept["Learn the colour table"].meta == {"origin": "success", "task_profiles": [task_profile(TASKS[SOLVED])]}
     assert kept["Check every example"].meta["origin"] == "failure"
     assert kept["Check every example"].used_in == [FAILED] and kept["Check every example"].source == "self"
     history = memory.history("Check every example", "bank")
@@ -104,6 +104,20 @@ def test_items_are_appended_a_taken_title_numbered_an_equal_item_kept_once(metho
     again = method.write(later, memory, fake_llm, WriteContext(run_id="r2"))
     assert [(e.added, e.extended) for e in again] == [([], []), (["Learn the colour table #3"], [])]
     assert len(memory.list("bank")) == 3 and memory.get("Learn the colour table", format="bank").used_in == [SOLVED]
+
+
+def test_an_equal_item_from_another_puzzle_keeps_every_source(method, memory, fake_model, fake_llm):
+    """Distilled again from another puzzle, an item is found from both: that puzzle joins its used_in
+    and its profile its task_profiles (matched by all), in one revision."""
+    fake_model.queue("reasoningbank_success", answer("Learn the colour table"), answer("Learn the colour table"))
+    solved, failed = experiences(TASKS)
+    both = [solved, dataclasses.replace(failed, passed_train=True, program=solved.program, attempts=solved.attempts)]
+    events = method.write(both, memory, fake_llm, WriteContext(run_id="r1"))
+    assert [(e.added, e.extended) for e in events] == [(["Learn the colour table"], []),
+                                                      ([], ["Learn the colour table"])]
+    (item,) = memory.list("bank")
+    assert item.used_in == [SOLVED, FAILED]
+    assert item.meta["task_profiles"] == [task_profile(TASKS[SOLVED]), task_profile(TASKS[FAILED])]
 
 
 def test_a_malformed_answer_is_retried_then_recorded_and_nothing_is_stored(method, memory, fake_model,
@@ -152,8 +166,9 @@ def test_the_items_of_the_most_similar_puzzles_are_shown_with_title_and_content(
     selection = select(TASKS[SOLVED], memory, SelectionSettings(mode="reasoningbank", options={"top_k": 2}))
     named = {c.id: c.name for c in memory.list()}
     assert [named[i] for i in selection.concept_ids] == ["read the table", "do not guess"]
-    assert selection.hint.index("read the table\n   do read the table") < selection.hint.index("do not guess (a lesson")
-    assert "when read the table" not in selection.hint          # titles and contents, as the paper shows them
+    # each item whole, as the paper injects it: title, description (when it applies), content
+    assert selection.hint.index("read the table\n   When: when read the table\n   do read the table") < \
+        selection.hint.index("do not guess (a lesson")
     assert selection.reasoning == task_profile(TASKS[SOLVED]) and selection.stats["memory_size"] == 3
     assert selection.usage is None                               # no model asked
 
@@ -212,7 +227,7 @@ def test_bank_items_export_import_list_and_show_like_any_item(method, memory, fa
     fake_model.queue("reasoningbank_failure", answer("Check every example"))
     write(method, memory, fake_llm)
     text, listed = round_trip_and_list(memory, "bank", tmp_path)
-    assert "origin: failure" in text and "task_profile:" in text and "suggestion:" in text
+    assert "origin: failure" in text and "task_profiles:" in text and "suggestion:" in text
     assert "Learn the colour table" in listed and "Check every example" in listed
 
 

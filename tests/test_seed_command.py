@@ -256,3 +256,32 @@ def test_barc_prompts_borrow_worked_examples_from_the_default_seeds(tmp_path, fa
     assert result.exit_code == 0, result.output
     prompt = fake_model.calls_for("ps_abstract")[0].prompt
     assert "no worked examples" not in prompt and prompt.count("```yaml") >= 2
+
+
+BANK_ITEM = ("It worked because the table is fixed.\n```yaml\n- title: colour by table\n"
+             "  description: When colours change cell by cell.\n  content: Build the table from the examples.\n```")
+
+
+def test_seeds_become_any_methods_items_through_its_own_write(tmp_path, fake_model):
+    """`seed DIR --method reasoningbank` learns from each verified seed through ReasoningBank's own
+    extraction, into its items marked as from human-written solutions; running it again adds
+    nothing; `--limit` takes the first seeds; `none` learns nothing and is refused."""
+    from arcmemo.memory.schema.concept import owner_of
+
+    fake_model.on("reasoningbank_success", lambda messages: BANK_ITEM)
+    directory = seed_dir(tmp_path, [*ANNOTATED, PLAIN])
+    db = tmp_path / "memory.db"
+    args = (directory, "--db", db, "--run-dir", tmp_path / "runs", "--method", "reasoningbank", "--model", "fake")
+    result = invoke(*args, "--limit", "2")
+    assert result.exit_code == 0, result.output
+    assert len(fake_model.calls_for("reasoningbank_success")) == 2
+    prompts = [c.prompt for c in fake_model.calls_for("reasoningbank_success")]
+    assert all("def transform" in p for p in prompts)            # the seed's program is what it learns from
+    with Memory(str(db)) as memory:
+        bank = memory.list("bank")
+        assert bank and all(c.source == "human" and owner_of(c) == "reasoningbank" for c in bank)
+        assert memory.list("ps") == [] and memory.list("oe") == []
+    again = invoke(*args)
+    assert again.exit_code == 0 and len(fake_model.calls_for("reasoningbank_success")) == 3   # only the third
+    refused = invoke(directory, "--db", db, "--run-dir", tmp_path / "runs", "--method", "none")
+    assert refused.exit_code != 0 and "--method none learns nothing" in refused.output

@@ -14,6 +14,7 @@ from typing import Any
 
 from arcmemo.abstraction.records import WriteResult
 from arcmemo.core import safeyaml
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.io.files import Document, MemoryFileError, path_parts, read_text
 from arcmemo.memory.schema import rules as schema
@@ -22,7 +23,7 @@ FIELDS = ("summary", "pseudocode", "concepts", "custom_types", "lessons")
 HUMAN = "human"
 
 
-class AnnotationError(ValueError):
+class AnnotationError(ArcmemoError, ValueError):
     """An annotation file is malformed; the message names the file and the field."""
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arcmemo.core import pyast
+from arcmemo.core.errors import ArcmemoError
 
 ENTRIES = ("transform", "main")
 TRANSPOSED_ENTRY = "_arcmemo_transposed_entry"
@@ -26,7 +27,7 @@ _COMMON_IMPORT = re.compile(r"^\s*(from\s+common\s+import|import\s+common\b)", r
 _TASK_ID = re.compile(r"^[0-9a-f]{8}$")
 
 
-class SeedError(ValueError):
+class SeedError(ArcmemoError, ValueError):
     """A seed file cannot be used as it is; the message names the file and the problem."""
 
 

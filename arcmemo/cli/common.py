@@ -3,9 +3,9 @@
 The error rule, for every command (the root group applies it, `user_errors` too):
 - a user error (bad input, a bad setting, a missing or unreadable file, an unknown name,
   an unreachable endpoint) is one or two lines on stderr naming what and where, exit 1,
-  no traceback. User errors are the exception types listed in USER_ERROR_TYPES (and
-  `UserError`), nothing broader: a KeyError or ValueError from arcmemo's own code is a
-  bug and keeps its traceback;
+  no traceback. User errors are arcmemo's `ArcmemoError`s (and the sandbox's own base,
+  core/errors.py) and `UserError`, nothing broader: a KeyError or ValueError from
+  arcmemo's own code is a bug and keeps its traceback;
 - a numeric option is checked by click before the command runs (`AtLeast`, `FloatAtLeast`),
   so a bad value never gets as far as a run directory, a database write or a model start.
 """
@@ -14,56 +14,16 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import click
 
+from arcmemo.core.errors import is_user_error
+
 
 class UserError(click.ClickException):
     """An error caused by the user's input; printed as one line, exit code 1."""
-
-
-# (module, class name) of arcmemo's exceptions that mean "the input is wrong", looked up in the
-# modules already imported (an exception can only come from a loaded module), so listing them
-# costs no start-up time.
-USER_ERROR_TYPES: list[tuple[str, str]] = [
-    ("arcmemo.core.config", "ConfigError"),
-    ("arcmemo.core.tasks", "TaskError"),
-    ("arcmemo.run.records.rundir", "RunDirError"),
-    ("arcmemo.run.executors.on_ray", "RayUnavailable"),
-    ("arcmemo.run.jobs.sweep", "SweepError"),
-    ("arcmemo.run.protocol", "ProtocolError"),
-    ("arcmemo.abstraction.seedfile", "SeedError"),
-    ("arcmemo.abstraction.annotations", "AnnotationError"),
-    ("arcmemo.memory.helpers.seedlibrary", "HelperLibraryError"),   # a seed directory's helper library
-    ("arcmemo.memory.helpers.source", "HelperError"),
-    ("arcmemo.run.helpers.verify", "HelperVerificationError"),
-    ("arcmemo.solverkit.discovery", "PluginError"),
-    ("arcmemo.methods.discovery", "MethodError"),      # a memory method not installed, or one that does not load
-    ("arcmemo.methods.contract", "MethodOptionError"),  # --method-option a method does not take
-    ("arcmemo.llm.backend", "LLMError"),            # includes the endpoint's refusals (EndpointFatal)
-    ("arcmemo.llm.weights", "LocalModelError"),
-    ("arcmemo.memory.errors", "StoreError"),       # a memory that is not one, a name not in it, bad data
-    ("arcmemo.core.jsonfile", "JSONFileError"),
-    ("arcmemo.scoring.submissions", "SubmissionError"),
-    ("arcmemo.sandbox.pool", "SandboxError"),        # the sandbox cannot start, or isolates less than required
-    ("arcmemo.run.jobs.curating", "CheatsheetError"),     # the memory already holds a sheet
-    ("arcmemo.prompts.templatefile", "PromptError"),  # a prompts directory or template that cannot be used
-    ("arcmemo.run.progress.longrun", "LongRunError"),         # hours on the embedded model it was not asked for by name
-]
-# Exception types a command module adds (kept for the command modules that extend it).
-USER_ERRORS: list[type[BaseException]] = []
-
-
-def user_error_types() -> tuple[type[BaseException], ...]:
-    found = list(USER_ERRORS)
-    for module, name in USER_ERROR_TYPES:
-        kind = getattr(sys.modules.get(module), name, None)
-        if isinstance(kind, type) and issubclass(kind, BaseException):
-            found.append(kind)
-    return tuple(found)
 
 
 def as_user_error(exc: BaseException) -> UserError | None:
@@ -72,7 +32,7 @@ def as_user_error(exc: BaseException) -> UserError | None:
         return None
     if isinstance(exc, OSError) and exc.filename is not None and not isinstance(exc, click.ClickException):
         return UserError(f"{exc.filename}: {exc.strerror or exc}")
-    if isinstance(exc, user_error_types()):
+    if is_user_error(exc):
         return UserError(str(exc) or type(exc).__name__)
     return None
 
@@ -295,7 +255,7 @@ def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
-__all__ = ["UserError", "USER_ERRORS", "USER_ERROR_TYPES", "user_errors", "as_user_error", "ArcmemoGroup",
+__all__ = ["UserError", "user_errors", "as_user_error", "ArcmemoGroup",
            "LazyChoice", "AtLeast", "FloatAtLeast", "echo_json", "db_option", "run_dir_option", "role_model_options",
            "role_call_options", "reasoning_efforts", "model_options", "model_flags", "task_source_options", "task_source", "warn",
            "prompts_option", "grid_text_option"]

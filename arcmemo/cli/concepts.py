@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import click
 
 from arcmemo.cli.common import (
-    USER_ERRORS,
     AtLeast,
     FloatAtLeast,
     UserError,
@@ -26,9 +25,6 @@ from arcmemo.memory.schema.concept import FORMATS, LIST_FIELDS
 
 if TYPE_CHECKING:
     from arcmemo.memory.schema.concept import Concept
-
-USER_ERRORS.append(StoreError)  # a memory that cannot be opened, a name not in it: one line, any command
-
 
 FORMAT = click.Choice(FORMATS)
 TEXT_FIELDS = ("format", "name", "kind", "routine_subtype", "output_typing", "description", "situation",

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import db_option, prompts_option, run_dir_option, task_source, task_source_options, warn
+from arcmemo.cli.common import (
+    AtLeast,
+    db_option,
+    prompts_option,
+    run_dir_option,
+    task_source,
+    task_source_options,
+    warn,
+)
+from arcmemo.cli.selection_options import MethodChoice
 
 
 @click.command("seed")
@@ -24,6 +33,10 @@ from arcmemo.cli.common import db_option, prompts_option, run_dir_option, task_s
 @task_source_options
 @click.option("--tasks", "tasks_compat", default=None, hidden=True,
               help="Older spelling of --split / --tasks-from.")
+@click.option("--method", "method", type=MethodChoice(), default=None,
+              help="The memory method whose items the seeds become, through its own write (ACE's reflector and "
+                   "curator, ReasoningBank's extraction, ...); ps and oe (and all) take ArcMemo's path (--format).")
+@click.option("--limit", type=AtLeast(1), default=None, help="Seed from the first N verified seeds only.")
 @click.option("--annotations-only", is_flag=True,
               help="Use hand annotations only, never a model (how the default memory.db is built).")
 @click.option("--quiet", "-q", "--no-progress", "quiet", is_flag=True,
@@ -32,11 +45,13 @@ from arcmemo.cli.common import db_option, prompts_option, run_dir_option, task_s
 @prompts_option
 @db_option
 def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_from, solutions, tasks_compat,
-         annotations_only, quiet, run_dir, prompts_dir, db):
+         method, limit, annotations_only, quiet, run_dir, prompts_dir, db):
     """Verify every seed in DIRECTORY against all pairs of its task, then ingest it.
 
     Hand annotations (<task_id>.yaml) enter memory as they are; other seeds are
-    abstracted by the model. Running it again adds nothing. Exit code 1 when any seed
+    abstracted by the model. With --method NAME the seeds become that memory method's
+    starting items through its own write (`--method ace`: a playbook from ACE's reflector and
+    curator); ps and oe take ArcMemo's path. Running it again adds nothing. Exit code 1 when any seed
     failed verification or could not be written (so `--check` works as a CI check);
     seeds skipped for want of a model do not count as failures. The seeds' tasks are looked
     up in --split (default training) of --dataset, or in --tasks-from.
@@ -50,7 +65,8 @@ def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_fro
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir)
     tasks = task_source(dataset, split or tasks_compat, tasks_from, solutions)
     options = SeedOptions(directory=directory, format=fmt, model=model, lib=lib, transpose=transpose,
-                          check=check, tasks=tasks, solutions=solutions, annotations_only=annotations_only)
+                          check=check, tasks=tasks, solutions=solutions, annotations_only=annotations_only,
+                          method=method, limit=limit)
     with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
         session.use_prompts(settings.prompts_dir, settings.grid_text)
         try:

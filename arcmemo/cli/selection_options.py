@@ -28,13 +28,6 @@ class MethodChoice(click.Choice):
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
         return method_names()
 
-    def convert(self, value, param, ctx):
-        """arcmemo's own methods' names are taken as they are: no other distribution can claim
-        them (discovery.py), and looking the installed ones up costs a solve ~60 ms of start-up."""
-        from arcmemo.methods.discovery import SHIPPED
-
-        return value if value in SHIPPED else super().convert(value, param, ctx)
-
 
 def selection_options(mode_flag: str) -> Callable[[Callable], Callable]:
     """`--top-k`, `--expand`, `--token-budget`, `--hint-budget`, `--use-prior` and

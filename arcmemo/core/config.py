@@ -3,7 +3,7 @@
 
 The user directory holds the config file (`config.yaml`), the model aliases/prices file
 (`models.yaml`), the call log/cache (`calls.db`) and the installed entry points as last read
-(`entry_points.json`, core/entrypoints.py). It is `~/.arcmemo` unless
+(`entry_points.json`, core/plugins.py). It is `~/.arcmemo` unless
 `ARCMEMO_HOME` says otherwise (tests point it at a temporary directory). The config file
 is read once per change of the file (cached on its size and modification time), not on
 every lookup.
@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+
+from arcmemo.core.errors import ArcmemoError
 
 DEFAULT_DB = "memory.db"
 
@@ -34,7 +36,7 @@ MODEL_KEYS = (
 OTHER_KEYS = ("serve_host",)
 
 
-class ConfigError(ValueError):
+class ConfigError(ArcmemoError, ValueError):
     """The config file is malformed or a setting has an invalid value."""
 
 

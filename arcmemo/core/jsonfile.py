@@ -13,10 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 MAX_BYTES = 512 * 1024 * 1024   # far above any ARC file (ARC-AGI-2's whole training set is ~40 MB)
 
 
-class JSONFileError(ValueError):
+class JSONFileError(ArcmemoError, ValueError):
     """A JSON file could not be read; the message names the file and what was wrong."""
 
 

@@ -21,6 +21,7 @@ from arcmemo.core.datasets import (
     tasks_json,
     val100_ids,
 )
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.jsonfile import JSONFileError, read_json
 
 Grid = tuple[tuple[int, ...], ...]
@@ -30,7 +31,7 @@ SPLITS = ("training", "evaluation", "val100")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 
 
-class TaskError(ValueError):
+class TaskError(ArcmemoError, ValueError):
     """A task file or grid is malformed; the message names the file and the path."""
 
 

@@ -14,8 +14,10 @@
 
 from __future__ import annotations
 
+from arcmemo.core.errors import ArcmemoError
 
-class LLMError(RuntimeError):
+
+class LLMError(ArcmemoError, RuntimeError):
     """A model call failed for good: a permanent error, or a transient one after all retries."""
 
     def __init__(self, message: str, *, status: int | None = None, transient: bool = False,

@@ -23,8 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from arcmemo.core.errors import ArcmemoError
 
-class LocalModelError(RuntimeError):
+
+class LocalModelError(ArcmemoError, RuntimeError):
     """The embedded model cannot be used: extra not installed, bad weights, server failure."""
 
 

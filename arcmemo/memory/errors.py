@@ -7,8 +7,10 @@ existing `except` clauses keep working. Internal bugs are never StoreErrors.
 
 from __future__ import annotations
 
+from arcmemo.core.errors import ArcmemoError
 
-class StoreError(Exception):
+
+class StoreError(ArcmemoError):
     """A memory could not be opened, or refused a request; the message says what and where."""
 
 

@@ -40,6 +40,7 @@ from arcmemo.methods.options import MethodOptionError, option_names, read_option
 from arcmemo.selection.types import Selection, SelectionSettings
 
 if TYPE_CHECKING:
+    from arcmemo.abstraction.helpers import Verify
     from arcmemo.llm.client import LLM
     from arcmemo.memory.store.memory import Memory
 
@@ -140,7 +141,7 @@ class WriteContext:
     memory_format: str | None = None    # ArcMemo's write: ps | oe (--memory-format; None: the method's own)
     memory_tokens: int | None = None    # the abstraction prompt's budget for the memory it shows
     examples: Callable[[], list] = list           # the write prompts' worked examples (loaded when first asked)
-    verifier: Callable[[Task], Any] = _no_verifier  # a task's helper verifier (None: helpers are not written)
+    verifier: Callable[[Task], Verify | None] = _no_verifier  # a task's helper verifier (None: helpers are not written)
     model_params: dict[str, Any] = field(default_factory=dict)  # a curator's call settings (the run's protocol)
     options: dict[str, Any] = field(default_factory=dict)       # the method's own settings (--method-option)
     progress: Callable[[str], None] = _silent
@@ -299,7 +300,7 @@ def each_experience(experiences: Sequence[Experience], ctx: WriteContext, *,
         yield experience
 
 
-def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Experience, memory: Any, *,
+def guarded(write_one: Callable[[Experience], WriteEvent | None], experience: Experience, memory: Memory, *,
             step: str, run_id: str | None, model: str | None = None) -> WriteEvent | None:
     """`write_one(experience)`, with anything it raises (a malformed item the store refused, a
     bug) recorded as a write failure of `step` instead of ending the run. Interrupts propagate."""

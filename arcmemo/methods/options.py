@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
+from arcmemo.core.errors import ArcmemoError
+
 T = TypeVar("T")
 
 
-class MethodOptionError(ValueError):
+class MethodOptionError(ArcmemoError, ValueError):
     """Settings a memory method does not take (the message names them and the ones it does)."""
 
 

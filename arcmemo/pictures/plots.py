@@ -20,6 +20,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 INSTALL_HINT = "charts need matplotlib: pip install 'arcmemo[plots]'"
 _CHART_RC = {"svg.fonttype": "none", "svg.hashsalt": "arcmemo", "font.size": 9, "axes.spines.top": False,
              "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3}
@@ -30,7 +32,7 @@ _CHART_RC = {"svg.fonttype": "none", "svg.hashsalt": "arcmemo", "font.size": 9, 
 _STYLE_LOCK = threading.RLock()
 
 
-class PlotsUnavailable(ImportError):
+class PlotsUnavailable(ArcmemoError, ImportError):
     """matplotlib is not installed."""
 
 

@@ -29,12 +29,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from string import Template
 
+from arcmemo.core.errors import ArcmemoError
+
 HEADER_KEYS = ("about", "required", "optional")
 FENCE = "---"
 _NAME = re.compile(r"[_a-z][_a-z0-9]*\Z", re.IGNORECASE)     # string.Template's idpattern
 
 
-class PromptError(ValueError):
+class PromptError(ArcmemoError, ValueError):
     """A template or prompt directory that cannot be used; the message names the file (and the
     variable or line)."""
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
-from arcmemo.core.tasks import TaskSet, load_tasks
+from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.memory.store.scoped import MethodMemory, method_memory
 from arcmemo.methods.contract import check_options
 from arcmemo.methods.discovery import MODES, load_method
@@ -96,7 +97,7 @@ class RunConfig:
         self.protocol = from_record(self.protocol)
         check(self.protocol, continual=self.continual, passes=self.passes, method=method, scored=self.score)
         if self.memory_format is None:
-            self.memory_format = "oe" if self.selection == "oe" else "ps"
+            self.memory_format = next((f for f in method.formats if f in ("ps", "oe")), "ps")    # the method's own
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {self.order!r}")
         for name in ("k", "passes", "attempts", "threads"):
@@ -187,6 +188,25 @@ def memory_url_for_record(url: str) -> str:
     return url
 
 
+def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
+    tasks = list(taskset.tasks)
+    if config.order == "shuffled":
+        random.Random(config.seed).shuffle(tasks)
+    if config.limit is not None:
+        tasks = tasks[: config.limit]
+    return tasks
+
+
+def memory_start(items: MethodMemory, method: Any) -> dict[str, Any]:
+    """What a run's method starts from (its own items, of its formats, when the run starts): empty,
+    or how many, and how many came from human-written solutions (`arcmemo seed --method`)."""
+    from arcmemo.memory.views.library import library
+
+    found = [c for fmt in method.formats for c in library(items, fmt).concepts]
+    return {"method": items.owner, "items": len(found), "from_seeds": sum(c.source == "human" for c in found),
+            "empty": not found}
+
+
 def load_run_tasks(config: RunConfig) -> TaskSet:
     """The run's tasks: a split or path, narrowed to `task_ids` (looked up across both splits of
     the dataset when the source is `all`)."""
@@ -203,4 +223,5 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
                                max_helpers=helper_limit(llm, config.max_helpers))
 
 
-__all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields"]
+__all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields",
+           "order_tasks", "memory_start"]

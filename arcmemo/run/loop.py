@@ -36,7 +36,6 @@ full pass walked all of it again (100-300 ms a pass in benchmarks/solve_overhead
 from __future__ import annotations
 
 import gc
-import random
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -44,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from arcmemo import __version__
 from arcmemo.abstraction.fewshot import default_seeds_dir, load_examples
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet
 from arcmemo.llm import ROLES
@@ -52,7 +52,14 @@ from arcmemo.memory.store.usage import COUNTERS, ConceptUse
 from arcmemo.methods.arcmemo.failure_lessons import failure_lesson_counts
 from arcmemo.methods.discovery import load_method
 from arcmemo.prompts import template_hashes
-from arcmemo.run.config import RunConfig, fit_budgets, load_run_tasks, memory_url_for_record
+from arcmemo.run.config import (
+    RunConfig,
+    fit_budgets,
+    load_run_tasks,
+    memory_start,
+    memory_url_for_record,
+    order_tasks,
+)
 from arcmemo.run.executors.local import Executor, InProcess
 from arcmemo.run.jobs.consolidating import consolidate_after_block
 from arcmemo.run.progress.reporter import Reporter, TaskProgress
@@ -81,18 +88,9 @@ TOTALS_EACH = 50        # most this often: they sum over every task done, so onc
 SANDBOX_STOP = 3        # tasks in a row whose every program the sandbox failed to run: the run stops
 
 
-class SandboxBroken(RuntimeError):
+class SandboxBroken(ArcmemoError, RuntimeError):
     """The sandbox failed every program of several tasks in a row: the run stops (those tasks are
     lost, not wrong; `--resume` solves them once the sandbox works)."""
-
-
-def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:
-    tasks = list(taskset.tasks)
-    if config.order == "shuffled":
-        random.Random(config.seed).shuffle(tasks)
-    if config.limit is not None:
-        tasks = tasks[: config.limit]
-    return tasks
 
 
 class Runner:
@@ -144,6 +142,7 @@ class Runner:
             "base_url": self.llm.settings.base_url,
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
+            "memory_start": memory_start(self.items, self.method),
             "prompt_templates": template_hashes(),
             "solver_templates": self.solver.template_hashes() if hasattr(self.solver, "template_hashes") else {},
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
@@ -494,5 +493,5 @@ def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], A
                   settings=settings or Settings.load(), progress=progress, executor=executor)
 
 
-__all__ = ["Runner", "SandboxBroken", "new_runner", "resume_runner", "order_tasks", "check_protocol_fits",
+__all__ = ["Runner", "SandboxBroken", "new_runner", "resume_runner", "check_protocol_fits",
            "check_executor", "SANDBOX_STOP"]

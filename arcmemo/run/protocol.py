@@ -64,6 +64,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
+
 PROTOCOL_KEY = "protocol"
 DEFAULT_PROTOCOL = "arcmemo"
 
@@ -91,7 +93,7 @@ TEST_DECIDES = {"retry_when=test-fails": "which attempts were retried",
 _DERIVED = ("test_informed", "test_informed_by")     # what a record holds beside the choices
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArcmemoError, ValueError):
     """A protocol that cannot be run: an unknown name or value, or a choice the run cannot apply."""
 
 

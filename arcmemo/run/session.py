@@ -33,7 +33,7 @@ from arcmemo.memory.store import Memory
 from arcmemo.memory.store.reader import sqlite_file
 from arcmemo.run.config import REDACTED, RunConfig, load_run_tasks, memory_url_for_record
 from arcmemo.run.executors.local import Executor, InProcess
-from arcmemo.run.loop import Runner, new_runner, resume_runner
+from arcmemo.run.loop import Runner, check_protocol_fits, new_runner, resume_runner
 from arcmemo.run.progress.reporter import Reporter
 from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
@@ -229,34 +229,35 @@ class RunSession:
 
         warm_up(self.settings)          # begun already by the solve command; else now
         taskset = load_run_tasks(config)
+        check_protocol_fits(config, taskset.answers_for_scoring(config.score), None)    # before any model starts
         solver = load_solver(config.solver)
         self.use_prompts(config.prompts_dir, config.grid_text)
         sandbox = self.sandbox
         check_memory_exists(self.settings.db, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
-        self._check_long_run(llm, config, taskset)
+        estimate = self._long_run(llm, config, taskset)
         check_models(llm, roles_used(config))
         check_call_params(llm, config, roles_used(config))
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
         memory = self.memory()
         check_method(memory, config)
+        if estimate:                    # said once every check passed: no estimate before an error
+            self.reporter.note(estimate)
         sandbox_started(sandbox)        # the run's config reports the sandbox's isolation
         return new_runner(config, memory=memory, make_llm=lambda _: llm, sandbox=sandbox, solver=solver,
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
 
-    def _check_long_run(self, llm: LLM, config: RunConfig, taskset) -> None:
-        """LongRunError when the run would take hours on the embedded model it did not name; the
-        estimate said when it runs there by name (run/progress/longrun.py)."""
-        from arcmemo.run.loop import order_tasks
+    def _long_run(self, llm: LLM, config: RunConfig, taskset) -> str | None:
+        """LongRunError when the run would take hours on the embedded model it did not name; else the
+        estimate to say when it runs there by name (run/progress/longrun.py)."""
+        from arcmemo.run.config import order_tasks
         from arcmemo.run.progress.longrun import check_named, solve_job
 
         job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
                         config.passes)
-        estimate = check_named(llm, job, "--solver-model")
-        if estimate:
-            self.reporter.note(estimate)
+        return check_named(llm, job, "--solver-model")
 
     def _note_changed_templates(self, recorded: dict[str, Any], solver) -> None:
         """Say which templates differ from those the run started with (edited since, or a new arcmemo):

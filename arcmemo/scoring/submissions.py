@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.jsonfile import JSONFileError, read_json
 from arcmemo.core.tasks import Answers, Grid, TaskError, check_task_id, validate_grid
 from arcmemo.scoring.harness import missing_keys
@@ -30,7 +31,7 @@ ATTEMPT_KEY = re.compile(r"attempt_(\d+)")
 PerTest = list[list[Grid | None]]      # per test input, its attempts in order (None = no answer)
 
 
-class SubmissionError(ValueError):
+class SubmissionError(ArcmemoError, ValueError):
     """A submission file or entry is malformed; the message names the file and entry."""
 
 

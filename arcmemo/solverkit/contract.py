@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from arcmemo.core.tasks import Grid, Task, as_grid, to_lists
 from arcmemo.llm.client import Usage
 from arcmemo.solverkit.helpers import MemoryHelpers
+
+if TYPE_CHECKING:
+    from arcmemo.llm.client import LLM
+    from arcmemo.sandbox import Sandbox
 from arcmemo.solverkit.reading import ANSWER_READINGS
 
 
@@ -84,8 +88,8 @@ def _silent(text: str) -> None:
 
 @dataclass
 class SolveContext:
-    llm: Any                  # arcmemo.llm.client.LLM
-    sandbox: Any              # arcmemo.sandbox.Sandbox
+    llm: LLM
+    sandbox: Sandbox
     settings: SolverSettings = field(default_factory=SolverSettings)
     run_id: str | None = None
     # What the solver is doing now, in a few words ("attempt 2 of 3, retry 1"): the run layer

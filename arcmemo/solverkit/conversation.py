@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arcmemo.core.answers import MAX_ANSWER_CHARS, MAX_CARRIED_CHARS, quoted, read_answer
 from arcmemo.core.parsing import ParseError
@@ -25,6 +25,9 @@ from arcmemo.solverkit.feedback import last_attempt_feedback
 from arcmemo.solverkit.helpers import MemoryHelpers, memory_section, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
 from arcmemo.solverkit.reading import ARCMEMO
+
+if TYPE_CHECKING:
+    from arcmemo.solverkit.contract import Attempt, Hint, SolveContext
 
 
 @dataclass
@@ -117,7 +120,7 @@ def _overflowed(exc: LLMError) -> bool:
     return "context" in str(exc).lower()
 
 
-async def _ask(conv: Conversation, ctx: Any, *, step: str, task: Task, params: dict):
+async def _ask(conv: Conversation, ctx: SolveContext, *, step: str, task: Task, params: dict):
     """One model turn. If a long conversation overflows the model's context, continue from its
     opening (instructions and puzzle) and the latest exchange only, and ask once more. A
     sampling `seed` is offset by the sample index, so samples differ and each repeats."""
@@ -136,7 +139,7 @@ async def _ask(conv: Conversation, ctx: Any, *, step: str, task: Task, params: d
                                task_id=task.id, **params)
 
 
-async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retries: int, params: dict,
+async def converse(conv: Conversation, task: Task, ctx: SolveContext, *, step: str, retries: int, params: dict,
                    parse: Callable[[str], Program], execution_feedback: Callable[[Task, ProgramRun], str],
                    format_feedback: Callable[[str], str], modules: dict[str, str] | None = None,
                    helpers: MemoryHelpers | None = None, solved: asyncio.Event | None = None) -> None:
@@ -226,7 +229,7 @@ async def converse(conv: Conversation, task: Task, ctx: Any, *, step: str, retri
                         else execution_feedback(task, run))
 
 
-def _done(ctx: Any, attempt: Any) -> bool:
+def _done(ctx: SolveContext, attempt: Attempt) -> bool:
     """Whether the conversation stops at this attempt: the run's decision when it makes one
     (SolveContext.wants_retry), else a program that passes and answers every test input."""
     wants_retry = getattr(ctx, "wants_retry", None)
@@ -235,7 +238,8 @@ def _done(ctx: Any, attempt: Any) -> bool:
     return attempt.error is None
 
 
-async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: int) -> tuple[str, Any]:
+async def _with_reselection(ctx: SolveContext, conv: Conversation, feedback: str, rnd: int
+                            ) -> tuple[str, Hint | None]:
     """The retry's message and the hint selected again for it: the feedback, after the concepts
     (and their helpers) chosen again with it when the run re-selects before a retry
     (SolveContext.reselect); the hint is None when nothing was chosen again."""
@@ -248,7 +252,7 @@ async def _with_reselection(ctx: Any, conv: Conversation, feedback: str, rnd: in
     return render_prompt("reselected_hint", hint=memory_section(hint, str).strip()) + "\n\n" + feedback, hint
 
 
-def _report(ctx: Any, conv: Conversation, rnd: int) -> None:
+def _report(ctx: SolveContext, conv: Conversation, rnd: int) -> None:
     """Tell the run layer which attempt (and retry) is being asked for now."""
     report = getattr(ctx, "progress", None)
     if report is None:

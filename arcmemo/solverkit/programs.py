@@ -16,6 +16,7 @@ from arcmemo.sandbox import RunOutcome
 from arcmemo.solverkit.reading import ARCMEMO
 
 if TYPE_CHECKING:
+    from arcmemo.sandbox import Sandbox
     from arcmemo.solverkit.contract import Attempt
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def _pair_parts(pair: Any) -> tuple[Any, Any]:
     return inp, out
 
 
-def run_on_pairs(sb: Any, source: str, pairs: Iterable[Any], *, entry: str = "transform",
+def run_on_pairs(sb: Sandbox, source: str, pairs: Iterable[Any], *, entry: str = "transform",
                  modules: dict[str, str] | None = None, helpers: str | None = None,
                  timeout_s: float | None = None, reading: str = ARCMEMO) -> PairsCheck:
     """Run a program on the inputs of (input, output) pairs and compare with the outputs.
@@ -120,7 +121,7 @@ def _grid(output: Any) -> Grid | None:
     return tuple(tuple(int(v) for v in row) for row in output)
 
 
-def run_program(sandbox, task: Task, code: str, *, modules: dict[str, str] | None = None,
+def run_program(sandbox: Sandbox, task: Task, code: str, *, modules: dict[str, str] | None = None,
                 helpers: str | None = None, entry: str = "transform", reading: str = ARCMEMO) -> ProgramRun:
     """Run `code` on every train pair, then on the test inputs (blocking; use a thread), as the
     run's answer `reading` says (reading.py).

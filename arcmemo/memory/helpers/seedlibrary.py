@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arcmemo.core import pyast
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.helpermodule import MODULE
 from arcmemo.memory.helpers.modules import build_module, closure
 from arcmemo.memory.helpers.source import HelperError, check_helper, helper_name
@@ -28,7 +29,7 @@ from arcmemo.memory.helpers.source import HelperError, check_helper, helper_name
 LIBRARY = f"{MODULE}.py"
 
 
-class HelperLibraryError(ValueError):
+class HelperLibraryError(ArcmemoError, ValueError):
     """The library or one of its helpers cannot be used; the message names the file and line."""
 
 

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arcmemo.core import pyast
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.helpermodule import MODULE
 from arcmemo.memory.errors import ConceptDataError
 from arcmemo.memory.helpers.value import Helper
@@ -41,7 +42,7 @@ RESERVED = frozenset({"transform", "main", MODULE}) | frozenset(dir(builtins)) |
 EXAMPLE = "Example:"
 
 
-class HelperError(ValueError):
+class HelperError(ArcmemoError, ValueError):
     """A helper's source cannot be used: the message says why, in one line."""
 
 

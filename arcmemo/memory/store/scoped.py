@@ -28,10 +28,11 @@ class MethodMemory:
     """`memory` as method `owner` sees it: the items of `owner` and of `reads_from`; writes stamped
     as `owner`'s (module docstring). Everything else is the memory's own (revision, usage, records)."""
 
-    def __init__(self, memory: Any, owner: str, reads_from: Iterable[str] = ()):
+    def __init__(self, memory: Any, owner: str, reads_from: Iterable[str] = (), *, source: str | None = None):
         self.memory = memory
         self.owner = owner
         self.owners = frozenset({owner, *reads_from})
+        self.source = source        # what every item written through it is from (seeding: "human"), if set
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.memory, name)
@@ -61,6 +62,8 @@ class MethodMemory:
         """The stamped data, refused (ConceptExists) when its name is another method's item's: a write
         never lands in an item another method owns."""
         data = self.stamped(data)
+        if self.source is not None:
+            data = {**data, "source": self.source}
         name = data.get("name")
         if name:
             existing = self.memory.get(name, data.get("format", "ps"))
@@ -69,14 +72,17 @@ class MethodMemory:
                                     f"not {self.owner!r}: a method writes only its own items")
         return data
 
+    def _sourced(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return {**kwargs, "source": self.source} if self.source is not None else kwargs
+
     def add(self, data: dict[str, Any], **kwargs: Any) -> Concept:
-        return self.memory.add(self._claim(data), **kwargs)
+        return self.memory.add(self._claim(data), **self._sourced(kwargs))
 
     def merge(self, data: dict[str, Any], **kwargs: Any) -> Any:
-        return self.memory.merge(self._claim(data), **kwargs)
+        return self.memory.merge(self._claim(data), **self._sourced(kwargs))
 
     def merge_many(self, items: list[tuple[dict, str | None]], **kwargs: Any) -> dict:
-        return self.memory.merge_many([(self._claim(data), model) for data, model in items], **kwargs)
+        return self.memory.merge_many([(self._claim(data), model) for data, model in items], **self._sourced(kwargs))
 
     def _own(self, ref: int | str, format: str) -> Concept:
         concept = self.memory.get(ref, format)
@@ -106,11 +112,12 @@ class MethodMemory:
         return self.memory.merge_concepts(survivor, absorbed, **kwargs)
 
 
-def method_memory(memory: Any, owner: str, reads_from: Iterable[str] = ()) -> MethodMemory:
+def method_memory(memory: Any, owner: str, reads_from: Iterable[str] = (), *, source: str | None = None
+                  ) -> MethodMemory:
     """`memory` as `owner` sees it (a view of a view sees through to the memory underneath)."""
     if isinstance(memory, MethodMemory):
         memory = memory.memory
-    return MethodMemory(memory, owner, reads_from)
+    return MethodMemory(memory, owner, reads_from, source=source)
 
 
 __all__ = ["MethodMemory", "method_memory"]

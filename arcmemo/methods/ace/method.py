@@ -47,6 +47,7 @@ class AceOptions:
     refine_above: int = field(default=0, metadata={"min": 0, "max": 1_000_000})  # ... only past this many bullets
     dedup_threshold: float = field(default=0.8, metadata={"min": 0.1, "max": 1.0})  # word overlap of one bullet
     curator_tokens: int = field(default=1500, metadata={"min": 200, "max": 100_000})  # the curator's playbook share
+    reflect_rounds: int = field(default=1, metadata={"min": 1, "max": 5})  # the reflector refines its answer (ACE: up to 5)
 
 
 class ACE(MethodBase):
@@ -56,6 +57,9 @@ class ACE(MethodBase):
     formats = (FORMAT,)
     write_roles = ("aux",)
     Options = AceOptions
+    departures = ("the generator is the run's solver, shown the playbook in its hint",
+                  "grow-and-refine finds near-duplicate bullets by word overlap, not by embeddings",
+                  "the reflector runs one round unless reflect_rounds says more (ACE: up to 5)")
 
     def check(self, memory, *, continual: bool) -> str | None:
         """Without --continual (which grows the playbook from the run's own tasks) an empty playbook
@@ -92,14 +96,21 @@ class ACE(MethodBase):
         # a write that failed before for this task is asked afresh, not replayed from the call cache
         sample = memory.count_write_failures(task_id, (ace_reflect.STEP, ace_curate.STEP))
 
-        def ask_for(step: str, prompt: str, parse):
-            return ask(llm, [{"role": "user", "content": prompt}], role="aux", step=step, parse=parse,
-                       task_id=task_id, params=ctx.model_params or None, sample=sample)
+        def ask_for(step: str, prompt: str | list[dict[str, str]], parse):
+            messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+            return ask(llm, messages, role="aux", step=step, parse=parse, task_id=task_id,
+                       params=ctx.model_params or None, sample=sample)
 
-        asked = ask_for(ace_reflect.STEP, ace_reflect.reflection_prompt(experience, shown),
-                        ace_reflect.parser([b.id for b in shown]))
+        prompt = ace_reflect.reflection_prompt(experience, shown)
+        parse = ace_reflect.parser([b.id for b in shown])
+        asked = ask_for(ace_reflect.STEP, prompt, parse)
         if not asked.ok:
             return _failed(memory, ctx, task_id, ace_reflect.STEP, asked, llm)
+        for _ in range(options.reflect_rounds - 1):        # ACE's iterative refinement of the reflection
+            again = ask_for(ace_reflect.STEP, ace_reflect.refinement(prompt, asked.raw or ""), parse)
+            if not again.ok:
+                break                    # the last usable reflection stands
+            asked = again
         reflection = asked.value
         if reflection.tags:
             concept_ids = {b.id: b.concept.id for b in shown}

@@ -1,8 +1,10 @@
 """ACE's reflector: one finished task (train pairs only) read back with the bullets it was shown.
 
-The reflector (role aux, step `ace_reflect`) sees the puzzle, the final program, how each of
-the solver's answers fared on the train pairs and the feedback the solver was given, and the
-playbook bullets the task was shown (with their ids). It answers one YAML mapping: a
+The reflector (role aux, step `ace_reflect`) sees the puzzle, the final program, the end of the
+solver's reasoning (ACE's reflector reads the trace), how each of the solver's answers fared on
+the train pairs and the feedback the solver was given, and the playbook bullets the task was
+shown (with their ids). ACE lets the reflector refine its reflection over several rounds
+(`reflect_rounds`): each further round shows it its last answer and asks for a better one. It answers one YAML mapping: a
 diagnosis, a tag per shown bullet that bore on the attempt (helpful / harmful / neutral) and
 up to MAX_INSIGHTS lessons (read leniently where it is safe: ace_answers.py). An answer that
 does not have that shape is asked again with the error (conversation.ask); a tag for an id
@@ -28,6 +30,9 @@ MAX_INSIGHT_CHARS = 600
 MAX_DIAGNOSIS_CHARS = 1_000
 MAX_ATTEMPTS_SHOWN = 6          # the last answers' verdicts; earlier ones rarely change the diagnosis
 FEEDBACK_CHARS = 1_200          # the end of the last feedback the solver was given
+REASONING_CHARS = 2_000         # the end of the solver's reasoning (the trace)
+REFINE = ("Refine your reflection: check the diagnosis against the examples and the program again, keep only "
+          "tags you are sure of and lessons that would help on another puzzle, and answer again in the same form.")
 KEYS = ("diagnosis", "tags", "insights")
 
 
@@ -70,7 +75,14 @@ def reflection_prompt(experience: Experience, shown: Sequence[Bullet]) -> str:
     bullets = "\n".join(bullet_entry(b) for b in shown) or "(none: the playbook was empty)"
     return render_prompt(STEP, puzzle=format_task(experience.task, with_test=False), outcome=outcome_text(experience),
                          attempts=attempts_text(experience),
-                         program=(experience.program or "").strip() or "# (no usable program)", bullets=bullets)
+                         program=(experience.program or "").strip() or "# (no usable program)", bullets=bullets,
+                         reasoning=keep_tail((experience.reasoning or "").strip(), REASONING_CHARS) or "(none recorded)")
+
+
+def refinement(prompt: str, previous: str) -> list[dict[str, str]]:
+    """The messages of a further round: the prompt, the reflector's last answer, the ask to refine it."""
+    return [{"role": "user", "content": prompt}, {"role": "assistant", "content": previous},
+            {"role": "user", "content": REFINE}]
 
 
 def _text(value: Any, where: str, limit: int) -> str:
@@ -124,4 +136,4 @@ def parser(shown_ids: Sequence[str]):
     return parse
 
 
-__all__ = ["Reflection", "STEP", "reflection_prompt", "attempts_text", "outcome_text", "parser"]
+__all__ = ["Reflection", "STEP", "reflection_prompt", "refinement", "attempts_text", "outcome_text", "parser"]

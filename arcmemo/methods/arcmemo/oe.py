@@ -19,6 +19,8 @@ class ArcMemoOE(ArcMemoMethod):
     read_roles = ("aux", "select")
     write_roles = ("aux",)
     protocol_choices = ("oe_caption",)
+    departures = ("a model that reads no images captions the puzzle from its grids as text (the paper's "
+                  "captioner saw pictures)",)
 
     def read(self, task, memory, settings, llm):
         options = ArcMemoOptions.of(settings.options)

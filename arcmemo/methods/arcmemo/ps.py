@@ -18,6 +18,10 @@ class ArcMemoPS(ArcMemoMethod):
     offers_helpers = True
     probes_by_default = True
     protocol_choices = ("selector_view", "hint_form")
+    departures = ("memory's verified helpers and the probe that tries them are arcmemo's, not the paper's "
+                  "(--no-helpers / --no-probe-helpers turn them off)",
+                  "a memory larger than the select prompt's budget is shown compressed or prefiltered by words "
+                  "(the paper's fitted whole)")
 
     def read(self, task, memory, settings, llm):
         options = ArcMemoOptions.of(settings.options)

@@ -4,19 +4,22 @@ Memory") as a memory method: `reasoningbank`.
 Memory is a bank of items (format "bank"): a title (the item's name), a one-sentence
 description of when it applies, and a content of what to do (kept as its `suggestion`),
 with `meta` saying whether it was distilled from a success or a failure (`origin`) and the
-profile of the puzzle it came from (`task_profile`); `used_in` names that puzzle.
+profiles of the puzzles it came from (`task_profiles`, one per source); `used_in` names those
+puzzles.
 
 Write: after each block, every finished task is judged by its train pairs (ReasoningBank
 asks an LLM to judge its own trajectory; here a program passing every train pair is the
 judgement, which is checked rather than guessed) and gets one extraction call: why it
 worked for a success, why it failed and what would prevent it for a failure, as at most
-three items, appended to the bank (an item equal to one already kept only adds the task to
-its `used_in`; a title already taken by another item gets a number).
+three items, appended to the bank (an item equal to one already kept adds the task to its
+`used_in` and its puzzle's profile to its `task_profiles`, so it is found from every source;
+a title already taken by another item gets a number).
 
 Read: the items whose source puzzle is most like the new one come first (top_k); the papers
 rank by the embedding of the task query, which arcmemo has no model for offline, so the
 similarity is lexical over the puzzles' profiles (task_profile.py), computed from the grids
-with no model call. The solver is shown their titles and contents.
+with no model call. The solver is shown each item whole, as the paper injects it: its title,
+its description (when it applies) and its content.
 """
 
 from __future__ import annotations
@@ -60,9 +63,15 @@ def origin_of(item) -> str:
     return str((item.meta or {}).get("origin") or "success")
 
 
+def profiles(item) -> list[str]:
+    """The profiles of every puzzle an item was distilled from (older items: the first's alone)."""
+    meta = item.meta or {}
+    return [str(p) for p in meta.get("task_profiles") or ([meta["task_profile"]] if meta.get("task_profile") else [])]
+
+
 def matched_text(item) -> str:
-    """What an item is matched by: the profile of its source puzzle (its words if it has none)."""
-    return str((item.meta or {}).get("task_profile") or concept_text(item))
+    """What an item is matched by: the profiles of its source puzzles (its words if it has none)."""
+    return "\n".join(profiles(item)) or concept_text(item)
 
 
 def render_items(items) -> str:
@@ -72,7 +81,9 @@ def render_items(items) -> str:
     blocks = []
     for i, item in enumerate(items, 1):
         mark = " (a lesson from a failed attempt)" if origin_of(item) == "failure" else ""
-        blocks.append(f"{i}. {item.name}{mark}\n   {(item.suggestion or item.description or '').strip()}")
+        when = (item.description or "").strip()
+        blocks.append(f"{i}. {item.name}{mark}\n" + (f"   When: {when}\n" if when else "")
+                      + f"   {(item.suggestion or '').strip()}")
     return ("Memory items from similar puzzles worked on before: strategies that worked and lessons from attempts "
             "that failed. Use what fits these examples.\n\n" + "\n\n".join(blocks) + "\n")
 
@@ -110,7 +121,7 @@ def attempt_text(experience: Experience) -> str:
 
 def _item_data(item: dict, origin: str, profile: str) -> dict[str, Any]:
     return {"format": "bank", "name": item["title"], "description": item["description"], "suggestion": item["content"],
-            "meta": {"origin": origin, "task_profile": profile}}
+            "meta": {"origin": origin, "task_profiles": [profile]}}
 
 
 def parse_items(origin: str, profile: str) -> Callable[[str], list[dict]]:
@@ -159,6 +170,21 @@ def _place(memory, data: dict) -> tuple[str, bool]:
         n += 1
 
 
+def _join_source(memory, name: str, data: dict, task_id: str, log: dict) -> bool:
+    """An equal item distilled again from another puzzle: that puzzle joins its sources (used_in and
+    its profile among task_profiles), in one revision. False when it was a source already."""
+    kept = memory.get(name, format="bank")
+    known = profiles(kept)
+    new = [p for p in data["meta"]["task_profiles"] if p not in known]
+    if task_id in (kept.used_in or []) and not new:
+        return False
+    meta = {**(kept.meta or {}), "task_profiles": known + new}
+    log = {k: v for k, v in log.items() if k != "source"}
+    memory.edit(kept.id, {"used_in": list(dict.fromkeys([*(kept.used_in or []), task_id])), "meta": meta},
+                format="bank", **log)
+    return True
+
+
 def store_items(memory, items: list[dict], experience: Experience, *, run_id, model, origin: str) -> WriteEvent:
     """Append the items (all or none), each under a name of its own."""
     event = WriteEvent(experience.task_id)
@@ -168,7 +194,7 @@ def store_items(memory, items: list[dict], experience: Experience, *, run_id, mo
             log = dict(actor=NAME, run_id=run_id, task_id=experience.task_id, source="self", model=model,
                        reason=f"distilled from the {origin} of task {experience.task_id}")
             if kept:
-                if memory.merge({**data, "name": name}, **log).action != "unchanged":
+                if _join_source(memory, name, data, experience.task_id, log):
                     event.extended.append(name)
             else:
                 memory.add({**data, "name": name}, **log)
@@ -203,6 +229,8 @@ class ReasoningBank(MethodBase):
     formats = ("bank",)
     write_roles = ("aux",)
     Options = BankOptions
+    departures = ("similar items are found by word overlap of the puzzles' profiles, not by embeddings",
+                  "a try is judged a success by its train pairs, not by an LLM judging its own trajectory")
 
     def read(self, task, memory, settings, llm):
         return read_bank(task, memory, settings, llm)

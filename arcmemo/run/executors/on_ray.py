@@ -34,6 +34,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.run.executors.local import Executor
 from arcmemo.run.records.taskrecords import TaskRecords, TaskResult
 
@@ -41,7 +42,7 @@ MAX_TASK_RETRIES = 2      # a task on a worker that died is tried again this oft
 INSTALL_HINT = "Ray is not installed: pip install 'arcmemo[ray]'"
 
 
-class RayUnavailable(Exception):
+class RayUnavailable(ArcmemoError):
     """Ray cannot be used for this run (not installed, cluster unreachable, memory not shared)."""
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.helpermodule import MODULE
 from arcmemo.core.tasks import Task, TaskError, load_tasks
 from arcmemo.memory.helpers.modules import build_module, closure
@@ -23,7 +24,7 @@ from arcmemo.run.stages.prepared import prepared
 from arcmemo.solverkit.programs import run_on_pairs
 
 
-class HelperVerificationError(ValueError):
+class HelperVerificationError(ArcmemoError, ValueError):
     """A helper did not verify; the message says why (which pair, what error, or not called)."""
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from arcmemo import __version__
 from arcmemo.abstraction.seedfile import SeedError, find_seed_files
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import LLMSettings, Usage
 from arcmemo.methods.dynamic_cheatsheet.cumulative import current_sheet, update_cheatsheet
@@ -56,7 +57,7 @@ TOKENS_PER_WORD = 1.35              # English prose with some code, for the esti
 PROMPT_TOKENS = 1900                # a rewrite's prompt besides the sheet: instructions, puzzle, program
 
 
-class CheatsheetError(ValueError):
+class CheatsheetError(ArcmemoError, ValueError):
     """The build cannot start as asked (the memory already holds a sheet, no seeds)."""
 
 

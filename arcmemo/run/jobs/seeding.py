@@ -1,5 +1,13 @@
 """`arcmemo seed DIR`: verify every seed, ingest hand annotations as is, abstract the rest with a model.
 
+Starting knowledge is a choice every memory method makes the same way (`--method NAME`):
+ArcMemo's methods (ps, oe, and all, which reads ps's) take the path below; any other method
+learns from the verified seeds through its own write, as from a run's solved tasks (an
+`Experience` per seed: the puzzle's train pairs, the seed's program, its description as the
+reasoning, every train pair passed), into its own items marked as from human-written
+solutions (`_ingest_by_method`; `arcmemo seed seeds/ --method ace` builds ACE's playbook with
+its reflector and curator). `--limit N` seeds from the first N verified seeds.
+
 Order of work:
 1. every `<task_id>.py` is read (`seedfile.read_seed`) and run in the sandbox against ALL
    train and test pairs of its ARC task; a failing file is reported with its first
@@ -55,6 +63,9 @@ from arcmemo.memory.helpers.seedlibrary import (
 )
 from arcmemo.memory.helpers.source import HelperError
 from arcmemo.memory.helpers.value import Helper, Verified
+from arcmemo.memory.store.scoped import method_memory
+from arcmemo.methods.contract import AttemptView, Experience, WriteContext
+from arcmemo.methods.discovery import load_method
 from arcmemo.run.config import memory_url_for_record
 from arcmemo.run.progress.longrun import check_named, write_job
 from arcmemo.run.prompting import prompts_record
@@ -63,6 +74,7 @@ from arcmemo.run.session import RunSession, resolve_models
 from arcmemo.solverkit.programs import run_on_pairs
 
 FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
+ARCMEMO_METHODS = {"ps": ("ps",), "oe": ("oe",), "all": ("ps",)}   # seeded by ArcMemo's own path (its formats)
 RUN_KIND = "seed"        # the run directory's kind (the memory's ledger names it the same)
 
 
@@ -77,6 +89,8 @@ class SeedOptions:
     tasks: str = "training"           # where the seeds' ARC tasks are looked up (load_tasks source)
     solutions: str | None = None      # test outputs for a challenges-file source
     annotations_only: bool = False    # never use a model, even if one is configured (memory.db build)
+    method: str | None = None         # the memory method whose items the seeds become (None: ArcMemo's, by format)
+    limit: int | None = None          # seed from the first N verified seeds only
 
 
 @dataclass
@@ -329,6 +343,69 @@ class _Writer:
         return written
 
 
+def seed_experience(item: _Verified, task) -> Experience:
+    """A verified seed as a memory method learns from it: the puzzle's train pairs, the seed's program
+    (it passed every train and test pair), its description as the reasoning."""
+    n = len(task.train)
+    reasoning = (item.annotation.summary if item.annotation and item.annotation.summary else
+                 item.seed.description) or ""
+    attempt = AttemptView(thread=0, sample=0, round=0, program=item.seed.code, train_correct=(True,) * n,
+                          train_cell_accuracy=1.0)
+    return Experience(task=task, pass_index=1, program=item.seed.code, reasoning=reasoning, passed_train=True,
+                      attempts=(attempt,))
+
+
+def _ingest_by_method(session, memory, llm, model, method, verified, taskset, summary, problem, rundir,
+                      config) -> None:
+    """Each verified seed not seeded into this method before, through the method's own write (one
+    seed at a time, so progress and the ledger follow each one), into its items as human-written."""
+    if not verified:
+        return
+    reporter = session.reporter
+    ledger = _Ledger(memory, rundir.run_id, config)
+    key = f"method:{method.name}"
+    done = memory.seeded()
+    todo = [item for item in verified if (item.seed.task_id, item.key, key) not in done]
+    summary.already += len(verified) - len(todo)
+    if todo and method.write_roles and llm is None:
+        if model is None:
+            problem(f"skipped {len(todo)} seed(s): --method {method.name} learns through a model "
+                    "(pass --model M or set ARCMEMO_AUX_MODEL)")
+            summary.skipped += len(todo)
+            return
+        llm = session.llm(rundir.run_id, resolve_models({"aux_model": model}))
+        from arcmemo.run.session import start_models
+
+        start_models(llm, set(method.write_roles), reporter)
+    items = method_memory(memory, method.owner(), source="human")
+    context = WriteContext(run_id=rundir.run_id, examples=lambda: load_examples(session.settings.seeds_dir),
+                           memory_tokens=session.settings.abstraction_memory_tokens,
+                           options=method.option_values({}), progress=reporter.step)
+    try:
+        reporter.begin(len(todo), f"seeding {method.name}")
+        for item in todo:
+            reporter.item(item.seed.task_id)
+            ledger.ensure()
+            events = method.write([seed_experience(item, taskset.by_id(item.seed.task_id))], items, llm, context)
+            added = sum(len(e.added) for e in events or [])
+            extended = sum(len(e.extended) for e in events or [])
+            failed = [e.error for e in events or [] if e.failed]
+            summary.concepts_added += added
+            summary.concepts_extended += extended
+            for error in failed:
+                summary.write_failures += 1
+                problem(f"{item.seed.path}: {method.name} write failed ({error})")
+            if not failed:
+                ledger.record(item.seed.task_id, item.key, [key])
+            rundir.append({"type": "ingest", "task_id": item.seed.task_id, "method": method.name,
+                           "added": added, "extended": extended, "failed": failed})
+            reporter.item_done(f"{added} added, {extended} extended" + (" (failed)" if failed else ""))
+        ledger.finish("done")
+    except BaseException:
+        ledger.finish("failed")
+        raise
+
+
 # -- the command ---------------------------------------------------------------------------
 
 def read_lib(options: SeedOptions) -> str | None:
@@ -359,7 +436,11 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
     reporter = session.reporter
     if options.format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {options.format!r}")
-    formats = FORMATS[options.format]
+    method = load_method(options.method) if options.method else None
+    if method is not None and not method.writes_memory:
+        raise SeedError(f"--method {method.name} learns nothing: there is nothing to seed it with")
+    arcmemo_method = method is None or method.name in ARCMEMO_METHODS
+    formats = FORMATS[options.format] if method is None else ARCMEMO_METHODS.get(method.name, ())
     summary = SeedSummary()
     directory = Path(options.directory)
     paths = find_seed_files(directory)
@@ -385,7 +466,8 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
     rundir = RunDir.create(session.settings.runs_dir)
     summary.run_id = rundir.run_id
     config = {"directory": str(directory), "format": options.format, "model": model,
-              "lib": str(options.lib) if options.lib else None, "transpose": options.transpose}
+              "lib": str(options.lib) if options.lib else None, "transpose": options.transpose,
+              "method": options.method, "limit": options.limit}
     rundir.write_config({"kind": RUN_KIND, "run_id": rundir.run_id, "arcmemo_version": __version__, **config,
                          "tasks": options.tasks, "annotations_only": options.annotations_only,
                          "memory_url": memory_url_for_record(str(memory.url)),
@@ -395,8 +477,13 @@ def run_seed(options: SeedOptions, session: RunSession | None = None, *, memory=
         reporter.started(rundir.run_id, rundir.path, kind=RUN_KIND)
         try:
             verified = verify_seeds(session, paths, lib, options, taskset, summary, problem, rundir)
-            _ingest(session, memory, llm, model, verified, formats, options, taskset, summary, problem, rundir,
-                    config)
+            verified = verified[:options.limit] if options.limit is not None else verified
+            if arcmemo_method:
+                _ingest(session, memory, llm, model, verified, formats, options, taskset, summary, problem, rundir,
+                        config)
+            else:
+                _ingest_by_method(session, memory, llm, model, method, verified, taskset, summary, problem,
+                                  rundir, config)
         finally:
             reporter.close()
             rundir.write_summary({"run_id": rundir.run_id, **summary.to_dict()})

@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.run.config import RunConfig
 from arcmemo.run.session import Scale
 
@@ -38,7 +39,7 @@ ALIASES = {"method": "selection"}   # the memory method, by the name of solve's 
 TOP_KEYS = ("name", "solve", "grid", "repeats", "memory", "executor", "tasks_in_flight", "ray_address")
 
 
-class SweepError(Exception):
+class SweepError(ArcmemoError):
     """A sweep file that cannot be run as written (the message names the file and the key)."""
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.llm import LLM
 
 READ_TOKENS_PER_S = (60.0, 15.0)   # prompt reading: (fast, slow) on 2 cores
@@ -23,7 +24,7 @@ WRITE_TOKENS_PER_S = (4.0, 1.5)    # answer writing
 LONG_S = 30 * 60                   # a job whose fast estimate is longer needs the embedded model named
 
 
-class LongRunError(ValueError):
+class LongRunError(ArcmemoError, ValueError):
     """A long job would run on the embedded model by default; the message says the estimate and
     how to go on."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.table import cell as fmt
 from arcmemo.core.table import table
 from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
@@ -209,7 +210,7 @@ def solved_alone(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> li
 
 
 # ---------------------------------------------------------------------- the paper's tables
-class MismatchedRuns(ValueError):
+class MismatchedRuns(ArcmemoError, ValueError):
     """Runs whose tables cannot be averaged cell by cell (other threads or retries, no table)."""
 
 

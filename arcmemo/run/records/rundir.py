@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arcmemo.core.errors import ArcmemoError
+
 if TYPE_CHECKING:
     from arcmemo.run.records.taskrecords import TaskRecords
 
@@ -36,7 +38,7 @@ DEFAULT_RUNS_DIR = "runs"
 RUNNING, FINISHED, STOPPED, FAILED, INTERRUPTED = "running", "finished", "stopped", "failed", "interrupted"
 
 
-class RunDirError(Exception):
+class RunDirError(ArcmemoError):
     """A run directory is missing, unreadable, or in use by another process."""
 
 
