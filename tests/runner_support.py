@@ -68,6 +68,22 @@ def empty_memory(path: Path) -> str:
     return str(path)
 
 
+def paper_memory(path: Path, sheets: dict[str, str] | None = None) -> Path:
+    """A small stand-in for the paper's memory (paper.db) that every shipped run configuration can
+    read: one PS concept, one OE lesson, and the cheatsheets `sheets` (name -> text; default one
+    `cheatsheet`)."""
+    from arcmemo.memory.store import Memory
+
+    with Memory(str(path)) as memory:
+        memory.merge({"format": "ps", "name": "recolour", "kind": "routine", "description": "map colours"},
+                     source="import", actor="test")
+        memory.add({"format": "oe", "situation": "Colours change.", "suggestion": "Find the colour table."},
+                   source="import", actor="test")
+        for name, text in (sheets or {"cheatsheet": "- look for a colour table"}).items():
+            memory.merge({"format": "sheet", "name": name, "description": text}, source="human", actor="test")
+    return path
+
+
 def seed_code(task_id: str) -> str:
     """A standalone solution of the task: the seed's, or, for a seed whose program imports memory
     helpers (which a run without helpers from memory cannot import), the self-contained program

@@ -73,7 +73,7 @@ def test_a_second_build_refuses_unless_again_and_a_bad_seed_is_skipped(tmp_path,
     fake_model.on("cheatsheet", curator)
     assert build(tmp_path, seeds_dir).exit_code == 0
     again = build(tmp_path, seeds_dir)
-    assert again.exit_code == 1 and "already holds a cheatsheet (12 words)" in again.output
+    assert again.exit_code == 1 and "already holds a cheatsheet named 'cheatsheet' (12 words)" in again.output
     assert len(list((tmp_path / "runs").iterdir())) == 1                 # refused before a run directory
     (seeds_dir / "1e0a9b12.py").write_text("def transform(grid):\n    return grid\n")
     more = build(tmp_path, seeds_dir, "--again")
@@ -106,8 +106,8 @@ def test_solve_refuses_a_frozen_cheatsheet_that_was_never_built(tmp_path, fake_m
             "--db", empty_memory(tmp_path / "memory.db"), "--run-dir", str(runs)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
-    assert "holds no cheatsheet for --selection cheatsheet to show; build one with `arcmemo cheatsheet build" \
-        in result.output
+    assert "holds no cheatsheet named 'cheatsheet' for --selection cheatsheet to show; build it with `arcmemo " \
+        "cheatsheet build seeds/`" in result.output
     assert not runs.exists()
 
 
@@ -166,3 +166,49 @@ def test_without_an_endpoint_a_build_says_its_time_and_wants_the_embedded_model_
                         r"[\d.]+ h on a 2-core CPU, as no endpoint is configured\. To go ahead on it, name it "
                         r"\(--aux-model local\); or give an endpoint \(--base-url or OPENAI_BASE_URL\) and a model", line)
     assert not (tmp_path / "runs").exists() and not (tmp_path / "memory.db").exists()
+
+
+def test_the_released_recipe_end_to_end_reads_the_released_sheet_beside_the_default_one(
+        tmp_path, seeds_dir, fake_model, monkeypatch):
+    from llm_stub import StubServer
+
+    fake_model.on("cheatsheet", curator)
+    assert build(tmp_path, seeds_dir).exit_code == 0                      # arcmemo's build: the sheet "cheatsheet"
+    released = barc_build(tmp_path, "--released")                         # then the released one, beside it
+    assert released.exit_code == 0, released.output
+    with Memory(str(tmp_path / "memory.db")) as memory:
+        sheets = {c.name: c.description for c in memory.list("sheet")}
+    assert set(sheets) == {"cheatsheet", "cheatsheet-released"}
+    assert sheets["cheatsheet"].splitlines() == [f"- tip from {t}" for t in BUILD_SEEDS]    # left as it was
+    barc_tips = sheets["cheatsheet-released"].splitlines()
+    assert barc_tips and not set(barc_tips) & set(sheets["cheatsheet"].splitlines())
+    configs = [json.loads((run / "config.json").read_text()) for run in sorted((tmp_path / "runs").iterdir())]
+    assert sorted(c["sheet"] for c in configs) == ["cheatsheet", "cheatsheet-released"]
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with StubServer() as stub:
+        result = CliRunner().invoke(cli, ["solve", "--config", "cheatsheet-released", "--tasks", "97239e3d",
+                                          "--retries", "0", "-q", "--base-url", stub.base_url,
+                                          "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "solve")])
+        assert result.exit_code == 0, result.output
+        prompts = [json.dumps(r["messages"]) for r in stub.requests]
+    assert len(prompts) == 3                                               # one answer per thread
+    assert all(tip in p for p in prompts for tip in barc_tips)             # the hint is the released sheet
+    assert not any("- tip from 0d3d703e" in p for p in prompts)
+
+
+def test_a_build_names_its_sheet_and_a_run_reads_the_one_it_names(tmp_path, seeds_dir, fake_model):
+    fake_model.on("cheatsheet", curator)
+    assert build(tmp_path, seeds_dir, "--name", "mine").exit_code == 0
+    blank = build(tmp_path, seeds_dir, "--name", " ")
+    assert blank.exit_code == 2 and "a sheet's name cannot be blank" in blank.output
+    script_run(fake_model)
+    args = ["solve", "--tasks", "3428a4f5", "--selection", "cheatsheet", "--retries", "0", "-q",
+            "--solver-model", "fake", "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "solve")]
+    refused = CliRunner().invoke(cli, args)                               # the default sheet was never built
+    assert refused.exit_code == 1 and "holds no cheatsheet named 'cheatsheet'" in refused.output
+    assert "(it holds 'mine': --method-option sheet=NAME reads one)" in refused.output
+    result = CliRunner().invoke(cli, [*args, "--method-option", "sheet=mine"])
+    assert result.exit_code == 0, result.output
+    (solve_call,) = fake_model.calls_for("solve")
+    assert "- tip from 25d8a9c8" in solve_call.prompt

@@ -95,11 +95,14 @@ def test_three_threads_two_retries_give_the_hand_computed_table(tmp_path, fake_m
                               "91.67", f"({stdev([100, 75, 100]):.2f})", "100.00"]   # hand-computed above
     copy = tmp_path / "runs" / "copy"
     shutil.copytree(runner.rundir.path, copy)
+    refused = CliRunner().invoke(cli, ["runs", "compare", runner.rundir.run_id, str(copy), "--mean", *runs])
+    assert refused.exit_code == 1 and f"run {runner.rundir.run_id} is given twice" in refused.output
+    runs.append("--allow-mismatch")      # a run and its copy on purpose: the arithmetic of the mean
     compared = CliRunner().invoke(cli, ["runs", "compare", runner.rundir.run_id, str(copy), "--mean", *runs])
     assert compared.exit_code == 0, compared.output
     assert "mean (std) over 2 runs" in compared.output and "91.67 (0.00)" in compared.output
     as_json = CliRunner().invoke(cli, ["runs", "compare", runner.rundir.run_id, str(copy), "--mean", "--json", *runs])
-    means = json.loads(as_json.output)
+    means = json.loads(as_json.stdout)
     assert means["oracle"][1][1] == {"mean": pytest.approx(275 / 3), "std": 0.0} and means["threads"] == 3
 
 

@@ -251,6 +251,9 @@ def test_pass_order_runs_each_retry_depth_as_a_pass_writing_at_each_blocks_end(t
     events = {e["task_id"]: e for e in runner.rundir.events() if e["type"] == "task"}
     assert [s["round"] for s in events[c]["threads"][0]["steps"]] == [0, 1, 2]
     assert summary["table4"]["oracle"][0][0] == 25.0 and summary["table4"]["oracle"][2][0] == 75.0
+    # pass p reached retry depth p - 1, and its scores are that depth's row of the table
+    assert [p["headline"]["retry_depth"] for p in summary["passes"]] == [0, 1, 2]
+    assert [p["headline"]["oracle"] for p in summary["passes"]] == [row[0] for row in summary["table4"]["oracle"]]
 
 
 def test_task_order_does_a_tasks_retries_inside_its_block(tmp_path, fake_model, fake_llm):

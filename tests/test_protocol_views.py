@@ -60,6 +60,38 @@ def test_the_collapsed_view_shows_used_concepts_without_parameter_descriptions_a
     assert "palette entry := int" in types and "unused kind := list[int]" in types  # every custom type
 
 
+# in the order a released memory file lists them (not alphabetical): the released code keeps it
+RELEASED_FILE = [
+    {"name": "zigzag band", "kind": "structure", "used_in": ["a", "b"], "description": "a band that zigzags"},
+    {"name": "lone pixel", "kind": "structure", "used_in": ["a"], "description": "one pixel alone"},
+    {"name": "anchor cell", "kind": "structure", "used_in": ["a", "b", "c"], "description": "a fixed cell"},
+    {"name": "Big box", "kind": "structure", "used_in": ["d"], "description": "a large box"},
+    {"name": "zone split", "kind": "routine", "routine_subtype": "zoning", "used_in": ["a", "b"]},
+    {"name": "rotate", "kind": "routine", "used_in": ["a", "b"], "description": "turn the grid"},
+    {"name": "pick colour", "kind": "routine", "routine_subtype": "colour selection", "used_in": ["a", "c"]},
+    {"name": "colour by size", "kind": "routine", "routine_subtype": "colour selection", "used_in": ["b", "c"]},
+]
+
+
+def test_the_collapsed_view_keeps_the_released_files_order(tmp_path):
+    with Memory(str(tmp_path / "released.db")) as mem:
+        for concept in RELEASED_FILE:
+            mem.merge({"format": "ps", **concept}, source="import", actor="test")
+        text = collapsed_view(mem.list("ps"), mem.custom_types())
+        hint = released_hint(mem.list("ps"), [c for c in mem.list("ps") if c.name in ("pick colour", "colour by size")],
+                             mem.custom_types())
+    # as the released code's to_string: each section's concepts in file order, the names of the others
+    # sorted, a routine without a subtype under "misc", sorted among the subtypes
+    assert [line.removeprefix("- concept: ") for line in text.splitlines() if line.startswith("- concept: ")] == [
+        "zigzag band", "anchor cell", "pick colour", "colour by size", "rotate", "zone split"]
+    assert "- lower usage concepts: [Big box, lone pixel]" in section(text, "structure concepts")
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [
+        "## structure concepts", "## colour selection routines", "## misc routines", "## zoning routines"]
+    assert section(hint, "colour selection routines").index("pick colour") < \
+        section(hint, "colour selection routines").index("colour by size")
+    assert "- other concepts: [Big box, anchor cell, lone pixel, zigzag band]" in section(hint, "structure concepts")
+
+
 def test_the_released_hint_has_the_chosen_in_full_every_type_and_the_others_by_section(memory):
     concepts = memory.list("ps")
     chosen = [c for c in concepts if c.name == "pick colour"]

@@ -61,7 +61,7 @@ def test_both_sides_side_by_side_with_what_each_got_and_why(tmp_path, fake_model
         assert config["task_ids"] == list(QUICKSTART_TASKS)
         assert {k: config["settings"][k] for k in QUICK} == QUICK
     mine, plain = by_selection["ps"], by_selection["none"]
-    assert f"only {mine} solves (1): b1948b0a" in out                  # the `runs compare` table
+    assert f"only {mine} solves with its submitted attempts (1): b1948b0a" in out                  # the `runs compare` table
     assert (f"b1948b0a: memory helped\n  memory offered:  the probe's fit color_mapping(grid, {{6: 2}})\n"
             f"  with memory:     solved: answered by memory (helper call color_mapping(grid, {{6: 2}})); the model's "
             f"program got 0 of 3 train pairs right   (run {mine})\n"
@@ -76,7 +76,7 @@ def test_both_sides_side_by_side_with_what_each_got_and_why(tmp_path, fake_model
         assert command in out
     assert "warning" not in out.lower()
     compared = CliRunner().invoke(cli, ["runs", "compare", mine, plain, "--run-dir", str(tmp_path / "runs")])
-    assert compared.exit_code == 0 and f"only {mine} solves (1): b1948b0a" in compared.output
+    assert compared.exit_code == 0 and f"only {mine} solves with its submitted attempts (1): b1948b0a" in compared.output
 
 
 def test_answers_from_the_call_log_are_said_to_be(tmp_path, fake_model):

@@ -60,7 +60,7 @@ def test_report_is_one_offline_file_with_every_task(web_fixture, tmp_path):
     assert len(parser.ids) == len(set(parser.ids))                 # several inline SVGs, no id clash
     assert "oracle@1 over one thread, retry depth 0 (the paper&#39;s score)" in html
     assert "ARC Prize score (2 submitted attempts)" in html and "official" not in html
-    assert f"only {fx.baseline} solves (1): {fx.unsolved}" in html
+    assert f"only {fx.baseline} solves with its submitted attempts (1): {fx.unsolved}" in html
     assert html.count('<figure class="chart">') == 4               # depth, efficiency, memory, concept usage
     assert 'class="wrong-shape"' in html and "Expected" in html        # attempts against the truth
     assert "The selection's reasoning" in html and "&lt;script&gt;alert(&#39;x&#39;)" in html

@@ -38,8 +38,12 @@ def test_the_paper_settings_ship_and_load():
         assert params["protocol"] == ("released-code" if name.endswith("-released") else "arcmemo")
         if name.endswith("-released"):            # the same settings as the clean file, but for the protocol
             clean = options("--config", name.removesuffix("-released"))
-            assert {k: v for k, v in params.items() if k not in ("protocol", "db", "config_file")} == \
-                {k: v for k, v in clean.items() if k not in ("protocol", "db", "config_file")}
+            apart = ("protocol", "db", "config_file", "method_options")
+            assert {k: v for k, v in params.items() if k not in apart} == \
+                {k: v for k, v in clean.items() if k not in apart}
+            # the cheatsheet's released setting reads the released build's sheet (cheatsheet build --released)
+            assert params["method_options"] == (("sheet=cheatsheet-released",) if name == "cheatsheet-released"
+                                                else clean["method_options"])
     assert options("--config", "baseline")["selection"] == "none"
     assert options("--config", "cheatsheet")["selection"] == "cheatsheet"
     ps = options("--config", "arcmemo-ps")
@@ -160,17 +164,11 @@ def test_a_task_file_flag_wins_over_the_files_split(tmp_path):
 def test_each_paper_setting_runs_a_puzzle_with_the_papers_parameters(tmp_path, monkeypatch, name):
     """The shipped file as it is (only the memory, endpoint and puzzle overridden) passes solve's
     start-up checks and sends each role's parameters in its model's form."""
-    from arcmemo.memory.store import Memory
+    from runner_support import paper_memory
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    db = tmp_path / "paper.db"
-    with Memory(str(db)) as memory:
-        memory.merge({"format": "ps", "name": "recolour", "kind": "routine", "description": "map colours"},
-                     source="import", actor="test")
-        memory.add({"format": "oe", "situation": "Colours change.", "suggestion": "Find the colour table."},
-                   source="import", actor="test")
-        memory.merge({"format": "sheet", "name": "cheatsheet", "description": "- look for a colour table"},
-                     source="human", actor="test")
+    db = paper_memory(tmp_path / "paper.db", {"cheatsheet": "- look for a colour table",
+                                              "cheatsheet-released": "- the released build's tip"})
     with StubServer() as stub:
         result = CliRunner().invoke(cli, ["solve", "--config", name, "--tasks", "97239e3d", "--retries", "0",
                                           "-k", "1", "-q", "--base-url", stub.base_url, "--db", str(db),
@@ -195,3 +193,7 @@ def test_each_paper_setting_runs_a_puzzle_with_the_papers_parameters(tmp_path, m
         assert selects[0]["reasoning_effort"] == "medium" and "recolour" in selects[0]["messages"][0]["content"]
     if name.startswith(("baseline", "cheatsheet")):
         assert gpt == [] and len(requests) == 3                                 # one answer per thread
+    if name.startswith("cheatsheet"):                   # each reads its own sheet of the two the memory holds
+        prompts = [json.dumps(r["messages"]) for r in solver]
+        tips = ("- the released build's tip", "- look for a colour table")
+        assert all((tips[0] in p, tips[1] in p) == (released, not released) for p in prompts), prompts[0][:2000]

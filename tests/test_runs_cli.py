@@ -49,8 +49,8 @@ def test_list_show_compare_and_score(tmp_path, fake_model, fake_llm):
 
     compared = invoke("runs", "compare", full.run_id, partial.run_id, "--run-dir", root)
     assert compared.exit_code == 0, compared.output
-    assert f"only {full.run_id} solves (1): {TASK_IDS[0]}" in compared.output
-    assert f"only {partial.run_id} solves (0): -" in compared.output
+    assert f"only {full.run_id} solves with its submitted attempts (1): {TASK_IDS[0]}" in compared.output
+    assert f"only {partial.run_id} solves with its submitted attempts (0): -" in compared.output
 
     scored = invoke("runs", "score", str(partial.submissions), "--split", "training", "--json")
     assert scored.exit_code == 0, scored.output

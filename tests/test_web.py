@@ -92,7 +92,7 @@ def test_run_task_page_shows_puzzle_selection_attempts_and_writes(site):
 def test_compare_and_report_download(site):
     fx = site.fx
     page = _get(site, f"/runs/compare?run={fx.continual}&run={fx.baseline}")
-    assert f"only {fx.baseline} solves (1): {fx.unsolved}" in page
+    assert f"only {fx.baseline} solves with its submitted attempts (1): {fx.unsolved}" in page
     response = site.get(f"/runs/{fx.continual}/report.html")
     assert response.status_code == 200 and "attachment" in response.headers["content-disposition"]
     assert all(f'id="task-{fx.continual}-{t}"' in response.text for t in fx.tasks)

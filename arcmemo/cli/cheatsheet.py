@@ -30,12 +30,16 @@ def cheatsheet() -> None:
 @cheatsheet.command("build")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--again", is_flag=True, help="Curate a sheet the memory already holds further (default: refuse).")
+@click.option("--name", default=None, metavar="NAME",
+              help="The sheet's name: a memory holds any number of sheets, and a run reads the one its "
+                   "--method-option sheet=NAME names (default: cheatsheet; cheatsheet-released with --released).")
 @click.option("--max-words", type=AtLeast(50), default=None,
               help="The sheet's length the curator is asked to keep to (default 1500; 2000 with --released).")
 @click.option("--released", is_flag=True,
               help="As the paper's released code built it: the curator's answers up to 4,096 tokens "
                    "(--aux-max-tokens) at temperature 0.3 (--aux-temperature), a sheet of about 2,000 words, grids "
-                   "as numpy arrays (--grid-text); flags given win. Give it BARC's seed folder, as the authors did.")
+                   "as numpy arrays (--grid-text), kept as the sheet cheatsheet-released (--name); flags given "
+                   "win. Give it BARC's seed folder, as the authors did.")
 @click.option("--lib", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="BARC helper module that seeds import with `from common import *`.")
 @click.option("--transpose", is_flag=True, help="Seeds index grids [x, y] (BARC): transpose in and out.")
@@ -46,14 +50,15 @@ def cheatsheet() -> None:
 @grid_text_option
 @model_options
 @db_option
-def build(directory, again, max_words, released, lib, transpose, dataset, split, tasks_from, solutions, quiet, run_dir,
+def build(directory, again, name, max_words, released, lib, transpose, dataset, split, tasks_from, solutions, quiet, run_dir,
           prompts_dir, grid_text, db, **models):
     """Curate the cheatsheet from the seed solutions in DIRECTORY, once.
 
     Every seed is verified against all pairs of its task first (as `arcmemo seed` does);
     then the curator (the aux model, e.g. --aux-model gpt-4.1) rewrites the sheet after
-    each seed, in file order. Every rewrite is a revision of the memory's `cheatsheet`
-    item. `arcmemo solve --selection cheatsheet` shows it, frozen unless --continual.
+    each seed, in file order. Every rewrite is a revision of the memory's sheet named
+    --name (default `cheatsheet`; `cheatsheet-released` with --released). `arcmemo solve
+    --selection cheatsheet --method-option sheet=NAME` shows it, frozen unless --continual.
     BARC's seed folder: --lib common.py --transpose (as `arcmemo seed`).
 
     A rewrite takes tens of minutes on the embedded model: with no endpoint configured the
@@ -62,19 +67,23 @@ def build(directory, again, max_words, released, lib, transpose, dataset, split,
     """
     from arcmemo.core.settings import Settings
     from arcmemo.core.table import table
+    from arcmemo.methods.dynamic_cheatsheet.cumulative import SHEET_NAME
     from arcmemo.run.jobs.curating import DEFAULT_MAX_WORDS, RELEASED, CheatsheetOptions, build_cheatsheet
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import open_session, resolve_models
 
+    if name is not None and not name.strip():
+        raise click.BadParameter("a sheet's name cannot be blank", param_hint="--name")
     if released:
         grid_text = grid_text or RELEASED["grid_text"]
         max_words = max_words or RELEASED["max_words"]
-        for name in ("aux_max_tokens", "aux_temperature"):
-            models[name] = RELEASED[name] if models[name] is None else models[name]
+        name = name or RELEASED["name"]
+        for key in ("aux_max_tokens", "aux_temperature"):
+            models[key] = RELEASED[key] if models[key] is None else models[key]
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     options = CheatsheetOptions(directory=directory, tasks=task_source(dataset, split, tasks_from, solutions),
                                 solutions=solutions, lib=lib, transpose=transpose, again=again,
-                                max_words=max_words or DEFAULT_MAX_WORDS)
+                                max_words=max_words or DEFAULT_MAX_WORDS, name=(name or SHEET_NAME).strip())
     models_settings = resolve_models(model_flags(models))
     with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
         session.use_prompts(settings.prompts_dir, settings.grid_text)

@@ -76,6 +76,7 @@ def list_command(run_dir, as_json) -> None:
             "tasks": (record.summary or {}).get("tasks") if record.kind == "solve" else None,
             "score": score.value if score else None, "statistic": score.name if score else None,
             "score_unknown": score.why if score else None, "arc_prize": score.arc_prize if score else None,
+            "strict": score.strict if score else None, "strict_variant": score.strict_variant if score else None,
             "test_informed": bool(score and score.test_informed), "status": record.state,
         })
     if as_json:
@@ -129,7 +130,7 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
         return
     if footnote([record.score]):
         click.echo(footnote([record.score]))
-    depth = depth_text(record.summary)
+    depth = depth_text(record.summary, record.config)
     if depth:
         click.echo()
         click.echo(depth)
@@ -174,10 +175,14 @@ def show_task(rundir, task_id: str, as_json: bool) -> None:
 @run_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print each run's settings, scores and lone solves as JSON.")
 @click.option("--mean", "as_mean", is_flag=True,
-              help="Repeated runs of one configuration (the same settings run again): the mean (std) over the "
-                   "runs of every cell of their Table 4 and 5, of the headline and of the ARC Prize score. The "
-                   "paper's run0..run2 are the threads of ONE run (--threads 3), which `runs show` tabulates.")
-def compare(run_refs, run_dir, as_json, as_mean) -> None:
+              help="Repeated runs of one configuration (`solve --repeat 1, 2, ...`): the mean (std) over the "
+                   "runs of every cell of their Table 4 and 5, of the headline and of the ARC Prize score. Runs "
+                   "of other settings, or one that replayed another's answers from the call cache, are refused. "
+                   "The paper's run0..run2 are the threads of ONE run (--threads 3), which `runs show` tabulates.")
+@click.option("--allow-mismatch", is_flag=True,
+              help="With --mean: average runs of different settings, or runs that replayed each other's answers, "
+                   "on purpose (said on stderr).")
+def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
     """Runs side by side: the score (the paper's oracle@k over threads), the ARC Prize score of
     the submitted attempts, per-pass scores, tokens, cost, and what each solves alone; then each
     run's oracle@k by retry depth (the paper's Table 4). Seed, cheatsheet and select runs are
@@ -199,6 +204,11 @@ def compare(run_refs, run_dir, as_json, as_mean) -> None:
                 raise MismatchedRuns(f"--mean averages solve runs; not solve runs: {', '.join(others)}")
             if unfinished:
                 raise MismatchedRuns(f"--mean averages finished runs; not finished: {', '.join(unfinished)}")
+            reason = _unlike(entries)
+            if reason and not allow_mismatch:
+                raise MismatchedRuns(reason)
+            if reason:
+                warn(f"averaging anyway (--allow-mismatch): {reason}")
             echo_json(mean_records(entries)) if as_json else click.echo(mean_text(entries))
         except MismatchedRuns as exc:
             raise click.ClickException(str(exc)) from None
@@ -215,14 +225,26 @@ def compare(run_refs, run_dir, as_json, as_mean) -> None:
             click.echo(note)
     if entries:
         click.echo(compare_table(entries))
-        for _, summary in entries:
-            depth = depth_text(summary)
+        for config, summary in entries:
+            depth = depth_text(summary, config)
             if depth:
                 click.echo(f"\nrun {summary['run_id']}:\n{depth}")
     for r in records:
         if r.kind != "solve":
             click.echo()
             click.echo(table(r.rows(), (f"{r.kind} run {r.run_id}", "")))
+
+
+def _unlike(entries) -> str | None:
+    """Why these solve runs are not repeats of one configuration (run/records/likeness.py)."""
+    from arcmemo.llm.log import CallLog, log_path
+    from arcmemo.run.records.likeness import unlike
+
+    path = log_path()
+    if not path.exists():
+        return unlike(entries, None)
+    with CallLog(path) as log:
+        return unlike(entries, log)
 
 
 @runs.command("selections")

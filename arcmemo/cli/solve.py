@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -30,7 +32,7 @@ from arcmemo.cli.common import (
     task_source_options,
     warn,
 )
-from arcmemo.cli.protocol_options import protocol_options
+from arcmemo.cli.protocol_options import FLAGGED, ProtocolRequest, protocol_options
 from arcmemo.cli.runconfig import config_option
 from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
 
@@ -44,11 +46,11 @@ def _isolation_levels() -> tuple[str, ...]:
     return LEVELS
 
 
-def _unless_from_config(value, name: str):
+def _unless_from_config(ctx: click.Context, value, name: str):
     """`value`, or None when it came from a --config file (click's default map), not from a flag."""
     from click.core import ParameterSource
 
-    return None if click.get_current_context().get_parameter_source(name) == ParameterSource.DEFAULT_MAP else value
+    return None if ctx.get_parameter_source(name) == ParameterSource.DEFAULT_MAP else value
 
 
 def _method_options(pairs: tuple[str, ...]) -> dict:
@@ -165,6 +167,10 @@ def _task_selection(dataset: str | None, split: str | None, tasks_from: str | No
                    "shows them (and offers their helpers) with the feedback.")
 @click.option("--model-seed", type=AtLeast(0), default=None,
               help="Sampling seed for the solver and select models (sample i of a task uses SEED + i).")
+@click.option("--repeat", type=AtLeast(0), default=0, show_default=True, metavar="N",
+              help="Run this configuration again as its repeat N (0: the first run): every model call is asked "
+                   "afresh (the call cache keys on N; --resume still replays the run's own answers) and the model "
+                   "seed moves past the earlier repeats'. `runs compare --mean` averages repeats 0, 1, 2, ...")
 @click.option("--helpers", "helpers", type=click.Choice(["on", "off"]), default="on", show_default=True,
               help="Offer the selected concepts' verified helpers to the solver's programs (importable as "
                    "memory_helpers); off: the concepts' text only.")
@@ -205,8 +211,8 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
           memory_format,
           top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, attempts, retries, passes, continual,
           learn_from_failures, k, consolidate_every, order, seed, budget_usd,
-          max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, helpers,
-          max_helpers, probe_helpers, fits_as_answers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
+          max_tokens, temperature, reasoning_effort, threads, other_names, reselect_on_retry, model_seed, repeat,
+          helpers, max_helpers, probe_helpers, fits_as_answers, tasks_in_flight, executor, ray_address, run_dir, resume, quiet,
           require_isolation, prompts_dir, grid_text, db, protocol_request, **models) -> None:
     """Solve ARC puzzles with memory; with --continual, grow it from verified solves.
 
@@ -237,7 +243,6 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         raise click.UsageError("--consolidate-every needs --continual (a read-only run writes no memory)")
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
     warm_up(settings)       # the sandbox's first worker and the model client's library, while the run layer loads
-    from arcmemo.run.config import RunConfig
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import Scale, open_session, resolve_models
 
@@ -250,28 +255,7 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
     if resume and protocol_request.given():
         raise click.UsageError("--resume keeps the run's recorded protocol: leave out --protocol and its choices")
     if not resume:
-        if tasks_from is not None:    # a task file on the command line wins over a --config's split
-            dataset, split = _unless_from_config(dataset, "dataset"), _unless_from_config(split, "split")
-        source, ids = _task_selection(dataset, split, tasks_from, solutions, tasks)
-        if settings.origin("grid_text") != "default":     # a setting of its own, and a choice of the protocol
-            protocol_request.choices["grid_text"] = settings.grid_text
-        protocol = _protocol(protocol_request, continual=continual, passes=passes, method=_method(selection),
-                             scored=not no_score)
-        config = RunConfig(
-            source=source, task_ids=ids, solutions=os.path.abspath(solutions) if solutions else None,
-            score=not no_score, limit=limit, solver=solver, selection=selection,
-            memory_format=memory_format, top_k=top_k, expand=expand, token_budget=token_budget,
-            hint_budget=hint_budget, attempts=attempts, retries=retries, max_tokens=max_tokens,
-            temperature=temperature, reasoning_effort=reasoning_effort, passes=passes, continual=continual,
-            k=k, order=order, seed=seed, budget_usd=budget_usd, model_seed=model_seed, helpers=helpers == "on",
-            max_helpers=max_helpers, probe_helpers=probe_helpers, threads=threads, other_names=other_names,
-            fits_as_answers=fits_as_answers == "on",
-            reselect_on_retry=reselect_on_retry, config_file=config_file, protocol=protocol,
-            consolidate_every=consolidate_every,
-            prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
-            grid_text=protocol.grid_text, method_options={**_method_options(method_options), **flag_options(
-                use_prior=use_prior, failure_lessons=failure_lessons, learn_from_failures=learn_from_failures)},
-        )
+        config = _new_config(click.get_current_context(), settings)
         models_settings = resolve_models(flags)
     with open_session(settings, reporter=make_reporter(quiet=quiet), require_isolation=require_isolation) as session:
         runner = (session.resume_solve(resume, flags, scale) if resume else
@@ -285,6 +269,68 @@ def solve(config_file, dataset, split, tasks_from, solutions, no_score, tasks, l
         warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "
              f"retry them with: {_resume(session, runner)}")
         sys.exit(EXIT_LOST)
+
+
+def _new_config(ctx: click.Context, settings):
+    """The RunConfig of a new run from solve's parameters (`ctx.params`; --config's values
+    among them) and the settings they load; a bad choice is a usage error, before anything
+    is opened."""
+    from arcmemo.run.config import RunConfig
+
+    p = ctx.params
+    dataset, split = p["dataset"], p["split"]
+    if p["tasks_from"] is not None:    # a task file on the command line wins over a --config's split
+        dataset, split = _unless_from_config(ctx, dataset, "dataset"), _unless_from_config(ctx, split, "split")
+    source, ids = _task_selection(dataset, split, p["tasks_from"], p["solutions"], p["tasks"])
+    request = ProtocolRequest(p["protocol"], {choice: p[choice] for choice in FLAGGED})
+    if settings.origin("grid_text") != "default":     # a setting of its own, and a choice of the protocol
+        request = dataclasses.replace(request, choices={**request.choices, "grid_text": settings.grid_text})
+    protocol = _protocol(request, continual=p["continual"], passes=p["passes"], method=_method(p["selection"]),
+                         scored=not p["no_score"])
+    same = ("limit", "solver", "selection", "memory_format", "top_k", "expand", "token_budget", "hint_budget",
+            "attempts", "retries", "max_tokens", "temperature", "reasoning_effort", "passes", "continual", "k",
+            "order", "seed", "budget_usd", "model_seed", "repeat", "max_helpers", "probe_helpers", "threads",
+            "other_names", "reselect_on_retry", "config_file", "consolidate_every")
+    return RunConfig(
+        **{name: p[name] for name in same}, source=source, task_ids=ids,
+        solutions=os.path.abspath(p["solutions"]) if p["solutions"] else None, score=not p["no_score"],
+        helpers=p["helpers"] == "on", fits_as_answers=p["fits_as_answers"] == "on", protocol=protocol,
+        prompts_dir=str(settings.prompts_dir.resolve()) if settings.prompts_dir else None,
+        grid_text=protocol.grid_text, method_options={**_method_options(p["method_options"]), **flag_options(
+            use_prior=p["use_prior"], failure_lessons=p["failure_lessons"],
+            learn_from_failures=p["learn_from_failures"])},
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannedRun:
+    """What `arcmemo solve ARGS` would start (`planned_run`)."""
+
+    config: Any                   # RunConfig
+    models: dict[str, Any]        # LLMSettings.resolve keywords (model_flags)
+    db: str | None                # the memory it names: --db, or its --config's `db:` (None: the setting's)
+
+
+def planned_run(args: Sequence[str]) -> PlannedRun:
+    """The run `arcmemo solve ARGS` would start, read as solve reads its options (a --config
+    file's values included), with nothing opened or run: a sweep's rows are these. A bad
+    option is a click error naming it."""
+    from arcmemo.core.settings import Settings
+
+    with solve.make_context("solve", list(args)) as ctx:
+        p = ctx.params
+        if p["resume"]:
+            raise click.UsageError("a planned run is a new run: leave out --resume")
+        settings = Settings.load(db=p["db"], runs_dir=p["run_dir"], prompts_dir=p["prompts_dir"],
+                                 grid_text=p["grid_text"])
+        config = _new_config(ctx, settings)
+        models = model_flags({name: p[name] for name in _model_params()})
+        return PlannedRun(config=config, models=models, db=p["db"])
+
+
+def _model_params() -> set[str]:
+    """The names of solve's model options (model_options), which solve takes as **models."""
+    return {param.name for param in getattr(model_options(lambda: None), "__click_params__", [])}
 
 
 def _protocol(request, **run):

@@ -14,8 +14,9 @@ synchronous code can still fan out samples in parallel:
 
 One call: the role's model is routed (routing.py); messages and parameters are checked
 and put in the form the model takes (params.py, from its models.yaml traits); the call
-log (log.py) answers it when the same request, step and sample index were answered
-before (unless cache=False; vary `sample` for independent answers); otherwise the backend
+log (log.py) answers it when the same request, step, sample index and draw were answered
+before (unless cache=False; vary `sample` for independent answers, `draw` for a repeat of a
+whole run: run/repeats.py); otherwise the backend
 is asked, transient faults retried within the call's time budget (retry.py); the call is
 logged and its usage counted (usage.py).
 
@@ -111,18 +112,20 @@ class LLM:
 
     # -- calls -------------------------------------------------------------------------
     async def achat(self, messages: list[dict[str, Any]], *, role: str, step: str, sample: int = 0,
-                    task_id: str | None = None, cache: bool | None = None, **params: Any) -> Completion:
-        """One chat completion. Raises LLMError (EndpointFatal, EndpointUnavailable: errors.py)."""
+                    task_id: str | None = None, cache: bool | None = None, draw: int = 0,
+                    **params: Any) -> Completion:
+        """One chat completion. Raises LLMError (EndpointFatal, EndpointUnavailable: errors.py).
+        `draw` (a run's repeat, 0: the first) joins the cache key, so a repeat asks afresh."""
         if self._closed:
             raise LLMError("this LLM client is closed")
         return await self._thread.submit(self._achat(messages, role=role, step=step, sample=sample,
-                                                   task_id=task_id, cache=cache, params=params))
+                                                   task_id=task_id, cache=cache, draw=draw, params=params))
 
     def chat(self, messages: list[dict[str, Any]], *, role: str, step: str, sample: int = 0,
-             task_id: str | None = None, cache: bool | None = None, **params: Any) -> Completion:
+             task_id: str | None = None, cache: bool | None = None, draw: int = 0, **params: Any) -> Completion:
         """Blocking `achat`."""
         return self.run(self._achat(messages, role=role, step=step, sample=sample, task_id=task_id,
-                                    cache=cache, params=params))
+                                    cache=cache, draw=draw, params=params))
 
     def run(self, coro: Awaitable[T]) -> T:
         """Run a coroutine on the LLM's event loop and wait for its result."""
@@ -156,7 +159,7 @@ class LLM:
         self.close()
 
     # -- one call ----------------------------------------------------------------------
-    async def _achat(self, messages, *, role, step, sample, task_id, cache, params) -> Completion:
+    async def _achat(self, messages, *, role, step, sample, task_id, cache, draw, params) -> Completion:
         if role not in ROLES:
             raise ValueError(f"unknown model role {role!r}; roles are {', '.join(ROLES)}")
         if not isinstance(step, str) or not step:
@@ -165,14 +168,14 @@ class LLM:
             if self._fatal is not None:
                 raise self._fatal.again(step=step)
             return await self._call(messages, role=role, step=step, sample=sample, task_id=task_id,
-                                    cache=cache, params=params)
+                                    cache=cache, draw=draw, params=params)
         except EndpointFatal as exc:
             with self._fatal_lock:
                 if self._fatal is None:
                     self._fatal = exc
             raise
 
-    async def _call(self, messages, *, role, step, sample, task_id, cache, params) -> Completion:
+    async def _call(self, messages, *, role, step, sample, task_id, cache, draw, params) -> Completion:
         name = self.settings.model(role)
         route = self.router.route(name)
         traits = self.router.traits(name)
@@ -189,7 +192,7 @@ class LLM:
             exc.model, exc.step = exc.model or route.model, step
             raise
         request = {"model": route.model, "endpoint": backend.endpoint, "messages": messages,
-                   "params": params}
+                   "params": params, **({"draw": int(draw)} if draw else {})}   # draw 0: keyed as always
         # The step joins the key: two steps never share an answer even if their prompts match.
         key = cache_key({**request, "step": step}, sample)
         common = dict(run_id=self.run_id, task_id=task_id, role=role, step=step, sample=sample,

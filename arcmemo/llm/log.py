@@ -153,6 +153,21 @@ class CallLog:
                 " ORDER BY id LIMIT 1", (key,)).fetchone()
         return _record(row) if row else None
 
+    def replayed_from(self, run_id: str, sources: list[str]) -> dict[str, int]:
+        """How many of run `run_id`'s calls the cache answered with a call first made by each
+        run of `sources` (a run replaying another's answers instead of asking afresh)."""
+        if not sources:
+            return {}
+        marks = ",".join("?" * len(sources))
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT first.run_id AS source, COUNT(*) AS n FROM calls AS hit"
+                " JOIN calls AS first ON first.id = (SELECT MIN(id) FROM calls WHERE cache_key = hit.cache_key"
+                " AND error IS NULL AND cached = 0)"
+                f" WHERE hit.run_id = ? AND hit.cached = 1 AND first.run_id IN ({marks}) AND first.run_id != ?"
+                " GROUP BY first.run_id", (run_id, *sources, run_id)).fetchall()
+        return {row["source"]: int(row["n"]) for row in rows}
+
     def get(self, call_id: int) -> CallRecord | None:
         with self._lock:
             row = self._conn.execute("SELECT * FROM calls WHERE id = ?", (int(call_id),)).fetchone()

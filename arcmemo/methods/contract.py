@@ -186,7 +186,7 @@ class MemoryMethod(Protocol):
     def write(self, experiences: Sequence[Experience], memory: Memory, llm: LLM, ctx: WriteContext
               ) -> list[WriteEvent]: ...
 
-    def check(self, memory: Memory, *, continual: bool) -> str | None: ...
+    def check(self, memory: Memory, *, continual: bool, options: Mapping[str, Any] | None = None) -> str | None: ...
 
     def owner(self, memory_format: str | None = None) -> str: ...
 
@@ -246,8 +246,9 @@ class MethodBase:
               ) -> list[WriteEvent]:
         return []
 
-    def check(self, memory: Memory, *, continual: bool) -> str | None:
-        """Why a run of this method on `memory` would be pointless (None: it would not)."""
+    def check(self, memory: Memory, *, continual: bool, options: Mapping[str, Any] | None = None) -> str | None:
+        """Why a run of this method on `memory` would be pointless (None: it would not); `options`:
+        the run's method options (a check that declares no `options` is called without them)."""
         return None
 
 

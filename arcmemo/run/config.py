@@ -65,6 +65,9 @@ class RunConfig:
     seed: int = 0
     budget_usd: float | None = None
     model_seed: int | None = None     # the models' sampling seed (sample i of a task: model_seed + i)
+    # Which repeat of its configuration this run is (0: the first): each draws new samples, its own
+    # cache keys and seeds (run/repeats.py), so `runs compare --mean` averages independent runs.
+    repeat: int = 0
     helpers: bool = True              # offer memory's verified helpers to the solver's programs
     max_helpers: int | None = None    # at most this many per task; None: sized to the solver model (offer.py)
     # Try memory's helpers on the train pairs (stages/probe.py): a stage every method can use;
@@ -103,6 +106,8 @@ class RunConfig:
         for name in ("k", "passes", "attempts", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.repeat < 0:
+            raise ValueError(f"repeat must be 0 or more, got {self.repeat}")
         if self.retries < 0 or (self.limit is not None and self.limit < 1):
             raise ValueError(f"retries must be 0 or more and limit 1 or more, got {self.retries} and {self.limit}")
         if self.max_helpers is not None and self.max_helpers < 0:
@@ -155,7 +160,10 @@ class RunConfig:
                               answer_reading=self.protocol.answer_reading)
 
     def _seed_params(self) -> dict[str, Any]:
-        return {} if self.model_seed is None else {"seed": self.model_seed}
+        """The models' seed: a repeat's starts past every sample of the repeats before it."""
+        if self.model_seed is None:
+            return {}
+        return {"seed": self.model_seed + self.repeat * self.passes * self.threads * self.attempts}
 
     def items(self, memory: Any) -> MethodMemory:
         """`memory` as the run's method sees it: its own items, and those its `reads_from` option names."""

@@ -69,6 +69,7 @@ from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.records.report import running_score
 from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.records.taskrecords import TaskRecords, TaskResult
+from arcmemo.run.repeats import with_draws
 from arcmemo.run.stages.context import Notices, TaskContext
 from arcmemo.run.stages.metered import MeteredLLM
 from arcmemo.run.stages.pipeline import SandboxFailed, solve_task
@@ -103,7 +104,8 @@ class Runner:
         self.tasks = tasks
         self.task_by_id = {t.id: t for t in tasks}
         self.answers = answers
-        self.memory, self.llm, self.sandbox, self.solver = memory, llm, sandbox, solver
+        self.memory, self.sandbox, self.solver = memory, sandbox, solver
+        self.llm = with_draws(llm, config.repeat)      # a repeat asks afresh (run/repeats.py)
         self.method = load_method(config.selection)
         self.items = config.items(memory)      # memory as the method sees it: its own items (memory/store/scoped.py)
         self.rundir = rundir

@@ -54,6 +54,7 @@ class Scale:
 def roles_used(config: RunConfig) -> set[str]:
     """The model roles a solve run calls: the solver always, and what its memory method's read
     (and, for a continual run, its write) calls."""
+
     from arcmemo.methods import load_method
 
     method = load_method(config.selection)
@@ -83,9 +84,16 @@ def check_method(memory: Memory, config: RunConfig) -> None:
     """RunDirError, before a run directory exists, when the memory method finds the run pointless
     on this memory (the cheatsheet baseline without a sheet to show is the no-memory baseline
     in disguise)."""
+    import inspect
+
     from arcmemo.methods import load_method
 
-    problem = load_method(config.selection).check(config.items(memory), continual=config.continual)
+    method = load_method(config.selection)
+    # a method's check may read its options (the cheatsheet: which sheet); one written before
+    # checks took them is asked without
+    takes_options = "options" in inspect.signature(method.check).parameters
+    problem = method.check(config.items(memory), continual=config.continual,
+                           **({"options": config.method_options} if takes_options else {}))
     if problem:
         raise RunDirError(problem)
 

@@ -19,6 +19,15 @@ A run's summary.json (Runner._summary, from `summary_scores`) holds both:
                 kept for readers of older summaries: the submitted attempts' scores (they
                 always were), the same numbers as `submitted`; never the headline
     table4      the whole Table 4 / Table 5 block (threads.DepthTable.to_dict())
+    strict_train_test_last_step
+                the released driver's strict score per retry depth and k (strict.LastStepTable)
+    strict_variant
+                which strict score the run's protocol chose (`--strict-variant`)
+
+**The strict score** every view shows is the run's chosen variant (`strict_variant`, decided
+from the summary or else the run's config): test-any-step, the table4 block's strict (the
+paper's Table 5, and headline["strict"]), or train-test-last-step, the released driver's
+block. `RunScore.strict` and `strict_rows` are the one reading of it.
 
 A summary written before `headline` existed is read as it was recorded (`run_score`): its
 oracle1/oracle2/strict are the submitted-attempt score, its headline the recorded table4's
@@ -33,6 +42,7 @@ from typing import Any
 
 from arcmemo.core.table import cell
 from arcmemo.scoring.scores import OFFICIAL_K
+from arcmemo.scoring.strict import STRICT_VARIANTS
 
 SUBMITTED_ATTEMPTS = 2
 ARC_PRIZE = f"ARC Prize score ({SUBMITTED_ATTEMPTS} submitted attempts)"
@@ -42,6 +52,35 @@ NO_TASKS = "no task finished"
 MARK = "†"
 FOOTNOTE = (f"{MARK} test-informed: a test output decided something in this run (which attempts were retried, "
             "or which solutions were written to memory), so its score is not a held-out score")
+
+
+DEFAULT_STRICT = STRICT_VARIANTS[0]
+LAST_STEP_KEY = "strict_train_test_last_step"     # the summary's key of the released driver's block
+STRICT_NOT_RECORDED = "not recorded (run from before the released driver's strict score)"
+
+
+def strict_variant(config: Mapping[str, Any] | None, summary: Mapping[str, Any] | None = None) -> str:
+    """The strict score a run shows (module docstring): its summary's `strict_variant`, else its
+    config's protocol's, else test-any-step (a run from before the choice)."""
+    recorded = (summary or {}).get("strict_variant")
+    if recorded is None:
+        protocol = (config or {}).get("protocol")
+        recorded = protocol.get("strict_variant") if isinstance(protocol, Mapping) else None
+    return recorded if recorded in STRICT_VARIANTS else DEFAULT_STRICT
+
+
+def strict_rows(summary: Mapping[str, Any], variant: str) -> list[list[float]] | None:
+    """The strict score of `variant` per retry depth (rows) and k (columns), in percent; None
+    when the summary does not hold it."""
+    block = summary.get("table4") if variant == DEFAULT_STRICT else summary.get(LAST_STEP_KEY)
+    return [list(row) for row in block["strict"]] if block else None
+
+
+def strict_name(variant: str) -> str:
+    """How a table names a strict variant's block."""
+    return ("strict@k (Table 5: one program solves every test input of a puzzle)" if variant == DEFAULT_STRICT else
+            "strict@k, the released driver's (a thread's last step right on every train pair and test input; "
+            "--strict-variant train-test-last-step)")
 
 
 def headline_k(threads: int) -> int:
@@ -90,6 +129,8 @@ class RunScore:
     why: str | None = None          # why `value` is None
     test_informed: bool = False
     test_informed_by: tuple[str, ...] = ()   # the protocol choices that made it so (run/protocol.py)
+    strict_variant: str = DEFAULT_STRICT    # which strict score `strict` is (module docstring)
+    strict_why: str | None = None   # why `strict` is None
 
     @property
     def name(self) -> str:
@@ -102,6 +143,17 @@ class RunScore:
         threads = "one thread" if self.threads == 1 else f"{self.threads} threads"
         return f"oracle@{self.k} over {threads}, retry depth {depth} (the paper's score)"
 
+    @property
+    def strict_label(self) -> str:
+        """The strict score's full name, as a table row says it."""
+        if self.strict_variant == DEFAULT_STRICT:
+            return f"strict@{self.k}, the same cell of Table 5"
+        return f"strict@{self.k}, train and test pairs, last step (the released driver's), the same depth"
+
+    def strict_cell(self) -> str:
+        """The strict score as a table cell (marked if test-informed) or why it is unknown."""
+        return self.mark(self.strict, self.strict_why)
+
     def cell(self) -> str:
         """The headline as a table cell: the number (marked if test-informed) or why it is unknown."""
         return self.mark(self.value, self.why)
@@ -112,13 +164,14 @@ class RunScore:
         return f"{text} {MARK}" if self.test_informed and value is not None else text
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "statistic": self.name, "label": self.label}
+        return {**asdict(self), "statistic": self.name, "label": self.label, "strict_label": self.strict_label}
 
 
 def run_score(summary: Mapping[str, Any], *, test_informed: bool = False,
-              test_informed_by: tuple[str, ...] = ()) -> RunScore:
+              test_informed_by: tuple[str, ...] = (), config: Mapping[str, Any] | None = None) -> RunScore:
     """A run's score from its summary (module docstring: new summaries and older ones), marked
-    test-informed as said, with the choices that made it so when they are known."""
+    test-informed as said, with the choices that made it so when they are known; its strict
+    score is the variant `strict_variant(config, summary)` chooses."""
     submitted = summary.get("submitted") or {name: summary.get(name) for name in ("oracle1", "oracle2", "strict")}
     headline = summary.get("headline")
     if headline is None:
@@ -130,13 +183,21 @@ def run_score(summary: Mapping[str, Any], *, test_informed: bool = False,
     if value is None:
         unscored = summary.get("scored") is False or (summary.get("tasks") and submitted.get("oracle2") is None)
         why = NO_TEST_OUTPUTS if unscored else NO_TASKS if not summary.get("tasks") else NOT_RECORDED
-    return RunScore(value=value, strict=headline.get("strict"), k=int(headline["k"]),
+    variant = strict_variant(config, summary)
+    strict, strict_why = headline.get("strict"), why
+    if variant != DEFAULT_STRICT:
+        rows, depth = strict_rows(summary, variant), headline.get("retry_depth")
+        strict = rows[depth][int(headline["k"]) - 1] if rows and depth is not None else None
+        strict_why = why or (STRICT_NOT_RECORDED if strict is None else None)
+    return RunScore(value=value, strict=strict, k=int(headline["k"]),
                     threads=int(headline["threads"]), retry_depth=headline.get("retry_depth"),
                     arc_prize=submitted.get("oracle2"), submitted_oracle1=submitted.get("oracle1"),
                     submitted_strict=submitted.get("strict"), why=why,
-                    test_informed=test_informed, test_informed_by=tuple(test_informed_by))
+                    test_informed=test_informed, test_informed_by=tuple(test_informed_by),
+                    strict_variant=variant, strict_why=strict_why)
 
 
-__all__ = ["ARC_PRIZE", "FOOTNOTE", "MARK", "NO_TASKS", "NO_TEST_OUTPUTS", "NOT_RECORDED", "RunScore",
-           "SUBMITTED_ATTEMPTS", "headline_k", "headline_name", "headline_of_table", "headline_record",
-           "run_score", "summary_scores"]
+__all__ = ["ARC_PRIZE", "DEFAULT_STRICT", "FOOTNOTE", "LAST_STEP_KEY", "MARK", "NO_TASKS", "NO_TEST_OUTPUTS",
+           "NOT_RECORDED", "RunScore", "STRICT_NOT_RECORDED", "SUBMITTED_ATTEMPTS", "headline_k", "headline_name",
+           "headline_of_table", "headline_record", "run_score", "strict_name", "strict_rows", "strict_variant",
+           "summary_scores"]

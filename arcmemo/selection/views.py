@@ -3,6 +3,10 @@ follows it (run/protocol.py): what its select model reads and the hint its solve
 
 Both keep arcmemo's sections (render.py: structures, types, grid manipulation routines,
 the other routines by subtype) and show every custom type, as the released code does.
+Within a section the concepts keep the memory's order, as the released code keeps its
+file's (`released_order`: the order they were added, so an imported file's order), a
+routine without a subtype is in "misc routines", sorted among the subtypes as the released
+code's "misc", and a section's line of names lists them sorted, as the released code's does.
 
 - `collapsed_view` (selector_view "collapsed"): in each section the concepts used in
   COLLAPSE_BELOW or more puzzles in full, without their parameters' descriptions (and,
@@ -23,6 +27,7 @@ from arcmemo.memory.views import render
 COLLAPSE_BELOW = 2      # fewer puzzles than this: a concept is named, not shown
 LOWER_USAGE = "lower usage concepts"
 NOT_CHOSEN = "other concepts"
+MISC = "misc routines"          # the released code's bucket of routines without a subtype
 SECTIONS_WITH_CUES = (0, 2)    # structures and grid manipulation routines (render.section_of's order)
 
 
@@ -40,14 +45,28 @@ def _listing(concepts: Iterable[Concept], shown: Callable[[Concept], str | None]
     `- <title>: [names]` naming the section's others (the ones `shown` gives None)."""
     entries: list[tuple[tuple[int, str], str]] = []
     named: dict[tuple[int, str], list[str]] = {}
-    for concept in sorted(concepts, key=render.order_key):
+    for concept in sorted(concepts, key=released_order):
         text = shown(concept)
         if text is None:
-            named.setdefault(render.section_of(concept), []).append(concept.name)
+            named.setdefault(_section(concept), []).append(concept.name)
         else:
-            entries.append((render.section_of(concept), text))
-    entries += [(section, f"- {title}: [{', '.join(names)}]") for section, names in named.items()]
+            entries.append((_section(concept), text))
+    entries += [(section, f"- {title}: [{', '.join(sorted(names))}]") for section, names in named.items()]
     return render.listing(entries, custom_types)
+
+
+def _section(concept: Concept) -> tuple[int, str]:
+    """render.section_of, but a routine without a subtype is the released code's "misc"."""
+    if concept.kind != "structure" and not (concept.routine_subtype or "").strip():
+        return (3, MISC)
+    return render.section_of(concept)
+
+
+def released_order(concept: Concept) -> tuple:
+    """Where a concept stands in the released code's listings: its section, then the order it
+    entered memory (the released code's file order; an imported file's concepts enter in it)."""
+    number, heading = _section(concept)
+    return (number, heading.lower(), heading, concept.id is None, concept.id or 0, concept.name)
 
 
 def collapsed_view(concepts: Sequence[Concept], custom_types: dict[str, str]) -> str:
@@ -71,4 +90,4 @@ def released_hint(concepts: Sequence[Concept], chosen: Sequence[Concept], custom
     return _listing(pool, lambda c: render.entry(c) if c.id in taken else None, NOT_CHOSEN, custom_types)
 
 
-__all__ = ["collapsed_view", "released_hint", "COLLAPSE_BELOW"]
+__all__ = ["collapsed_view", "released_hint", "released_order", "COLLAPSE_BELOW"]

@@ -1,16 +1,21 @@
 """The Dynamic Cheatsheet baseline, cumulative mode (DC-Cu): the memory method `cheatsheet`.
 
-One evolving text: a Concept of format "sheet" named "cheatsheet", whose description is
-the whole sheet. Each rewrite by the curator model is a revision in the store (op "add" the
-first time, "edit" afterwards, with run, task and model), so the sheet as of any earlier run can be read back. The
-whole sheet is the hint for every task; there is no selection. A continual run's write asks
-the curator to rewrite it after each task whose program passed every train pair;
-`arcmemo cheatsheet build` (run/jobs/curating.py) curates it from seed solutions beforehand.
+One evolving text: a Concept of format "sheet", whose description is the whole sheet. A
+memory may hold several, each under its name (the option `sheet`; default "cheatsheet"):
+`arcmemo cheatsheet build --name` curates one, and a run reads and writes the one its
+configuration names (the released build's is "cheatsheet-released"). Each rewrite by the
+curator model is a revision in the store (op "add" the first time, "edit" afterwards, with
+run, task and model), so the sheet as of any earlier run can be read back. The whole sheet
+is the hint for every task; there is no selection. A continual run's write asks the curator
+to rewrite it after each task whose program passed every train pair; `arcmemo cheatsheet
+build` (run/jobs/curating.py) curates it from seed solutions beforehand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.gridtext import format_task
@@ -18,6 +23,7 @@ from arcmemo.core.parsing import ParseError, extract_tag
 from arcmemo.memory.views.render import render_sheet
 from arcmemo.methods.arcmemo.write import passed_train
 from arcmemo.methods.contract import Experience, MethodBase, WriteEvent, each_experience, guarded
+from arcmemo.methods.options import MethodOptionError
 from arcmemo.prompts import keep_tail, render_prompt
 from arcmemo.selection.conversation import ask, sum_usage
 from arcmemo.selection.types import Selection, SelectionSettings
@@ -28,12 +34,27 @@ EMPTY_SHEET = "(empty: nothing recorded yet)"
 CHARS_PER_WORD = 12   # a sheet within its word limit but longer than this per word is junk, not words
 
 
-def current_sheet(memory):
-    return memory.get(SHEET_NAME, format="sheet")
+@dataclass(frozen=True)
+class SheetOptions:
+    """The method's own settings (--method-option KEY=VALUE)."""
+
+    sheet: str = SHEET_NAME           # the name of the sheet a run reads (and, with --continual, rewrites)
+
+
+def sheet_name(options: Mapping[str, Any] | None) -> str:
+    """The sheet a run's method options name (MethodOptionError for a blank name)."""
+    name = str((options or {}).get("sheet", SHEET_NAME)).strip()
+    if not name:
+        raise MethodOptionError("option sheet must name a sheet, not be blank")
+    return name
+
+
+def current_sheet(memory, name: str = SHEET_NAME):
+    return memory.get(name, format="sheet")
 
 
 def select_cheatsheet(task, memory, settings: SelectionSettings, llm=None) -> Selection:
-    sheet = current_sheet(memory)
+    sheet = current_sheet(memory, sheet_name(settings.options))
     if sheet is None or not (sheet.description or "").strip():
         return Selection(mode="cheatsheet", stats={"memory_size": 0})
     return Selection(mode="cheatsheet", concept_ids=[sheet.id], hint=render_sheet([sheet]),
@@ -64,14 +85,14 @@ def _parser(max_words: int):
 
 def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
                       max_words: int = 1500, model_params: dict | None = None,
-                      source: str = "self") -> CheatsheetUpdate:
-    """Ask the curator (role aux, step cheatsheet) to rewrite the sheet after a solved task
+                      source: str = "self", name: str = SHEET_NAME) -> CheatsheetUpdate:
+    """Ask the curator (role aux, step cheatsheet) to rewrite the sheet `name` after a solved task
     (`source` "self": a run's own solve; "human": a seed solution, `arcmemo cheatsheet build`).
 
     Never raises for model problems: a failed rewrite leaves the sheet as it was and is
     recorded as a WriteFailure (step "cheatsheet").
     """
-    sheet = current_sheet(memory)
+    sheet = current_sheet(memory, name)
     old = (sheet.description or "").strip() if sheet is not None else ""
     messages = [{"role": "user", "content": render_prompt(
         "cheatsheet", sheet=old or EMPTY_SHEET, puzzle=format_task(task),
@@ -91,7 +112,7 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
         return CheatsheetUpdate(False, None, usage)
     # merge, not edit: a sheet's newest description replaces the old one, and the revision
     # keeps run_id, task_id and model; op says what happened ("add" first, then "edit").
-    memory.merge({"format": "sheet", "name": SHEET_NAME, "description": text, "used_in": [task.id]},
+    memory.merge({"format": "sheet", "name": name, "description": text, "used_in": [task.id]},
                  actor=ACTOR, reason=f"curator rewrite after task {task.id}", run_id=run_id,
                  task_id=task.id, source=source, model=model, op="add" if sheet is None else "edit")
     return CheatsheetUpdate(True, None, usage)
@@ -108,25 +129,37 @@ class Cheatsheet(MethodBase):
     description = "Dynamic Cheatsheet, cumulative (DC-Cu): one curated sheet, rewritten after each solve, shown whole"
     formats = ("sheet",)
     write_roles = ("aux",)
+    Options = SheetOptions
+
+    def options(self, given):
+        chosen = super().options(given)
+        sheet_name({"sheet": chosen.sheet})          # a blank name is refused when the run is set up
+        return chosen
 
     def read(self, task, memory, settings, llm):
         return select_cheatsheet(task, memory, settings, llm)
 
     def write(self, experiences, memory, llm, ctx):
+        name = sheet_name(ctx.options)
+
         def write_one(experience: Experience) -> WriteEvent:
             update = update_cheatsheet(memory, llm, experience.task, trace_text(experience), run_id=ctx.run_id,
-                                       model_params=ctx.model_params or None)
-            return WriteEvent(experience.task_id, extended=[SHEET_NAME] if update.updated else [],
+                                       model_params=ctx.model_params or None, name=name)
+            return WriteEvent(experience.task_id, extended=[name] if update.updated else [],
                               failed=update.error is not None, error=update.error)
 
         return [guarded(write_one, experience, memory, step="cheatsheet", run_id=ctx.run_id)
                 for experience in each_experience(experiences, ctx, learns_from=passed_train)]
 
-    def check(self, memory, *, continual: bool) -> str | None:
+    def check(self, memory, *, continual: bool, options: Mapping[str, Any] | None = None) -> str | None:
         """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which
-        grows one from the run's own solves) a memory with no sheet would make it the no-memory
-        baseline in disguise."""
-        if continual or current_sheet(memory) is not None:
+        grows one from the run's own solves) a memory without the sheet the run names would make it
+        the no-memory baseline in disguise."""
+        name = sheet_name(options)
+        if continual or current_sheet(memory, name) is not None:
             return None
-        return (f"{memory.url}: holds no cheatsheet for --selection cheatsheet to show; build one with "
-                "`arcmemo cheatsheet build seeds/` (or add --continual to grow one from this run's solves)")
+        held = sorted(c.name for c in memory.list("sheet"))
+        build = "`arcmemo cheatsheet build seeds/" + (f" --name {name}" if name != SHEET_NAME else "") + "`"
+        return (f"{memory.url}: holds no cheatsheet named {name!r} for --selection cheatsheet to show"
+                + (f" (it holds {', '.join(map(repr, held))}: --method-option sheet=NAME reads one)" if held else "")
+                + f"; build it with {build} (or add --continual to grow one from this run's solves)")

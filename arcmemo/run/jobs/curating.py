@@ -8,11 +8,13 @@ from the seed solutions and then used frozen. Here:
 2. in file order, the curator (role aux) rewrites the sheet after each verified seed,
    reading the puzzle, the program and, when the seed has a hand annotation, its summary
    and pseudocode (methods.cheatsheet.update_cheatsheet). Each rewrite is a revision of
-   the memory's one `cheatsheet` item, with run, task and model; a rewrite the curator
+   the memory's sheet of that name, with run, task and model; a rewrite the curator
    botches is recorded as a write failure and the sheet stays as it was.
 
 `solve --selection cheatsheet` then shows the sheet as it is (frozen unless --continual).
-A memory that already holds a sheet is left alone unless `again` (curate it further).
+A memory holds any number of sheets, each under its name (`name`; default "cheatsheet",
+the released build's "cheatsheet-released"); a run reads the one its method option `sheet`
+names. A sheet of that name already there is left alone unless `again` (curate it further).
 The build is a run like the others: a run directory of kind "cheatsheet" with its config
 (the curator's call settings, the grid text and each template's hash and source among
 it), one event per seed, status and summary; an endpoint that refuses (bad key, unknown
@@ -24,7 +26,7 @@ estimate before anything exists (run/progress/longrun.py), a named one says its 
 
 The released code's build (`arcmemo cheatsheet build --released`): all of BARC's seeds,
 answers of up to 4,096 tokens at temperature 0.3, a sheet of about 2,000 words, grids as
-numpy arrays (RELEASED).
+numpy arrays, kept under the name "cheatsheet-released" (RELEASED).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from arcmemo.abstraction.seedfile import SeedError, find_seed_files
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import LLMSettings, Usage
-from arcmemo.methods.dynamic_cheatsheet.cumulative import current_sheet, update_cheatsheet
+from arcmemo.methods.dynamic_cheatsheet.cumulative import SHEET_NAME, current_sheet, update_cheatsheet
 from arcmemo.prompts import keep_tail
 from arcmemo.run.config import memory_url_for_record
 from arcmemo.run.jobs.seeding import SeedOptions, SeedSummary, read_lib, verify_seeds
@@ -52,7 +54,8 @@ from arcmemo.run.stages.metered import MeteredLLM
 RUN_KIND = "cheatsheet"
 DEFAULT_MAX_WORDS = 1500
 # The authors' released build (concept_mem/memory/cheatsheet: its generation config and prompt):
-RELEASED = {"aux_max_tokens": 4096, "aux_temperature": 0.3, "max_words": 2000, "grid_text": "numpy"}
+RELEASED = {"aux_max_tokens": 4096, "aux_temperature": 0.3, "max_words": 2000, "grid_text": "numpy",
+            "name": "cheatsheet-released"}      # its own name, beside a sheet of arcmemo's build
 TOKENS_PER_WORD = 1.35              # English prose with some code, for the estimate of a rewrite's length
 PROMPT_TOKENS = 1900                # a rewrite's prompt besides the sheet: instructions, puzzle, program
 
@@ -70,6 +73,7 @@ class CheatsheetOptions:
     transpose: bool = False           # BARC's [x, y] grids
     again: bool = False               # curate an existing sheet further instead of refusing
     max_words: int = DEFAULT_MAX_WORDS  # the sheet's length the curator is asked to keep to
+    name: str = SHEET_NAME            # the sheet built (a run reads it with --method-option sheet=NAME)
 
 
 @dataclass
@@ -136,16 +140,17 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
     check_models(llm, {"aux"})
     llm.check_params("aux")
     memory = session.memory()
-    sheet = current_sheet(memory)
+    sheet = current_sheet(memory, options.name)
     if sheet is not None and not options.again:
-        raise CheatsheetError(f"{memory.url}: already holds a cheatsheet ({len(sheet.description.split())} "
-                              "words); it is used as it is. Pass --again to curate it further with these "
-                              "seeds, or --db to build one in another memory")
+        raise CheatsheetError(f"{memory.url}: already holds a cheatsheet named {options.name!r} "
+                              f"({len(sheet.description.split())} words); it is used as it is. Pass --again to "
+                              "curate it further with these seeds, --name to build another beside it, or --db to "
+                              "build one in another memory")
     rundir = RunDir.create(session.settings.runs_dir, run_id)
     summary = CheatsheetSummary(files=len(paths), run_id=run_id)
     rundir.write_config({"kind": RUN_KIND, "run_id": run_id, "arcmemo_version": __version__,
                          "directory": str(directory), "tasks": options.tasks, "again": options.again,
-                         "max_words": options.max_words, "models": {"aux": llm.model_for("aux")},
+                         "max_words": options.max_words, "sheet": options.name, "models": {"aux": llm.model_for("aux")},
                          "call_defaults": {"aux": llm.settings.call_defaults("aux")},
                          "memory_url": memory_url_for_record(str(memory.url)),
                          "memory_revision_start": memory.revision(), **prompts_record(),
@@ -168,7 +173,7 @@ def build_cheatsheet(options: CheatsheetOptions, session: RunSession, models: LL
             _curate(memory, llm, verified, taskset, options, summary, problem, rundir, reporter)
         finally:
             reporter.close()
-            sheet = current_sheet(memory)
+            sheet = current_sheet(memory, options.name)
             summary.sheet_words = len((sheet.description or "").split()) if sheet is not None else 0
             rundir.write_summary({"run_id": run_id, **summary.to_dict(),
                                   "memory_revision_end": memory.revision()})
@@ -193,7 +198,8 @@ def _curate(memory, llm, verified, taskset, options: CheatsheetOptions, summary:
         meter = MeteredLLM(llm)
         task = taskset.by_id(item.seed.task_id)
         update = update_cheatsheet(memory, meter, task, seed_trace(item.seed, item.annotation, list(item.helpers.values())),
-                                   run_id=rundir.run_id, max_words=options.max_words, source="human")
+                                   run_id=rundir.run_id, max_words=options.max_words, source="human",
+                                   name=options.name)
         summary.usage = summary.usage + meter.usage
         rundir.append({"type": "curate", "task_id": task.id, "rewritten": update.updated, "error": update.error,
                        "usage": meter.usage.to_dict()})

@@ -10,12 +10,25 @@
     executor: local                    # or ray; tasks_in_flight, ray_address as for solve
 
 Keys of `solve` and `grid` are RunConfig fields (solve's settings) or model settings
-(solver_model, aux_model, select_model, base_url, concurrency). Each member is an ordinary
+(solver_model, aux_model, select_model, base_url, concurrency). Instead of a grid, a sweep
+may list `rows`: each a run configuration (`arcmemo solve --config NAME`: a shipped name or
+a file), run as `solve` would run it, with the solve options the sweep command is given;
+under another protocol (`--protocol released-code`) each row runs its configuration's
+NAME-released twin. A sweep whose file names `paper:` (the published numbers, a file
+beside it) ends with its table beside the paper's (run/jobs/table4.py):
+
+    name: table4
+    rows: {baseline: baseline, cheatsheet: cheatsheet, ArcMemo-OE: arcmemo-oe, ArcMemo-PS: arcmemo-ps}
+    repeats: 3
+    paper: ../paper_table4.yaml
+
+Each member is an ordinary
 run directory, resumable on its own; running the sweep again skips finished members and
 resumes stopped ones (the record maps each member to its run). A member that writes
 memory (`continual`) starts from its own copy of the starting memory, so members never
-see each other's writes. Repeats after the first ask the model afresh (no call cache), so
-they are independent samples, not replays.
+see each other's writes. Repeat r of a grid point is its run with `repeat` r - 1 (run/
+repeats.py): it asks the model afresh, so repeats are independent samples, not replays,
+while resuming a member replays its own answers.
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ import dataclasses
 import itertools
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +50,10 @@ from arcmemo.run.session import Scale
 
 MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
 ALIASES = {"method": "selection"}   # the memory method, by the name of solve's --method
-TOP_KEYS = ("name", "solve", "grid", "repeats", "memory", "executor", "tasks_in_flight", "ray_address")
+TOP_KEYS = ("name", "solve", "grid", "rows", "repeats", "memory", "executor", "tasks_in_flight", "ray_address",
+            "paper")
+DATA = Path(__file__).resolve().parents[2] / "data"
+RELEASED_TWIN = "-released"     # a shipped run configuration's twin under the released code's protocol
 
 
 class SweepError(ArcmemoError):
@@ -45,12 +62,15 @@ class SweepError(ArcmemoError):
 
 @dataclass
 class Member:
-    """One run of the grid: its settings, models, repeat number and a stable key."""
+    """One run of the grid: its settings, models, repeat number and a stable key; a row's
+    member also the row's label and the memory its configuration names."""
 
     key: str
     config: RunConfig
     models: dict[str, Any]
     repeat: int
+    row: str | None = None
+    memory: str | None = None
 
 
 @dataclass
@@ -61,10 +81,23 @@ class Sweep:
     memory: str | None
     scale: Scale
     record: dict[str, str] = field(default_factory=dict)    # member key -> run id
+    paper: Path | None = None        # the published numbers its table is set beside
 
 
-def load_sweep(path: str | Path) -> Sweep:
-    """Read and check a sweep file: every member's settings are checked here, before any run."""
+@dataclass(frozen=True)
+class PlannedRow:
+    """What a row's run configuration makes (cli/solve.py planned_run)."""
+
+    config: RunConfig
+    models: dict[str, Any]
+    db: str | None
+
+
+def load_sweep(path: str | Path, *, protocol: str | None = None,
+               plan: Callable[[str], PlannedRow] | None = None) -> Sweep:
+    """Read and check a sweep file: every member's settings are checked here, before any run.
+    `plan(configuration)` makes a row's run (`rows` sweeps); `protocol` picks each row's twin
+    under that protocol."""
     from arcmemo.core import safeyaml
 
     path = Path(path)
@@ -81,6 +114,22 @@ def load_sweep(path: str | Path) -> Sweep:
     for key in data:
         if key not in TOP_KEYS:
             raise SweepError(f"{path}: unknown key {key!r} (known: {', '.join(TOP_KEYS)})")
+    repeats = data.get("repeats", 1)
+    if not isinstance(repeats, int) or repeats < 1:
+        raise SweepError(f"{path}: repeats must be a whole number of at least 1, got {repeats!r}")
+    name = str(data.get("name") or path.stem)
+    scale = Scale(tasks_in_flight=data.get("tasks_in_flight"), executor=data.get("executor", "local"),
+                  ray_address=data.get("ray_address"))
+    if scale.executor not in ("local", "ray"):
+        raise SweepError(f"{path}: executor must be local or ray, not {scale.executor!r}")
+    paper = _paper(path, data.get("paper"))
+    if "rows" in data:
+        members = _row_members(path, data, repeats, protocol, plan)
+        return Sweep(name=name + (f"-{protocol}" if protocol not in (None, "arcmemo") else ""), path=path,
+                     members=members, memory=data.get("memory"), scale=scale, paper=paper)
+    if protocol is not None:
+        raise SweepError(f"{path}: --protocol picks each row's configuration; this sweep has no rows (give the "
+                         "protocol in its solve: or grid:)")
     shared, grid = data.get("solve") or {}, data.get("grid") or {}
     if not isinstance(shared, dict) or not isinstance(grid, dict):
         raise SweepError(f"{path}: solve and grid must be mappings")
@@ -90,11 +139,11 @@ def load_sweep(path: str | Path) -> Sweep:
         if not isinstance(values, list) or not values:
             raise SweepError(f"{path}: grid.{key} must be a non-empty list")
     for key in [*shared, *grid]:
+        if key == "repeat":
+            raise SweepError(f"{path}: {key!r} is set per member from `repeats` (repeat r is its run with "
+                             "repeat r - 1); give `repeats: N` instead")
         if key not in config_keys and key not in MODEL_KEYS:
             raise SweepError(f"{path}: {key!r} is not a solve setting (RunConfig fields, or {', '.join(MODEL_KEYS)})")
-    repeats = data.get("repeats", 1)
-    if not isinstance(repeats, int) or repeats < 1:
-        raise SweepError(f"{path}: repeats must be a whole number of at least 1, got {repeats!r}")
     members = []
     for values in itertools.product(*grid.values()):
         chosen = dict(zip(grid, values))
@@ -106,13 +155,73 @@ def load_sweep(path: str | Path) -> Sweep:
         models = {k: v for k, v in settings.items() if k in MODEL_KEYS}
         for repeat in range(1, repeats + 1):
             label = ",".join(f"{k}={v}" for k, v in chosen.items()) or "all"
-            members.append(Member(key=f"{label}#{repeat}", config=config, models=models, repeat=repeat))
-    scale = Scale(tasks_in_flight=data.get("tasks_in_flight"), executor=data.get("executor", "local"),
-                  ray_address=data.get("ray_address"))
-    if scale.executor not in ("local", "ray"):
-        raise SweepError(f"{path}: executor must be local or ray, not {scale.executor!r}")
-    name = str(data.get("name") or path.stem)
-    return Sweep(name=name, path=path, members=members, memory=data.get("memory"), scale=scale)
+            members.append(Member(key=f"{label}#{repeat}", config=dataclasses.replace(config, repeat=repeat - 1),
+                                  models=models, repeat=repeat))
+    return Sweep(name=name, path=path, members=members, memory=data.get("memory"), scale=scale, paper=paper)
+
+
+def _paper(path: Path, value: Any) -> Path | None:
+    """The file of published numbers a sweep names (relative to the sweep file)."""
+    if value is None:
+        return None
+    found = (path.parent / str(value)).resolve()
+    if not found.is_file():
+        raise SweepError(f"{path}: paper: {value} is not a file (looked for {found})")
+    return found
+
+
+def _row_members(path: Path, data: dict, repeats: int, protocol: str | None,
+                 plan: Callable[[str], PlannedRow] | None) -> list[Member]:
+    """The members of a `rows` sweep: each row's run configuration (its protocol's twin) planned
+    as solve plans it, once per repeat."""
+    rows = data["rows"]
+    if not isinstance(rows, dict) or not rows or not all(isinstance(v, str) for v in rows.values()):
+        raise SweepError(f"{path}: rows must map each row's label to a run configuration (a shipped name or a file)")
+    if data.get("solve") or data.get("grid"):
+        raise SweepError(f"{path}: a sweep of rows takes no solve: or grid: (each row is a run configuration; "
+                         "give the sweep command solve options after --)")
+    if plan is None:
+        raise SweepError(f"{path}: a sweep of rows needs its runs planned (arcmemo sweep does)")
+    members = []
+    for label, configuration in rows.items():
+        chosen = _twin(path, str(label), configuration, protocol)
+        try:
+            planned = plan(chosen)
+        except (ValueError, TypeError) as exc:
+            raise SweepError(f"{path}: row {label} ({chosen}): {exc}") from None
+        for repeat in range(1, repeats + 1):
+            members.append(Member(key=f"{label}#{repeat}", config=dataclasses.replace(planned.config, repeat=repeat - 1),
+                                  models=planned.models, repeat=repeat, row=str(label), memory=planned.db))
+    return members
+
+
+def _twin(path: Path, label: str, configuration: str, protocol: str | None) -> str:
+    """The run configuration of a row under `protocol`: its own (arcmemo), or its shipped twin
+    NAME-released (released-code)."""
+    if protocol in (None, "arcmemo"):
+        return configuration
+    twin = configuration + RELEASED_TWIN
+    if protocol != "released-code" or not (DATA / "configs" / f"{twin}.yaml").is_file():
+        raise SweepError(f"{path}: row {label}: no run configuration {twin!r} for --protocol {protocol} (the shipped "
+                         f"configurations have a {RELEASED_TWIN} twin for released-code)")
+    return twin
+
+
+def shipped_sweeps() -> dict[str, Path]:
+    """The shipped sweeps by name (arcmemo/data/sweeps)."""
+    folder = DATA / "sweeps"
+    return dict(sorted((p.stem, p) for p in folder.glob("*.yaml")))
+
+
+def sweep_file(value: str) -> Path:
+    """`value` as a sweep file, else as the name of a shipped sweep."""
+    path = Path(value).expanduser()
+    if path.is_file():
+        return path
+    shipped = shipped_sweeps()
+    if value.removesuffix(".yaml") in shipped and not path.exists():
+        return shipped[value.removesuffix(".yaml")]
+    raise SweepError(f"{value}: no such file, nor a shipped sweep ({', '.join(shipped) or 'none'})")
 
 
 def _unaliased(path: Path, settings: dict, where: str) -> dict:
@@ -174,5 +283,5 @@ def member_memory(start: str, runs_dir: str | Path, sweep: str, member: Member) 
     return str(copy)
 
 
-__all__ = ["Member", "Sweep", "SweepError", "load_sweep", "member_memory", "read_record", "record_path",
-           "sweep_table", "write_record"]
+__all__ = ["Member", "PlannedRow", "Sweep", "SweepError", "load_sweep", "member_memory", "read_record", "record_path",
+           "shipped_sweeps", "sweep_file", "sweep_table", "write_record"]

@@ -16,17 +16,22 @@ from arcmemo.core.table import table
 from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
 from arcmemo.scoring.runscore import (
     ARC_PRIZE,
+    DEFAULT_STRICT,
     FOOTNOTE,
     MARK,
     NO_TEST_OUTPUTS,
+    STRICT_NOT_RECORDED,
     RunScore,
     headline_k,
     headline_name,
     run_score,
+    strict_name,
+    strict_rows,
+    strict_variant,
 )
 
 __all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
-           "compare_table", "solved_alone", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
+           "compare_table", "solved_alone", "alone_label", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
            "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
 
 UNKNOWN = NO_TEST_OUTPUTS
@@ -35,7 +40,7 @@ UNKNOWN = NO_TEST_OUTPUTS
 def score_of(config: dict[str, Any] | None, summary: dict[str, Any]) -> RunScore:
     """The score of a run (its config says whether it was test-informed), from its summary."""
     return run_score(summary, test_informed=test_informed(config or {}),
-                     test_informed_by=tuple(test_informed_by(config or {})))
+                     test_informed_by=tuple(test_informed_by(config or {})), config=config)
 
 
 def running_score(outcomes: Sequence[Any], threads: int, retries: int, config: dict[str, Any]) -> str:
@@ -85,7 +90,7 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
     rows = [
         ("tasks", f"{summary['tasks']} of {summary['tasks_planned']}"),
         (score.label, score.cell()),
-        (f"strict@{score.k}, the same cell of Table 5", score.mark(score.strict, score.why)),
+        (score.strict_label, score.strict_cell()),
         (ARC_PRIZE, score.mark(score.arc_prize, NO_TEST_OUTPUTS)),
         ("the submitted attempts' oracle@1 / strict",
          " / ".join(score.mark(v, "unknown") for v in (score.submitted_oracle1, score.submitted_strict))),
@@ -163,8 +168,8 @@ def compare_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) ->
             "run": summary["run_id"], "selection": settings.get("selection", "?"),
             "solver_model": config.get("models", {}).get("solver", "?"), "tasks": summary["tasks"],
             "score": score.value, "statistic": score.name, "score_label": score.label, "score_unknown": score.why,
-            "strict": score.strict, "retry_depth": score.retry_depth, "threads": score.threads,
-            "arc_prize": score.arc_prize,
+            "strict": score.strict, "strict_variant": score.strict_variant, "retry_depth": score.retry_depth,
+            "threads": score.threads, "arc_prize": score.arc_prize,
             "submitted": {"oracle1": score.submitted_oracle1, "oracle2": score.arc_prize,
                           "strict": score.submitted_strict},
             "test_informed": score.test_informed,
@@ -183,7 +188,7 @@ def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> li
     for (config, summary), r in zip(entries, compare_records(entries)):
         score = score_of(config, summary)
         rows.append((r["run"], r["selection"], r["solver_model"], r["tasks"], score.cell(), score.name,
-                     score.mark(score.strict, score.why), score.mark(score.arc_prize, NO_TEST_OUTPUTS),
+                     score.strict_cell(), score.mark(score.arc_prize, NO_TEST_OUTPUTS),
                      _per_pass(summary, score)[0], failure_lessons_cell(summary), r["tokens"], f"{r['cost_usd']:.4f}"))
     return rows
 
@@ -195,12 +200,18 @@ def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> s
     lines += [note] if note else []
     lines.append("")
     for run_id, only in solved_alone(entries):
-        lines.append(f"only {run_id} solves ({len(only)}): {', '.join(only) or '-'}")
+        lines.append(f"{alone_label(run_id)} ({len(only)}): {', '.join(only) or '-'}")
     return "\n".join(lines)
 
 
+def alone_label(run_id: str) -> str:
+    """What `solved_alone` counts, as a line of the comparison says it (the web page's says the same)."""
+    return f"only {run_id} solves with its submitted attempts"
+
+
 def solved_alone(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
-    """(run id, the tasks it solves and none of the other runs does) per run."""
+    """(run id, the tasks it solves and none of the other runs does) per run: solved by its
+    submitted attempts (the ARC Prize score's, summary["solved"]), not by any thread's step."""
     solved = [set(s.get("solved", [])) for _, s in entries]
     result = []
     for i, (_, summary) in enumerate(entries):
@@ -222,24 +233,30 @@ def _k_header(threads: int) -> list[str]:
     return [f"k={k}" for k in range(1, threads + 1)]
 
 
-def depth_text(summary: dict[str, Any]) -> str | None:
+def depth_text(summary: dict[str, Any], config: dict[str, Any] | None = None) -> str | None:
     """A run's Table 4 block (oracle@k per retry depth, each thread alone as the paper's
-    "individual run scores") and Table 5's strict block; None when the run has no table."""
+    "individual run scores") and the strict block of its strict variant (Table 5's, or the
+    released driver's: runscore.strict_variant); None when the run has no table."""
     t = summary.get("table4")
     if not t:
         return None
     n, rows = t["threads"], []
     for d in range(t["retries"] + 1):
         rows.append([d, *t["per_thread"][d], *(_with_std(v, sd) for v, sd in zip(t["oracle"][d], t["oracle_std"][d]))])
-    strict = [[d, *(_with_std(v, sd) for v, sd in zip(t["strict"][d], t["strict_std"][d]))]
-              for d in range(t["retries"] + 1)]
+    variant = strict_variant(config, summary)
+    if variant == DEFAULT_STRICT:
+        strict = [[d, *(_with_std(v, sd) for v, sd in zip(t["strict"][d], t["strict_std"][d]))]
+                  for d in range(t["retries"] + 1)]
+    else:
+        chosen = strict_rows(summary, variant)
+        strict = ([[d, *(fmt(v) for v in row)] for d, row in enumerate(chosen)] if chosen else
+                  [[d, *([STRICT_NOT_RECORDED] * n)] for d in range(t["retries"] + 1)])
     return "\n".join([
         f"oracle@k by retry depth (the paper's Table 4), % of {t['puzzles']} puzzles; {n} thread(s); "
         "bracketed: std over the k-subsets of threads\n(k counts threads, the paper's runs; the headline is the "
         f"k={headline_k(n)} column at retry {t['retries']}; the {ARC_PRIZE} scores what was submitted instead)",
         table(rows, ["retry", *(f"thread {i}" for i in range(n)), *_k_header(n)]), "",
-        "strict@k (Table 5: one program solves every test input of a puzzle)",
-        table(strict, ["retry", *_k_header(n)])])
+        strict_name(variant), table(strict, ["retry", *_k_header(n)])])
 
 
 def mean_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
@@ -267,12 +284,20 @@ def mean_records(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> di
         return {"mean": mean(values), "std": stdev(values) if len(values) > 1 else None}
 
     scores = [score_of(config, summary) for config, summary in entries]
+    variants = {s.strict_variant for s in scores}
+    if len(variants) > 1:
+        raise MismatchedRuns("--mean needs runs of one strict variant; got "
+                             + ", ".join(f"{s['run_id']}: {v.strict_variant}" for s, v in zip(summaries, scores)))
+    (variant,) = variants
+    strict = [strict_rows(summary, variant) for summary in summaries]
     record: dict[str, Any] = {"runs": [s["run_id"] for s in summaries], "threads": n, "retries": retries,
-                              "test_informed": any(s.test_informed for s in scores)}
-    for name in ("oracle", "strict"):
-        record[name] = [[agg([t[name][d][k] for t in tables]) for k in range(n)] for d in range(retries + 1)]
+                              "test_informed": any(s.test_informed for s in scores), "strict_variant": variant}
+    record["oracle"] = [[agg([t["oracle"][d][k] for t in tables]) for k in range(n)] for d in range(retries + 1)]
+    record["strict"] = [[agg([rows[d][k] if rows else None for rows in strict]) for k in range(n)]
+                        for d in range(retries + 1)]
     record["headline"] = {"statistic": headline_name(n), "k": headline_k(n), "retry_depth": retries,
-                          "oracle": agg([s.value for s in scores]), "strict": agg([s.strict for s in scores])}
+                          "oracle": agg([s.value for s in scores]), "strict": agg([s.strict for s in scores]),
+                          "strict_label": scores[0].strict_label}
     record["arc_prize"] = agg([s.arc_prize for s in scores])
     record["submitted"] = {"oracle1": agg([s.submitted_oracle1 for s in scores]), "oracle2": record["arc_prize"],
                            "strict": agg([s.submitted_strict for s in scores])}
@@ -290,13 +315,13 @@ def mean_text(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
 
     blocks = [f"{runs} runs of one configuration, each {n} thread(s) and {record['retries']} retries; "
               "mean (std) over the runs", ""]
-    for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", "strict@k (Table 5)")):
+    for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", strict_name(record["strict_variant"]))):
         rows = [[d, *(cell(c) for c in row)] for d, row in enumerate(record[name])]
         blocks += [f"{title}, mean (std) over {runs} runs", table(rows, ["retry", *_k_header(n)]), ""]
     head, submitted = record["headline"], record["submitted"]
     rows = [(f"{head['statistic']} over threads, retry depth {head['retry_depth']} (the paper's score)",
              cell(head["oracle"])),
-            (f"strict@{head['k']}, the same cell of Table 5", cell(head["strict"])),
+            (head["strict_label"], cell(head["strict"])),
             (ARC_PRIZE, cell(record["arc_prize"])),
             ("the submitted attempts' oracle@1", cell(submitted["oracle1"])),
             ("the submitted attempts' strict", cell(submitted["strict"]))]

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from arcmemo.scoring import DepthTable, depth_table, puzzle_from_steps
-from arcmemo.scoring.runscore import headline_k, headline_of_table, headline_record, summary_scores
+from arcmemo.scoring.runscore import LAST_STEP_KEY, headline_k, headline_of_table, headline_record, summary_scores
+from arcmemo.scoring.strict import last_step_table, steps_from_records
 from arcmemo.scoring.threads import PuzzleThreads, headline_cell
 
 
@@ -49,10 +50,21 @@ def submitted_scores(outcomes: Sequence[Any]) -> dict[str, float | None]:
     return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
 
 
+def last_step_block(outcomes: Sequence[Any], threads: int, retries: int) -> dict[str, Any] | None:
+    """The released driver's strict score (train and test, last step; scoring/strict.py) per
+    depth and k; None when it cannot be computed (not scored, or recorded without steps)."""
+    outcomes = list(outcomes)
+    puzzles = [steps_from_records(getattr(o, "threads", None) or [], retries) for o in outcomes]
+    if not outcomes or not all(o.scores and p is not None and len(p) == threads for o, p in zip(outcomes, puzzles)):
+        return None
+    return last_step_table(puzzles, threads, retries).to_dict()
+
+
 def outcome_scores(outcomes: Sequence[Any], threads: int, retries: int, *, table: bool = True) -> dict[str, Any]:
     """A run's score keys for its summary (arcmemo.scoring.runscore) from its tasks' latest
-    outcomes: the headline, the submitted attempts' scores, and (with `table`) the whole
-    Table 4 block; without it only the headline's cell is computed (the running score)."""
+    outcomes: the headline, the submitted attempts' scores, both strict variants' blocks and
+    (with `table`) the whole Table 4 block; without it only the headline's cell of it is
+    computed (the running score)."""
     outcomes = list(outcomes)
     puzzles = _puzzles(outcomes, threads, retries)
     depth_block = depth_table(puzzles, threads, retries) if puzzles is not None and table else None
@@ -62,7 +74,8 @@ def outcome_scores(outcomes: Sequence[Any], threads: int, retries: int, *, table
         headline = headline_record(threads, retries, *headline_cell(puzzles, threads, retries, headline_k(threads)))
     else:
         headline = headline_record(threads, retries)
-    scores = summary_scores(headline, submitted_scores(outcomes))
+    scores = {**summary_scores(headline, submitted_scores(outcomes)),
+              LAST_STEP_KEY: last_step_block(outcomes, threads, retries)}
     if table:
         scores["table4"] = depth_block.to_dict() if depth_block is not None else None
     return scores

@@ -11,7 +11,6 @@ from arcmemo.memory.store.usage import COUNTERS
 from arcmemo.run.config import RunConfig
 from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.records.scores import outcome_scores, per_task_scores
-from arcmemo.scoring.strict import last_step_table, steps_from_records
 from arcmemo.selection.types import SELECTION_LEVELS as LEVELS
 
 FAULT_STAGES = ("solver", "sandbox", "probe", "read")
@@ -43,8 +42,10 @@ def sessions_wall_time(events: list[dict[str, Any]]) -> float:
 
 
 def pass_scores(p: int, latest: Mapping[str, TaskOutcome], config: RunConfig) -> dict[str, Any]:
-    return {"pass": p, "tasks": len(latest),
-            **outcome_scores(latest.values(), config.threads, config.retries, table=False)}
+    """The scores after pass p: at the run's retry depth, or in pass order at the depth pass p
+    reached (p - 1: pass 1 is every task's first answer)."""
+    depth = p - 1 if config.pass_order else config.retries
+    return {"pass": p, "tasks": len(latest), **outcome_scores(latest.values(), config.threads, depth, table=False)}
 
 
 def fault_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, Any]:
@@ -101,7 +102,7 @@ def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mappi
         "memory_revision_end": memory_revision_end,
         "stopped": stopped,
         "wall_time_s": round(wall, 2),
-        **strict_variants(latest.values(), config),
+        "strict_variant": config.protocol.strict_variant,   # the strict score the views show (runscore.py)
     }
 
 
@@ -112,17 +113,6 @@ def level_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, int]:
         if o.selection_level is not None:
             counts[o.selection_level] = counts.get(o.selection_level, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: LEVELS.index(kv[0]) if kv[0] in LEVELS else len(LEVELS)))
-
-
-def strict_variants(outcomes: Iterable[TaskOutcome], config: RunConfig) -> dict[str, Any]:
-    """The released driver's strict score (train and test, last step; scoring/strict.py) beside
-    the table's test-only, any-step one, and which of the two the run's protocol headlines.
-    None when it cannot be computed (not scored, or recorded without steps)."""
-    outcomes = list(outcomes)
-    puzzles = [steps_from_records(o.threads, config.retries) for o in outcomes]
-    scored = outcomes and all(o.scores and p is not None and len(p) == config.threads for o, p in zip(outcomes, puzzles))
-    table = last_step_table(puzzles, config.threads, config.retries).to_dict() if scored else None
-    return {"strict_variant": config.protocol.strict_variant, "strict_train_test_last_step": table}
 
 
 def outcome_line(outcome: TaskOutcome) -> str:
@@ -148,5 +138,5 @@ def write_line(event: Mapping[str, Any]) -> str:
             + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
-__all__ = ["summary", "pass_scores", "fault_counts", "level_counts", "strict_variants", "outcome_line", "write_line",
+__all__ = ["summary", "pass_scores", "fault_counts", "level_counts", "outcome_line", "write_line",
            "total_usage", "sessions_wall_time", "FAULT_STAGES"]
