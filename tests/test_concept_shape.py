@@ -10,6 +10,7 @@ from dataclasses import fields
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from arcmemo.memory.helpers.value import Helper, Verified
@@ -47,8 +48,9 @@ def test_the_value_holds_the_columns_in_their_order():
 
 def test_the_validator_checks_the_values_fields():
     assert set(rules.ConceptData.model_fields) == set(DATA_FIELDS)
-    assert tuple(rules.HelperData.model_fields) == rules.HELPER_FIELDS == tuple(f.name for f in fields(Helper))
-    assert tuple(rules.VerifiedData.model_fields) == rules.VERIFIED_FIELDS == tuple(f.name for f in fields(Verified))
+    for model, names, value in ((rules.HelperData, rules.HELPER_FIELDS, Helper),
+                                (rules.VerifiedData, rules.VERIFIED_FIELDS, Verified)):
+        assert tuple(model.model_fields) == names == value.__slots__ == tuple(value.__annotations__)
     assert tuple(rules.normalize({"name": "x"})) == DATA_FIELDS          # the data shape, in order
 
 
@@ -70,6 +72,23 @@ def test_a_row_and_a_snapshot_read_back_as_the_value_they_were_written_from():
     assert Concept.from_data(concept.to_data(), id=7, created_by_model="a model", content_hash="abc",
                              created_at=WHEN, updated_at=WHEN) == concept
     assert Helper.from_data(concept.helper.to_data()) == concept.helper
+
+
+def test_a_helper_is_an_immutable_value():
+    helper = full_concept().helper
+    again = Helper.from_data(helper.to_data())
+    assert again == helper and hash(again) == hash(helper) and again is not helper
+    changed = helper.replace(source="def rotate_grid(grid):\n    return grid[::-1]\n")
+    assert changed != helper and changed.name == helper.name and helper.source.endswith("return grid\n")
+    with pytest.raises(AttributeError, match="cannot be changed"):
+        helper.name = "other"
+    with pytest.raises(TypeError, match="no field nme"):
+        helper.replace(nme="other")
+    assert helper != helper.to_data() and helper.verified != helper
+    assert repr(helper.verified) == ("Verified(task_id='6150a2bd', tasks='training', program='def transform(grid):\\n    "
+                                     "return grid\\n', at='2026-01-01T00:00:00+00:00', run_id='run-1')")
+    with pytest.raises(TypeError):          # never stored by accident as something else
+        json.dumps(helper)
 
 
 def test_the_data_shape_and_the_export_follow_the_field_order():

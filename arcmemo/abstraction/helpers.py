@@ -16,7 +16,6 @@ the program failed.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -143,7 +142,7 @@ def attach_helpers(proposal: Proposal, concepts: Sequence[dict], todo: Sequence[
                                                 for d in candidates[n].depends)]:
         outcome.dropped.append(f"helper {name}: it calls a helper that was dropped")
         del candidates[name]
-    attached = {by_helper[name][0]["name"]: dataclasses.replace(helper, verified=record).to_data()
+    attached = {by_helper[name][0]["name"]: helper.replace(verified=record).to_data()
                 for name, helper in candidates.items()}
     outcome.concepts = [{**c, "helper": attached[c["name"]]} if c["name"] in attached else c
                         for c in outcome.concepts]

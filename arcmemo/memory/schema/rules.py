@@ -57,8 +57,8 @@ from arcmemo.memory.helpers.source import check_helper_of
 from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.memory.schema.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key, split_custom_type
 
-HELPER_FIELDS = tuple(Helper.__dataclass_fields__)          # a helper's data shape is its value's fields
-VERIFIED_FIELDS = tuple(Verified.__dataclass_fields__)
+HELPER_FIELDS = Helper.__slots__          # a helper's data shape is its value's fields
+VERIFIED_FIELDS = Verified.__slots__
 PARAMETER_FIELDS = ("name", "typing", "description")
 ANSWER_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "description",
                  "parameters", "cues", "implementation")

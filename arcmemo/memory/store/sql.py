@@ -16,8 +16,7 @@ rows.py (for the schema's test) and made by the migrations. Standard library onl
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 from arcmemo.memory.schema.concept import CONCEPT_COLUMNS, DATA_FIELDS
@@ -68,13 +67,21 @@ def concepts_where(*conditions: str, order: str = " ORDER BY id") -> str:
 
 # -- writes (the driver's placeholders) --------------------------------------------------------
 
-@dataclass(frozen=True)
 class Marks:
     """The write statements for one driver: its placeholder (`?` or `%s`) and whether JSON text
-    needs a cast (PostgreSQL's JSON columns do not take text as it is)."""
+    needs a cast (PostgreSQL's JSON columns do not take text as it is). Made once per driver
+    (`marks_for`); a plain class, as the read-only commands import this module and never write."""
 
-    mark: str
-    postgres: bool
+    def __init__(self, mark: str, postgres: bool):
+        self.mark, self.postgres = mark, postgres
+        self.new_concepts = self.insert("concept", ROW_COLUMNS)                  # the database gives the id
+        self.concepts_with_ids = self.insert("concept", ("id", *ROW_COLUMNS))    # under ids given
+        self.revisions = self.insert("conceptrevision", REVISION_ROW)            # a batch
+        # one revision; PostgreSQL returns its id (SQLite's cursor has it: lastrowid)
+        self.revision = self.insert("conceptrevision", REVISION_ROW, returning="id" if postgres else "")
+        changed = ", ".join(f"{_names([c])} = {self._value(c)}" for c in CHANGED_COLUMNS)
+        self.change = f"UPDATE concept SET {changed} WHERE id = {mark}"         # one concept's CHANGED_COLUMNS
+        self.delete = f"DELETE FROM concept WHERE id = {mark}"
 
     def _value(self, column: str) -> str:
         return f"CAST({self.mark} AS JSON)" if self.postgres and column in JSON_COLUMNS else self.mark
@@ -82,36 +89,6 @@ class Marks:
     def insert(self, table: str, columns: Sequence[str], returning: str = "") -> str:
         values = ", ".join(self._value(c) for c in columns)
         return f"INSERT INTO {table} ({_names(columns)}) VALUES ({values}){f' RETURNING {returning}' if returning else ''}"
-
-    @cached_property
-    def new_concepts(self) -> str:
-        """INSERT of new concept rows (ROW_COLUMNS: the database gives the id)."""
-        return self.insert("concept", ROW_COLUMNS)
-
-    @cached_property
-    def concepts_with_ids(self) -> str:
-        """INSERT of concept rows under ids given (the id, then ROW_COLUMNS)."""
-        return self.insert("concept", ("id", *ROW_COLUMNS))
-
-    @cached_property
-    def revisions(self) -> str:
-        """INSERT of revisions (REVISION_ROW), in a batch."""
-        return self.insert("conceptrevision", REVISION_ROW)
-
-    @cached_property
-    def revision(self) -> str:
-        """INSERT of one revision; PostgreSQL returns its id (SQLite's cursor has it: lastrowid)."""
-        return self.insert("conceptrevision", REVISION_ROW, returning="id" if self.postgres else "")
-
-    @cached_property
-    def change(self) -> str:
-        """UPDATE of one concept's CHANGED_COLUMNS, by id."""
-        return f"UPDATE concept SET {', '.join(f'{_names([c])} = {self._value(c)}' for c in CHANGED_COLUMNS)} " \
-               f"WHERE id = {self.mark}"
-
-    @cached_property
-    def delete(self) -> str:
-        return f"DELETE FROM concept WHERE id = {self.mark}"
 
     def ids_of(self, count: int) -> str:
         """(id, name) of the concepts of one format with one of `count` names."""

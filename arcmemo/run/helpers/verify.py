@@ -11,7 +11,6 @@ which helpers a program imports is read from its source (memory/helpers/source.p
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 
 from arcmemo.core.errors import ArcmemoError
@@ -115,7 +114,7 @@ class HelperVerifier:
         self.check(data)
         helper = Helper.from_data(data["helper"])
         old = helper.verified
-        return dataclasses.replace(helper, verified=Verified.now(old.task_id, old.tasks, old.program, run_id)).to_data()
+        return helper.replace(verified=Verified.now(old.task_id, old.tasks, old.program, run_id)).to_data()
 
 
 def verify_edit(memory, sandbox, concept, changes: dict, run_id: str | None = None) -> dict:
