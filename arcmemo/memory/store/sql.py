@@ -1,13 +1,14 @@
-"""The SQL of concepts and their revisions, written once: every statement the store runs on the
-`concept` and `conceptrevision` tables is made here, as plain SQL that SQLite and PostgreSQL
-both run.
+"""The SQL of concepts and their revisions, written once, as plain SQL that SQLite and
+PostgreSQL both run: the column lists, the SELECTs every read of the `concept` and
+`conceptrevision` tables starts from, and every INSERT, UPDATE and DELETE on them.
 
-Reads take named parameters (`:name`): `Memory` runs them through SQLAlchemy (`text()`,
-inside its transaction when there is one), the lean reader (reader.py) through the standard
-library's sqlite3, so a read-only command gets the same rows without loading the database
-libraries. Writes (writes.py) run on the driver's own cursor, a batch as one executemany,
-with the driver's placeholders (`Marks`) and, on PostgreSQL, JSON text cast to JSON:
-SQLAlchemy's per-value processing would cost more than the insert itself.
+Reads (reads.py, and the reads a write makes) add their conditions with named parameters
+(`:name`): `Memory` runs them through SQLAlchemy (`text()`, inside its transaction when there
+is one), the lean reader (reader.py) through the standard library's sqlite3, so a read-only
+command gets the same rows without loading the database libraries. Writes (writes.py) run
+on the driver's own cursor, a batch as one executemany, with the driver's placeholders
+(`Marks`) and, on PostgreSQL, JSON text cast to JSON: SQLAlchemy's per-value processing would
+cost more than the insert itself.
 
 The columns are the value's (schema/concept.py's CONCEPT_COLUMNS); the table is declared in
 rows.py (for the schema's test) and made by the migrations. Standard library only.
