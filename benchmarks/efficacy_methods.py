@@ -15,14 +15,17 @@ tasks, models, seed, temperature, attempts, retries and block size k, in WORK/<r
                 date: the benchmark run again with other settings on the same WORK is refused
     solve.log   the solve's own output
 
-Starts: `empty` is a memory with nothing in it; `seeded` is the memory `arcmemo seed SEEDS --method
-M --limit N` makes, through the method's own write path (ps and oe: ArcMemo's annotations and
-abstraction; ACE: its reflector and curator; ...), built once per method in WORK/_starts/<method>/
-with its own call log and copied into each of its seeded rows. `none` reads and writes nothing,
-so it has one start; `--probe both` gives each method a row with memory's verified helpers
-probed on the train pairs (its fits named in the hint and submitted as candidate answers) and
-one without. Rows of issue 30's ablations of ps and oe (--learn-from-failures, --use-prior,
---consolidate-every N) are added with --ablations.
+Starts: the method's own items are `empty`, or `seeded`: what `arcmemo seed SEEDS --method M`
+makes of the same seed solutions (--seeds) through the method's own write path (ps and oe:
+ArcMemo's annotations; ACE: its reflector and curator; ...), built once per method in
+WORK/_starts/<method>/ with its own call log. `--probe both` gives each method a row with
+memory's probe (its verified helpers tried on the train pairs, the fits named in the hint and
+submitted as candidate answers) and one without. Memory's helpers are the helpers of ps's
+concepts, so a probed row's memory also holds ps's seeded concepts, the same library for every
+method (they are ps's items: no other method's read shows them); for ps and `all`, which read
+those very items, a probed row is a seeded one. `none` reads and writes nothing: its rows differ
+by the probe alone. Rows of issue 30's ablations of ps and oe (--learn-from-failures,
+--use-prior, --consolidate-every N) are added with --ablations.
 
 Running the benchmark again resumes: a row whose run finished is only read; one that stopped
 (killed, or tasks lost to the endpoint) is continued with `arcmemo solve --resume`.
@@ -64,6 +67,10 @@ TYPES = "type"                  # the store's revisions of custom types: not ite
 EXIT_LOST = 3                   # arcmemo solve: finished, some tasks lost to the endpoint
 STARTS = ("empty", "seeded")
 SEEDS = ROOT / "seeds"
+# The seed solutions seeded starts learn from: each one's annotation holds a helper the default tasks'
+# rules call (a colour table, a turn, a periodic pattern, a flip), so memory's probe has something to try
+DEFAULT_SEEDS = ("0d3d703e", "46442a0e", "53b68214", "b8825c91")
+LIBRARY_OWNER = "ps"            # memory's verified helpers are the helpers of ps's concepts
 
 
 class RowError(Exception):
@@ -92,6 +99,13 @@ def writes_memory(method: str) -> bool:
     return load_method(method).writes_memory
 
 
+def owns_library(method: str) -> bool:
+    """Whether memory's helper library is the method's own items (ps, and `all`, which reads ps's)."""
+    from arcmemo.methods.discovery import load_method
+
+    return load_method(method).owner() == LIBRARY_OWNER
+
+
 def solve_flags() -> set[str]:
     """Every flag this arcmemo's `solve` takes (an ablation row exists only if its flag does)."""
     from arcmemo.cli.solve import solve
@@ -116,7 +130,8 @@ def plan_rows(methods: list[str], ablations: list[str] | None = (), *, probes=(T
         raise RowError(f"this arcmemo's solve has no {', '.join(ABLATIONS[a][0] for a in missing)} "
                        f"(ablation {', '.join(missing)}): merge the branch that adds it, or leave it out")
     rows = [Row(row_name(method, probe, start), method, probe, start)
-            for method in methods for start in (starts if writes_memory(method) else starts[:1]) for probe in probes]
+            for method in methods for start in (starts if writes_memory(method) else starts[:1]) for probe in probes
+            if not (probe and start == "empty" and writes_memory(method) and owns_library(method))]
     for base in (m for m in ablate if m in methods):
         for name in (a for a in wanted if a not in missing):
             flags = tuple(f.format(n=consolidate_every) for f in ABLATIONS[name])
@@ -136,49 +151,96 @@ class Grid:
     work: Path
     arcmemo: tuple[str, ...]            # the arcmemo command rows run
     model: str
-    seeds: Path = SEEDS
-    seed_limit: int = 4
+    seeds: tuple[str, ...] = DEFAULT_SEEDS
     base_url: str | None = None
     quiet: bool = True
 
 
+def seed_folder(grid: Grid) -> Path:
+    """The chosen seed solutions (and the helper library their annotations use), in WORK/_seeds/."""
+    import shutil
+
+    from arcmemo.abstraction.seedhelpers import LIBRARY
+
+    folder = grid.work / "_seeds"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in [*(f"{s}{ext}" for s in grid.seeds for ext in (".py", ".yaml")), LIBRARY]:
+        if (SEEDS / name).exists() and not (folder / name).exists():
+            shutil.copy(SEEDS / name, folder / name)
+    return folder
+
+
 def seed_command(grid: Grid, method: str, root: Path) -> list[str]:
     """The `arcmemo seed` that makes `method`'s seeded start in `root`."""
-    return [*grid.arcmemo, "seed", str(grid.seeds), "--method", method, "--limit", str(grid.seed_limit),
-            "--model", grid.model, "--db", str(root / "memory.db"), "--run-dir", str(root / "runs"), "-q",
+    return [*grid.arcmemo, "seed", str(seed_folder(grid)), "--method", method, "--model", grid.model,
+            "--db", str(root / "memory.db"), "--run-dir", str(root / "runs"), "-q",
             *(["--base-url", grid.base_url] if grid.base_url else [])]
 
 
-def start_memory(grid: Grid, row: Row) -> tuple[Path, list[str] | None]:
-    """The memory a row starts from and the seed command that made it (None: empty). A seeded start
-    is built once per method, with its own call log (WORK/_starts/<method>/)."""
-    if row.start == "empty":
-        path = grid.work / "_starts" / "empty.db"
-        if not path.exists():
-            from arcmemo.memory.store import Memory
-
-            path.parent.mkdir(parents=True, exist_ok=True)
-            Memory(str(path)).close()
-        return path, None
-    root = grid.work / "_starts" / row.method
-    command = seed_command(grid, row.method, root)
-    done = root / "seeded.json"
-    if not done.exists():
+def seeded(grid: Grid, method: str) -> tuple[Path, list[str]]:
+    """`method`'s items seeded from the chosen seeds (built once, with its own call log), and the command."""
+    root = grid.work / "_starts" / method
+    command = seed_command(grid, method, root)
+    if not (root / "seeded.json").exists():
         root.mkdir(parents=True, exist_ok=True)
-        say(f"{row.method}: seeding its start from {grid.seed_limit} seed(s) (log {root / 'seed.log'})")
+        (root / "memory.db").unlink(missing_ok=True)
+        say(f"{method}: seeding its start from {len(grid.seeds)} seed(s) (log {root / 'seed.log'})")
         code = _logged(command, root / "seed.log", {"ARCMEMO_LOG_DB": str(root / "calls.db")})
         if code != 0:
-            raise RowError(f"{root}: `arcmemo seed` for {row.method} exited {code} (see {root / 'seed.log'})")
-        _write_json(done, {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S %z")})
+            raise RowError(f"{root}: `arcmemo seed` for {method} exited {code} (see {root / 'seed.log'})")
+        _write_json(root / "seeded.json", {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S %z")})
     return root / "memory.db", command
 
 
-def row_record(row: Row, grid: Grid, command: list[str], seeded_by: list[str] | None) -> dict[str, Any]:
-    """What row.json holds: the row, the exact solve command (its paths relative to the row), the
-    seed command of its start, the model and tasks."""
+def start_memory(grid: Grid, row: Row) -> tuple[Path, list[list[str]]]:
+    """The memory a row starts from and the seed commands that made it: its method's items (none, or
+    seeded), and, probed, memory's helper library (ps's seeded concepts: the module docstring),
+    joined once per kind of start in WORK/_starts/."""
+    own = row.start == "seeded" and writes_memory(row.method)
+    library = row.probe and not (own and owns_library(row.method))
+    path = grid.work / "_starts" / f"{row.method if own else 'nothing'}{'+library' if library else ''}.db"
+    parts, commands, base = [], [], None
+    for wanted, method in ((own, row.method), (library, LIBRARY_OWNER)):
+        if wanted:
+            start, command = seeded(grid, method)
+            commands.append(command)
+            if method == LIBRARY_OWNER or owns_library(method):
+                base = start            # ps's concepts carry the helpers: copied whole
+            else:
+                parts.append(start)
+    if not path.exists():
+        join_memories(parts, path, base)
+    return path, commands
+
+
+def join_memories(parts: list[Path], target: Path, base: Path | None = None) -> None:
+    """One memory holding every item of `base` (copied: ps's concepts, whose helpers an import would
+    have to verify again) and of `parts` (imported: items without helpers); each keeps its owner."""
+    from arcmemo.memory.io.export import export_yaml
+    from arcmemo.memory.io.imports import import_file
+    from arcmemo.memory.store import Memory
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    if base is not None:
+        copy_memory(str(base), tmp)
+    exported = target.with_suffix(".yaml")
+    with Memory(str(tmp)) as memory:
+        for part in parts:
+            with Memory(str(part), read_only=True) as source:
+                exported.write_text(export_yaml(source), encoding="utf-8")
+            import_file(memory, exported, actor="benchmark", reason=f"a start: {part.parent.name}'s seeded items")
+    exported.unlink(missing_ok=True)
+    os.replace(tmp, target)
+
+
+def row_record(row: Row, grid: Grid, command: list[str], seeded_by: list[list[str]]) -> dict[str, Any]:
+    """What row.json holds: the row, the exact solve command (paths under the work folder as WORK),
+    the seed commands of its start, the model and the seeds."""
     return {"row": row.name, "method": row.method, "probe": row.probe, "start": row.start, "flags": list(row.flags),
-            "model": grid.model, "solve": _relative(command, grid.work),
-            "seeded_by": _relative(seeded_by, grid.work) if seeded_by else None}
+            "model": grid.model, "seeds": list(grid.seeds), "solve": _relative(command, grid.work),
+            "seeded_by": [_relative(c, grid.work) for c in seeded_by]}
 
 
 def _relative(command: list[str], work: Path) -> list[str]:
@@ -308,7 +370,7 @@ def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     if not runs:
         return RowResult(row, error=error or "not started")
     record = read_run(runs[-1])
-    return RowResult(row, record, error, memory_sizes(root / "memory.db", record.config, record.summary or {},
+    return RowResult(row, record, error, memory_sizes(root / "memory.db", record.recorded, record.summary or {},
                                                       method_formats(row.method)),
                      asked_usage(record.run_id, root / "calls.db"))
 
@@ -413,7 +475,7 @@ def versus(result: RowResult, baseline: RowResult | None) -> tuple[str, list[str
 def _score(result: RowResult) -> str:
     from arcmemo.run.records.report import score_of
 
-    score = score_of(result.run.config, result.summary)
+    score = score_of(result.run.recorded, result.summary)
     return "-" if score.value is None else score.mark(score.value)
 
 
@@ -495,7 +557,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--methods", default="", metavar="NAME,...", help="The methods (default: every installed).")
     parser.add_argument("--probe", choices=("both", "on", "off"), default="both", help="Rows with memory's probe.")
     parser.add_argument("--starts", default=",".join(STARTS), help="empty, seeded or both (comma-separated).")
-    parser.add_argument("--seed-limit", type=int, default=4, help="A seeded start learns from this many seeds.")
+    parser.add_argument("--seeds", default=",".join(DEFAULT_SEEDS), metavar="ID,...",
+                        help="The seed solutions (of seeds/) seeded starts learn from (default: %(default)s).")
     parser.add_argument("--ablations", default="", metavar="NAME,...", help="Ablation rows of ps and oe.")
     parser.add_argument("--consolidate-every", type=int, default=1, metavar="N")
     parser.add_argument("-k", type=int, default=2, help="Tasks per continual block (default: %(default)s).")
@@ -530,9 +593,9 @@ def main(argv: list[str] | None = None) -> int:
 
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     starts = tuple(s.strip() for s in args.starts.split(",") if s.strip())
-    learned = set(sorted(p.stem for p in SEEDS.glob("*.py"))[:args.seed_limit]) if "seeded" in starts else set()
-    if set(tasks) & learned:
-        raise SystemExit(f"efficacy_methods: {', '.join(sorted(set(tasks) & learned))}: among the seeds the seeded "
+    seeds = tuple(s.strip() for s in args.seeds.split(",") if s.strip())
+    if set(tasks) & set(seeds):
+        raise SystemExit(f"efficacy_methods: {', '.join(sorted(set(tasks) & set(seeds)))}: among the seeds the "
                          "starts learn from, so not held out")
     installed = method_names()
     methods = [m.strip() for m in args.methods.split(",") if m.strip()] or list(installed)
@@ -552,7 +615,7 @@ def main(argv: list[str] | None = None) -> int:
     settings += shlex.split(args.solve_args)
     grid = Grid(settings=tuple(settings), work=Path(args.work).resolve(), model=args.model,
                 arcmemo=tuple(shlex.split(args.arcmemo) if args.arcmemo else (sys.executable, "-m", "arcmemo")),
-                seed_limit=args.seed_limit, base_url=args.base_url, quiet=not args.progress)
+                seeds=seeds, base_url=args.base_url, quiet=not args.progress)
     results = []
     for row in rows:
         error = None
@@ -565,7 +628,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"memory methods on {len(tasks)} ARC-AGI-1 training tasks ({', '.join(tasks)}), model {args.model}"
              f"{' at ' + args.base_url if args.base_url else ''}: continual k={args.k}, {args.attempts} attempt(s), "
              f"{args.retries} retries, temperature {args.temperature}, seed {args.seed}, at most {args.max_tokens} "
-             f"tokens per answer; seeded starts from {args.seed_limit} seed(s); every row its own memory and call "
+             f"tokens per answer; starts and memory's helpers from the seeds {', '.join(seeds)}; every row its own "
+             f"memory and call "
              f"log under {grid.work}", f"command: python benchmarks/efficacy_methods.py {shlex.join(argv)}",
              f"date: {time.strftime('%Y-%m-%d')}, arcmemo {_version()}"]
     header, cells = table(results)

@@ -9,6 +9,10 @@ failed: an exception, a refused return, a timeout), "no code" (no program read) 
 column is checked against the released code itself (tests/released_reference.py, and its
 recorded verdicts in tests/data/released_answer_verdicts.json); where the two columns differ is
 where the readings differ, and `why` says how.
+
+A shape with `cut` is an answer that ended at the token limit (the call's finish reason "length"):
+arcmemo's reading uses a complete `transform` in the block the cut left open; the released code
+reads the text as it came (it never knew why an answer ended).
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ class Shape:
     arcmemo: str
     released: str
     why: str = ""
+    cut: bool = False          # the answer ended at the token limit
+
+
+
+TESTS_CUT = "# Check it on the first example\nprint(transform(np.array([[0, 1, 0], [2, 0"   # cut mid-line
 
 
 SHAPES = [
@@ -149,4 +158,28 @@ SHAPES = [
           "right", "wrong", "the released code calls transform(input_grid) after the program: on the harness's grid"),
     Shape("a top-level loop that never ends", fenced(RIGHT + "\n\nwhile True:\n    pass\n"), "right", "error",
           "the released code runs top-level code (and times out); arcmemo cuts it"),
+    # -- answers cut at the token limit ----------------------------------------------------------
+    Shape("cut in the test prints after transform", "Here is the program.\n\n```python\n" + RIGHT + "\n\n" + TESTS_CUT,
+          "right", "no code", "arcmemo reads a complete transform in the block the cut left open; the released "
+          "code finds no closed block", cut=True),
+    Shape("cut after transform, in a helper it calls",
+          "```python\nimport numpy as np\n\n\ndef transform(grid):\n    return mark(np.array(grid))\n\n\n"
+          "def mark(a):\n    return (a ==", "error", "no code",
+          "arcmemo keeps transform, not the helper the cut was writing (the call fails); the released code finds "
+          "no closed block", cut=True),
+    Shape("cut inside transform", "```python\nimport numpy as np\n\n\ndef transform(grid):\n    out = (np.array(grid)",
+          "no code", "no code", cut=True),
+    Shape("cut right after transform's last line", "Here it is:\n\n```python\n" + RIGHT, "no code", "no code",
+          cut=True),
+    Shape("cut after a wrong closed block, in the right one's prints",
+          fenced(WRONG) + "\n\nThat copies the grid; the fix:\n\n```python\n" + RIGHT + "\n\n" + TESTS_CUT,
+          "right", "wrong", "arcmemo reads the last block, here the one the cut left open; the released code the "
+          "first", cut=True),
+    Shape("cut in the prose after a closed block", fenced(RIGHT) + "\n\nThis works because every 0 bec",
+          "right", "right", cut=True),
+    Shape("cut in a ```py block's prints", "```py\n" + RIGHT + "\n\n" + TESTS_CUT, "right", "no code",
+          "arcmemo reads ```py, and a complete transform in the block the cut left open", cut=True),
+    Shape("cut in a harness that calls transform",
+          "```python\n" + RIGHT + "\n\ninput_grid = np.array([[5, 5]])\nresult = transform(input_gr", "right",
+          "no code", "arcmemo cuts the harness as in any block; the released code finds no closed block", cut=True),
 ]

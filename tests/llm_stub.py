@@ -23,14 +23,14 @@ from typing import Any
 
 def completion_body(text: str, *, prompt_tokens: int = 10, completion_tokens: int = 5,
                     reasoning_tokens: int = 0, model: str = "stub", reasoning: str | None = None,
-                    n: int = 1) -> dict[str, Any]:
+                    n: int = 1, finish_reason: str = "stop") -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if reasoning is not None:
         message["reasoning_content"] = reasoning
     return {
         "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()), "model": model,
         "choices": [{"index": i, "message": message if i == 0 else {"role": "assistant", "content": f"{text}#{i}"},
-                     "finish_reason": "stop"} for i in range(n)],
+                     "finish_reason": finish_reason} for i in range(n)],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens,
                   "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}},
@@ -38,9 +38,9 @@ def completion_body(text: str, *, prompt_tokens: int = 10, completion_tokens: in
 
 
 class StubServer:
-    def __init__(self, delay_s: float = 0.0, answer: Callable[[dict[str, Any]], str] | None = None):
+    def __init__(self, delay_s: float = 0.0, answer: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None):
         self.delay_s = delay_s
-        self.answer = answer      # the default answer's text from the request body (None: an echo)
+        self.answer = answer      # the default answer's text (or body) from the request body (None: an echo)
         self.requests: list[dict[str, Any]] = []
         self.request_lines: list[tuple[str, dict[str, str]]] = []   # (request target, headers) of each
         # (header names lower-cased: HTTP's are case-insensitive, and clients differ in how they write them)
@@ -89,7 +89,9 @@ class StubServer:
                     else:
                         data = action.get("body")
                         if data is None and stub.answer is not None:
-                            data = completion_body(stub.answer(body), n=int(body.get("n") or 1))
+                            data = stub.answer(body)      # the answer's text, or a whole body (completion_body)
+                            if isinstance(data, str):
+                                data = completion_body(data, n=int(body.get("n") or 1))
                         elif data is None:
                             last = body.get("messages", [{}])[-1].get("content", "")
                             data = completion_body(f"echo: {last}", n=int(body.get("n") or 1))
@@ -169,3 +171,24 @@ def stub_llm(base_url: str, **over):
                   backoff_base_s=0.001, backoff_max_s=0.01)
     values.update(over)
     return LLM(LLMSettings(**values))
+
+
+def solve_against_stub(tmp_path, task_id: str, answer: str | dict[str, Any], *args: str):
+    """`arcmemo solve` of one task (one thread, no retries, --selection none, an empty memory) where
+    the model, the stub, always gives `answer` (a text, or a whole body: completion_body): the
+    run's directory. Needs OPENAI_API_KEY set (any value)."""
+    from click.testing import CliRunner
+
+    from arcmemo.cli import cli
+    from arcmemo.memory.store import Memory
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    Memory(str(tmp_path / "memory.db")).close()
+    with StubServer(answer=lambda body: answer) as stub:
+        result = CliRunner().invoke(cli, ["solve", "--tasks", task_id, "--selection", "none", "--retries", "0", "-q",
+                                          "--base-url", stub.base_url, "--solver-model", "stub-model",
+                                          "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "runs"),
+                                          *args])
+    assert result.exit_code == 0, result.output
+    (run,) = (tmp_path / "runs").iterdir()
+    return run

@@ -13,12 +13,10 @@ import re
 
 import pytest
 from answer_shapes import SHAPES, TEST, TRAIN
-from click.testing import CliRunner
-from llm_stub import StubServer
+from llm_stub import solve_against_stub
 from released_reference import CHECKS, RECORDED, commit, released_verdicts, unavailable
 from runner_support import seed_code
 
-from arcmemo.cli import cli
 from arcmemo.core.answers import read_answer
 from arcmemo.core.parsing import ParseError, first_code_block
 from arcmemo.sandbox import get_sandbox
@@ -39,11 +37,12 @@ def cell(outcome, correct: bool) -> list:
     return ["error", None, correct]
 
 
-def our_verdict(answer: str, reading: str) -> dict:
+def our_verdict(answer: str, reading: str, cut: bool = False) -> dict:
     """What a solve does with the answer under `reading`: read it as the conversation does (through
-    read_answer), run it on the train pairs, then on the test pairs, in the sandbox."""
+    read_answer; `cut`: the answer ended at the token limit), run it on the train pairs, then on the
+    test pairs, in the sandbox."""
     try:
-        code = read_answer(lambda text: read_program(text, reading), answer)
+        code = read_answer(lambda text: read_program(text, reading, cut=cut), answer)
     except ParseError:
         return {"code": None}
     verdict = {"code": code}
@@ -75,7 +74,8 @@ def agrees(ours: dict, theirs: dict) -> bool:
 
 @pytest.fixture(scope="module")
 def ours() -> dict[str, dict[str, dict]]:
-    return {reading: {s.name: our_verdict(s.answer, reading) for s in SHAPES} for reading in ("arcmemo", "released")}
+    return {reading: {s.name: our_verdict(s.answer, reading, s.cut) for s in SHAPES}
+            for reading in ("arcmemo", "released")}
 
 
 @pytest.fixture(scope="module")
@@ -162,18 +162,9 @@ WRONG_P1 = "import numpy as np\n\n\ndef transform(grid):\n    return np.array(gr
 def solve_score(tmp_path, answer: str, *args: str) -> tuple[float, dict]:
     """`arcmemo solve` of P1 (one thread, no retries) where the model always gives `answer`: the
     run's headline score and its protocol record."""
-    from arcmemo.memory.store import Memory
     from arcmemo.run.records.report import score_of
 
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    Memory(str(tmp_path / "memory.db")).close()
-    with StubServer(answer=lambda body: answer) as stub:
-        result = CliRunner().invoke(cli, ["solve", "--tasks", P1, "--selection", "none", "--retries", "0", "-q",
-                                          "--base-url", stub.base_url, "--solver-model", "stub-model",
-                                          "--db", str(tmp_path / "memory.db"), "--run-dir", str(tmp_path / "runs"),
-                                          *args])
-    assert result.exit_code == 0, result.output
-    (run,) = (tmp_path / "runs").iterdir()
+    run = solve_against_stub(tmp_path, P1, answer, *args)
     config, summary = (json.loads((run / name).read_text()) for name in ("config.json", "summary.json"))
     return score_of(config, summary).value, config["protocol"]
 

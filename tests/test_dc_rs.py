@@ -85,18 +85,19 @@ def test_a_sheet_it_cannot_read_makes_the_read_fall_back(method, memory, fake_mo
 
 # -- write ---------------------------------------------------------------------------------------------
 
-def test_the_write_keeps_passing_programs_as_cases_and_the_sheet_its_read_showed(method, memory, fake_model,
-                                                                                 fake_llm):
+def test_the_write_keeps_every_answer_as_a_case_and_the_sheet_its_read_showed(method, memory, fake_model, fake_llm):
     memory.add(TABLE_CASE, actor="t")
     fake_model.queue("dc_rs_sheet", sheet("- for the failed one"))
     shown = method.read(TASKS[FAILED], memory, settings(), fake_llm)      # the block's newest task, as it was read
     events = method.write(experiences(TASKS), memory, fake_llm, WriteContext(run_id="r1"))
     assert len(fake_model.calls) == 1                                     # remembered, not asked again
     assert [(e.task_id, e.added, e.extended, e.failed) for e in events] == [
-        (SOLVED, [SOLVED], [], False), (FAILED, [], [SHEET_NAME], False)]
+        (SOLVED, [SOLVED], [], False), (FAILED, [FAILED], [SHEET_NAME], False)]
     case = memory.get(SOLVED, format="case")
     assert case.description == task_profile(TASKS[SOLVED]) and case.implementation == [experiences(TASKS)[0].program.strip()]
-    assert memory.get(FAILED, format="case") is None                       # only programs that passed every pair
+    # each past input with the solver's whole answer, right or not (DC-RS keeps every one)
+    failed = memory.get(FAILED, format="case")
+    assert "Example 1 input" in failed.situation and failed.suggestion == "copy it"
     kept = memory.get(SHEET_NAME, format="sheet")
     assert shown.hint.endswith(kept.description + "\n") and kept.used_in == [FAILED]
     assert [(r.op, r.actor, r.task_id) for r in memory.history(SHEET_NAME, "sheet")] == [("add", "dc-rs-curator",
@@ -141,7 +142,17 @@ def test_cases_export_and_import_with_their_program(method, memory, fake_llm, tm
     method.write(experiences(TASKS), memory, fake_llm, WriteContext(run_id="r1"))
     text, listed = round_trip_and_list(memory, "case", tmp_path)
     assert "format: case" in text and "def transform" in text
-    assert SOLVED in listed and FAILED not in listed
+    assert SOLVED in listed and FAILED in listed
+
+
+def test_the_train_gate_keeps_only_passing_programs_and_the_curator_sees_the_past_puzzles(method, memory,
+                                                                                          fake_model, fake_llm):
+    method.write(experiences(TASKS), memory, fake_llm, WriteContext(run_id="r1", options={"train_gate": True}))
+    assert [c.name for c in memory.list("case")] == [SOLVED]
+    fake_model.queue("dc_rs_sheet", sheet("- a sheet"))
+    method.read(TASKS[FAILED], memory, settings(), fake_llm)
+    (asked,) = fake_model.calls_for("dc_rs_sheet")
+    assert f"Puzzle {SOLVED}\nExample 1 input" in asked.prompt and "The solver's answer" in asked.prompt
 
 
 @pytest.mark.parametrize("options, says", [
@@ -173,7 +184,7 @@ def test_a_continual_run_keeps_cases_and_reads_them_back(tmp_path, fake_model, f
     runner, memory = run_continual("dc-rs", ids, tmp_path, fake_llm)
     summary = runner.run()
     assert summary["write_failures"] == 0
-    assert [c.name for c in memory.list("case")] == [ids[0], ids[2], ids[4], ids[5]]
+    assert [c.name for c in memory.list("case")] == ids             # every task, solved or not
     # block 1 read an empty memory: no sheet asked; blocks 2 and 3 asked one per task, their writes none
     asked = fake_model.calls_for("dc_rs_sheet")
     assert [c.task_id for c in asked] == ids[2:]

@@ -58,11 +58,11 @@ def _run_row(row: em.Row, grid: em.Grid, monkeypatch) -> None:
     from arcmemo.solverkit import load_solver
 
     root = grid.work / row.name
-    start, _ = em.start_memory(grid, row)
+    start, seeded_by = em.start_memory(grid, row)
     root.mkdir(parents=True)
     em.copy_memory(str(start), root / "memory.db")
     (root / "row.json").write_text(json.dumps(em.row_record(row, grid, em.solve_command(grid, row, root, resume=False),
-                                                            None)))
+                                                            seeded_by)))
     monkeypatch.setenv("ARCMEMO_LOG_DB", str(root / "calls.db"))
     models = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake", backoff_base_s=0.001)
     made = []
@@ -93,7 +93,7 @@ def test_the_grid_is_every_method_by_probe_and_start():
     rows, notes = em.plan_rows(["none", "ps", "ace"], (), available=set())
     assert [(r.name, r.method, r.probe, r.start) for r in rows] == [
         ("none.probe.empty", "none", True, "empty"), ("none.plain.empty", "none", False, "empty"),   # learns nothing
-        ("ps.probe.empty", "ps", True, "empty"), ("ps.plain.empty", "ps", False, "empty"),
+        ("ps.plain.empty", "ps", False, "empty"),             # probed, ps's own items are memory's helper library
         ("ps.probe.seeded", "ps", True, "seeded"), ("ps.plain.seeded", "ps", False, "seeded"),
         ("ace.probe.empty", "ace", True, "empty"), ("ace.plain.empty", "ace", False, "empty"),
         ("ace.probe.seeded", "ace", True, "seeded"), ("ace.plain.seeded", "ace", False, "seeded")]
@@ -172,13 +172,13 @@ def _benchmark(work: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=600)
 
 
-GRID = ("--methods", "none,ps", "--tasks", ",".join(TASK_IDS[:2]), "-k", "1", "--model", "fake", "--seed-limit", "1")
+GRID = ("--methods", "none,ps", "--tasks", ",".join(TASK_IDS[:2]), "-k", "1", "--model", "fake", "--seeds", "007bbfb7")
 
 
 def _rows(stdout: str) -> list[list[str]]:
     lines = stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("row "))
-    return [line.split()[:3] for line in lines[start + 1:start + 7]]
+    return [line.split()[:3] for line in lines[start + 1:start + 6]]
 
 
 @pytest.mark.slow
@@ -186,22 +186,25 @@ def test_the_benchmark_runs_each_row_once_resumes_and_reruns_from_its_records(tm
     work, records = tmp_path / "work", tmp_path / "records"
     first = _benchmark(work, *GRID, "--records", str(records))
     assert first.returncode == 0, first.stderr + first.stdout
-    assert first.stderr.count("starting") == 6 and first.stderr.count("seeding its start") == 1
+    assert first.stderr.count("starting") == 5 and first.stderr.count("seeding its start") == 1
     table = _rows(first.stdout)
     assert [row[:2] for row in table] == [["none.probe.empty", "done"], ["none.plain.empty", "done"],
-                                          ["ps.probe.empty", "done"], ["ps.plain.empty", "done"],
-                                          ["ps.probe.seeded", "done"], ["ps.plain.seeded", "done"]]
+                                          ["ps.plain.empty", "done"], ["ps.probe.seeded", "done"],
+                                          ["ps.plain.seeded", "done"]]
     recorded = json.loads((records / "ps.probe.seeded" / "row.json").read_text())
-    assert recorded["seeded_by"][recorded["seeded_by"].index("--method") + 1] == "ps"
+    (seed,) = recorded["seeded_by"]
+    assert seed[seed.index("--method") + 1] == "ps" and recorded["seeds"] == ["007bbfb7"]
+    library = json.loads((records / "none.probe.empty" / "row.json").read_text())["seeded_by"]
+    assert library == [seed]                            # the probe's helpers: ps's seeded concepts, for every method
     assert (records / "table.txt").read_text() == first.stdout
     again = _benchmark(work, *GRID)                     # finished rows are only read
     assert again.returncode == 0 and "starting" not in again.stderr and _rows(again.stdout) == table
     rerun = _benchmark(tmp_path / "rerun", "--from-records", str(records))      # the same grid, afresh
-    assert rerun.returncode == 0 and rerun.stderr.count("starting") == 6 and _rows(rerun.stdout) == table
+    assert rerun.returncode == 0 and rerun.stderr.count("starting") == 5 and _rows(rerun.stdout) == table
     [run] = em._runs(work / "ps.plain.empty")
     (run.path / "summary.json").unlink()                # a run that stopped before its summary
     report = _benchmark(work, *GRID, "--report")
-    assert report.returncode == 1 and _rows(report.stdout)[3][:2] == ["ps.plain.empty", "partial"]
+    assert report.returncode == 1 and _rows(report.stdout)[2][:2] == ["ps.plain.empty", "partial"]
     resumed = _benchmark(work, *GRID)
     assert resumed.returncode == 0 and "ps.plain.empty: resuming" in resumed.stderr
     assert _rows(resumed.stdout) == table

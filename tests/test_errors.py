@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Exceptions that never reach a user: each is caught where it is raised or one step above.
 INTERNAL = {
     "arcmemo.abstraction.steps.StepFailed": "a write step's model answer failed; the write records it",
+    "arcmemo.core.files.ReadTimedOut": "a page's reading deadline passed; the page answers 503 (web/limits.py)",
     "arcmemo.core.parsing.ParseError": "a model's answer could not be read; the solver retries or records it",
     "arcmemo.llm.errors.TransientError": "one endpoint attempt worth retrying; the client retries",
     "arcmemo.methods.contract.ReadFailed": "a shared read step failed; each thread reads with no hint",

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from arcmemo.cli import cli
-from arcmemo.llm.backend import TransientError
+from arcmemo.llm.backend import Reply, TransientError
 from arcmemo.llm.client import LLM, LLMError, LLMSettings
 
 MSG = [{"role": "user", "content": "describe the grid"}]
@@ -78,6 +78,22 @@ def test_usage_per_run_counts_cache_hits_at_zero_cost(logged):
     assert "unknown" not in run("calls", "usage", "--by", "role").output
     bad = run("calls", "usage", "--by", "colour")
     assert bad.exit_code == 1 and "cannot group by" in bad.output
+
+
+def test_every_calls_view_says_which_answers_were_cut_at_the_token_limit(fake_model, isolated_home):
+    settings = LLMSettings(solver_model="fake", aux_model="fake", select_model="fake")
+    fake_model.queue("solve", Reply("```python\ndef transform(g):\n    return", finish_reason="length"), "whole")
+    with LLM(settings, run_id="run-c") as llm:
+        cut = llm.chat(MSG, role="solver", step="solve", max_tokens=8)
+        llm.chat(MSG, role="solver", step="solve", sample=1, max_tokens=8)
+    listed = run("calls", "list").output.splitlines()
+    assert [line.endswith("ok, cut") for line in listed[1:3]] == [False, True] and listed[3].startswith("cut: ")
+    assert json.loads(run("calls", "list", "--json").output)[1]["finish_reason"] == "length"
+    shown = run("calls", "show", str(cut.call_id)).output
+    assert "finish length (cut at the token limit: the answer is unfinished)" in shown
+    assert json.loads(run("calls", "usage", "--json").output)[0]["cut"] == 1
+    usage = run("calls", "usage").output.splitlines()
+    assert usage[0].split()[4] == "cut" and usage[1].split()[4] == "1" and usage[-1].startswith("cut: the answer")
 
 
 def test_calls_on_an_empty_home():

@@ -119,6 +119,12 @@ def test_real_small_model_answers_through_the_client():
         assert completion.cost_usd == 0.0 and completion.model == "local-small"
         record = llm._log.get(completion.call_id)
         assert record.endpoint.startswith("local://local-small/")
+        assert completion.finish_reason == record.finish_reason == "stop" and not completion.cut
+        # llama.cpp says an answer ended at max_tokens as OpenAI does: "length"
+        cut = llm.chat([{"role": "user", "content": "Write a Python function that sorts a list, with comments."}],
+                       role="solver", step="solve", max_tokens=4, temperature=0)
+        assert cut.completion_tokens == 4 and cut.finish_reason == "length" and cut.cut
+        assert llm._log.get(cut.call_id).cut
 
 
 @pytest.mark.slow

@@ -50,7 +50,8 @@ def test_a_new_log_gets_every_migration_once(tmp_path):
     path = tmp_path / "calls.db"
     CallLog(path).close()
     CallLog(path).close()
-    assert _applied(path) == [fn.__name__ for fn in MIGRATIONS] == ["m001_calls", "m002_error_kind_and_task_index"]
+    assert _applied(path) == [fn.__name__ for fn in MIGRATIONS] == [
+        "m001_calls", "m002_error_kind_and_task_index", "m003_finish_reason"]
     names = {name for _, name, _ in _schema(path)}
     assert {"calls", "_migrations", "calls_cache_key", "calls_run", "calls_task"} <= names
 
@@ -61,13 +62,32 @@ def test_a_log_from_before_migrations_is_migrated_without_losing_a_row(tmp_path)
         conn.executescript(OLD_SCHEMA)
     with CallLog(old) as log:
         rows = log.list(run_id="old-run")
-        assert [(r.response_text, r.prompt_tokens, r.error, r.error_kind) for r in rows] == [
-            (None, 0, "HTTP 500", "error"), ("an old answer", 12, None, None)]
+        assert [(r.response_text, r.prompt_tokens, r.error, r.error_kind, r.finish_reason) for r in rows] == [
+            (None, 0, "HTTP 500", "error", None), ("an old answer", 12, None, None, None)]
         assert log.lookup("k1").response_text == "an old answer"
     CallLog(new).close()
     # an old log and a new one end with the same schema
     strip = [(t, n, " ".join(s.split()) if s else s) for t, n, s in _schema(old)]
     assert [x[:2] for x in strip] == [x[:2] for x in _schema(new)]
+
+
+def test_an_answer_cut_at_the_token_limit_is_recorded_as_cut_live_and_from_the_cache(tmp_path):
+    """The endpoint's finish reason ("length": the answer ended at max_tokens) is kept in the
+    Completion and the log, and a cache hit of a cut answer is cut too."""
+    with StubServer() as stub:
+        stub.script({"body": completion_body("```python\ndef transform(g):", finish_reason="length")},
+                    {"body": completion_body("done")})
+        with LLM(LLMSettings(base_url=stub.base_url, api_key="sk-test", solver_model="m", aux_model="m",
+                             select_model="m", log_path=str(tmp_path / "calls.db"))) as llm:
+            cut = llm.chat(MSG, role="solver", step="solve", max_tokens=8)
+            whole = llm.chat(MSG, role="solver", step="solve", sample=1, max_tokens=8)
+            again = llm.chat(MSG, role="solver", step="solve", max_tokens=8)
+            records = {c.call_id: llm.call_log.get(c.call_id) for c in (cut, whole, again)}
+            usage = llm.call_log.usage(group_by=())
+    assert (cut.finish_reason, cut.cut, whole.finish_reason, whole.cut) == ("length", True, "stop", False)
+    assert again.cached and again.cut
+    assert [(r.finish_reason, r.cut) for r in records.values()] == [("length", True), ("stop", False), ("length", True)]
+    assert usage[0]["cut"] == 2 and records[cut.call_id].to_dict(full=False)["finish_reason"] == "length"
 
 
 def test_the_api_key_is_never_in_the_log_or_the_run_config(isolated_home):

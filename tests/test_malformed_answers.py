@@ -390,6 +390,18 @@ def test_yaml_nested_deeper_than_libyaml_can_compose_is_refused():
             parse_yaml_block(f"```yaml\n{text}\n```")
 
 
+@pytest.mark.parametrize("text, line", [
+    ("a: [unclosed\n", 1), ("a: [unclosed", 1), ("a: 1\nb: 'unclosed\n\n\n", 2), ("a: {b: 1,\n  c: 2\n", 2),
+    ("a: 1\n  b: 2\n", 2)])
+def test_a_yaml_error_is_marked_on_a_line_of_the_text_even_at_its_end(text, line):
+    """The parser marks a problem it meets at the end of the stream after the last line break;
+    every reader (load and compose) reports it on the last line that has text instead."""
+    for read in (safeyaml.load, safeyaml.compose):
+        with pytest.raises(safeyaml.YAMLError) as info:
+            read(text)
+        assert info.value.problem_mark.line + 1 == line and safeyaml.describe(info.value).startswith(f"line {line}: ")
+
+
 def test_fifty_thousand_names_are_bounded_work(fake_model, llm, memory, monkeypatch):
     names = "".join(f"- concept number {i}\n" for i in range(50_000))
     fake_model.on("select_ps", lambda m: f"```yaml\n{names}```")

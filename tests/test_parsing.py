@@ -29,6 +29,37 @@ def test_extract_code_takes_last_function_block():
         extract_code("no code here")
 
 
+CUT_FUNCTION = "import numpy as np\n\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
+
+
+def test_a_block_a_cut_left_open_is_closed_after_its_last_complete_statement():
+    from arcmemo.core.parsing import close_cut_block
+
+    head = "Rotate it.\n\n```python\n"
+    closed = close_cut_block(head + CUT_FUNCTION + "\n\n# try it\nprint(transform(np.array([[1, 2], [3")
+    assert closed == head + CUT_FUNCTION + "```\n" and extract_code(closed) == CUT_FUNCTION
+    # what is left of the statement being written never counts, even when it parses
+    assert close_cut_block(head + "import numpy as np\n\ndef transform(grid):\n    out = grid.copy()\n") is None
+    assert close_cut_block(head + CUT_FUNCTION) is None          # transform may have gone on: not known complete
+    assert close_cut_block(head + "x = 1\n\ny = [1,\n") is None  # complete, but no transform in it
+    assert close_cut_block(f"```python\n{CUT_FUNCTION}```\nThen some prose, cut mid-") is None   # not open
+    assert close_cut_block(f"```python3\n{CUT_FUNCTION}\nprint(1") is None    # a language arcmemo does not read
+    # the open block is the one after the last closed block, not the first
+    answer = f"```python\ndef transform(grid):\n    return grid\n```\nBetter:\n```\n{CUT_FUNCTION}\nprint(transform("
+    assert extract_code(close_cut_block(answer)) == CUT_FUNCTION
+
+
+def test_a_cut_block_with_thousands_of_statements_is_closed_in_a_few_parses(monkeypatch):
+    from arcmemo.core import parsing
+
+    parses = []
+    real = parsing.pyast.parse
+    monkeypatch.setattr(parsing.pyast, "parse", lambda code: parses.append(code) or real(code))
+    hostile = "```python\n" + CUT_FUNCTION + "x = (\n" + "y = 1\n" * 40_000 + "z = ["
+    assert parsing.close_cut_block(hostile) is None     # the open bracket spoils every prefix the tries reach
+    assert len(parses) == parsing.CUT_TRIES
+
+
 def test_format_task_hides_nothing_but_outputs():
     task = Task("t", (Pair(((1, 2),), ((2, 1),)),), (((3, 4), (5, 6)),))
     text = format_task(task)

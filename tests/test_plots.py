@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,9 +14,9 @@ from web_support import LEARNED
 
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import plots
+from arcmemo.run.records.reader import RunRecord, find_run, read_run
 from arcmemo.web.charts import concept_usage, depth_scores, efficiency_points, memory_series
 from arcmemo.web.render import MemoryFacts, overview_charts
-from arcmemo.web.rundata import RunView
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -48,7 +50,7 @@ def test_every_chart_draws_to_png_and_escapes_names():
 
 def test_numbers_from_a_continual_run(web_fixture):
     fx = web_fixture
-    view = RunView.find(fx.continual, fx.runs)
+    view = find_run(fx.continual, fx.runs)
     assert depth_scores(view) == {0: {1: pytest.approx(200 / 3)}}         # one thread, --retries 0, 2 of 3 solved
     ((tokens, cost, score),) = efficiency_points(view)
     assert tokens == view.progress()["tokens"] > 0 and score == pytest.approx(200 / 3)
@@ -65,32 +67,40 @@ def test_numbers_from_a_continual_run(web_fixture):
     assert LEARNED in charts[3].svg
 
 
-def test_a_run_summary_with_a_depth_table_gives_the_whole_line(web_fixture):
+def test_a_run_summary_with_a_depth_table_gives_the_whole_line(web_fixture, tmp_path):
     from arcmemo.scoring import PuzzleThreads, depth_table
 
     # two threads, one retry: thread 0 solves at depth 1, thread 1 never
     table = depth_table([PuzzleThreads("t", 1, (((False,), (True,)), ((False,), (False,))))], threads=2, retries=1)
-    view = RunView.find(web_fixture.baseline, web_fixture.runs)
-    view.summary = dict(view.summary, table4=table.to_dict())
-    assert depth_scores(view) == {0: {1: 0.0, 2: 0.0}, 1: {1: 50.0, 2: 100.0}}
+    copy = tmp_path / "run"
+    shutil.copytree(web_fixture.runs / web_fixture.baseline, copy)
+    summary = json.loads((copy / "summary.json").read_text())
+    (copy / "summary.json").write_text(json.dumps(dict(summary, table4=table.to_dict())))
+    assert depth_scores(read_run(copy)) == {0: {1: 0.0, 2: 0.0}, 1: {1: 50.0, 2: 100.0}}
 
 
-def _retried(view: RunView, retries: int) -> RunView:
-    """The run as if each task had been solved at its last retry (steps at depths 0..retries), still running."""
-    view.summary = None
-    view.config["settings"] = dict(view.settings, retries=retries)
-    for event in view.events:
+def _retried(source, target, retries: int) -> RunRecord:
+    """A copy of the run as if each task had been solved at its last retry (steps at depths
+    0..retries), still running (no summary yet)."""
+    shutil.copytree(source, target)
+    (target / "summary.json").unlink()
+    config = json.loads((target / "config.json").read_text())
+    config["settings"] = dict(config["settings"], retries=retries)
+    (target / "config.json").write_text(json.dumps(config))
+    events = [json.loads(line) for line in (target / "events.jsonl").read_text().splitlines()]
+    for event in events:
         if event.get("type") == "task":
             for thread in event["threads"]:
                 last = thread["steps"][-1]
                 thread["steps"] = [dict(last, round=d, test_correct=[d == retries] * len(last["test_correct"]))
                                    for d in range(retries + 1)]
-    return view
+    (target / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    return read_run(target)
 
 
-def test_the_depth_chart_draws_every_depth_of_a_running_run(web_fixture):
+def test_the_depth_chart_draws_every_depth_of_a_running_run(web_fixture, tmp_path):
     """Without a summary (the run goes on) the line is made from the event log: depths 0, 1 and 2."""
-    view = _retried(RunView.find(web_fixture.baseline, web_fixture.runs), retries=2)
+    view = _retried(web_fixture.runs / web_fixture.baseline, tmp_path / "run", retries=2)
     scores = depth_scores(view)
     assert scores == {0: {1: 0.0}, 1: {1: 0.0}, 2: {1: 100.0}}
     svg = plots.chart_svg(plots.depth_chart({view.label: scores}))

@@ -11,6 +11,7 @@ import pytest
 
 from arcmemo.core.gridtext import format_grid, format_task
 from arcmemo.core.tasks import load_tasks
+from arcmemo.llm.backend import Reply
 from arcmemo.llm.client import LLMError
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import Hint, MemoryHelpers, OfferedHelper, SolveContext, SolverSettings, load_solver
@@ -150,6 +151,43 @@ def test_malformed_answer_is_a_failed_attempt_and_format_is_asked_again(tasks, c
     ask = fake_model.calls_for("solve")[1].messages[-1]["content"]
     assert ask.startswith("I could not use your answer: the answer has no ```python")
     assert "defines `transform(grid)`" in ask
+
+
+PRINTS_CUT = "\n\n# Check it on the first example\nprint(transform(np.array([[3, 3, 8], [3, 7"
+
+
+def test_a_complete_transform_in_a_block_the_token_limit_left_open_is_used(tasks, ctx, fake_model):
+    """The model wrote the whole function and was still writing test prints when max_tokens cut it:
+    the function runs (and solves), and the attempt says it was cut."""
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", Reply("Rotate it.\n\n```python\n" + ROT180 + PRINTS_CUT, finish_reason="length"))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=0, max_tokens=96))
+    (attempt,) = result.attempts
+    assert attempt.cut and attempt.error is None and attempt.passed_train
+    assert attempt.code == ROT180 and result.predictions[0][0] == expected(tasks, "6150a2bd")[0]
+    assert attempt.to_dict()["cut"] is True
+
+
+def test_a_block_left_open_is_used_only_when_the_answer_was_cut(tasks, ctx, fake_model):
+    """The same text with finish reason "stop" (the model ended there itself) is no program."""
+    task = tasks.by_id("6150a2bd")
+    fake_model.queue("solve", "Rotate it.\n\n```python\n" + ROT180 + PRINTS_CUT)
+    (attempt,) = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=0)).attempts
+    assert not attempt.cut and attempt.error.startswith("format: the answer has no ```python")
+
+
+def test_an_answer_cut_before_its_program_was_complete_says_so_and_asks_for_a_shorter_answer(tasks, ctx, fake_model):
+    task = tasks.by_id("6150a2bd")
+    cut = Reply("Let me think step by step about the grid.\n\n```python\nimport numpy as np\n\n\n"
+                "def transform(grid):\n    out = np.rot90(", completion_tokens=512, finish_reason="length")
+    fake_model.queue("solve", cut, answer(ROT180))
+    result = ProgramSynthesisSolver().solve(task, Hint(), ctx(retries=1))
+    bad, good = result.attempts
+    assert bad.cut and bad.code is None and not good.cut and good.passed_train
+    assert bad.error == "cut: the answer was cut at the token limit after 512 tokens, before it gave a complete program"
+    ask = fake_model.calls_for("solve")[1].messages[-1]["content"]
+    assert ask.startswith("I could not use your answer: the answer was cut at the token limit after 512 tokens")
+    assert "keep the reasoning short" in ask and "no ```python" not in ask
 
 
 def test_only_malformed_answers_never_raise(tasks, ctx, fake_model):

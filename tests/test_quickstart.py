@@ -12,8 +12,13 @@ from click.testing import CliRunner
 from runner_support import task_of
 
 from arcmemo.cli import cli
+from arcmemo.llm.backend import Reply
+from arcmemo.llm.usage import Usage
 from arcmemo.run.jobs.quickstart import QUICK, QUICKSTART_TASKS, Side, conclusion, describe_side, effect
 from arcmemo.run.records.outcome import TaskOutcome
+from arcmemo.scoring.scores import TaskScore
+
+NOT_SOLVED = TaskScore(0.0, 0.0, 0.0)
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake"]
@@ -79,6 +84,18 @@ def test_both_sides_side_by_side_with_what_each_got_and_why(tmp_path, fake_model
     assert compared.exit_code == 0 and f"only {mine} solves with its submitted attempts (1): b1948b0a" in compared.output
 
 
+def test_a_complete_program_in_an_answer_cut_at_the_limit_counts_as_the_models(tmp_path, fake_model):
+    """The embedded model writes test prints after its program until the limit cuts it: the
+    program is the model's answer all the same."""
+    cut = CORNER.removesuffix("```") + "\n# Check it\nprint(transform(np.array([[1, 2], [3"
+    fake_model.on("solve", lambda messages: Reply(cut, finish_reason="length")
+                  if task_of(messages, list(QUICKSTART_TASKS)) == "d10ecb37" else WRONG)
+    result = quickstart(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "without memory:  solved: the model's program   (run" in result.output
+    assert {call.params.get("max_tokens") for call in fake_model.calls_for("solve")} == {QUICK["max_tokens"]}
+
+
 def test_answers_from_the_call_log_are_said_to_be(tmp_path, fake_model):
     fake_model.on("solve", lambda messages: WRONG)
     assert quickstart(tmp_path).exit_code == 0
@@ -93,9 +110,9 @@ def test_a_puzzle_that_is_not_there_fails_before_any_run(tmp_path, fake_model):
     assert not (tmp_path / "runs").exists() and fake_model.calls == []
 
 
-def outcome(task_id: str, *steps: dict, fit_answers=(), scores=None) -> TaskOutcome:
+def outcome(task_id: str, *steps: dict, fit_answers=(), scores: TaskScore | None = NOT_SOLVED) -> TaskOutcome:
     return TaskOutcome(task_id=task_id, pass_index=1, predictions=[[]], passed_train=False, code=None, reasoning="",
-                       scores={"oracle2": 0.0} if scores is None else scores, usage={}, selected=[],
+                       scores=scores, usage=Usage(), selected=[],
                        selection_fallback=False, fit_answers=list(fit_answers),
                        threads=[{"thread": 0, "steps": list(steps)}])
 
@@ -108,6 +125,8 @@ def step(label="", *, right=False, passed=False, error=None, code="def transform
 @pytest.mark.parametrize("outcome_, solved, expected", [
     (outcome("t", step(error="format: no python block", code=None)), False,
      Side(False, "the model's answer held no program (format: no python block)")),
+    (outcome("t", {**step(error="cut: the answer was cut at the token limit after 512 tokens", code=None), "cut": True}),
+     False, Side(False, "the model's answer was cut at the token limit (max_tokens) before its program was complete")),
     (outcome("t", step(passed=True, train=(True,))), False,
      Side(False, "the model's program passed the train pairs but was wrong on the test")),
     (outcome("t", step(error="ZeroDivisionError: division by zero")), False,
@@ -117,7 +136,7 @@ def step(label="", *, right=False, passed=False, error=None, code="def transform
     (outcome("t", step("memory fit", passed=True), step(), fit_answers=["f(grid)"]), False,
      Side(False, "memory's helper call f(grid) gave every train output, not the test output; the model's program got "
                  "0 of 1 train pairs right")),
-    (outcome("t", step(), scores={}), None, Side(None, "not scored (no test outputs)")),
+    (outcome("t", step(), scores=None), None, Side(None, "not scored (no test outputs)")),
     (None, None, Side(None, "not attempted")),
 ])
 def test_each_side_says_what_it_got_and_why(outcome_, solved, expected):

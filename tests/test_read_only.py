@@ -109,7 +109,8 @@ def test_runs_commands_read_the_memory_without_writing_it(tmp_path):
     class Run:
         run_id = "r1"
 
-        def config(self):
+        @property
+        def recorded(self):
             return {"memory_url": str(empty)}
 
     empty = tmp_path / "empty.db"

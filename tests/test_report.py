@@ -96,8 +96,9 @@ def test_tasks_show_draws_the_puzzle_as_digits_off_a_terminal(tmp_path):
     assert "Test 1 input" in result.output and "Test 1 answer" not in result.output
     assert "Test 1 answer" in invoke("tasks", "show", "007bbfb7", "--answers").output
     png = tmp_path / "t.png"
-    assert invoke("tasks", "show", "007bbfb7", "--dataset", "training", "-o", png).exit_code == 0
-    assert Image.open(io.BytesIO(png.read_bytes())).format == "PNG"
+    written = invoke("tasks", "show", "007bbfb7", "--dataset", "training", "-o", png)
+    assert written.exit_code == 0 and Image.open(io.BytesIO(png.read_bytes())).format == "PNG"
+    assert written.output == f"wrote {png} (007bbfb7: 5 train pairs, 1 test input(s))\n"     # no grids as well
     bad = invoke("tasks", "show", "007bbfb7", "-o", tmp_path / "t.gif")
     assert bad.exit_code == 2 and ".png or .svg" in bad.output
     missing = invoke("tasks", "show", "nope")

@@ -151,7 +151,7 @@ def test_selection_records_name_the_concepts_as_they_were(tmp_path, fake_model):
 
 
 def test_a_session_killed_without_a_word_still_counts_to_its_last_event():
-    from arcmemo.run.records.summary import sessions_wall_time
+    from arcmemo.run.records.events import sessions_wall_time
 
     events = [{"type": "session_start", "time": 100.0}, {"type": "task", "time": 130.0},
               {"type": "session_end", "time": 131.0, "wall_time_s": 31.0},

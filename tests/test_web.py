@@ -211,9 +211,9 @@ def test_live_progress_reads_the_run_as_it_grows(fresh_site):
         assert "2 of 3" in fragment and 'data-state="running"' in fragment
         assert "live.js" in page and "setTimeout(poll" in _get(fresh_site, "/static/live.js")
         stale = time.time() + 3600
-        from arcmemo.web.rundata import RunView
+        from arcmemo.run.records.reader import read_run
 
-        assert "no event for a while" in RunView(rundir).progress(now=stale)["state"]
+        assert "no event for a while" in read_run(rundir).progress(now=stale)["state"]
     rundir.set_status("running", pid=999999)         # killed: its status says running, nobody holds the lock
     assert 'data-state="interrupted"' in _get(fresh_site, "/runs/live-run/progress")
 

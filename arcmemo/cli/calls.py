@@ -10,12 +10,13 @@ import click
 
 from arcmemo.cli.common import AtLeast, UserError, echo_json, user_errors
 
+CUT_LEGEND = "cut: the answer ended at the token limit (max_tokens), unfinished"
 USAGE_GROUPS = ("model", "role", "step", "task_id", "run_id", "endpoint")   # what CallLog.usage groups by
 
 
 def log_option(fn):
-    return click.option("--log", "log_path", default=None, envvar="ARCMEMO_LOG_DB",
-                        help="Call log file (env ARCMEMO_LOG_DB; default $ARCMEMO_HOME/calls.db).")(fn)
+    return click.option("--log", "log_path", default=None,
+                        help="Call log file (env ARCMEMO_LOG_DB, config log_path; default $ARCMEMO_HOME/calls.db).")(fn)
 
 
 def _open(log_path, *, required: bool = False):
@@ -69,11 +70,15 @@ def list_calls(run_id, task_id, step, model, errors, limit, as_json, log_path) -
                f"{'in':>7} {'out':>7} {'cost $':>9} {'secs':>6}  status")
     for r in records:
         status = "cached" if r.cached else ("ERROR: " + r.error.splitlines()[0][:60] if r.error else "ok")
+        if r.cut:
+            status += ", cut"
         if r.error_kind in ("fatal", "unavailable"):     # the endpoint's fault, not this request's
             status += f" [endpoint {r.error_kind}]"
         click.echo(f"{r.id:>6}  {_when(r.created_at):<19}  {(r.step or '-')[:12]:<12} {r.model[:18]:<18} "
                    f"{(r.task_id or '-')[:10]:<10} {r.sample:>2} {r.prompt_tokens:>7} {r.completion_tokens:>7} "
                    f"{r.cost_usd:>9.5f} {r.latency_s:>6.1f}  {status}")
+    if any(r.cut for r in records):
+        click.echo(CUT_LEGEND)
 
 
 @calls.command("show")
@@ -95,7 +100,9 @@ def show_call(call_id, as_json, log_path) -> None:
                f"task={record.task_id or '-'} role={record.role} step={record.step} sample={record.sample}")
     click.echo(f"model {record.model} at {record.endpoint}; tokens in={record.prompt_tokens} "
                f"out={record.completion_tokens} reasoning={record.reasoning_tokens}; cost ${record.cost_usd:.6f}; "
-               f"{record.latency_s:.2f}s; attempts {record.attempts}; {'cache hit' if record.cached else 'live'}")
+               f"{record.latency_s:.2f}s; attempts {record.attempts}; {'cache hit' if record.cached else 'live'}"
+               + (f"; finish {record.finish_reason}" if record.finish_reason else "")
+               + (" (cut at the token limit: the answer is unfinished)" if record.cut else ""))
     request = record.request
     params = request.get("params") or {}
     if params:
@@ -142,21 +149,25 @@ def usage(run_id, group_by, as_json, log_path) -> None:
         click.echo("no calls" + (f" for run {run_id}" if run_id else ""))
         return
     label = "/".join(groups) or "total"
-    click.echo(f"{label:<28} {'calls':>6} {'cached':>6} {'errors':>6} {'in':>9} {'out':>9} "
+    click.echo(f"{label:<28} {'calls':>6} {'cached':>6} {'errors':>6} {'cut':>5} {'in':>9} {'out':>9} "
                f"{'reasoning':>9} {'cost $':>10}")
-    total = {k: 0 for k in ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens",
+    total = {k: 0 for k in ("calls", "cache_hits", "errors", "cut", "prompt_tokens", "completion_tokens",
                             "reasoning_tokens", "cost_usd")}
     for row in rows:
         name = "/".join(str(row[g]) for g in groups) or "total"
-        click.echo(f"{name[:28]:<28} {row['calls']:>6} {row['cache_hits']:>6} {row['errors']:>6} "
-                   f"{row['prompt_tokens']:>9} {row['completion_tokens']:>9} {row['reasoning_tokens']:>9} "
-                   f"{row['cost_usd']:>10.4f}")
+        click.echo(_usage_line(name, row))
         for key in total:
             total[key] += row[key]
     if len(rows) > 1:
-        click.echo(f"{'total':<28} {total['calls']:>6} {total['cache_hits']:>6} {total['errors']:>6} "
-                   f"{total['prompt_tokens']:>9} {total['completion_tokens']:>9} {total['reasoning_tokens']:>9} "
-                   f"{total['cost_usd']:>10.4f}")
+        click.echo(_usage_line("total", total))
+    if total["cut"]:
+        click.echo(CUT_LEGEND)
+
+
+def _usage_line(name: str, row: dict) -> str:
+    return (f"{name[:28]:<28} {row['calls']:>6} {row['cache_hits']:>6} {row['errors']:>6} {row['cut']:>5} "
+            f"{row['prompt_tokens']:>9} {row['completion_tokens']:>9} {row['reasoning_tokens']:>9} "
+            f"{row['cost_usd']:>10.4f}")
 
 
 COMMANDS = [calls]

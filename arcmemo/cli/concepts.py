@@ -456,14 +456,13 @@ def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int] | None
     a concept merged into another since counts for that one (a task once: a counter is set if any row set it)."""
     from arcmemo.core.settings import Settings
     from arcmemo.memory.store.reads import COUNTERS, ConceptUse
-    from arcmemo.run.records.rundir import RunDir
+    from arcmemo.run.records.reader import find_run
 
-    run = RunDir.find(ref, Settings.load(runs_dir=run_dir).runs_dir)
-    latest = {(e.get("pass_index"), e.get("task_id")): e for e in run.events() if e.get("type") == "task"}
+    run = find_run(ref, Settings.load(runs_dir=run_dir).runs_dir)
     counts: dict[int, ConceptUse] = {}
-    for event in latest.values():
+    for outcome in run.log.done.values():
         used: dict[int, dict] = {}
-        for row in event.get("concept_use") or []:
+        for row in outcome.concept_use or []:
             mine = used.setdefault((merged_into or {}).get(row["id"], row["id"]), {})
             for name in COUNTERS:
                 mine[name] = max(mine.get(name, 0), int(row.get(name, 0)))
@@ -663,6 +662,7 @@ def export(path, db, fmt, as_of) -> None:
 
     The export streams (its memory use does not grow with the memory's size); a file is
     written beside PATH and renamed onto it at the end, so PATH is never half-written."""
+    from arcmemo.core.files import unwritable
     from arcmemo.memory.io.export import write_yaml
 
     memory = _open_for_reading(db)
@@ -676,7 +676,7 @@ def export(path, db, fmt, as_of) -> None:
             write_yaml(memory, out, as_of=as_of, format=fmt)
         partial.replace(target)
     except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise unwritable(target, exc) from None
     finally:
         partial.unlink(missing_ok=True)
     click.echo(f"wrote {path}", err=True)

@@ -17,7 +17,7 @@ from arcmemo.cli.common import AtLeast, db_option, model_flags, role_model_optio
               help="Other ARC-AGI-1 puzzles than the default two (ids, comma- or space-separated, or a file of "
                    "ids; may be repeated). Keep them few and small: each side asks the model once per puzzle.")
 @click.option("--max-tokens", type=AtLeast(64), default=None,
-              help="Completion token limit per solver call (default 512: the embedded model writes about 7 "
+              help="Completion token limit per solver call (default 768: the embedded model writes about 7 "
                    "a second on a quiet 2-core CPU).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again even for requests already answered.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display (the results are still printed).")
@@ -34,7 +34,8 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     labelled so), and the commands to look at them. About 5 minutes with the embedded model on
     a quiet 2-core CPU; seconds with an endpoint (--base-url, --solver-model).
     """
-    from arcmemo.cli.solve import EXIT_LOST, _run, _task_ids
+    from arcmemo.cli.runplan import task_ids as read_task_ids
+    from arcmemo.cli.solve import EXIT_LOST, _run
     from arcmemo.core.settings import Settings
     from arcmemo.run.jobs.quickstart import QUICKSTART_TASKS, SIDES, quickstart_config
     from arcmemo.run.warmup import warm_up
@@ -44,7 +45,7 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import Scale, open_session, resolve_models
 
-    task_ids = _task_ids(tasks) or list(QUICKSTART_TASKS)
+    task_ids = read_task_ids(tasks) or list(QUICKSTART_TASKS)
     source = "all" if tasks else "training"      # ids of the user's own are looked up in both splits
     quick = {"source": source, **({"max_tokens": max_tokens} if max_tokens else {})}
     configs = [(label, quickstart_config(selection, task_ids, **quick)) for label, selection in SIDES]
@@ -68,14 +69,14 @@ def _report(runners, task_ids: list[str], settings, seconds: float) -> str:
     """Both runs side by side (the `runs compare` table), each puzzle's results and why, and the
     commands to look further."""
     from arcmemo.run.jobs.quickstart import conclusion, puzzle_results, results_text
+    from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.report import compare_table
-    from arcmemo.web.rundata import RunView
 
-    views = [RunView(runner.rundir) for runner, _ in runners]
-    (mine, plain) = [(view.latest, summary) for view, (_, summary) in zip(views, runners)]
+    records = [read_run(runner.rundir) for runner, _ in runners]
+    (mine, plain) = [(record.latest, summary) for record, (_, summary) in zip(records, runners)]
     results = puzzle_results(task_ids, mine, plain)
-    ids = tuple(view.run_id for view in views)
-    lines = ["", compare_table([(view.config, summary) for view, (_, summary) in zip(views, runners)]), "",
+    ids = tuple(record.run_id for record in records)
+    lines = ["", compare_table([(record.recorded, summary) for record, (_, summary) in zip(records, runners)]), "",
              results_text(results, ids), "", conclusion(results), _cache_note(runners),
              f"Both runs took {seconds:.0f} s.", "", "Look at them:", *_commands(ids, task_ids, settings)]
     return "\n".join(line for line in lines if line is not None)

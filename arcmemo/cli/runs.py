@@ -16,24 +16,19 @@ def _settings(run_dir: str | None):
 
 
 def _find(ref: str, settings):
-    from arcmemo.run.records.rundir import RunDir
+    """The run `ref` (an id under the runs folder, or a path), read (run/records/reader.py)."""
+    from arcmemo.run.records.reader import find_run
 
-    return RunDir.find(ref, settings.runs_dir)
+    return find_run(ref, settings.runs_dir)
 
 
 def _find_all(refs, settings) -> list:
     return [_find(ref, settings) for ref in refs]
 
 
-def _record(rundir):
-    from arcmemo.run.records.reader import read_run
-
-    return read_run(rundir)
-
-
 def _not_finished(record, settings) -> str | None:
     """What to say above a run that did not finish: its state, and how to finish a solve run."""
-    status = record.status["status"]
+    status = record.status()["status"]
     if status == "finished":
         return None
     from arcmemo.run.session import resume_command
@@ -42,7 +37,7 @@ def _not_finished(record, settings) -> str | None:
             if record.partial else "")
     hint = (f"; `{resume_command(record.rundir, settings)}` finishes it"
             if status in ("interrupted", "failed") and record.kind == "solve" else "")
-    return f"run {record.run_id} is {record.state}{done}{hint}"
+    return f"run {record.run_id} is {record.state()}{done}{hint}"
 
 
 @click.group()
@@ -60,25 +55,32 @@ def list_command(run_dir, as_json) -> None:
     oracle@1 for a one-thread run); the ARC Prize score scores the two attempts submitted per
     test input. † marks a test-informed run."""
     from arcmemo.core.table import table
+    from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.report import footnote
-    from arcmemo.run.records.rundir import list_runs
+    from arcmemo.run.records.rundir import RunDirError, list_runs
     from arcmemo.scoring.runscore import ARC_PRIZE
 
     root = _settings(run_dir).runs_dir
-    records = [_record(rundir) for rundir in list_runs(root)]
-    rows = []
-    for record in records:
-        settings, score = record.config.get("settings", {}), record.score
-        rows.append({
-            "run": record.run_id, "kind": record.kind, "selection": settings.get("selection"),
-            "solver": settings.get("solver"), "model": record.config.get("models", {}).get("solver"),
-            "continual": settings.get("continual"), "holds": record.brief(),
-            "tasks": (record.summary or {}).get("tasks") if record.kind == "solve" else None,
-            "score": score.value if score else None, "statistic": score.name if score else None,
-            "score_unknown": score.why if score else None, "arc_prize": score.arc_prize if score else None,
-            "strict": score.strict if score else None, "strict_variant": score.strict_variant if score else None,
-            "test_informed": bool(score and score.test_informed), "status": record.state,
-        })
+    rows, scores = [], []
+    for rundir in list_runs(root):
+        try:
+            record = read_run(rundir)
+            settings, score = record.settings, record.score
+            row = {
+                "run": record.run_id, "kind": record.kind, "selection": settings.get("selection"),
+                "solver": settings.get("solver"), "model": (record.recorded.get("models") or {}).get("solver"),
+                "continual": settings.get("continual"), "holds": record.brief(),
+                "tasks": (record.summary or {}).get("tasks") if record.kind == "solve" else None,
+                "score": score.value if score else None, "statistic": score.name if score else None,
+                "score_unknown": score.why if score else None, "arc_prize": score.arc_prize if score else None,
+                "strict": score.strict if score else None,
+                "strict_variant": score.strict_variant if score else None,
+                "test_informed": bool(score and score.test_informed), "status": record.state(),
+            }
+        except RunDirError as exc:          # this run cannot be read: listed with why, the others as usual
+            score, row = None, {"run": rundir.run_id, "status": f"cannot be read: {exc}"}
+        rows.append(row)
+        scores.append(score)
     if as_json:
         echo_json(rows)
         return
@@ -86,14 +88,13 @@ def list_command(run_dir, as_json) -> None:
         click.echo(f"no runs under {root}/")
         return
     shown = []
-    for row, record in zip(rows, records):
-        score = record.score
-        shown.append((*(row[k] for k in ("run", "kind", "selection", "solver", "model", "continual", "holds")),
-                      score.cell() if score else "-", row["statistic"] or "-",
+    for row, score in zip(rows, scores):
+        shown.append((*(row.get(k) for k in ("run", "kind", "selection", "solver", "model", "continual", "holds")),
+                      score.cell() if score else "-", row.get("statistic") or "-",
                       score.mark(score.arc_prize, "unknown") if score else "-", row["status"]))
     click.echo(table(shown, ("run", "kind", "selection", "solver", "model", "continual", "tasks", "score",
                              "statistic", ARC_PRIZE, "status")))
-    note = footnote([r.score for r in records if r.score])
+    note = footnote([score for score in scores if score])
     if note:
         click.echo(note)
 
@@ -113,13 +114,12 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
     from arcmemo.run.records.report import depth_text, footnote, per_task_rows
 
     settings = _settings(run_dir)
-    rundir = _find(run, settings)
+    record = _find(run, settings)
     if task_id is not None:
-        show_task(rundir, task_id, as_json)
+        show_task(record, task_id, as_json)
         return
-    record = _record(rundir)
     if as_json:
-        echo_json({"config": record.config, "status": record.status, "summary": record.summary,
+        echo_json({"config": record.recorded, "status": record.status(), "summary": record.summary,
                    "partial": record.partial, "score": record.score.to_dict() if record.score else None})
         return
     note = _not_finished(record, settings)
@@ -130,32 +130,31 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
         return
     if footnote([record.score]):
         click.echo(footnote([record.score]))
-    depth = depth_text(record.summary, record.config)
+    depth = depth_text(record.summary, record.recorded)
     if depth:
         click.echo()
         click.echo(depth)
     if per_task:
-        rows, header = per_task_rows(record.summary, record.config)
+        rows, header = per_task_rows(record.summary, record.recorded)
         click.echo()
         click.echo(table(rows, header))
 
 
-def show_task(rundir, task_id: str, as_json: bool) -> None:
+def show_task(run, task_id: str, as_json: bool) -> None:
     """Each pass's attempts at one task beside the expected output, differing cells marked
-    (the truth is shown to the user here; it never goes to a model)."""
+    (the truth is shown to the user here, from the run's own puzzles; it never goes to a model)."""
     from arcmemo.pictures import attempt_rows
     from arcmemo.pictures.terminal import print_rows
-    from arcmemo.web.rundata import RunView
 
-    view = RunView(rundir)
-    record = view.task(task_id)
+    record = run.task(task_id)
     if as_json:
-        echo_json({"task": task_id, "passes": [o.event() for o in record.passes], "writes": record.writes,
-                   "scores": [view.task_scores(o) for o in record.passes]})
+        echo_json({"task": task_id, "passes": [o.event() for o in record.passes],
+                   "writes": [w.event() for w in record.writes], "scores": [run.task_scores(o) for o in record.passes]})
         return
-    tasks, answers = view.puzzles
+    puzzles = run.puzzles()
+    tasks, answers = puzzles.tasks, puzzles.answers
     for outcome in record.passes:
-        scores = view.task_scores(outcome)
+        scores = run.task_scores(outcome)
         text = (f"{scores['statistic']} over its threads {scores['headline']}, ARC Prize (submitted) "
                 f"{scores['arc_prize']}, submitted strict {scores['strict']}"
                 if outcome.scores else "not scored (no test outputs)")
@@ -163,11 +162,25 @@ def show_task(rundir, task_id: str, as_json: bool) -> None:
                    f"{'passed' if outcome.passed_train else 'failed'}" + (f", error: {outcome.error}" if outcome.error else ""))
         if outcome.fit_answers:
             click.echo(f"answered by memory's fit (a helper call giving every train output): {', '.join(outcome.fit_answers)}")
+        if _cut_text(outcome):
+            click.echo(_cut_text(outcome))
         if task_id not in tasks:
-            click.echo(f"(the task file of {task_id} cannot be loaded any more; predictions only in --json)")
+            click.echo(f"(the puzzle is not recorded: {puzzles.missing or 'not in the run'}; predictions only in --json)")
             continue
         truth = answers[task_id].test_outputs if task_id in answers else None
         print_rows(attempt_rows(tasks[task_id].test_inputs, outcome.predictions, truth))
+
+
+def _cut_text(outcome) -> str | None:
+    """Which of the model's answers ended at the token limit, and whether a program was read from them."""
+    steps = [(t.get("thread"), s) for t in outcome.threads or [] for s in t.get("steps") or []]
+    cut = [(thread, s) for thread, s in steps if s.get("cut")]
+    if not cut:
+        return None
+    each = "; ".join(f"thread {thread} sample {s.get('sample')} round {s.get('round')}: "
+                     + ("its complete program before the cut was used" if s.get("code") else "no complete program")
+                     for thread, s in cut)
+    return f"{len(cut)} of {len(steps)} answer(s) cut at the token limit (max_tokens): {each}"
 
 
 @runs.command("compare")
@@ -192,12 +205,12 @@ def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
     from arcmemo.run.records.report import MismatchedRuns, compare_records, compare_table, depth_text, mean_records, mean_text
 
     settings = _settings(run_dir)
-    records = [_record(rundir) for rundir in _find_all(run_refs, settings)]
+    records = _find_all(run_refs, settings)
     solve = [r for r in records if r.kind == "solve"]
-    entries = [(r.config, r.summary) for r in solve]
+    entries = [(r.recorded, r.summary) for r in solve]
     if as_mean:
         others = [f"{r.run_id} ({r.kind})" for r in records if r.kind != "solve"]
-        unfinished = [f"{r.run_id} ({r.state}, {r.summary['tasks']} of {r.summary['tasks_planned']} tasks)"
+        unfinished = [f"{r.run_id} ({r.state()}, {r.summary['tasks']} of {r.summary['tasks_planned']} tasks)"
                       for r in solve if r.partial]
         try:
             if others:
@@ -214,9 +227,9 @@ def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
             raise click.ClickException(str(exc)) from None
         return
     if as_json:
-        echo_json([*({**row, "kind": "solve", "status": r.state, "partial": r.partial}
+        echo_json([*({**row, "kind": "solve", "status": r.state(), "partial": r.partial}
                      for r, row in zip(solve, compare_records(entries))),
-                   *({"run": r.run_id, "kind": r.kind, "status": r.state, "summary": r.summary}
+                   *({"run": r.run_id, "kind": r.kind, "status": r.state(), "summary": r.summary}
                      for r in records if r.kind != "solve")])
         return
     for r in records:
@@ -256,8 +269,9 @@ def _unlike(entries) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="Print the selection records as JSON.")
 def selections(run, task_id, run_dir, reasoning, as_json) -> None:
     """What memory selection offered each task of a run, and why (from the run directory)."""
-    rundir = _find(run, _settings(run_dir))
-    records = rundir.selections() or _older_selections(rundir)
+    run = _find(run, _settings(run_dir))
+    rundir = run.rundir
+    records = rundir.selections() or _older_selections(run)
     rows = [{"task": r.get("task_id"), "pass": r.get("pass_index"), "mode": r.get("mode"),
              "concepts": r.get("concepts", []), "unmatched": r.get("unmatched", []),
              "named_types": r.get("named_types", []), "probe_fits": r.get("probe_fits"),
@@ -315,12 +329,12 @@ def _print_reasoning(row: dict) -> None:
         block("answer", answer)
 
 
-def _older_selections(rundir) -> list[dict]:
+def _older_selections(run) -> list[dict]:
     """A run from before selection records moved to the run directory: its records in its memory."""
     from arcmemo.memory.store import Memory
     from arcmemo.run.records.selections import concept_names
 
-    url = rundir.config().get("memory_url")
+    rundir, url = run.rundir, run.recorded.get("memory_url")
     if not url or (("://" not in url) and not Path(url).is_file()):
         return []
     with Memory(url, read_only=True) as memory:
@@ -392,16 +406,16 @@ def export(run, kaggle_path, harness_dir, allow_test_informed, run_dir) -> None:
 
     if not kaggle_path and not harness_dir:
         raise click.UsageError("say where to: --kaggle FILE and/or --harness FOLDER")
-    rundir = _find(run, _settings(run_dir))
+    record = _find(run, _settings(run_dir))
     if kaggle_path:
-        done = export_kaggle(rundir, kaggle_path, allow_test_informed=allow_test_informed)
+        done = export_kaggle(record, kaggle_path, allow_test_informed=allow_test_informed)
         click.echo(f"{done.path}: {done.tasks} tasks, {done.tasks - len(done.placeholder_tasks)} from the run, "
                    f"{len(done.placeholder_tasks)} not reached (placeholder [[0]])"
                    + (f"; {done.empty_tests} test input(s) without a prediction (placeholder [[0]])"
                       if done.empty_tests else "")
                    + (f"; {done.repeated} single guess(es) submitted as both attempts" if done.repeated else ""))
     if harness_dir:
-        click.echo(f"{harness_dir}: {export_harness(rundir, harness_dir, allow_test_informed=allow_test_informed)} "
+        click.echo(f"{harness_dir}: {export_harness(record, harness_dir, allow_test_informed=allow_test_informed)} "
                    "submission files")
 
 
@@ -418,27 +432,25 @@ def report(run_refs, output, run_dir, db) -> None:
     against the truth, and the memory written from it."""
     from arcmemo.web.render import MemoryFacts
     from arcmemo.web.report import build_report, write_report
-    from arcmemo.web.rundata import RunView
 
-    rundirs = _find_all(run_refs, _settings(run_dir))
-    memory = run_memory(rundirs[0], db)
-    views = [RunView(r, memory) for r in rundirs]
-    html = build_report(views, MemoryFacts(memory))
+    records = _find_all(run_refs, _settings(run_dir))
+    memory = run_memory(records[0], db)
+    html = build_report(records, MemoryFacts(memory), memory=memory)
     path = write_report(output, html)
-    tasks = sum(len(v.latest) for v in views)
-    click.echo(f"wrote {path} ({len(views)} run(s), {tasks} task(s), {len(html) // 1024} KB)")
+    tasks = sum(len(r.latest) for r in records)
+    click.echo(f"wrote {path} ({len(records)} run(s), {tasks} task(s), {len(html) // 1024} KB)")
 
 
-def run_memory(rundir, db: str | None):
+def run_memory(run, db: str | None):
     """The memory a run read (--db, else the one it recorded), or None with a warning when it is gone."""
     from pathlib import Path
 
     from arcmemo.memory.store import Memory
     from arcmemo.run.config import REDACTED
 
-    url = db or rundir.config().get("memory_url")
-    if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().exists()):
-        warn(f"the memory of run {rundir.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
+    url = db or run.recorded.get("memory_url")
+    if not url or REDACTED in url or ("://" not in url and not Path(url).expanduser().is_file()):
+        warn(f"the memory of run {run.run_id} is not at hand ({url or 'not recorded'}; pass --db): concepts "
              "show as ids, without the selection's reasoning or what was written")
         return None
     return Memory(url, read_only=True)
@@ -450,7 +462,7 @@ def run_memory(rundir, db: str | None):
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 def delete(run_refs, run_dir, yes) -> None:
     """Delete run directories (not a running one). The memory keeps what the runs wrote."""
-    found = _find_all(run_refs, _settings(run_dir))
+    found = [r.rundir for r in _find_all(run_refs, _settings(run_dir))]
     if not yes:
         click.confirm(f"delete {', '.join(str(r.path) for r in found)}?", abort=True)
     for rundir in found:

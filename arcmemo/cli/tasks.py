@@ -22,10 +22,11 @@ def tasks() -> None:
 @click.option("--dataset", default=None, help=DATASET_HELP)
 @click.option("--answers", is_flag=True, help="Also draw the test outputs (for you; a model never sees them).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the picture to this file (.png or .svg).")
+              help="Write the picture to this file (.png or .svg) instead of drawing it here.")
 @user_errors
 def show(task_id, dataset, answers, output) -> None:
-    """Draw a puzzle's train pairs and test inputs as coloured cells (digits when not on a terminal)."""
+    """Draw a puzzle's train pairs and test inputs as coloured cells (digits when not on a terminal),
+    or with -o, to a PNG or SVG file."""
     from arcmemo.core.tasks import TaskError, UnknownTask, load_tasks
     from arcmemo.pictures import pair_rows, png, svg, task_rows
     from arcmemo.pictures.terminal import print_rows
@@ -38,15 +39,17 @@ def show(task_id, dataset, answers, output) -> None:
         raise TaskError(f"no task {task_id!r} in {dataset or 'ARC-AGI-1 training + evaluation'}") from None
     task = taskset.tasks[0]
     truth = taskset.answers[task_id].test_outputs if answers else None
-    click.echo(f"{task.id}: {len(task.train)} train pairs, {len(task.test_inputs)} test input(s)")
-    print_rows(pair_rows(task, truth))
-    if output is not None:
-        rows = task_rows(task, truth)
-        if output.suffix.lower() == ".png":
-            output.write_bytes(png(rows, columns=True))
-        else:
-            output.write_text(svg(rows, inline=False, columns=True), encoding="utf-8")
-        click.echo(f"wrote {output}")
+    summary = f"{task.id}: {len(task.train)} train pairs, {len(task.test_inputs)} test input(s)"
+    if output is None:
+        click.echo(summary)
+        print_rows(pair_rows(task, truth))
+        return
+    rows = task_rows(task, truth)
+    if output.suffix.lower() == ".png":
+        output.write_bytes(png(rows, columns=True))
+    else:
+        output.write_text(svg(rows, inline=False, columns=True), encoding="utf-8")
+    click.echo(f"wrote {output} ({summary})")
 
 
 COMMANDS = [tasks]

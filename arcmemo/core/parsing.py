@@ -95,6 +95,48 @@ def extract_code(text: str) -> str:
     return blocks[-1].strip() + "\n"
 
 
+_OPENING = re.compile(r"```[ \t]*(?:([\w+-]+)[ \t]*)?\n")    # a fence's opening line, as _FENCE reads it
+CUT_TRIES = 8      # statements dropped from the end of a cut block, at most, to find what parses
+
+
+def close_cut_block(text: str, function: str = "transform") -> str | None:
+    """An answer cut at the token limit inside its last ```python (or ```py, or untagged) block,
+    with that block closed after the last top-level statement the cut did not reach, when what
+    is kept parses as Python and defines `function`; None when the last block is closed, or
+    the cut left no complete `function` in it.
+
+    The statement being written when the cut came is always dropped, even when what is left of
+    it parses (a function cut after a line of its body parses, and is not the whole function): a
+    statement is complete once the next top-level line has begun. So the usual cut answer, a
+    whole `transform` and then test prints cut mid-line, keeps the function and what came
+    before it, and the block's test code is then cut as any block's is (`definitions_only`)."""
+    text = text or ""
+    closed = deque(_FENCE.finditer(text), maxlen=1)         # the last block that has its closing fence
+    opening = _OPENING.search(text, closed[0].end() if closed else 0)
+    if opening is None or (opening.group(1) or "").lower() not in ("python", "py", ""):
+        return None
+    program = _complete_statements(text[opening.end():], function)
+    return None if program is None else text[:opening.end()] + program + "```\n"
+
+
+def _complete_statements(body: str, function: str) -> str | None:
+    """The longest run of `body`'s top-level statements, less its last, that parses and defines `function`."""
+    chunks = _statements(body)
+    for keep in range(len(chunks) - 1, max(0, len(chunks) - 1 - CUT_TRIES), -1):
+        lines = [line for chunk in chunks[:keep] for line in chunk]
+        while lines and lines[-1][:1] in ("", "#"):       # the comment that opens the cut statement goes too
+            lines.pop()
+        code = "\n".join(lines) + "\n"
+        try:
+            tree = pyast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        defined = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
+                      for node in tree.body)
+        return code if defined else None      # fewer statements cannot define it either
+    return None
+
+
 def first_code_block(text: str) -> str:
     """The code the ArcMemo authors' released code reads from an answer (its solve drivers, through
     `score_tree.parse_code_solution`): the first block opened by exactly ```python and a line

@@ -20,7 +20,9 @@ annotations, edits), and out, in the one style arcmemo writes (`dump`).
 tree and no recursion: several times faster than PyYAML's compose-then-construct, which
 matters for a memory file of thousands of concepts.
 
-Every failure is a `YAMLError` whose message names the line when the parser knows it.
+Every failure is a `YAMLError` whose message names the line when the parser knows it. A
+problem found at the end of the stream (an unclosed `[` or quote) is marked on the last line
+that has text, where the parser would put it after the file's last line break (`_in_text`).
 
 `dump` writes block YAML with PyYAML's safe dumper (libyaml's emitter when installed): keys in
 their order, text with a newline as a `|` block, never an alias. It feeds the emitter events
@@ -153,8 +155,22 @@ def load(text: str) -> Any:
                 if value in top[0]:      # the first would be dropped without a word
                     raise _refuse(f"the key {value!r} is given twice in one mapping", event)
                 top[1], top[2] = value, True
+    except yaml.MarkedYAMLError as exc:
+        raise _in_text(exc, text) from None
     finally:
         loader.dispose()
+
+
+def _in_text(exc: yaml.MarkedYAMLError, text: str) -> yaml.MarkedYAMLError:
+    """`exc` with its problem marked within the text: the parser marks a problem it meets at the
+    end of the stream after the last line break, a line below the last line of the text (so an
+    unclosed `[` on line 1 of a one-line file was "line 2"); it goes on the last line with text."""
+    mark = exc.problem_mark
+    last = text.rstrip().count("\n")
+    if mark is not None and mark.line > last:
+        line = text.rstrip().rsplit("\n", 1)[-1]
+        exc.problem_mark = yaml.Mark(mark.name, mark.index, last, len(line), None, None)
+    return exc
 
 
 def _check_depth(text: str) -> None:
@@ -171,8 +187,11 @@ def _check_depth(text: str) -> None:
 
 def compose(text: str) -> yaml.Node | None:
     """The node tree of one document, for finding the line a value came from."""
-    _check_depth(text)
-    return yaml.compose(text, Loader=SafeLoader)
+    try:
+        _check_depth(text)
+        return yaml.compose(text, Loader=SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        raise _in_text(exc, text) from None
 
 
 def describe(exc: yaml.YAMLError) -> str:

@@ -22,7 +22,7 @@ from arcmemo.core.datasets import (
     val100_ids,
 )
 from arcmemo.core.errors import ArcmemoError
-from arcmemo.core.jsonfile import JSONFileError, read_json
+from arcmemo.core.files import JSONFileError, read_json
 
 Grid = tuple[tuple[int, ...], ...]
 

@@ -40,6 +40,7 @@ class Reply:
     reasoning_tokens: int = 0
     cached_prompt_tokens: int = 0   # the provider's own prompt cache (cheaper input)
     choices: list[str] = field(default_factory=list)  # all choices when n > 1
+    finish_reason: str | None = None  # why the (first) answer ended: "stop", "length" (cut), ... (None: unsaid)
 
 
 @runtime_checkable

@@ -182,9 +182,7 @@ class LLM:
         messages = check_messages(messages, traits, model=route.model)
         params = model_params(params, traits, model=route.model, defaults=self.settings.call_defaults(role))
         if route.model in LOCAL_MODELS and not {"max_tokens", "max_completion_tokens"} & set(params):
-            from arcmemo.llm.local import completion_limit
-
-            params["max_tokens"] = completion_limit()
+            params["max_tokens"] = self.settings.local_max_tokens
         try:
             backend = await route.get()
         except LLMError as exc:
@@ -224,9 +222,10 @@ class LLM:
         call_id = self._log.record(**common, response_text=text, reasoning=reasoning, choices=choices,
                                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                                    reasoning_tokens=reply.reasoning_tokens, latency_s=latency,
-                                   cost_usd=cost, attempts=attempts)
+                                   cost_usd=cost, attempts=attempts, finish_reason=reply.finish_reason)
         completion = Completion(text, reasoning, route.model, reply.prompt_tokens, reply.completion_tokens,
-                                reply.reasoning_tokens, cost, False, latency, call_id, tuple(choices))
+                                reply.reasoning_tokens, cost, False, latency, call_id, tuple(choices),
+                                reply.finish_reason)
         self._usage.add(Usage.of(completion))
         return completion
 
@@ -258,11 +257,12 @@ class LLM:
         call_id = self._log.record(**common, response_text=hit.response_text, reasoning=hit.reasoning,
                                    choices=hit.choices, prompt_tokens=hit.prompt_tokens,
                                    completion_tokens=hit.completion_tokens,
-                                   reasoning_tokens=hit.reasoning_tokens, cached=True, attempts=0)
+                                   reasoning_tokens=hit.reasoning_tokens, cached=True, attempts=0,
+                                   finish_reason=hit.finish_reason)
         self._usage.add(Usage(calls=1, cache_hits=1))
         return Completion(hit.response_text or "", hit.reasoning, model, hit.prompt_tokens,
                           hit.completion_tokens, hit.reasoning_tokens, 0.0, True, 0.0, call_id,
-                          tuple(hit.choices))
+                          tuple(hit.choices), hit.finish_reason)
 
     def _policy(self, backend: Backend) -> RetryPolicy:
         s = self.settings

@@ -1,8 +1,10 @@
 """A scripted model for tests: replies queued per prompt step, every call recorded.
 
 Register it like any model (`register_model("fake", FakeModel())`) — the tests' fixtures
-do; the product never does. A reply is a string, or an exception instance to raise
-(e.g. `LLMError("boom")`, or `TransientError("429")` to exercise retries). Replies
+do; the product never does. A reply is a string, a `Reply` (to script what else the
+endpoint says: `Reply(text, finish_reason="length")` is an answer cut at the token limit),
+or an exception instance to raise (e.g. `LLMError("boom")`, or `TransientError("429")` to
+exercise retries). Replies
 queued for a step are used first, in order; then a handler set with `on(step, fn)`;
 then a handler for `"*"` (any step). A step with nothing scripted fails with
 LLMError("fake model: nothing scripted for step 'X'").
@@ -17,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from arcmemo.llm.backend import CallRequest, LLMError, Reply
@@ -53,7 +55,7 @@ class FakeModel:
         self._lock = threading.Lock()
         self.calls: list[FakeCall] = []
 
-    def queue(self, step: str, *replies: str | BaseException) -> FakeModel:
+    def queue(self, step: str, *replies: str | Reply | BaseException) -> FakeModel:
         with self._lock:
             self._queues[step].extend(replies)
         return self
@@ -89,6 +91,9 @@ class FakeModel:
                 reply = None
         if callable(reply) and not isinstance(reply, BaseException):
             reply = reply(request.messages, request)
+        scripted = reply if isinstance(reply, Reply) else None
+        if scripted is not None:
+            reply = scripted.text
         record = FakeCall(request.step, request.role, request.messages,
                           reply if isinstance(reply, str) else None, request.sample,
                           request.task_id, dict(request.params))
@@ -102,5 +107,10 @@ class FakeModel:
             raise LLMError(f"fake model: reply for step {request.step!r} is {type(reply).__name__}, "
                            "expected str")
         prompt_chars = len(message_text(request.messages))
-        return Reply(text=reply, prompt_tokens=max(1, prompt_chars // 4),
-                     completion_tokens=max(1, len(reply) // 4), choices=[reply])
+        made = Reply(text=reply, prompt_tokens=max(1, prompt_chars // 4),
+                     completion_tokens=max(1, len(reply) // 4), choices=[reply], finish_reason="stop")
+        if scripted is None:
+            return made
+        return replace(scripted, prompt_tokens=scripted.prompt_tokens or made.prompt_tokens,
+                       completion_tokens=scripted.completion_tokens or made.completion_tokens,
+                       choices=scripted.choices or [reply], finish_reason=scripted.finish_reason or made.finish_reason)

@@ -1,11 +1,13 @@
 """The call log and response cache: every model call in one SQLite file.
 
-Location: $ARCMEMO_LOG_DB, else $ARCMEMO_HOME/calls.db. One row per call (including cache
-hits and failures). The cache key is the sha256 of the full request — resolved model,
-endpoint identity, messages and parameters — plus the prompt step and the sample index, so
+Location: the `log_path` setting ($ARCMEMO_LOG_DB, config `log_path`), else
+$ARCMEMO_HOME/calls.db. One row per call (including cache hits and failures). The cache key
+is the sha256 of the full request — resolved model, endpoint identity, messages and
+parameters — plus the prompt step and the sample index, so
 `n` independent samples of one prompt stay independent, two steps never share an answer,
 and a re-run or resumed run is served from here. Only successful live calls are served
-from the cache; failures are logged but never replayed. The local model's endpoint
+from the cache; failures are logged but never replayed. Each answer keeps its finish reason
+(`length`: cut at the token limit), and a cache hit the original's. The local model's endpoint
 identity is `local://<name>/<weights sha256 prefix>`, stable across server ports.
 Several processes may write at once (WAL journal, busy timeout). The schema and its
 numbered migrations are in logdb.py.
@@ -18,7 +20,6 @@ that carries one is still logged with its tokens.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -26,20 +27,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcmemo.core.config import user_dir
+from arcmemo.core.config import setting_value, user_dir
 from arcmemo.core.secrets import redact
 from arcmemo.llm.logdb import connect
+from arcmemo.llm.usage import is_cut
 
 COLUMNS = ("id", "created_at", "run_id", "task_id", "role", "step", "sample", "model", "endpoint",
            "cache_key", "request_json", "response_text", "reasoning", "choices_json",
            "prompt_tokens", "completion_tokens", "reasoning_tokens", "latency_s", "cost_usd",
-           "cached", "attempts", "error", "error_kind")
+           "cached", "attempts", "error", "error_kind", "finish_reason")
 ERROR_KINDS = ("fatal", "unavailable", "error")
 
 
 def log_path() -> Path:
-    env = os.environ.get("ARCMEMO_LOG_DB")
-    return Path(env) if env else user_dir() / "calls.db"
+    """The `log_path` setting (ARCMEMO_LOG_DB, config `log_path`), else calls.db in the user directory."""
+    return setting_value("log_path") or user_dir() / "calls.db"
 
 
 def cache_key(request: dict[str, Any], sample: int) -> str:
@@ -79,6 +81,12 @@ class CallRecord:
     attempts: int
     error: str | None
     error_kind: str | None = None   # fatal | unavailable | error (errors.py)
+    finish_reason: str | None = None  # why the answer ended: stop, length (cut at max_tokens), ...
+
+    @property
+    def cut(self) -> bool:
+        """The answer ended at the token limit (finish reason "length")."""
+        return is_cut(self.finish_reason)
 
     @property
     def request(self) -> dict[str, Any]:
@@ -127,7 +135,7 @@ class CallLog:
     def record(self, *, run_id, task_id, role, step, sample, model, endpoint, key, request,
                response_text=None, reasoning=None, choices=None, prompt_tokens=0,
                completion_tokens=0, reasoning_tokens=0, latency_s=0.0, cost_usd=0.0,
-               cached=False, attempts=1, error=None, error_kind=None) -> int:
+               cached=False, attempts=1, error=None, error_kind=None, finish_reason=None) -> int:
         if error is not None and error_kind not in ERROR_KINDS:
             error_kind = "error"
         choices_json = _safe(json.dumps(choices)) if choices is not None and len(choices) > 1 else None
@@ -135,13 +143,11 @@ class CallLog:
                _safe(json.dumps(request, ensure_ascii=False, default=str)), _safe(response_text),
                _safe(reasoning), choices_json, int(prompt_tokens), int(completion_tokens),
                int(reasoning_tokens), float(latency_s), float(cost_usd), 1 if cached else 0, int(attempts),
-               _safe(error), error_kind if error is not None else None)
+               _safe(error), error_kind if error is not None else None,
+               None if error is not None or not finish_reason else _safe(str(finish_reason)[:40]))
         with self._lock:
             cur = self._conn.execute(
-                "INSERT INTO calls (created_at, run_id, task_id, role, step, sample, model, endpoint,"
-                " cache_key, request_json, response_text, reasoning, choices_json, prompt_tokens,"
-                " completion_tokens, reasoning_tokens, latency_s, cost_usd, cached, attempts, error,"
-                " error_kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+                f"INSERT INTO calls ({', '.join(COLUMNS[1:])}) VALUES ({', '.join('?' * len(row))})", row)
             return int(cur.lastrowid)
 
     # -- reading -----------------------------------------------------------------------
@@ -201,6 +207,7 @@ class CallLog:
         sql = (f"SELECT {cols + ', ' if cols else ''}COUNT(*) AS calls,"
                " SUM(cached) AS cache_hits,"
                " SUM(CASE WHEN error IS NOT NULL THEN 1 ELSE 0 END) AS errors,"
+               " SUM(CASE WHEN finish_reason = 'length' THEN 1 ELSE 0 END) AS cut,"
                " SUM(CASE WHEN cached = 0 THEN prompt_tokens ELSE 0 END) AS prompt_tokens,"
                " SUM(CASE WHEN cached = 0 THEN completion_tokens ELSE 0 END) AS completion_tokens,"
                " SUM(CASE WHEN cached = 0 THEN reasoning_tokens ELSE 0 END) AS reasoning_tokens,"
@@ -220,7 +227,7 @@ class CallLog:
             data = dict(row)
             if not data["calls"]:
                 continue
-            for name in ("cache_hits", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens"):
+            for name in ("cache_hits", "errors", "cut", "prompt_tokens", "completion_tokens", "reasoning_tokens"):
                 data[name] = int(data[name] or 0)
             data["cost_usd"] = round(float(data["cost_usd"] or 0.0), 6)
             data["latency_s"] = round(float(data["latency_s"] or 0.0), 3)

@@ -93,4 +93,11 @@ def m002_error_kind_and_task_index(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX calls_task ON calls (task_id)")
 
 
+@migration
+def m003_finish_reason(conn: sqlite3.Connection) -> None:
+    """Why each answer ended, as the endpoint said it (`stop`; `length`: cut at the token limit,
+    the answer unfinished). Calls logged before it have none (NULL: not recorded)."""
+    conn.execute("ALTER TABLE calls ADD COLUMN finish_reason TEXT")
+
+
 __all__ = ["connect", "migrate", "migration", "MIGRATIONS"]

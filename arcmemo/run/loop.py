@@ -47,6 +47,7 @@ from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.settings import Settings
 from arcmemo.core.tasks import Task, TaskSet
 from arcmemo.llm import ROLES
+from arcmemo.llm.usage import Usage
 from arcmemo.memory.store import Memory
 from arcmemo.memory.store.usage import COUNTERS, ConceptUse
 from arcmemo.methods.arcmemo.failure_lessons import failure_lesson_counts
@@ -65,9 +66,12 @@ from arcmemo.run.jobs.consolidating import consolidate_after_block
 from arcmemo.run.progress.reporter import Reporter, TaskProgress
 from arcmemo.run.protocol import PROTOCOL_KEY, ProtocolError, check
 from arcmemo.run.records import summary as summaries
-from arcmemo.run.records.outcome import TaskOutcome
+from arcmemo.run.records.events import Consolidation, Lost, MemoryWrite, RunLog, run_usage
+from arcmemo.run.records.outcome import TaskOutcome, logged_usage
+from arcmemo.run.records.puzzles import PUZZLES_KEY, write_puzzles
+from arcmemo.run.records.reader import read_run
 from arcmemo.run.records.report import running_score
-from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
+from arcmemo.run.records.rundir import RunDir, new_run_id
 from arcmemo.run.records.taskrecords import TaskRecords, TaskResult
 from arcmemo.run.repeats import with_draws
 from arcmemo.run.stages.context import Notices, TaskContext
@@ -120,12 +124,13 @@ class Runner:
         self._examples = None
         self.latest: dict[str, TaskOutcome] = {}    # each task's latest outcome (run)
         self.done: dict[tuple[int, str], TaskOutcome] = {}
-        self.write_events: list[dict[str, Any]] = []
-        self.consolidations: list[dict[str, Any]] = []     # consolidate events (run/jobs/consolidating.py)
-        self.lost_usage: list[dict[str, Any]] = []
-        self.lost_tasks: dict[tuple[int, str], dict[str, Any]] = {}
+        self.write_events: list[MemoryWrite] = []
+        self.lost_usage: list[Usage] = []
+        self.lost_tasks: dict[tuple[int, str], Lost] = {}
         self.writes_lost: set[tuple[int, str]] = set()
+        self.consolidations: list[Consolidation] = []
         self.resumed = False            # does the run directory hold an earlier session's events (run)
+        self.recorded: dict[str, Any] = {}  # its config.json (run)
         self._sandbox_failures = 0      # tasks in a row whose every program the sandbox failed to run
 
     def resolved_config(self) -> dict[str, Any]:
@@ -141,7 +146,7 @@ class Runner:
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
             "call_defaults": {role: self.llm.settings.call_defaults(role) for role in ROLES},
-            "base_url": self.llm.settings.base_url,
+            "base_url": self.llm.settings.base_url, "resolved_settings": self.settings.record() | self.llm.settings.record(),
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
             "memory_start": memory_start(self.items, self.method),
@@ -164,20 +169,21 @@ class Runner:
         """Run every pass to the end (or to the budget), replaying what the log already holds."""
         started = time.monotonic()
         check_executor(self.config, self.executor)      # a resumed run may be given another executor
-        events = list(self.rundir.events())
-        recorded = self.rundir.config()
-        if self.config.continual and not self.config.writes_memory and not events:
+        record = read_run(self.rundir)                  # what earlier sessions did (the reader every view uses)
+        log, recorded = record.log, record.recorded
+        self.recorded = recorded
+        if self.config.continual and not self.config.writes_memory and log.empty:
             self.progress.note(f"--method {self.config.selection} learns nothing: this --continual run leaves "
                                "memory as it is")
-        if not events and self.config.writes_memory:
+        if log.empty and self.config.writes_memory:
             self._record_run(status="running", config=recorded, memory_revision_start=recorded["memory_revision_start"])
         if self.llm.settings.base_url != recorded.get("base_url"):
             self.rundir.append({"type": "endpoint_changed", "base_url": self.llm.settings.base_url,
                                 "previous": recorded.get("base_url")})
             self.progress.note(f"endpoint changed for this session: {recorded.get('base_url')} -> "
                                f"{self.llm.settings.base_url}")
-        self._replay(events)
-        previous_wall = summaries.sessions_wall_time(events)
+        self._replay(log)
+        previous_wall = log.wall_time_s
         self.rundir.append({"type": "session_start", "resumed": self.resumed})
 
         per_pass: list[dict[str, Any]] = []
@@ -219,15 +225,15 @@ class Runner:
                              memory_revision_end=summary["memory_revision_end"])
         return summary
 
-    def _replay(self, events: list[dict[str, Any]]) -> None:
-        """What an earlier session of this run already did, from its event log."""
-        self.done = {(e["pass_index"], e["task_id"]): TaskOutcome.from_event(e) for e in events if e["type"] == "task"}
-        self.write_events = [e for e in events if e["type"] == "write"]
-        self.consolidations = [e for e in events if e["type"] == "consolidate"]
-        self.lost_usage = [e.get("usage", {}) for e in events if e["type"] in ("task_lost", "write_lost")]
-        self.lost_tasks = {(e["pass_index"], e["task_id"]): e for e in events if e["type"] == "task_lost"}
-        self.writes_lost = {(e["pass_index"], e["task_id"]) for e in events if e["type"] == "write_lost"}
-        self.resumed = bool(events)
+    def _replay(self, log: RunLog) -> None:
+        """What earlier sessions did, from the run's log as every view reads it (records/reader.py)."""
+        self.done = log.done
+        self.write_events = list(log.writes)
+        self.lost_usage = list(log.lost_usage)
+        self.lost_tasks = log.tasks_lost()
+        self.writes_lost = log.writes_lost()
+        self.consolidations = list(log.consolidations)
+        self.resumed = not log.empty
         self.latest = {}            # a later pass in pass order goes on from each task's latest outcome
 
     def _pass_todo(self, p: int) -> list[Task]:
@@ -336,12 +342,12 @@ class Runner:
         self._answered = True
         key = (p, task.id)
         self.rundir.commit(result.records)
-        self.lost_usage.extend(result.lost_usage)
+        self.lost_usage.extend(logged_usage(u) for u in result.lost_usage)
         if result.error is not None:
             raise result.error
         outcome = result.outcome
         if outcome is None:                 # lost to the endpoint (or the sandbox): --resume retries it
-            self.lost_tasks[key] = result.lost
+            self.lost_tasks[key] = Lost.from_event(result.lost)
             self.progress.item_done(f"not attempted: {result.lost['error']}", item=task.id, elapsed=result.elapsed)
             self._count_sandbox_failure(result.lost)
             return None
@@ -376,10 +382,12 @@ class Runner:
         """The memory's own record of a run that writes it, so revisions' run ids lead somewhere."""
         self.memory.record_run(self.rundir.run_id, kind="solve", **fields)
 
+    def usage(self) -> Usage:          # what it cost so far: tasks, writes, lost work, consolidations
+        return run_usage(self.done.values(), self.write_events, self.lost_usage, self.consolidations)
+
     def _totals(self) -> str:
-        usage = summaries.total_usage([o.usage for o in self.done.values()]
-                                      + [e.get("usage", {}) for e in self.write_events + self.consolidations])
-        score = running_score(self.latest.values(), self.config.threads, self.config.retries, self.rundir.config())
+        usage = self.usage()
+        score = running_score(self.latest.values(), self.config.threads, self.config.retries, self.recorded)
         return f"{score} · {usage.prompt_tokens + usage.completion_tokens:,} tokens · ${usage.cost_usd:.3f}"
 
     def lost(self, p: int, task_id: str, meter: MeteredLLM, kind: str = "task_lost", records: Any = None,
@@ -392,22 +400,22 @@ class Runner:
         if meter.fatal is not None:
             raise meter.fatal
         if records is None:
-            self.lost_usage.append(event["usage"])
+            self.lost_usage.append(meter.usage)
             if kind == "write_lost":
                 self.writes_lost.add((p, task_id))
         return event
 
-    def over_budget(self, in_flight: Collection[Future] = (), writing: Collection[dict] = ()) -> bool:
+    def over_budget(self, in_flight: Collection[Future] = (), writing: Collection[Usage] = ()) -> bool:
         """Stop before a task or write whose expected cost (the dearest so far) would exceed the budget,
         counting each task still in flight (or finished, not yet committed) at that cost too, and the
-        usage of writes made but not yet recorded (`writing`)."""
+        usage of writes made but not yet recorded (`writing`); lost work and consolidations cost too."""
         if self.config.budget_usd is None:
             return False
-        costs = [o.usage.get("cost_usd", 0) for o in self.done.values()]
-        costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.write_events]
-        costs += [u.get("cost_usd", 0) for u in writing]
-        costs += [e.get("usage", {}).get("cost_usd", 0) for e in self.consolidations]
-        spent = sum(costs) + sum(u.get("cost_usd", 0) for u in self.lost_usage)
+        costs = [o.usage.cost_usd for o in self.done.values()]
+        costs += [w.usage.cost_usd for w in self.write_events]
+        costs += [u.cost_usd for u in writing]
+        costs += [c.usage.cost_usd for c in self.consolidations]
+        spent = sum(costs) + sum(u.cost_usd for u in self.lost_usage)
         expected = max(costs, default=0)
         return spent >= self.config.budget_usd or spent + expected * (len(in_flight) + 1) > self.config.budget_usd
 
@@ -415,12 +423,12 @@ class Runner:
         done = writes_done(self)
         return summaries.summary(
             run_id=self.rundir.run_id, config=self.config, tasks_planned=len(self.tasks), latest=self.latest,
-            done=self.done, per_pass=per_pass, write_events=self.write_events, lost_usage=self.lost_usage,
-            consolidations=self.consolidations,
+            done=self.done, per_pass=per_pass, writes=self.write_events, consolidations=self.consolidations,
+            usage=self.usage(),
             lost_tasks=[t for _, t in self.lost_tasks], writes_lost=[t for q, t in self.writes_lost if (q, t) not in done],
             scored=bool(self.answers), stopped=stopped, wall=wall, memory_revision_end=self.memory.revision(),
-            failure_lessons=failure_lesson_counts(self.items, self.write_events, self.done.values(),
-                                                  self.config.method_options))
+            failure_lessons=failure_lesson_counts(self.items, [w.event() for w in self.write_events],
+                                                  self.done.values(), self.config.method_options))
 
 
 def _retrying(outcome: TaskOutcome) -> bool:
@@ -470,25 +478,18 @@ def new_runner(config: RunConfig, *, memory: Memory, make_llm: Callable[[str], A
     runner = Runner(config=fit_budgets(config, llm), tasks=tasks, answers=answers,
                     memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=RunDir.create(runs_root, run_id),
                     settings=settings, progress=progress, executor=executor)
-    runner.rundir.write_config(runner.resolved_config())
+    runner.rundir.write_config({**runner.resolved_config(), PUZZLES_KEY: write_puzzles(runner.rundir, tasks, answers)})
     return runner
 
 
 def resume_runner(rundir: RunDir, *, memory: Memory, make_llm: Callable[[str], Any], sandbox: Sandbox, solver: Solver,
                   settings: Settings | None = None, progress: Reporter | None = None,
                   executor: Executor | None = None) -> Runner:
-    """Continue a run from its directory: same settings, same tasks in the same order."""
-    recorded = rundir.config()
-    if recorded.get("kind", "solve") != "solve":
-        raise RunDirError(f"run {rundir.run_id} is a {recorded['kind']} run; only solve runs resume")
-    try:
-        config = RunConfig.from_dict({**recorded["settings"], PROTOCOL_KEY: recorded.get(PROTOCOL_KEY)})
-        task_ids = list(recorded["task_ids"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RunDirError(f"{rundir.path}/config.json: not a run config arcmemo can resume ({exc})") from None
-    taskset = load_run_tasks(RunConfig.from_dict({**recorded["settings"], "task_ids": task_ids,
-                                                  PROTOCOL_KEY: recorded.get(PROTOCOL_KEY)}))
-    tasks = [taskset.by_id(t) for t in task_ids]
+    """Continue a run from its directory: same settings, same tasks in the same order, its own puzzles."""
+    record = read_run(rundir)
+    record.check_resumable()
+    config, taskset = record.config, record.run_tasks()
+    tasks = [taskset.by_id(t) for t in record.planned]
     llm = make_llm(rundir.run_id)
     return Runner(config=fit_budgets(config, llm), tasks=tasks, answers=taskset.answers_for_scoring(config.score),
                   memory=memory, llm=llm, sandbox=sandbox, solver=solver, rundir=rundir,

@@ -19,6 +19,7 @@ run's config reports its isolation.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -35,6 +36,7 @@ from arcmemo.run.config import REDACTED, RunConfig, load_run_tasks, memory_url_f
 from arcmemo.run.executors.local import Executor, InProcess
 from arcmemo.run.loop import Runner, check_protocol_fits, new_runner, resume_runner
 from arcmemo.run.progress.reporter import Reporter
+from arcmemo.run.records.reader import find_run
 from arcmemo.run.records.rundir import RunDir, RunDirError, new_run_id
 from arcmemo.run.warmup import sandbox_started, shared_sandbox, warm_up
 
@@ -116,7 +118,7 @@ def start_models(llm: LLM, roles: set[str], reporter: Reporter) -> None:
         reporter.note(f"loading the embedded model {name} ({weights.spec_for(name).title}) ...")
         started = time.monotonic()
         local.ensure_server(name, progress=lambda done, total: reporter.bytes(
-            "assembling the model file (first use only)", done, total))
+            "assembling the model file (first use only)", done, total), settings=llm.settings)
         reporter.note(f"model {name} ready in {time.monotonic() - started:.1f}s")
 
 
@@ -127,15 +129,20 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
     logs the change), so a run stopped by an outage can go on elsewhere."""
     flags = dict(flags)
     recorded = recorded or {}
+    from_record = {}
     for role, model in (recorded.get("models_requested") or {}).items():
-        flags[f"{role}_model"] = flags.get(f"{role}_model") or model
+        from_record[f"{role}_model"] = model
     for role, params in (recorded.get("call_defaults") or {}).items():
         for name, value in params.items():
-            if flags.get(f"{role}_{name}") is None:
-                flags[f"{role}_{name}"] = value
-    settings = LLMSettings.resolve(**flags)
+            from_record[f"{role}_{name}"] = value
+    from_record = {name: value for name, value in from_record.items() if flags.get(name) is None}
+    settings = LLMSettings.resolve(**{**flags, **from_record})
     if settings.base_url is None and recorded.get("base_url"):
-        settings = LLMSettings.resolve(**{**flags, "base_url": recorded["base_url"]})
+        from_record["base_url"] = recorded["base_url"]
+        settings = LLMSettings.resolve(**{**flags, **from_record})
+    if from_record:         # a value taken from the run's record is not the flag's
+        settings = dataclasses.replace(settings, origins={**settings.origins,
+                                                          **{name: "the run's record" for name in from_record}})
     return settings
 
 
@@ -283,14 +290,15 @@ class RunSession:
         """Continue the run `ref` (id or path) with the memory, models and settings it recorded."""
         from arcmemo.solverkit import load_solver
 
-        rundir = RunDir.find(ref, self.settings.runs_dir)
-        recorded = rundir.config()
+        record = find_run(ref, self.settings.runs_dir)      # the reader every view uses
+        record.check_resumable()
+        rundir, recorded = record.rundir, record.recorded
         warm_up(self.settings)
         sandbox = self.sandbox
         explicit_db = self.settings.db if self.settings.origin("db").startswith(("flag", "env")) else None
         memory = self.memory(resume_memory_url(recorded.get("memory_url"), explicit_db, rundir))
         models = resolve_models(model_flags, recorded)
-        solver = load_solver((recorded.get("settings") or {}).get("solver", "program-synthesis"))
+        solver = load_solver(record.config.solver)
         runner = resume_runner(rundir, memory=memory, make_llm=lambda run_id: self.llm(run_id, models),
                                sandbox=sandbox, solver=solver, settings=self.settings, progress=self.reporter)
         self.use_prompts(runner.config.prompts_dir, runner.config.grid_text)

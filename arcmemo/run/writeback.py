@@ -20,6 +20,7 @@ from arcmemo.llm import Usage
 from arcmemo.methods.contract import Experience, WriteContext, WriteEvent
 from arcmemo.methods.experience import experience_of
 from arcmemo.run.helpers.verify import write_verifier
+from arcmemo.run.records.events import MemoryWrite
 from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.records.summary import write_line
 from arcmemo.run.stages.metered import TaskMeters
@@ -42,13 +43,13 @@ def write_back(loop: Runner, block: list[TaskOutcome], p: int) -> None:
             pending.append(experience)
             continue
         loop.rundir.append(event)
-        loop.write_events.append(event)
+        loop.write_events.append(MemoryWrite.from_event(event))
     if pending:
         _write(loop, pending, p)
 
 
 def writes_done(loop: Runner) -> set[tuple[int, str]]:
-    return {(e["pass_index"], e["task_id"]) for e in loop.write_events}
+    return {(w.pass_index, w.task_id) for w in loop.write_events}
 
 
 def _experience(loop: Runner, outcome: TaskOutcome, p: int) -> Experience | None:
@@ -105,7 +106,7 @@ def _write(loop: Runner, experiences: list[Experience], p: int) -> None:
     def proceed(task_id: str) -> bool:
         if meters.fatal is not None:
             return False
-        if loop.over_budget(writing=[m.usage.to_dict() for m in meters.meters.values()]):
+        if loop.over_budget(writing=[m.usage for m in meters.meters.values()]):
             skipped.add(task_id)
             return False
         meters.start(task_id)
@@ -133,9 +134,10 @@ def _write(loop: Runner, experiences: list[Experience], p: int) -> None:
             continue
         usage = meter.usage if meter is not None else Usage()
         record = {"type": "write", "pass_index": p, **event.record(), "usage": usage.to_dict()}
-        loop.progress.note(f"{task_id} {write_line(record)}")
+        write = MemoryWrite.from_event(record)
+        loop.progress.note(f"{task_id} {write_line(write)}")
         loop.rundir.append(record)
-        loop.write_events.append(record)
+        loop.write_events.append(write)
 
 
 def _context(loop: Runner, p: int, proceed: Callable[[str], bool]) -> WriteContext:

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcmemo.core.jsonfile import JSONFileError, read_json
+from arcmemo.core.files import JSONFileError, atomic_write_json, read_json
 from arcmemo.core.tasks import TaskSet, to_lists
-from arcmemo.scoring.submissions import PerTest, SubmissionError, atomic_write_json, parse_entries
+from arcmemo.scoring.submissions import PerTest, SubmissionError, parse_entries
 
 PLACEHOLDER = [[0]]
 

@@ -13,16 +13,14 @@ lists the error.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arcmemo.core.errors import ArcmemoError
-from arcmemo.core.jsonfile import JSONFileError, read_json
+from arcmemo.core.files import JSONFileError, atomic_write_json, read_json
 from arcmemo.core.tasks import Answers, Grid, TaskError, check_task_id, validate_grid
 from arcmemo.scoring.harness import missing_keys
 from arcmemo.scoring.scores import TaskScore, attempts_from_predictions, score_task
@@ -73,23 +71,6 @@ def submission_path(directory: str | Path, task_id: str) -> Path:
     except TaskError as exc:
         raise ValueError(f"write_submission: task id {task_id!r} is not a safe file name") from exc
     return Path(directory) / f"{task_id}.json"
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    """Write JSON to `path` through a temporary file, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data)          # in one piece: json.dump to a file encodes in Python, chunk by chunk
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def write_submission(directory: str | Path, task_id: str, attempts_per_test: Sequence[Sequence[Any]],

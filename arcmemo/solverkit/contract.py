@@ -132,6 +132,7 @@ class Attempt:
     modules: dict[str, str] = field(default_factory=dict)  # sandbox modules the code imports
     helpers_called: list[str] = field(default_factory=list)   # memory helpers the program called
     helpers_rebound: list[str] = field(default_factory=list)  # ones it redefined (memory's were used)
+    cut: bool = False                     # the answer ended at the token limit (max_tokens), unfinished
 
     @property
     def passed_train(self) -> bool:

@@ -24,7 +24,7 @@ from arcmemo.prompts import render_prompt
 from arcmemo.solverkit.feedback import last_attempt_feedback
 from arcmemo.solverkit.helpers import MemoryHelpers, memory_section, sandbox_modules
 from arcmemo.solverkit.programs import ProgramRun, rank_attempts, run_program, select_predictions, usage_of
-from arcmemo.solverkit.reading import ARCMEMO
+from arcmemo.solverkit.reading import ARCMEMO, answer_text
 
 if TYPE_CHECKING:
     from arcmemo.solverkit.contract import Attempt, Hint, SolveContext
@@ -103,6 +103,14 @@ class Conversation:
 
 
 WRONG_OUTPUT = "wrong_output"     # the error of a program that ran and gave a wrong train output
+CUT = "cut"                       # the error class of an answer the token limit ended before its program
+CUT_ADVICE = "; keep the reasoning short, so that the whole program fits"     # told to the model after a cut
+
+
+def cut_problem(completion: Any) -> str:
+    """Why a cut answer gave no program (the record's words; the model's feedback adds CUT_ADVICE)."""
+    return (f"the answer was cut at the token limit after {completion.completion_tokens:,} tokens, before it "
+            "gave a complete program")
 
 
 def attempt_error(run: ProgramRun) -> str | None:
@@ -172,9 +180,9 @@ async def converse(conv: Conversation, task: Task, ctx: SolveContext, *, step: s
 
     n_train, n_test = len(task.train), len(task.test_inputs)
 
-    def failed(rnd: int, raw: str, error: str, reasoning: str | None = None) -> Attempt:
+    def failed(rnd: int, raw: str, error: str, reasoning: str | None = None, cut: bool = False) -> Attempt:
         return Attempt(sample=conv.index, round=rnd, code=None, raw=raw, train_correct=[False] * n_train,
-                       test_outputs=[None] * n_test, error=error, reasoning=reasoning, label=conv.label)
+                       test_outputs=[None] * n_test, error=error, reasoning=reasoning, label=conv.label, cut=cut)
 
     for rnd in range(len(conv.attempts), retries + 1):
         if rnd > 0:
@@ -200,14 +208,17 @@ async def converse(conv: Conversation, task: Task, ctx: SolveContext, *, step: s
         text = quoted(completion.text, MAX_ANSWER_CHARS)       # what the conversation and the attempt keep
         reasoning = quoted(completion.reasoning, MAX_CARRIED_CHARS) or None
         conv.say("assistant", text, rnd, reasoning=reasoning)
+        cut = bool(getattr(completion, "cut", False))
         try:
-            program = read_answer(parse, completion.text)
+            program = read_answer(_as_read(parse, reading, cut), completion.text)
             # a parser may decode escapes (JSON's "\\ud800"): what it gives is cleaned again
             program = Program(clean_text(program.code), quoted(program.reasoning, MAX_CARRIED_CHARS) or None)
         except ParseError as exc:
-            conv.attempts.append(failed(rnd, text, f"format: {exc}", reasoning))
-            conv.pending = (last_attempt_feedback(task, rnd + 1, text, problem=str(exc)) if last_attempt
-                            else format_feedback(str(exc)))
+            problem = cut_problem(completion) if cut else str(exc)
+            conv.attempts.append(failed(rnd, text, f"{CUT if cut else 'format'}: {problem}", reasoning, cut))
+            told = problem + (CUT_ADVICE if cut else "")
+            conv.pending = (last_attempt_feedback(task, rnd + 1, text, problem=told) if last_attempt
+                            else format_feedback(told))
             continue
         run = await asyncio.to_thread(run_program, ctx.sandbox, task, program.code, modules=modules,
                                       helpers=traced, reading=reading)
@@ -218,7 +229,7 @@ async def converse(conv: Conversation, task: Task, ctx: SolveContext, *, step: s
             train_correct=run.train_correct, train_cell_accuracy=run.mean_accuracy,
             test_outputs=run.test_outputs, error=error, reasoning=thoughts or None,
             label=conv.label, modules=dict(modules), helpers_called=run.helpers_called,
-            helpers_rebound=run.helpers_rebound)
+            helpers_rebound=run.helpers_rebound, cut=cut)
         conv.attempts.append(attempt)
         if _done(ctx, attempt):
             conv.finished = SOLVED
@@ -227,6 +238,12 @@ async def converse(conv: Conversation, task: Task, ctx: SolveContext, *, step: s
             return
         conv.pending = (last_attempt_feedback(task, rnd + 1, text, run=run) if last_attempt
                         else execution_feedback(task, run))
+
+
+def _as_read(parse: Callable[[str], Program], reading: str, cut: bool) -> Callable[[str], Program]:
+    """The solver's parser over the answer as the run's reading reads it (a cut answer's block
+    the cut left open closed under arcmemo's reading: reading.answer_text)."""
+    return lambda answer: parse(answer_text(answer, reading, cut=cut))
 
 
 def _done(ctx: SolveContext, attempt: Attempt) -> bool:

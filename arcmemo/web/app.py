@@ -9,6 +9,11 @@ A request names things, it never gives a path: a run is looked up among the dire
 directly under the runs folder, a dataset among the bundled splits and the folders named with
 `serve --tasks-from`, a concept by its id (lookup.py). Whatever is not found answers 404.
 
+Every run is read through the one reader of run directories (run/records/reader.py), kept
+while its files are unchanged (runcache.py); a run that cannot be read (a FIFO or an oversized
+file in it) shows its error, the other runs are shown as usual. Every page is made within a time
+limit in a thread of its own (limits.py), so no run can hold the server.
+
 An edit goes through `Memory.edit` with the same actor as `arcmemo concepts edit` and the
 reason typed in the form, so it is one revision like any other; a bad edit changes nothing
 and shows the error in the form. Pages never show an API key (secret-looking settings are
@@ -22,6 +27,8 @@ from __future__ import annotations
 import difflib
 import re
 import secrets
+import threading
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,8 +48,10 @@ from arcmemo.memory.views.library import library
 from arcmemo.pictures import thumbnail_png
 from arcmemo.pictures.png import data_url
 from arcmemo.run.config import memory_url_for_record
+from arcmemo.run.records.reader import RunRecord
 from arcmemo.run.records.rundir import RunDirError
 from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
+from arcmemo.web.limits import HEAVY_THREADS, LIGHT_THREADS, Pool, time_limited
 from arcmemo.web.lookup import TaskSources, find_run, shown
 from arcmemo.web.render import (
     MemoryFacts,
@@ -54,7 +63,7 @@ from arcmemo.web.render import (
     task_section,
 )
 from arcmemo.web.report import build_report
-from arcmemo.web.rundata import RunView, runs_under
+from arcmemo.web.runcache import RunShelf, SharedPages, signature
 
 EDIT_REASON = "edited from the web page"
 CHART_CACHE = 32
@@ -78,33 +87,51 @@ class Site:
         self.sources, self.dataset = sources, dataset
         self.token = secrets.token_urlsafe(24)
         self.memory_url = memory_url_for_record(str(memory.url))
+        self.shelf = RunShelf(self.runs_root, draw=lambda runs: self.render("runs.html", runs=runs,
+                                                                            runs_root=str(self.runs_root)))
+        self.pages = SharedPages()
         self._charts: dict[tuple, tuple] = {}
+        self._drawing: dict[tuple, threading.Lock] = {}    # one lock per chart key: drawn once
+        self._charts_lock = threading.Lock()
 
     # -- plumbing ------------------------------------------------------------------------
 
+    def render(self, template: str, **context: Any) -> str:
+        return environment().get_template(template).render(app=True, concept_link=concept_link, **context)
+
     def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        html = environment().get_template(template).render(app=True, concept_link=concept_link, **context)
-        return HTMLResponse(html, status_code=status, headers=HEADERS)
+        return HTMLResponse(self.render(template, **context), status_code=status, headers=HEADERS)
 
     def not_found(self, message: str) -> HTMLResponse:
         return self.page("error.html", 404, message=message)
 
+    def unreadable(self, message: str) -> HTMLResponse:
+        """A run that cannot be read (a FIFO or an oversized file in it): its page says why."""
+        return self.page("error.html", 500, message=message, heading="This run cannot be read")
+
+    def too_slow(self, request: Request) -> HTMLResponse:
+        return self.page("error.html", 503, heading="Too slow", message="this page took longer to make than a "
+                         "page may take; the runs it reads may be very large (or still being written): try again")
+
     def facts(self) -> MemoryFacts:
         return MemoryFacts(self.memory)
 
-    def view(self, run_id: str) -> RunView:
-        """The run called `run_id` in the runs folder (LookupError: there is none, RunDirError: unreadable)."""
-        return RunView(find_run(self.runs_root, run_id), self.memory)
-
-    def overview(self, views: list[RunView]) -> dict[str, Any]:
-        """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory changes."""
-        key = (tuple(_state(v.rundir.path) for v in views), self.memory.revision())
-        charts = self._charts.get(key)
-        if charts is None:
-            charts = overview_charts(views, self.facts())
-            self._charts[key] = charts
-            while len(self._charts) > CHART_CACHE:
-                self._charts.pop(next(iter(self._charts)))
+    def overview(self, views: list[RunRecord]) -> dict[str, Any]:
+        """Summary tables and charts; the charts (slow to draw) are kept until a run or the memory
+        changes, and drawn once for requests that want them at the same time."""
+        key = (tuple((v.run_id, signature(v.rundir.path)) for v in views), self.memory.revision())
+        with self._charts_lock:
+            drawing = self._drawing.setdefault(key, threading.Lock())
+        with drawing:
+            charts = self._charts.get(key)
+            if charts is None:
+                charts = overview_charts(views, self.facts())
+                with self._charts_lock:
+                    self._charts[key] = charts
+                    while len(self._charts) > CHART_CACHE:
+                        oldest = next(iter(self._charts))
+                        self._charts.pop(oldest)
+                        self._drawing.pop(oldest, None)
         return runs_overview(views, self.facts(), charts)
 
     def _has_run(self, run_id: str | None) -> bool:
@@ -113,57 +140,67 @@ class Site:
         except LookupError:
             return False
 
-    def own_runs(self) -> list[RunView]:
-        """The runs that read this memory (concept ids mean the same there)."""
-        return [v for v in runs_under(self.runs_root, self.memory) if v.config.get("memory_url") == self.memory_url]
+    def offered(self, concept_id: int) -> list[tuple[str, list[str]]]:
+        """(run id, tasks) of the runs that read this memory (concept ids mean the same there) and
+        offered the concept, from the runs list (each run read once while it is unchanged)."""
+        return [(run.run_id, run.offers[concept_id]) for run in self.shelf.listing().runs
+                if run.recorded.get("memory_url") == self.memory_url and concept_id in run.offers]
+
+    def with_runs(self, request: Request, names: list[str], make: Callable[..., Response]) -> Response:
+        """make(*records) for the runs `names` (404: one is not in the runs folder; a run that
+        cannot be read: its error), made once for the requests asking for it at the same time
+        (SharedPages: keyed by the request and the runs' files)."""
+        try:
+            records = [self.shelf.record(name) for name in names]
+            key = (str(request.url.path), str(request.url.query), self.memory.revision(),
+                   *(signature(r.rundir.path) for r in records))
+            return self.pages.get(key, lambda: make(*records))
+        except LookupError as exc:
+            return self.not_found(str(exc))
+        except RunDirError as exc:
+            return self.unreadable(str(exc))
 
     # -- runs --------------------------------------------------------------------------
 
     def runs(self, request: Request) -> Response:
-        return self.page("runs.html", views=[(v, v.progress()) for v in runs_under(self.runs_root, self.memory)],
-                         runs_root=str(self.runs_root))
+        return HTMLResponse(self.shelf.listing().page, headers=HEADERS)
+
+    def runs_at_hand(self, request: Request) -> Response | None:
+        """The runs list when it is at hand (runcache.RunShelf.fresh: no thread needed), else None."""
+        listing = self.shelf.fresh()
+        return HTMLResponse(listing.page, headers=HEADERS) if listing is not None else None
 
     def run(self, request: Request) -> Response:
-        try:
-            view = self.view(request.path_params["run_id"])
-        except (RunDirError, LookupError) as exc:
-            return self.not_found(str(exc))
-        return self.page("run.html", view=view, progress=view.progress(), overview=self.overview([view]))
+        return self.with_runs(request, [request.path_params["run_id"]], lambda view: self.page(
+            "run.html", view=view, progress=view.progress(), overview=self.overview([view])))
 
     def progress(self, request: Request) -> Response:
-        try:
-            view = self.view(request.path_params["run_id"])
-        except (RunDirError, LookupError) as exc:
-            return self.not_found(str(exc))
-        return self.page("_progress.html", view=view, progress=view.progress())
+        return self.with_runs(request, [request.path_params["run_id"]], lambda view: self.page(
+            "_progress.html", view=view, progress=view.progress()))
 
     def compare(self, request: Request) -> Response:
         refs = request.query_params.getlist("run")
         if not refs:
             return RedirectResponse("/runs", status_code=303)
-        try:
-            views = [self.view(ref) for ref in refs]
-        except (RunDirError, LookupError) as exc:
-            return self.not_found(str(exc))
-        return self.page("compare.html", views=views, overview=self.overview(views))
+        return self.with_runs(request, refs, lambda *views: self.page(
+            "compare.html", views=list(views), overview=self.overview(list(views))))
 
     def run_task(self, request: Request) -> Response:
-        try:
-            view = self.view(request.path_params["run_id"])
-            record = view.task(request.path_params["task_id"])
-        except (RunDirError, LookupError) as exc:
-            return self.not_found(str(exc))
-        return self.page("run_task.html", view=view, t=task_section(view, record, self.facts()), run_id=view.run_id,
-                         dataset=self.sources.name_of(view.settings.get("source")))
+        def make(view: RunRecord) -> Response:
+            record = view.task(request.path_params["task_id"], self.memory)
+            return self.page("run_task.html", view=view, t=task_section(view, record, self.facts()),
+                             run_id=view.run_id, dataset=self.sources.name_of(view.settings.get("source")))
+
+        return self.with_runs(request, [request.path_params["run_id"]], make)
 
     def report(self, request: Request) -> Response:
-        try:
-            view = self.view(request.path_params["run_id"])
-        except (RunDirError, LookupError) as exc:
-            return self.not_found(str(exc))
-        html = build_report([view], self.facts(), self.overview([view]))
-        filename = re.sub(r"[^A-Za-z0-9._-]", "_", view.run_id)
-        return HTMLResponse(html, headers={**HEADERS, "Content-Disposition": f'attachment; filename="{filename}.html"'})
+        def make(view: RunRecord) -> Response:
+            html = build_report([view], self.facts(), self.overview([view]), memory=self.memory)
+            filename = re.sub(r"[^A-Za-z0-9._-]", "_", view.run_id)
+            return HTMLResponse(html, headers={**HEADERS,
+                                               "Content-Disposition": f'attachment; filename="{filename}.html"'})
+
+        return self.with_runs(request, [request.path_params["run_id"]], make)
 
     # -- tasks -------------------------------------------------------------------------
 
@@ -236,12 +273,10 @@ class Site:
                                  self.memory.usage(concept_ids=[concept.id]).get(concept.id), self.sources.name_of)
         came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}
                            | {("", t) for t in concept.used_in or []})
-        offered = [(v.run_id, [o.task_id for o in v.latest.values() if concept.id in o.selected])
-                   for v in self.own_runs()]
         return self.page("concept.html", status, concept=concept, fields=shown_fields(concept), helper=helper,
                          helper_run=helper is not None and self._has_run(helper.run_id),
                          revisions=list(reversed(revisions)), edges=graph_edges, ids=ids, came_from=came_from,
-                         offered=[(run_id, tasks) for run_id, tasks in offered if tasks],
+                         offered=self.offered(concept.id),
                          text=text if text is not None else concept_yaml(concept.to_data()), reason=reason,
                          error=error, token=self.token, edited=_edited(request.query_params.get("edited")))
 
@@ -265,12 +300,6 @@ class Site:
         after = self.memory.revision()
         target = f"/concepts/{concept_id}?edited={after if after != before else 'none'}"
         return RedirectResponse(target, status_code=303)
-
-
-def _state(path: Path) -> tuple:
-    """What a run directory's files look like now (size, mtime): changes when the run moves on."""
-    files = [path / name for name in ("config.json", "events.jsonl", "summary.json")]
-    return (str(path), *((f.stat().st_size, f.stat().st_mtime_ns) if f.exists() else None for f in files))
 
 
 def _concept_id(request: Request) -> int | None:
@@ -317,18 +346,20 @@ def create_app(memory: Memory, runs_root: str | Path, *, actor: str, allowed_hos
     if dataset not in sources.names:
         raise ValueError(f"no dataset {shown(dataset)}: the datasets are {', '.join(sources.names)}")
     site = Site(memory, runs_root, actor=actor, sources=sources, dataset=dataset)
+    heavy, light = Pool(HEAVY_THREADS), Pool(LIGHT_THREADS)    # charts and reports apart (limits.py)
     routes = [
         Route("/", lambda request: RedirectResponse("/runs", status_code=303)),
-        Route("/runs", site.runs),
-        Route("/runs/compare", site.compare),
-        Route("/runs/{run_id}", site.run),
-        Route("/runs/{run_id}/progress", site.progress),
-        Route("/runs/{run_id}/report.html", site.report),
-        Route("/runs/{run_id}/tasks/{task_id}", site.run_task),
-        Route("/tasks", site.tasks),
-        Route("/tasks/{task_id}", site.task),
-        Route("/concepts", site.concepts),
-        Route("/concepts/{concept_id}", site.concept),
+        Route("/runs", time_limited(site.runs, site.too_slow, light, ready=site.runs_at_hand)),
+        *(Route(path, time_limited(handler, site.too_slow, pool)) for path, handler, pool in (
+            ("/runs/compare", site.compare, heavy),
+            ("/runs/{run_id}", site.run, heavy),
+            ("/runs/{run_id}/progress", site.progress, light),
+            ("/runs/{run_id}/report.html", site.report, heavy),
+            ("/runs/{run_id}/tasks/{task_id}", site.run_task, light),
+            ("/tasks", site.tasks, light),
+            ("/tasks/{task_id}", site.task, light),
+            ("/concepts", site.concepts, light),
+            ("/concepts/{concept_id}", site.concept, light))),
         Route("/concepts/{concept_id}/edit", site.edit, methods=["POST"]),
         Route("/static/{name}", static),
     ]

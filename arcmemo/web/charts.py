@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arcmemo.pictures import plots
+from arcmemo.run.records.reader import RunRecord
 from arcmemo.run.records.scores import run_depth_table
-from arcmemo.web.rundata import RunView
 
 
 @dataclass(frozen=True)
@@ -23,11 +23,11 @@ class Chart:
     svg: str
 
 
-def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
+def depth_scores(view: RunRecord) -> dict[int, dict[int, float]]:
     """oracle@k (%) over the run's threads by retry depth, every depth: its Table 4 block, from
     its summary or, while it runs, from its event log; {} for a run without one (not scored, or
     recorded before threads)."""
-    table = (view.summary or {}).get("table4")
+    table = (view.written_summary or {}).get("table4")
     if not (isinstance(table, dict) and table.get("oracle")) and view.latest:
         made = run_depth_table(list(view.latest.values()), view.threads, view.retries)
         table = made.to_dict() if made is not None else None
@@ -36,7 +36,7 @@ def depth_scores(view: RunView) -> dict[int, dict[int, float]]:
     return {}
 
 
-def efficiency_points(view: RunView) -> list[tuple[float, float, float]]:
+def efficiency_points(view: RunRecord) -> list[tuple[float, float, float]]:
     """(tokens, cost USD, score %) of the run as a whole: its headline (oracle@k over threads)."""
     progress = view.progress()
     if not progress["done"] or progress["score"] is None:
@@ -44,27 +44,27 @@ def efficiency_points(view: RunView) -> list[tuple[float, float, float]]:
     return [(progress["tokens"], progress["cost_usd"], progress["score"])]
 
 
-def memory_series(view: RunView, start_size: int | None) -> list[tuple[int, int, int]]:
+def memory_series(view: RunRecord, start_size: int | None) -> list[tuple[int, int, int]]:
     """(tasks done, concepts in memory, distinct concepts offered so far) after each task, in run order.
 
     Memory grows by the concepts each write added, counted when the write is logged."""
     size = start_size or 0
     offered: set[int] = set()
     points = [(0, size, 0)]
-    done = 0
-    for event in view.events:
-        if event.get("type") == "task":
-            done += 1
-            offered.update(event.get("selected") or [])
-        elif event.get("type") == "write":
-            size += len(event.get("added") or [])
-        else:
-            continue
-        points.append((done, size, len(offered)))
+    outcomes, growth = view.outcomes, view.log.growth
+    written = 0
+    for done in range(len(outcomes) + 1):
+        while written < len(growth) and growth[written][0] == done:
+            size += growth[written][1]
+            points.append((done, size, len(offered)))
+            written += 1
+        if done < len(outcomes):
+            offered.update(outcomes[done].selected or [])
+            points.append((done + 1, size, len(offered)))
     return points
 
 
-def concept_usage(views: Sequence[RunView]) -> dict[int, tuple[int, int]]:
+def concept_usage(views: Sequence[RunRecord]) -> dict[int, tuple[int, int]]:
     """concept id -> (tasks it was offered to, of those the tasks solved), over the latest pass of each task."""
     counts: dict[int, list[int]] = {}
     for view in views:
@@ -72,11 +72,11 @@ def concept_usage(views: Sequence[RunView]) -> dict[int, tuple[int, int]]:
             for concept_id in dict.fromkeys(outcome.selected):
                 row = counts.setdefault(concept_id, [0, 0])
                 row[0] += 1
-                row[1] += outcome.scores.get("oracle2", 0) == 1
+                row[1] += outcome.solved
     return {cid: (row[0], row[1]) for cid, row in counts.items()}
 
 
-def run_charts(views: Sequence[RunView], *, names: dict[int, str] | None = None,
+def run_charts(views: Sequence[RunRecord], *, names: dict[int, str] | None = None,
                start_sizes: dict[str, int | None] | None = None) -> tuple[list[Chart], str | None]:
     """The charts for these runs, and a note when they cannot be drawn (matplotlib missing).
 

@@ -16,11 +16,11 @@ from markupsafe import Markup
 
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, fitted_svg, task_rows
+from arcmemo.run.records.reader import RunRecord, RunTask
 from arcmemo.run.records.report import COMPARE_HEADER, compare_rows, fmt, footnote, solved_alone
 from arcmemo.scoring.runscore import FOOTNOTE
 from arcmemo.web.charts import run_charts
 from arcmemo.web.highlight import code_css, python_html
-from arcmemo.web.rundata import RunView, TaskRecord
 
 SECRET_WORDS = ("key", "secret", "password", "passwd", "authorization", "credential")
 PICTURE_WIDTH = 1100   # px: a page's content column (base.html's main, less a task section's padding)
@@ -106,12 +106,12 @@ class MemoryFacts:
         return len(self.memory.list(fmt, as_of=revision))
 
 
-def task_section(view: RunView, record: TaskRecord, facts: MemoryFacts) -> dict[str, Any]:
-    """One task of a run: the puzzle, what memory offered and why, each pass's program and
-    predictions against the truth, and the memory written from it."""
-    tasks, answers = view.puzzles
-    task = tasks.get(record.task_id)
-    truth = answers[record.task_id].test_outputs if record.task_id in answers else None
+def task_section(view: RunRecord, record: RunTask, facts: MemoryFacts) -> dict[str, Any]:
+    """One task of a run: the puzzle (as the run kept it), what memory offered and why, each
+    pass's program and predictions against the truth, and the memory written from it."""
+    puzzles = view.puzzles()
+    task = puzzles.tasks.get(record.task_id)
+    truth = puzzles.answers[record.task_id].test_outputs if record.task_id in puzzles.answers else None
     passes = [{"outcome": o,
                "attempts": picture(attempt_rows(task.test_inputs, o.predictions, truth)) if task else None,
                "offered": [(cid, facts.name(cid)) for cid in o.selected]}
@@ -119,29 +119,31 @@ def task_section(view: RunView, record: TaskRecord, facts: MemoryFacts) -> dict[
     return {
         "id": record.task_id, "outcome": record.outcome, "passes": passes, "scores": view.task_scores(record.outcome),
         "puzzle": puzzle_picture(task) if task else None,
+        "puzzle_missing": puzzles.missing or f"the run's puzzles do not hold {record.task_id}",
         "selections": [dict(s, names=[facts.name(c) for c in s.get("concept_ids", [])]) for s in record.selections],
         "writes": record.writes, "written": facts.written(view.run_id, record.task_id),
     }
 
 
-def overview_charts(views: list[RunView], facts: MemoryFacts) -> tuple[list, str | None]:
+def overview_charts(views: list[RunRecord], facts: MemoryFacts) -> tuple[list, str | None]:
     """The charts of these runs (and a note when they cannot be drawn)."""
-    start_sizes = {v.run_id: facts.size_at(v.config.get("memory_revision_start"), v.settings.get("memory_format", "ps"))
+    start_sizes = {v.run_id: facts.size_at(v.recorded.get("memory_revision_start"),
+                                           v.settings.get("memory_format", "ps"))
                    for v in views if v.settings.get("continual")}
     return run_charts(views, names=facts.names, start_sizes=start_sizes)
 
 
-def runs_overview(views: list[RunView], facts: MemoryFacts, charts: tuple[list, str | None] | None = None
+def runs_overview(views: list[RunRecord], facts: MemoryFacts, charts: tuple[list, str | None] | None = None
                   ) -> dict[str, Any]:
     """Summary tables and charts of one or more runs (`charts`: already drawn ones). Each run is
     shown by what its kind holds (arcmemo.run.records.reader); solve runs are also compared."""
-    finished = [v for v in views if v.summary is not None and v.kind == "solve"]
+    finished = [v for v in views if v.written_summary is not None and v.kind == "solve"]
     charts, chart_note = charts if charts is not None else overview_charts(views, facts)
-    entries = [(v.config, v.summary) for v in finished]
-    scores = [s for v in views if (s := v.score()) is not None]
+    entries = [(v.recorded, v.summary) for v in finished]
+    scores = [s for v in views if (s := v.score) is not None]
     return {
-        "runs": [{"view": v, "config": redacted(v.config), "progress": v.progress(), "kind": v.kind,
-                  "summary": v.record.rows() if v.summary is not None or v.kind != "solve" else None}
+        "runs": [{"view": v, "config": redacted(v.recorded), "progress": v.progress(), "kind": v.kind,
+                  "summary": v.rows() if v.written_summary is not None or v.kind != "solve" else None}
                  for v in views],
         "compare_header": COMPARE_HEADER, "compare": compare_rows(entries) if len(entries) > 1 else [],
         "solved_alone": solved_alone(entries) if len(entries) > 1 else [],

@@ -7,8 +7,12 @@ configuration names (the released build's is "cheatsheet-released"). Each rewrit
 curator model is a revision in the store (op "add" the first time, "edit" afterwards, with
 run, task and model), so the sheet as of any earlier run can be read back. The whole sheet
 is the hint for every task; there is no selection. A continual run's write asks the curator
-to rewrite it after each task whose program passed every train pair; `arcmemo cheatsheet
-build` (run/jobs/curating.py) curates it from seed solutions beforehand.
+to rewrite it after every task, as Dynamic Cheatsheet's curator runs after every query and
+judges the answer itself: it reads the solver's own answer (its program, the end of its
+reasoning, the feedback it was shown after running it on the examples), never the run's
+verdict (`trace_text`). The option `train_gate` (off by default) keeps to the tasks whose
+program passed every train pair, as arcmemo did before. `arcmemo cheatsheet build`
+(run/jobs/curating.py) curates it from seed solutions beforehand.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class SheetOptions:
     """The method's own settings (--method-option KEY=VALUE)."""
 
     sheet: str = SHEET_NAME           # the name of the sheet a run reads (and, with --continual, rewrites)
+    train_gate: bool = False          # rewrite only after a task whose program passed every train pair
 
 
 def sheet_name(options: Mapping[str, Any] | None) -> str:
@@ -118,18 +123,30 @@ def update_cheatsheet(memory, llm, task, trace_text: str, *, run_id: str | None,
     return CheatsheetUpdate(True, None, usage)
 
 
+FEEDBACK_CHARS = 1_200      # the end of the last feedback the solver was shown
+
+
 def trace_text(experience: Experience) -> str:
-    """What the curator reads of a solve: the program whole, the end of the reasoning."""
-    return (f"Task {experience.task_id} was solved by this program:\n{experience.program}\n\n"
-            f"Reasoning:\n{keep_tail(experience.reasoning or '')}")
+    """What the curator reads of a task: the solver's own answer, for the curator to judge (Dynamic
+    Cheatsheet's curator sees the answer, not a verdict): its program whole, the end of its
+    reasoning, and the feedback it was shown after running its program on the examples."""
+    program = experience.program or "(its answer held no usable program)"
+    feedback = next((a.feedback for a in reversed(experience.attempts) if a.feedback), None)
+    return (f"The solver's final program:\n{program}\n\nIts reasoning (the end):\n"
+            f"{keep_tail(experience.reasoning or '') or '(none recorded)'}"
+            + (f"\n\nWhat it was told after running a program on the examples:\n"
+               f"{keep_tail(feedback.strip(), FEEDBACK_CHARS)}" if feedback else ""))
 
 
 class Cheatsheet(MethodBase):
     name = "cheatsheet"
-    description = "Dynamic Cheatsheet, cumulative (DC-Cu): one curated sheet, rewritten after each solve, shown whole"
+    description = ("Dynamic Cheatsheet, cumulative (DC-Cu): one curated sheet, rewritten after every task by a curator "
+                   "that judges the solver's answer itself, shown whole")
     formats = ("sheet",)
     write_roles = ("aux",)
     Options = SheetOptions
+    departures = ("the curator is the run's aux model, not the solver itself; it reads the solver's program, the end "
+                  "of its reasoning and its feedback from the examples",)
 
     def options(self, given):
         chosen = super().options(given)
@@ -148,8 +165,9 @@ class Cheatsheet(MethodBase):
             return WriteEvent(experience.task_id, extended=[name] if update.updated else [],
                               failed=update.error is not None, error=update.error)
 
+        learns_from = passed_train if self.options(ctx.options).train_gate else (lambda e: True)
         return [guarded(write_one, experience, memory, step="cheatsheet", run_id=ctx.run_id)
-                for experience in each_experience(experiences, ctx, learns_from=passed_train)]
+                for experience in each_experience(experiences, ctx, learns_from=learns_from)]
 
     def check(self, memory, *, continual: bool, options: Mapping[str, Any] | None = None) -> str | None:
         """The paper's cheatsheet baseline reads a sheet built beforehand: without --continual (which

@@ -1,18 +1,22 @@
 """Dynamic Cheatsheet, retrieval and synthesis (DC-RS; Suzgun et al., "Dynamic Cheatsheet") as a
 memory method: `dc-rs`.
 
-Memory holds the past problems solved and their solutions, as cases (format "case": named by
-the task id, the puzzle's profile as description, the program in `implementation`; only
-programs that passed every train pair), and the newest synthesised sheet (format "sheet",
-named "dc-rs", revisioned; not DC-Cu's "cheatsheet").
+Memory holds every past problem with the solver's whole answer to it, as DC-RS keeps each
+input with the model's output: cases (format "case": named by the task id, the puzzle's
+profile as description (what retrieval matches), the puzzle itself as situation, the
+solver's answer (the end of its reasoning) as suggestion and its program in
+`implementation`); the option `train_gate` (off by default) keeps only tasks whose program
+passed every train pair. And the newest synthesised sheet (format "sheet", named "dc-rs",
+revisioned; not DC-Cu's "cheatsheet").
 
 Read: the k cases whose puzzle is most like this one (lexical similarity of profiles,
 task_profile.py: the paper embeds the inputs, arcmemo has no embedding model offline) and
-the newest sheet go to the curator model (role aux), which synthesises a sheet for this
-puzzle; the solver is shown that sheet alone. With neither a case nor a sheet in memory
+the newest sheet go to the curator model (role aux), which sees those past puzzles with the
+answers given to them and synthesises a sheet for this puzzle; the solver is shown that
+sheet alone. With neither a case nor a sheet in memory
 nothing is asked and nothing shown.
 
-Write (after each block): the block's passing experiences become cases, and the sheet
+Write (after each block): the block's experiences become cases, and the sheet
 synthesised for the block's last task (the newest, in task order) is kept as the next
 read's previous sheet. That sheet is the one its read showed: the read remembers what it
 synthesised (in this process), and otherwise the same request is asked again, which the
@@ -42,7 +46,7 @@ from arcmemo.methods.contract import Experience, MethodBase, WriteEvent, each_ex
 from arcmemo.methods.dynamic_cheatsheet.cumulative import EMPTY_SHEET, _parser
 from arcmemo.methods.retrieval import most_similar
 from arcmemo.methods.task_profile import task_profile
-from arcmemo.prompts import render_prompt
+from arcmemo.prompts import keep_tail, render_prompt
 from arcmemo.selection.conversation import Outcome, ask, sum_usage
 from arcmemo.selection.types import Selection
 
@@ -51,12 +55,14 @@ STEP = "dc_rs_sheet"
 CASE_STEP = "dc_rs_case"
 ACTOR = "dc-rs-curator"
 REMEMBERED = 256            # sheets a process keeps between a read and its block's write
+ANSWER_CHARS = 3_000        # of the solver's reasoning a case keeps
 
 
 @dataclass(frozen=True)
 class RSOptions:
     top_k: int = field(default=3, metadata={"min": 1, "max": 20})             # past cases retrieved
     max_words: int = field(default=600, metadata={"min": 50, "max": 5000})    # the synthesised sheet's length
+    train_gate: bool = False     # keep as cases only tasks whose program passed every train pair
 
 
 @dataclass(frozen=True)
@@ -86,12 +92,15 @@ def plan(task, memory, options: RSOptions) -> Synthesis:
 
 
 def render_cases(cases: list[tuple[Concept, float]]) -> str:
+    """The past puzzles as the curator sees them: each puzzle, then the answer given to it."""
     if not cases:
         return "(none yet)"
     blocks = []
     for n, (case, _) in enumerate(cases, 1):
-        program = case.implementation[0] if case.implementation else "(not kept)"
-        blocks.append(f"## {n}. Puzzle {case.name}\n{case.description or ''}\n\nIts program:\n```python\n{program}\n```")
+        program = case.implementation[0] if case.implementation else "(none: the answer held no usable program)"
+        answer = f"The solver's answer (its end):\n{case.suggestion.strip()}\n\n" if case.suggestion else ""
+        blocks.append(f"## {n}. Puzzle {case.name}\n{case.situation or case.description or ''}\n\n{answer}"
+                      f"Its program:\n```python\n{program}\n```")
     return "\n\n".join(blocks)
 
 
@@ -107,17 +116,23 @@ def render_hint(sheet: str) -> str:
 
 
 def case_data(experience: Experience) -> dict:
+    """A past problem with the solver's whole answer (its program, the end of its reasoning)."""
     return {"format": "case", "name": experience.task_id, "description": task_profile(experience.task),
-            "implementation": [experience.program]}
+            "situation": format_task(experience.task, with_test=False),
+            "suggestion": keep_tail((experience.reasoning or "").strip(), ANSWER_CHARS) or None,
+            "implementation": [experience.program] if experience.program else []}
 
 
 class DynamicCheatsheetRS(MethodBase):
     name = NAME
-    description = "Dynamic Cheatsheet, retrieval & synthesis (DC-RS): a sheet written per puzzle from similar solved ones"
+    description = ("Dynamic Cheatsheet, retrieval & synthesis (DC-RS): a sheet written per puzzle from the most similar "
+                   "past puzzles and the answers given to them")
     formats = ("case", "sheet")
     read_roles = ("aux",)
     write_roles = ("aux",)
     Options = RSOptions
+    departures = ("similar past puzzles are found by word overlap of their profiles, not by embeddings",
+                  "the curator is the run's aux model, not the solver itself")
 
     def __init__(self):
         # (task, request) -> {sample: (sheet, model)}: what this process's reads showed
@@ -172,9 +187,12 @@ class DynamicCheatsheetRS(MethodBase):
         def keeps_sheet(experience: Experience) -> bool:
             return experience is newest and synthesis is not None and not synthesis.empty
 
+        def keeps_case(experience: Experience) -> bool:
+            return passed_train(experience) or not options.train_gate
+
         def write_one(experience: Experience) -> WriteEvent:
             event = WriteEvent(experience.task_id)
-            if passed_train(experience):
+            if keeps_case(experience):
                 self._keep_case(experience, memory, event, run_id=ctx.run_id)
             if keeps_sheet(experience):
                 self._keep_sheet(experience, synthesis, options, memory, llm, event, ctx)
@@ -182,19 +200,20 @@ class DynamicCheatsheetRS(MethodBase):
 
         return [guarded(write_one, experience, memory, step=NAME, run_id=ctx.run_id)
                 for experience in each_experience(experiences, ctx,
-                                                  learns_from=lambda e: passed_train(e) or keeps_sheet(e))]
+                                                  learns_from=lambda e: keeps_case(e) or keeps_sheet(e))]
 
     @staticmethod
     def _keep_case(experience: Experience, memory, event: WriteEvent, *, run_id) -> None:
-        if len(experience.program) > MAX_ITEM:
+        if len(experience.program or "") > MAX_ITEM:
             error = (f"{CASE_STEP}: the program has {len(experience.program):,} characters; a case keeps at most "
                      f"{MAX_ITEM:,}")
             memory.record_write_failure(run_id=run_id, task_id=experience.task_id, step=CASE_STEP, model=None,
                                         error=error, raw=None)
             event.failed, event.error = True, error
             return
+        verdict = "passed every train pair" if passed_train(experience) else "did not pass every train pair"
         result = memory.merge(case_data(experience), actor=NAME, run_id=run_id, task_id=experience.task_id,
-                              source="self", reason=f"the program of task {experience.task_id} passed every train pair")
+                              source="self", reason=f"task {experience.task_id}: the solver's answer ({verdict})")
         if result.action == "added":
             event.added.append(result.concept.name)
         elif result.action == "extended":

@@ -263,7 +263,8 @@ def _log_shipped_calls(llm, calls: list[dict[str, Any]]) -> None:
                    choices=call.get("choices"), prompt_tokens=call["prompt_tokens"],
                    completion_tokens=call["completion_tokens"], reasoning_tokens=call["reasoning_tokens"],
                    latency_s=call["latency_s"], cost_usd=call["cost_usd"], cached=call["cached"],
-                   attempts=call["attempts"], error=call["error"], error_kind=call["error_kind"])
+                   attempts=call["attempts"], error=call["error"], error_kind=call["error_kind"],
+                   finish_reason=call.get("finish_reason"))
 
 __all__ = ["RayExecutor", "RayUnavailable", "TaskWorker", "WorkerSpec", "check_cluster_memory", "connect",
            "import_ray", "is_remote_address"]

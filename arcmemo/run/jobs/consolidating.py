@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.consolidation import ACTOR
+from arcmemo.run.records.events import Consolidation
 from arcmemo.run.stages.metered import MeteredLLM
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def consolidate_after_block(runner: Any, pass_index: int, block: int) -> dict[st
              "unjudged": plan.unjudged, "judged": len(plan.judged), "sandbox_runs": plan.stats["sandbox_runs"],
              "usage": meter.usage.to_dict(), "revision": runner.memory.revision()}
     runner.rundir.append(event)
-    runner.consolidations.append(event)
+    runner.consolidations.append(Consolidation.from_event(event))
     merged = sum(len(m["merged"]) for m in event["merged"])
     runner.progress.note(f"consolidated after block {block}: {merged} concept(s) merged into others"
                          + (f", {len(event['refused'])} refused" if event["refused"] else ""))
@@ -85,8 +86,8 @@ def consolidated_formats(method: Any, memory_format: str | None) -> list[str]:
 
 
 def _done(runner: Any, pass_index: int, block: int) -> bool:
-    return any(e.get("type") == EVENT and e.get("pass_index") == pass_index and e.get("block") == block
-               for e in runner.rundir.events())
+    """Whether the run consolidated after this block already (its log, read on resume, or this session)."""
+    return any(c.pass_index == pass_index and c.block == block for c in runner.consolidations)
 
 
 __all__ = ["consolidate_after_block", "consolidated_formats", "plan_for", "EVENT"]

@@ -14,11 +14,12 @@ per short call on a quiet 2-core CPU) answers each in one short call per side:
   crop. Whether it does varies with the model: the comparison says what happened, including
   when memory made no difference (the README gives what it measured).
 
-The settings are kept small enough for the time (QUICK): one attempt, no retry, a short
-answer, temperature 0 and a fixed seed (the same answers run after run), both puzzles in
-flight at once (the embedded server answers two requests together, which costs little more
-than one). Everything else is each side's default: with memory, ps selection with helpers,
-the probe and its fits as answers; without, `none`.
+The settings are kept small enough for the time (QUICK): one attempt, no retry, an answer
+long enough for its program (768 tokens: QUICK's note), temperature 0 and a fixed seed (the
+same answers run after run), both puzzles in flight at once (the embedded server answers two
+requests together, which costs little more than one). Everything else is each side's
+default: with memory, ps selection with helpers, the probe and its fits as answers; without,
+`none`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,13 @@ from arcmemo.solverkit.conversation import WRONG_OUTPUT
 
 QUICKSTART_TASKS = ("b1948b0a", "d10ecb37")
 SIDES = (("with memory", "ps"), ("without memory", "none"))
-QUICK = {"attempts": 1, "retries": 0, "max_tokens": 512, "temperature": 0.0, "model_seed": 0}
+# max_tokens: the embedded model's answers to the two puzzles (measured 2026-11-29, temperature 0,
+# seed 0, up to 2,048 tokens) end by themselves after 559-1,183 tokens, most of it test prints and
+# explanation after the program; each program is complete (and used: a cut answer's complete
+# transform is read) after 241-431. 768 gives each about 1.8 times the room its program took (512
+# gave the longest 1.2 times); letting every answer end (1,280) would cost up to 73 s more a side
+# at 7 tokens a second, all of it text after the program.
+QUICK = {"attempts": 1, "retries": 0, "max_tokens": 768, "temperature": 0.0, "model_seed": 0}
 
 
 def quickstart_config(selection: str, task_ids: Sequence[str], **overrides: Any) -> RunConfig:
@@ -65,6 +72,8 @@ def _why_wrong(steps: list[dict]) -> str:
     if not steps:
         return "no answer from the model"
     last = steps[-1]
+    if last.get("cut") and not last.get("code"):
+        return "the model's answer was cut at the token limit (max_tokens) before its program was complete"
     if last.get("error") and not last.get("code"):
         return "the model's answer held no program (" + last["error"].splitlines()[0][:90] + ")"
     if last.get("passed_train"):

@@ -48,7 +48,7 @@ from arcmemo.abstraction.annotations import (
 from arcmemo.abstraction.fewshot import load_examples
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
-from arcmemo.core.config import lookup
+from arcmemo.core.config import resolve
 from arcmemo.core.helpermodule import MODULE
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
@@ -271,7 +271,7 @@ def configured_model(flag: str | None) -> str | None:
     Seeding never falls back to the default model: without one, unannotated seeds are
     skipped with a message rather than starting the embedded local model unasked.
     """
-    value, _ = lookup("aux_model", flag)
+    value, _ = resolve("aux_model", flag)
     return str(value) if value else None
 
 

@@ -12,50 +12,48 @@ import shutil
 from pathlib import Path
 
 from arcmemo.core.tasks import TaskSet, load_tasks
-from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
-from arcmemo.run.records.reader import read_run
-from arcmemo.run.records.rundir import RunDir, RunDirError
+from arcmemo.run.protocol import test_informed_by, what_tests_decided
+from arcmemo.run.records.reader import RunRecord
+from arcmemo.run.records.rundir import RunDirError
 from arcmemo.scoring import KaggleExport, read_submission_dir, write_kaggle
 
 
-def run_split(rundir: RunDir) -> TaskSet:
+def run_split(record: RunRecord) -> TaskSet:
     """Every task of the split a run was drawn from (a run given only task ids: those tasks)."""
-    config = rundir.config()
-    settings = config.get("settings", {})
+    settings = record.settings
     source = settings.get("source", "training")
     if source.rpartition("/")[2] == "all":
-        return load_tasks(source, ids=config.get("task_ids") or [])
+        return load_tasks(source, ids=record.planned)
     return load_tasks(source, solutions=settings.get("solutions"))
 
 
-def _run_predictions(rundir: RunDir, allow_test_informed: bool = False):
-    record = read_run(rundir)
+def _run_predictions(record: RunRecord, allow_test_informed: bool = False):
     record.check_exportable()
-    if test_informed(record.config) and not allow_test_informed:
-        name = (record.config.get("protocol") or {}).get("name", "?")
-        decided = what_tests_decided(test_informed_by(record.config)) or "its retries or memory writes"
-        raise RunDirError(f"run {rundir.run_id} is test-informed (protocol {name}: a test output decided "
+    if record.test_informed and not allow_test_informed:
+        name = (record.recorded.get("protocol") or {}).get("name", "?")
+        decided = what_tests_decided(test_informed_by(record.recorded)) or "its retries or memory writes"
+        raise RunDirError(f"run {record.run_id} is test-informed (protocol {name}: a test output decided "
                           f"{decided}), so its predictions are not a held-out submission; pass "
                           "--allow-test-informed to export it anyway")
-    predictions, _, errors = read_submission_dir(rundir.submissions)
+    predictions, _, errors = read_submission_dir(record.rundir.submissions)
     if errors:
         task_id, error = next(iter(errors.items()))
-        raise RunDirError(f"run {rundir.run_id}: {len(errors)} unreadable submission file(s), e.g. {error}")
+        raise RunDirError(f"run {record.run_id}: {len(errors)} unreadable submission file(s), e.g. {error}")
     return predictions
 
 
-def export_kaggle(rundir: RunDir, path: str | Path, *, allow_test_informed: bool = False) -> KaggleExport:
+def export_kaggle(record: RunRecord, path: str | Path, *, allow_test_informed: bool = False) -> KaggleExport:
     """Write the run's predictions as submission.json over every task of its split."""
-    predictions = _run_predictions(rundir, allow_test_informed)
-    return write_kaggle(path, run_split(rundir), predictions)
+    predictions = _run_predictions(record, allow_test_informed)
+    return write_kaggle(path, run_split(record), predictions)
 
 
-def export_harness(rundir: RunDir, directory: str | Path, *, allow_test_informed: bool = False) -> int:
+def export_harness(record: RunRecord, directory: str | Path, *, allow_test_informed: bool = False) -> int:
     """Copy the run's per-task submission files into `directory`; returns how many."""
-    _run_predictions(rundir, allow_test_informed)   # refuse to hand on a file that does not read back
+    _run_predictions(record, allow_test_informed)   # refuse to hand on a file that does not read back
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    files = sorted(rundir.submissions.glob("*.json"))
+    files = sorted(record.rundir.submissions.glob("*.json"))
     for path in files:
         shutil.copyfile(path, directory / path.name)
     return len(files)

@@ -7,7 +7,18 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcmemo.run.config import own_fields
+from arcmemo.llm.usage import Usage
+from arcmemo.scoring.scores import TaskScore
+
+SCORE_NAMES = ("oracle1", "oracle2", "strict")
+
+
+def logged_usage(data: Any) -> Usage:
+    """A usage as the log keeps it (Usage.to_dict), read back; ValueError unless its counts are numbers."""
+    usage = Usage.from_dict(data if isinstance(data, dict) else None)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vars(usage).values()):
+        raise ValueError(f"a usage whose counts are not numbers: {str(data)[:120]}")
+    return usage
 
 
 @dataclass
@@ -20,8 +31,8 @@ class TaskOutcome:
     passed_train: bool
     code: str | None
     reasoning: str
-    scores: dict[str, float]           # {} when the run solves without scoring
-    usage: dict[str, float]            # Usage.to_dict() of every call made for the task
+    scores: TaskScore | None           # the submitted attempts' (the log keeps {}: None, not scored)
+    usage: Usage                       # every call made for the task
     selected: list[int]
     selection_fallback: bool
     error: str | None = None
@@ -43,14 +54,29 @@ class TaskOutcome:
     # failed; the probe's or the method's read's errors): counted and named by the run's summary.
     faults: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def solved(self) -> bool:
+        """Whether the submitted attempts solved every test input (ARC Prize's oracle@2 of 1)."""
+        return self.scores is not None and self.scores.oracle2 == 1
+
+    def score_record(self) -> dict[str, float]:
+        """The scores as the log keeps them: oracle1, oracle2, strict ({} when not scored)."""
+        return {} if self.scores is None else {name: getattr(self.scores, name) for name in SCORE_NAMES}
+
     def event(self) -> dict[str, Any]:
         """The task event: the fields as they are, plain JSON values (dataclasses.asdict's deep
         copy cost more than the rest of the event's way to the log)."""
-        return {"type": "task", **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
+        return {"type": "task", **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
+                "scores": self.score_record(), "usage": self.usage.to_dict()}
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> TaskOutcome:
-        return cls(**own_fields(cls, event))
+        """A task event read back: its usage a Usage, its scores a TaskScore (None: not scored)."""
+        own = {f.name: event[f.name] for f in dataclasses.fields(cls) if f.name in event}
+        scores = own.get("scores") or {}
+        own["scores"] = TaskScore(*(float(scores.get(name) or 0) for name in SCORE_NAMES)) if scores else None
+        own["usage"] = logged_usage(own.get("usage"))
+        return cls(**own)
 
 
-__all__ = ["TaskOutcome"]
+__all__ = ["SCORE_NAMES", "TaskOutcome", "logged_usage"]

@@ -8,10 +8,18 @@ Layout of `runs/<run_id>/`, the same for every kind of run (solve, seed, select)
     selections.jsonl   what memory selection offered each task, and why
     submissions/       `<task_id>.json` in the ARC Prize benchmarking shape (solve runs)
     summary.json       written at the end (and rewritten by `--resume`)
+    tasks.json         the puzzles a solve ran, with the test outputs it was scored against (puzzles.py)
 
 The event log is the source of truth for `--resume`: a line is either whole or (after a
-kill mid-write) a torn last line, which is ignored. A memory file is only written by runs
-that write memory (seeding, `solve --continual`); a read-only solve leaves it untouched.
+kill mid-write) a torn last line, which is ignored.
+
+Every file is read as arcmemo wrote it, a regular file (core/files.py): a FIFO, device, socket
+or symbolic link in its place is refused with a RunDirError naming it, and so is a file over
+its limit: the JSON files RUN_JSON_MAX, a line of the event or selection log LINE_MAX and the
+whole log LOG_MAX (read a line at a time, so a long log costs no more memory than its lines).
+
+A memory file is only written by runs that write memory (seeding, `solve --continual`); a
+read-only solve leaves it untouched.
 """
 
 from __future__ import annotations
@@ -25,6 +33,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.files import (
+    FileRefused,
+    JSONFileError,
+    MiB,
+    ReadTimedOut,
+    atomic_write,
+    json_lines,
+    open_regular,
+    read_json,
+)
 
 if TYPE_CHECKING:
     from arcmemo.run.records.taskrecords import TaskRecords
@@ -36,6 +54,9 @@ except ImportError:  # not POSIX: a killed run then shows as interrupted only on
 
 DEFAULT_RUNS_DIR = "runs"
 RUNNING, FINISHED, STOPPED, FAILED, INTERRUPTED = "running", "finished", "stopped", "failed", "interrupted"
+RUN_JSON_MAX = 64 * MiB     # config.json, status.json, summary.json
+LINE_MAX = 16 * MiB         # one line of events.jsonl or selections.jsonl (a task event is some KiB, rarely 1 MiB)
+LOG_MAX = 2048 * MiB        # the whole of events.jsonl or selections.jsonl
 
 
 class RunDirError(ArcmemoError):
@@ -71,8 +92,11 @@ class RunDir:
     def find(cls, ref: str | Path, root: str | Path = DEFAULT_RUNS_DIR) -> RunDir:
         """A run by path or by id under `root`."""
         for candidate in (Path(ref), Path(root) / str(ref)):
-            if (candidate / "config.json").is_file():
+            config = candidate / "config.json"
+            if config.is_file() and not config.is_symlink():
                 return cls(candidate)
+            if os.path.lexists(config):
+                read_object(config)          # refused, naming what it is (a FIFO, a symbolic link...)
         raise RunDirError(f"no run {str(ref)!r} (looked for {ref}/config.json and {Path(root) / str(ref)}/config.json)")
 
     @property
@@ -88,7 +112,7 @@ class RunDir:
         _atomic_write(self.path / "config.json", json.dumps(config, indent=2, sort_keys=True))
 
     def config(self) -> dict[str, Any]:
-        return _read_json(self.path / "config.json")
+        return read_object(self.path / "config.json")
 
     @property
     def kind(self) -> str:
@@ -100,6 +124,7 @@ class RunDir:
         _append_line(self.path / "events.jsonl", {"time": round(time.time(), 3), **event})
 
     def events(self) -> Iterator[dict[str, Any]]:
+        """The event log's records, streamed (RunDirError: not a regular file, or over its limits)."""
         return _read_lines(self.path / "events.jsonl")
 
     def append_selection(self, record: dict[str, Any]) -> None:
@@ -135,7 +160,7 @@ class RunDir:
 
     def summary(self) -> dict[str, Any] | None:
         path = self.path / "summary.json"
-        return _read_json(path) if path.exists() else None
+        return read_object(path) if path.exists() else None
 
     # status ------------------------------------------------------------------
     def set_status(self, status: str, **fields: Any) -> None:
@@ -150,7 +175,7 @@ class RunDir:
         path = self.path / "status.json"
         if not path.exists():
             return {"status": FINISHED if (self.path / "summary.json").exists() else INTERRUPTED}
-        record = _read_json(path)
+        record = read_object(path)
         if record.get("status") == RUNNING and not self._locked_by_another():
             record = {**record, "status": INTERRUPTED, "killed": True}
         return record
@@ -195,11 +220,15 @@ class RunDir:
     def _locked_by_another(self) -> bool:
         if fcntl is None or self._lock is not None:
             return self._lock is not None
-        try:
-            with open(self.path / "run.lock", "a+") as handle:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        try:       # opened as it is (nothing created: a reader changes nothing), a regular file only
+            handle = open_regular(self.path / "run.lock", max_bytes=None, follow_symlinks=False)
         except OSError:
-            return True
+            return False            # no lock file (nobody took it), or not one a run made
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return True
         return False
 
     def delete(self) -> None:
@@ -230,27 +259,26 @@ def _append_line(path: Path, record: dict[str, Any]) -> None:
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn final line from a kill mid-append
+    """The records of a JSON-lines file of the run (a torn final line from a kill mid-append is
+    passed over); RunDirError when it cannot be read."""
+    try:
+        yield from json_lines(path, max_line=LINE_MAX, max_total=LOG_MAX)
+    except ReadTimedOut:
+        raise                       # a page's deadline (a TimeoutError, so an OSError): not the run's fault
+    except OSError as exc:          # FileRefused too: not a regular file, or over a limit
+        raise RunDirError(str(exc) if isinstance(exc, FileRefused) else f"{path}: cannot read ({exc})") from None
 
 
 def _atomic_write(path: Path, text: str, *, newline: bool = True) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text + "\n" if newline else text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, text + "\n" if newline else text)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_object(path: Path) -> dict[str, Any]:
+    """A JSON object file of a run (RUN_JSON_MAX, regular file only); RunDirError naming what is wrong."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunDirError(f"{path}: cannot read ({exc})") from None
+        data = read_json(path, RUN_JSON_MAX, follow_symlinks=False)
+    except JSONFileError as exc:
+        raise RunDirError(str(exc)) from None
     if not isinstance(data, dict):
         raise RunDirError(f"{path}: expected a JSON object, got {type(data).__name__}")
     return data

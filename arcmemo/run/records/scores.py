@@ -47,7 +47,8 @@ def submitted_scores(outcomes: Sequence[Any]) -> dict[str, float | None]:
     if any(not o.scores for o in outcomes):
         return {name: None for name in ("oracle1", "oracle2", "strict")}
     n = len(outcomes) or 1
-    return {name: round(100 * sum(o.scores[name] for o in outcomes) / n, 2) for name in ("oracle1", "oracle2", "strict")}
+    return {name: round(100 * sum(getattr(o.scores, name) for o in outcomes) / n, 2)
+            for name in ("oracle1", "oracle2", "strict")}
 
 
 def last_step_block(outcomes: Sequence[Any], threads: int, retries: int) -> dict[str, Any] | None:
@@ -93,5 +94,5 @@ def task_headline(outcome: Any, threads: int, retries: int) -> float | None:
 def per_task_scores(latest: dict[str, Any], threads: int, retries: int) -> dict[str, dict[str, Any]]:
     """A summary's `per_task`: each task's submitted attempts' oracle1/oracle2/strict (0..1, its
     outcome's scores), its headline over its threads (`headline`), train verdict, pass, concepts."""
-    return {t: {**o.scores, "headline": task_headline(o, threads, retries), "passed_train": o.passed_train,
+    return {t: {**o.score_record(), "headline": task_headline(o, threads, retries), "passed_train": o.passed_train,
                 "pass": o.pass_index, "selected": len(o.selected)} for t, o in sorted(latest.items())}

@@ -9,36 +9,12 @@ from typing import Any
 from arcmemo.llm import Usage
 from arcmemo.memory.store.usage import COUNTERS
 from arcmemo.run.config import RunConfig
+from arcmemo.run.records.events import Consolidation, MemoryWrite
 from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.records.scores import outcome_scores, per_task_scores
 from arcmemo.selection.types import SELECTION_LEVELS as LEVELS
 
 FAULT_STAGES = ("solver", "sandbox", "probe", "read")
-
-
-def total_usage(records: Iterable[Mapping[str, Any]]) -> Usage:
-    """The sum of recorded usages (Usage.to_dict form)."""
-    return sum((Usage.from_dict(r) for r in records), Usage())
-
-
-def sessions_wall_time(events: list[dict[str, Any]]) -> float:
-    """The wall time of a run's earlier sessions: each one's `session_end`, or, for a session
-    killed before it could write one (SIGKILL, an out-of-memory kill, a power cut), from its
-    start to its last event."""
-    total, start, last = 0.0, None, None
-    for event in events:
-        if event["type"] == "session_start":
-            if start is not None and last is not None:
-                total += max(0.0, last - start)          # the session before ended without a word
-            start, last = event.get("time"), event.get("time")
-        elif event["type"] == "session_end":
-            total += event.get("wall_time_s", 0)
-            start = last = None
-        elif start is not None and event.get("time") is not None:
-            last = event["time"]
-    if start is not None and last is not None:
-        total += max(0.0, last - start)
-    return total
 
 
 def pass_scores(p: int, latest: Mapping[str, TaskOutcome], config: RunConfig) -> dict[str, Any]:
@@ -61,14 +37,14 @@ def fault_counts(outcomes: Iterable[TaskOutcome]) -> dict[str, Any]:
 
 def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mapping[str, TaskOutcome],
             done: Mapping[tuple[int, str], TaskOutcome], per_pass: list[dict[str, Any]],
-            write_events: Sequence[Mapping[str, Any]], lost_usage: Sequence[Mapping[str, Any]],
-            consolidations: Sequence[Mapping[str, Any]],
-            lost_tasks: Iterable[str], writes_lost: Iterable[str], scored: bool, failure_lessons: Mapping[str, Any],
-            memory_revision_end: int, stopped: str | None, wall: float) -> dict[str, Any]:
-    usage = total_usage([o.usage for o in done.values()] + [e.get("usage", {}) for e in write_events]
-                        + list(lost_usage) + [e.get("usage", {}) for e in consolidations])
-    added = sorted({name for e in write_events for name in e.get("added", [])})
-    extended = sorted({name for e in write_events for name in e.get("extended", [])})
+            writes: Sequence[MemoryWrite], consolidations: Sequence[Consolidation], usage: Usage,
+            lost_tasks: Iterable[str], writes_lost: Iterable[str], scored: bool | None,
+            failure_lessons: Mapping[str, Any], memory_revision_end: int | None, stopped: str | None,
+            wall: float) -> dict[str, Any]:
+    """The summary of a solve run (`usage`: everything it paid for, events.run_usage); the
+    reader makes an unfinished run's from its log the same way."""
+    added = sorted({name for w in writes for name in w.added})
+    extended = sorted({name for w in writes for name in w.extended})
     return {
         "run_id": run_id,
         "tasks": len(latest),
@@ -77,7 +53,7 @@ def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mappi
         "scored": scored,     # False: no test outputs (or --no-score); scores are None
         "passes": per_pass,
         "passed_train": sorted(t for t, o in latest.items() if o.passed_train),
-        "solved": sorted(t for t, o in latest.items() if o.scores.get("oracle2") == 1),
+        "solved": sorted(t for t, o in latest.items() if o.solved),
         "per_task": per_task_scores(dict(latest), config.threads, config.retries),
         "concepts_selected_per_task": round(sum(len(o.selected) for o in done.values()) / (len(done) or 1), 2),
         "selection_fallbacks": sum(o.selection_fallback for o in done.values()),
@@ -90,10 +66,10 @@ def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mappi
         "retries": config.retries,
         "concepts_added": added,
         "concepts_extended": extended,
-        "writes": len(write_events),
-        "write_failures": sum(bool(e.get("failed")) for e in write_events),
+        "writes": len(writes),
+        "write_failures": sum(w.failed for w in writes),
         "consolidations": len(consolidations),
-        "consolidation_usage": total_usage(e.get("usage", {}) for e in consolidations).to_dict(),
+        "consolidation_usage": sum((c.usage for c in consolidations), Usage()).to_dict(),
         **failure_lessons,
         **fault_counts(latest.values()),
         "tasks_lost": sorted(set(lost_tasks)),
@@ -120,7 +96,7 @@ def outcome_line(outcome: TaskOutcome) -> str:
     if not outcome.scores:
         verdict = "passed train pairs (not scored)" if outcome.passed_train else "failed train pairs (not scored)"
     else:
-        verdict = ("solved" if outcome.scores["oracle2"] == 1 else
+        verdict = ("solved" if outcome.solved else
                    "passed train pairs, wrong on test" if outcome.passed_train else "not solved")
     n = len(outcome.selected)
     answered = f" · answered by memory's fit {', '.join(outcome.fit_answers)}" if outcome.fit_answers else ""
@@ -129,14 +105,14 @@ def outcome_line(outcome: TaskOutcome) -> str:
     return f"{verdict} · {n} {'concept' if n == 1 else 'concepts'} offered{answered}{faults}"
 
 
-def write_line(event: Mapping[str, Any]) -> str:
-    if event.get("failed"):
-        return f"memory write failed: {event.get('error')}"
-    dropped, removed = event.get("types_dropped"), event.get("removed")
-    return (f"memory: {len(event['added'])} added, {len(event['extended'])} extended"
+def write_line(write: MemoryWrite) -> str:
+    """What the progress says of a memory write."""
+    if write.failed:
+        return f"memory write failed: {write.error}"
+    dropped, removed = write.types_dropped, write.removed
+    return (f"memory: {len(write.added)} added, {len(write.extended)} extended"
             + (f", {len(removed)} removed" if removed else "")
             + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
 
 
-__all__ = ["summary", "pass_scores", "fault_counts", "level_counts", "outcome_line", "write_line",
-           "total_usage", "sessions_wall_time", "FAULT_STAGES"]
+__all__ = ["summary", "pass_scores", "fault_counts", "level_counts", "outcome_line", "write_line", "FAULT_STAGES"]

@@ -28,6 +28,7 @@ from arcmemo.run.stages.offer import helper_use
 from arcmemo.run.stages.probe import Probed, answered, probe_task
 from arcmemo.run.stages.scoring import retry_judge, score, thread_record
 from arcmemo.run.stages.threads import ThreadRun, solve_threads
+from arcmemo.scoring.scores import TaskScore
 from arcmemo.scoring.submissions import submission_file
 from arcmemo.selection import Selection
 from arcmemo.selection.types import SELECTION_LEVELS as LEVELS
@@ -97,8 +98,8 @@ def outcome_of(ctx: TaskContext, selections: list[Selection], probed: Probed, mo
     return TaskOutcome(
         task_id=task.id, pass_index=p, predictions=choice.predictions, passed_train=passed,
         code=best.result.trace.final_code, reasoning=(best.result.trace.reasoning or "")[-4000:],
-        scores={"oracle1": scored.oracle1, "oracle2": scored.oracle2, "strict": scored.strict} if scored else {},
-        usage=ctx.llm.usage.to_dict(), selected=selected,
+        scores=TaskScore(scored.oracle1, scored.oracle2, scored.strict) if scored else None,
+        usage=ctx.llm.usage, selected=selected,
         selection_fallback=any(r.selection.fallback for r in runs),
         error=next((r.error for r in runs if r.error), None) or (errors[-1] if errors and not passed else None),
         notes=[n for r in runs for n in list(getattr(r.result.trace, "notes", []) or [])

@@ -32,14 +32,15 @@ def score(predictions: Sequence[Sequence[Any]], answers: Any | None) -> TaskScor
 
 def thread_record(run: ThreadRun, n_tests: int, answers: Any | None) -> dict[str, Any]:
     """What the event log keeps of a thread: its selection's outcome and every step, each
-    with its verdict per test input when the run scores (`test_correct`, else None)."""
+    with its verdict per test input when the run scores (`test_correct`, else None) and
+    whether its answer was cut at the token limit (`cut`)."""
     steps = []
     for a in run.result.attempts:
         outputs = list(a.test_outputs or [])[:n_tests]
         outputs += [None] * (n_tests - len(outputs))
         steps.append({
             "sample": a.sample, "round": a.round, "label": a.label, "code": a.code, "error": a.error,
-            "helpers_called": list(getattr(a, "helpers_called", []) or []),
+            "helpers_called": list(getattr(a, "helpers_called", []) or []), "cut": bool(getattr(a, "cut", False)),
             "passed_train": a.passed_train, "train_correct": list(a.train_correct),
             "train_cell_accuracy": a.train_cell_accuracy,
             "test_outputs": [None if g is None else to_lists(g) for g in outputs],
