@@ -9,16 +9,30 @@ import tempfile
 import pytest
 
 SLOW_OPTION = "--slow"
+# What the suite itself reads from the environment (where CI's PostgreSQL is, what isolation the
+# machine allows, where the released code's mirror is): kept; no setting of arcmemo is named so.
+TEST_KNOBS = ("ARCMEMO_TEST_POSTGRES_URL", "ARCMEMO_EXPECT_ISOLATION", "ARCMEMO_RELEASED_MIRROR")
+# Every other variable with these prefixes is removed, for the whole run and again for each test:
+# arcmemo's settings (a user's ARCMEMO_LOG_DB would receive the suite's calls and answer one test
+# from another's) and what the openai package reads (OPENAI_BASE_URL, OPENAI_ORG_ID, ...).
+USER_PREFIXES = ("ARCMEMO_", "OPENAI_")
+
+
+def user_settings() -> list[str]:
+    """The variables of the environment the suite removes (USER_PREFIXES, but the TEST_KNOBS)."""
+    return [var for var in os.environ if var.startswith(USER_PREFIXES) and var not in TEST_KNOBS]
 
 
 def pytest_configure(config):
     """Collection has a user directory of its own too: test modules name the installed plugins at
     import (parametrize), and the entry points are remembered in the user directory. So has code
     that runs outside a test's own fixtures (session and module fixtures, subprocesses): nothing
-    a test run does reaches the user's ~/.arcmemo, nor a call log named in the caller's shell."""
+    a test run does reaches the user's ~/.arcmemo, nor a call log named in the caller's shell, nor
+    any other setting of the caller's."""
+    for var in user_settings():
+        del os.environ[var]
     config._arcmemo_collect_home = tempfile.mkdtemp(prefix="arcmemo-collect-")
     os.environ["ARCMEMO_HOME"] = config._arcmemo_collect_home
-    os.environ.pop("ARCMEMO_LOG_DB", None)
 
 
 def pytest_unconfigure(config):
@@ -57,13 +71,13 @@ def pytest_terminal_summary(terminalreporter, config):
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory):
+    """A user directory of the test's own, and none of the caller's settings from the environment."""
     home = tmp_path_factory.mktemp("arcmemo_home")
     with pytest.MonkeyPatch.context() as patch:     # not the test's monkeypatch: its undo() leaves this
+        for var in user_settings():
+            patch.delenv(var)
         patch.setenv("ARCMEMO_HOME", str(home))
         patch.setenv("ARCMEMO_RUNS_DIR", str(home / "runs"))     # never ./runs of the checkout
-        for var in ("ARCMEMO_DB", "ARCMEMO_LOG_DB", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ARCMEMO_SOLVER_MODEL",
-                    "ARCMEMO_AUX_MODEL", "ARCMEMO_SELECT_MODEL"):
-            patch.delenv(var, raising=False)
         yield home
 
 

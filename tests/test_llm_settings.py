@@ -58,9 +58,9 @@ def test_precedence_flag_env_config_default(isolated_home, monkeypatch):
 
 
 def test_bad_settings_are_clear_errors(isolated_home):
-    with pytest.raises(ConfigError, match="concurrency: must be >= 1"):
+    with pytest.raises(ConfigError, match=r"setting concurrency \(from flag --concurrency\): expected an integer >= 1"):
         LLMSettings.resolve(concurrency=0)
-    with pytest.raises(ConfigError, match="cache: expected true/false"):
+    with pytest.raises(ConfigError, match="setting cache .*: expected true or false"):
         LLMSettings.resolve(cache="maybe")
     with pytest.raises(TypeError, match="unknown settings"):
         LLMSettings.resolve(colour="red")
@@ -121,23 +121,24 @@ def test_model_for_rejects_unknown_role(fake_llm):
 
 
 def test_embedded_model_calls_get_a_completion_limit_unless_they_set_one(isolated_home, monkeypatch):
+    """local_max_tokens, resolved with the other model settings when the client is made."""
     from arcmemo.llm.backend import register_model, unregister_model
     from arcmemo.llm.fake import FakeModel
 
     local = FakeModel("local").queue("solve", "a", "b", "c")      # stands in for the embedded server
     register_model("local", local)
     try:
+        msg = [{"role": "user", "content": "hi"}]
         with LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local", cache=False)) as llm:
-            msg = [{"role": "user", "content": "hi"}]
             llm.chat(msg, role="solver", step="solve")
             llm.chat(msg, role="solver", step="solve", max_tokens=300)
-            monkeypatch.setenv("ARCMEMO_LOCAL_MAX_TOKENS", "512")
+        monkeypatch.setenv("ARCMEMO_LOCAL_MAX_TOKENS", "512")
+        with LLM(LLMSettings.resolve(cache=False)) as llm:
             llm.chat(msg, role="solver", step="solve")
         assert [c.params.get("max_tokens") for c in local.calls] == [2048, 300, 512]
         monkeypatch.setenv("ARCMEMO_LOCAL_MAX_TOKENS", "many")
-        with LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local", cache=False)) as llm:
-            with pytest.raises(ConfigError, match="local_max_tokens"):
-                llm.chat(msg, role="solver", step="solve")
+        with pytest.raises(ConfigError, match="local_max_tokens"):
+            LLMSettings.resolve()
     finally:
         unregister_model("local")
 
@@ -149,10 +150,11 @@ def test_endpoint_model_calls_are_left_without_a_limit(fake_model, fake_llm):
 
 
 @pytest.mark.parametrize("name, value, says", [
-    ("LOCAL_N_CTX", "big", "setting local_n_ctx: expected a number, got 'big'"),
-    ("LOCAL_THREADS", "0", "setting local_threads: must be >= 1"),
-    ("LOCAL_SLOTS", "two", "setting local_slots: expected a number"),
-    ("LOCAL_MAX_TOKENS", "4", "setting local_max_tokens: must be >= 16"),
+    ("LOCAL_N_CTX", "big", r"setting local_n_ctx \(from env ARCMEMO_LOCAL_N_CTX\): expected an integer >= 256, "
+                           "got 'big'"),
+    ("LOCAL_THREADS", "0", "setting local_threads .*: expected an integer >= 1"),
+    ("LOCAL_SLOTS", "two", "setting local_slots .*: expected an integer >= 1"),
+    ("LOCAL_MAX_TOKENS", "4", "setting local_max_tokens .*: expected an integer >= 16"),
 ])
 def test_bad_embedded_model_settings_fail_at_start_up(monkeypatch, name, value, says):
     monkeypatch.setenv("ARCMEMO_" + name, value)
@@ -166,5 +168,5 @@ def test_call_budget_and_timeouts_resolve(isolated_home, monkeypatch):
     monkeypatch.setenv("ARCMEMO_CALL_BUDGET_S", "90")
     assert LLMSettings.resolve(timeout_s=30).call_budget_s == 90.0
     monkeypatch.setenv("ARCMEMO_CALL_BUDGET_S", "0")
-    with pytest.raises(ConfigError, match="setting call_budget_s: must be >= 0.001"):
+    with pytest.raises(ConfigError, match="setting call_budget_s .*: expected a number >= 0.001"):
         LLMSettings.resolve()

@@ -82,7 +82,7 @@ def test_llm_answers_traits_and_context_per_role(stub, monkeypatch):
         assert llm.traits("solver").reasoning and llm.context_window("solver") == 200_000
         assert llm.context_window("aux") == 1_047_576 and not llm.traits("aux").reasoning
         assert llm.context_window("select") == 8192                   # the embedded server's local_n_ctx
-        monkeypatch.setenv("ARCMEMO_LOCAL_N_CTX", "4096")
+    with make_llm(stub.base_url, select_model="local-small", local_n_ctx=4096) as llm:
         assert llm.context_window("select") == 4096 and not llm.traits("select").vision
 
 
@@ -126,10 +126,12 @@ def test_role_temperatures_resolve_and_validate(isolated_home, monkeypatch):
     monkeypatch.setenv("ARCMEMO_SELECT_TEMPERATURE", "0")
     s = LLMSettings.resolve(solver_temperature=1.0)
     assert (s.solver_temperature, s.aux_temperature, s.select_temperature) == (1.0, 0.3, 0.0)
-    with pytest.raises(ConfigError, match="setting solver_temperature: must be <= 2"):
+    with pytest.raises(ConfigError, match=r"setting solver_temperature \(from flag --solver-temperature\): "
+                                          "expected a number >= 0 and <= 2, got 3"):
         LLMSettings.resolve(solver_temperature=3)
     monkeypatch.setenv("ARCMEMO_AUX_TEMPERATURE", "warm")
-    with pytest.raises(ConfigError, match="setting aux_temperature: expected a number"):
+    with pytest.raises(ConfigError, match=r"setting aux_temperature \(from env ARCMEMO_AUX_TEMPERATURE\): expected a "
+                                          "number"):
         LLMSettings.resolve()
 
 

@@ -362,8 +362,9 @@ def test_a_third_party_method_runs_a_continual_solve_without_a_change_to_the_run
 
 
 def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_party, tmp_path):
-    from arcmemo.cli.runconfig import load_config
-    from arcmemo.cli.solve import _method_options, solve
+    from arcmemo.cli.runplan import method_options as _method_options
+    from arcmemo.cli.runplan.configfile import load_config
+    from arcmemo.cli.solve import solve
     from arcmemo.methods import MethodOptionError
     from arcmemo.run.config import RunConfig
 
@@ -381,10 +382,10 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
     path = tmp_path / "run.yaml"
     for key in ("method", "selection"):                         # the option's names, as on the command line
         path.write_text(f"{key}: diary\nmethod_options: [tone=dry]\n")
-        assert load_config(path, solve, click.Context(solve)) == {"selection": "diary",
+        assert load_config(path, solve, click.Context(solve)) == {"method": "diary",
                                                                  "method_options": ["tone=dry"]}
     path.write_text("method: diary\nselection: ps\n")
-    with pytest.raises(click.BadParameter, match="run.yaml:2: key 'selection' sets 'selection' again"):
+    with pytest.raises(click.BadParameter, match="run.yaml:2: 'method' and 'selection' both set method; give it once"):
         load_config(path, solve, click.Context(solve))
     path.write_text("method_options: tone=dry\n")          # one value of an option given any number of times
     assert load_config(path, solve, click.Context(solve)) == {"method_options": ["tone=dry"]}
@@ -397,17 +398,18 @@ def test_method_options_reach_the_method_and_unknown_ones_are_refused(third_part
 
 
 def test_a_sweep_names_methods_as_solve_does(third_party, tmp_path):
-    from arcmemo.run.jobs.sweep import SweepError, load_sweep
+    from arcmemo.cli.sweep import load_plan as load_sweep
+    from arcmemo.run.jobs.sweep import SweepError
 
     path = tmp_path / "sweep.yaml"
     path.write_text("solve: {source: training, limit: 1, continual: true}\ngrid:\n  method: [ps, diary, cheatsheet]\n")
     sweep = load_sweep(path)
     assert [m.config.selection for m in sweep.members] == ["ps", "diary", "cheatsheet"]
     path.write_text("solve: {method: diary, selection: ps}\n")
-    with pytest.raises(SweepError, match="solve.method and solve.selection both set selection; give it once"):
+    with pytest.raises(SweepError, match="sweep.yaml: solve: 'method' and 'selection' both set method; give it once"):
         load_sweep(path)
     path.write_text("grid:\n  method: [ps, nothing-installed]\n")
-    with pytest.raises(SweepError, match="selection must name an installed memory method .*'nothing-installed'"):
+    with pytest.raises(SweepError, match="sweep.yaml: grid: key 'method': 'nothing-installed' is not one of"):
         load_sweep(path)
 
 

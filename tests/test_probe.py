@@ -11,12 +11,14 @@ from test_concept_helpers import VERIFIED, rotate_concept
 from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: the helper runs' fixture)
 
 from arcmemo.core.tasks import load_tasks
+from arcmemo.memory.helpers.probing import MAX_CALLS_PER_HELPER, candidate_calls
+from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.memory.views.library import Library
 from arcmemo.run.config import RunConfig
 from arcmemo.run.records.report import summary_rows
 from arcmemo.run.stages.inferred import TaskFacts, task_colors
 from arcmemo.run.stages.prepared import Prepared
-from arcmemo.run.stages.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe
+from arcmemo.run.stages.probe import probe
 from arcmemo.sandbox import get_sandbox
 
 FLIP = '''import numpy as np
@@ -33,7 +35,7 @@ def flip_grid(grid, axis, copy=True):
 
 
 def concept(name: str, source: str, params: list[tuple[str, str]], output: str = "grid", cid: int = 1):
-    helper = {"name": name, "source": source, "depends": [], "verified": dict(VERIFIED)}
+    helper = Helper(name, source, (), Verified.from_data(VERIFIED))
     return SimpleNamespace(id=cid, name=name, output_typing=output, helper=helper,
                            parameters=[{"name": n, "typing": t} for n, t in params])
 

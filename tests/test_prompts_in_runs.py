@@ -109,7 +109,7 @@ def test_a_bad_prompts_directory_or_template_stops_the_run_before_a_run_director
     script_run(fake_model)
     missing = solve(tmp_path, memory, "--prompts", str(tmp_path / "nowhere"))
     assert missing.exit_code == 1
-    assert missing.output.strip() == (f"Error: setting prompts_dir (from flag --prompts-dir): expected an existing "
+    assert missing.output.strip() == (f"Error: setting prompts_dir (from flag --prompts): expected an existing "
                                       f"directory, got '{tmp_path / 'nowhere'}'")
     (prompts / "program-synthesis" / "solve.txt").write_text(SOLVE.replace("$hint_section", "$hints"))
     bad = solve(tmp_path, memory, "--prompts", str(prompts))

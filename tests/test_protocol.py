@@ -207,7 +207,8 @@ def test_the_last_step_strict_score_keeps_a_threads_last_step_per_sample():
 
 
 def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
-    from arcmemo.run.jobs.sweep import SweepError, load_sweep
+    from arcmemo.cli.sweep import load_plan as load_sweep
+    from arcmemo.run.jobs.sweep import SweepError
 
     path = tmp_path / "sweep.yaml"
     path.write_text("name: both\nsolve: {source: training, selection: ps}\n"
@@ -215,7 +216,7 @@ def test_a_sweep_takes_protocols_as_a_setting_by_name_or_with_choices(tmp_path):
     names = [m.config.protocol.name for m in load_sweep(path).members]
     assert names == ["arcmemo", "released-code", "released-code+retry_when=train-fails"]
     path.write_text("name: bad\nsolve: {source: training}\ngrid:\n  protocol: [released]\n")
-    with pytest.raises(SweepError, match="unknown protocol 'released'"):
+    with pytest.raises(SweepError, match="grid: key 'protocol': 'released' is not one of 'arcmemo', 'released-code'"):
         load_sweep(path)
 
 

@@ -112,7 +112,8 @@ def test_mean_refuses_runs_of_two_memory_methods_naming_the_setting(tmp_path, fa
 
 
 def test_a_sweeps_repeats_are_repeats_of_their_grid_point(tmp_path):
-    from arcmemo.run.jobs.sweep import SweepError, load_sweep
+    from arcmemo.cli.sweep import load_plan as load_sweep
+    from arcmemo.run.jobs.sweep import SweepError
 
     path = tmp_path / "sweep.yaml"
     path.write_text("solve: {retries: 0}\ngrid: {selection: [none, ps]}\nrepeats: 3\n")

@@ -13,7 +13,7 @@ from llm_stub import StubServer
 from runner_support import TASK_IDS
 
 from arcmemo.cli import cli
-from arcmemo.cli.runconfig import shipped_configs
+from arcmemo.cli.runplan.configfile import shipped_configs
 from arcmemo.cli.solve import solve
 
 CLEAN_SETTINGS = {"baseline", "cheatsheet", "arcmemo-oe", "arcmemo-ps", "arcmemo-oe-continual"}
@@ -44,25 +44,25 @@ def test_the_paper_settings_ship_and_load():
             # the cheatsheet's released setting reads the released build's sheet (cheatsheet build --released)
             assert params["method_options"] == (("sheet=cheatsheet-released",) if name == "cheatsheet-released"
                                                 else clean["method_options"])
-    assert options("--config", "baseline")["selection"] == "none"
-    assert options("--config", "cheatsheet")["selection"] == "cheatsheet"
+    assert options("--config", "baseline")["method"] == "none"
+    assert options("--config", "cheatsheet")["method"] == "cheatsheet"
     ps = options("--config", "arcmemo-ps")
-    assert (ps["selection"], ps["select_model"], ps["select_reasoning_effort"]) == ("ps", "o4-mini", "medium")
+    assert (ps["method"], ps["select_model"], ps["select_reasoning_effort"]) == ("ps", "o4-mini", "medium")
     oe = options("--config", "arcmemo-oe")
-    assert (oe["selection"], oe["aux_model"], oe["aux_temperature"], oe["continual"]) == ("oe", "gpt-4.1", 0.3,
+    assert (oe["method"], oe["aux_model"], oe["aux_temperature"], oe["continual"]) == ("oe", "gpt-4.1", 0.3,
                                                                                           False)
     continual = options("--config", "arcmemo-oe-continual")
-    assert (continual["selection"], continual["continual"], continual["k"]) == ("oe", True, 10)
+    assert (continual["method"], continual["continual"], continual["k"]) == ("oe", True, 10)
 
 
 def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(tmp_path):
-    from arcmemo.cli.solve import _method_options
+    from arcmemo.cli.runplan import method_options as _method_options
+    from arcmemo.cli.sweep import load_plan as load_sweep
     from arcmemo.run.config import RunConfig
-    from arcmemo.run.jobs.sweep import load_sweep
 
     for name in METHOD_SETTINGS:
         params = options("--config", name)
-        assert (params["selection"], params["continual"], params["k"], params["split"]) == (name, True, 10, "val100")
+        assert (params["method"], params["continual"], params["k"], params["split"]) == (name, True, 10, "val100")
         assert (params["retries"], params["threads"], params["solver_model"], params["aux_model"]) == (
             2, 3, "o4-mini", "gpt-4.1")
         assert params["protocol"] == "arcmemo"
@@ -80,7 +80,7 @@ def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(
 
 def test_flags_win_over_the_file():
     params = options("--config", "arcmemo-ps", "--selection", "none", "--retries", "0", "--solver-model", "gpt-4.1")
-    assert (params["selection"], params["retries"], params["solver_model"]) == ("none", 0, "gpt-4.1")
+    assert (params["method"], params["retries"], params["solver_model"]) == ("none", 0, "gpt-4.1")
     assert params["select_model"] == "o4-mini" and params["split"] == "val100"     # the rest from the file
     params = options("--retries", "1", "--config", "baseline")                        # wherever the flag stands
     assert params["retries"] == 1
@@ -96,7 +96,9 @@ def test_any_solve_option_is_a_key(tmp_path):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("selection: ps\ntreads: 3\n", r":2: unknown key 'treads' \(keys are the options of `arcmemo solve`: "),
+    ("method: ps\ntreads: 3\n", r":2: unknown key 'treads'; did you mean 'threads'\?"),
+    ("top_kk: 3\n", r":1: unknown key 'top_kk'; did you mean 'top_k'\?"),
+    ("zzzzzzzz: 3\n", r":1: unknown key 'zzzzzzzz' \(the keys are the options of `arcmemo solve`: `arcmemo solve --help`\)"),
     ("top_k: 2.5\n", ":1: key 'top_k': expected a whole number, got 2.5"),
     ("retries: '2'\n", ":1: key 'retries': expected a whole number, got '2'"),
     ("split: val100\ncontinual: 'yes'\n", ":2: key 'continual': expected true or false, got 'yes'"),

@@ -9,8 +9,8 @@ import pytest
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.counting import ESTIMATE, estimate_tokens
 from arcmemo.memory.schema import merge_rule as cdata
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.store import Memory
-from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views.fitting import fit_prefix
 from arcmemo.memory.views.lexical import rank_lexical
 from arcmemo.memory.views.library import Library
@@ -199,20 +199,20 @@ def test_budgets_are_the_defaults_for_an_endpoint_model(fake_llm):
     assert budget.budgets_for(fake_llm, 900, 400) == (900, 400)
 
 
-def test_budgets_are_shares_of_the_embedded_models_context(monkeypatch):
+def test_budgets_are_shares_of_the_embedded_models_context():
     from arcmemo.llm.client import LLM, LLMSettings
 
-    llm = LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local-small"))
-    try:
+    def embedded(**local) -> LLM:
+        return LLM(LLMSettings(solver_model="local", aux_model="local", select_model="local-small", **local))
+
+    with embedded() as llm:
         assert llm.context_window("select") == 8192                      # the local_n_ctx default
         assert budget.budgets_for(llm) == (int(8192 * 0.30), int(8192 * 0.18))
         assert budget.budgets_for(llm, 4000, None) == (4000, int(8192 * 0.18))  # a flag still wins
-        monkeypatch.setenv("ARCMEMO_LOCAL_N_CTX", "32768")
+    with embedded(local_n_ctx=32768) as llm:
         assert budget.budgets_for(llm) == (budget.DEFAULT_TOKEN_BUDGET, budget.DEFAULT_HINT_BUDGET)
-        monkeypatch.setenv("ARCMEMO_LOCAL_N_CTX", "1024")
+    with embedded(local_n_ctx=1024) as llm:
         assert budget.budgets_for(llm) == (500, 200)                     # never below the minimums
-    finally:
-        llm.close()
 
 
 def test_the_hints_other_names_are_the_unchosen_in_memory_order_as_many_as_fit():

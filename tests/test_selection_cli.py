@@ -35,7 +35,7 @@ def setup(tmp_path, monkeypatch):
 def test_select_ps_prints_concepts_unmatched_and_hint(setup, fake_model):
     task_file, db = setup
     fake_model.queue("select_ps", "```yaml\n- Recolor Object\n- warp space\n```")
-    result = CliRunner().invoke(cli, ["select", task_file, "--db", db])
+    result = CliRunner().invoke(cli, ["select", task_file, "--db", db, "--no-other-names"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert "task cafe0001  mode ps" in out

@@ -76,7 +76,7 @@ def test_a_stopped_member_is_resumed_by_running_the_sweep_again(tmp_path, fake_m
 
 def test_a_bad_sweep_file_names_the_key(tmp_path):
     result = sweep(tmp_path, "solve: {source: training}\ngrid: {selection: [none], colour: [red]}\n")
-    assert result.exit_code == 1 and "'colour' is not a solve setting" in result.output
+    assert result.exit_code == 1 and "sweep.yaml: grid: unknown key 'colour'" in result.output
     assert "sweep.yaml" in result.output and not (tmp_path / "runs").exists()
     result = sweep(tmp_path, "solve: {source: training}\ngrid: {k: [0]}\n")
     assert result.exit_code == 1 and "k must be at least 1" in result.output

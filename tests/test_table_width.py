@@ -46,6 +46,8 @@ def commands(fx, submissions) -> list[list[str]]:
         ["solvers", "list"],
         ["prompts", "list"],
         ["models", "list"],
+        ["settings"],
+        ["settings", "--verbose"],
     ]
 
 

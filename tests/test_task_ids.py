@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from runner_support import TASK_IDS, script_run
 
 from arcmemo.cli import cli
-from arcmemo.cli.solve import _task_selection, solve
+from arcmemo.cli.runplan import task_selection as _task_selection
+from arcmemo.cli.solve import solve
 from arcmemo.core.tasks import load_tasks
 
 FAKE = ["--solver-model", "fake", "--aux-model", "fake", "--select-model", "fake"]

@@ -22,8 +22,9 @@ from arcmemo.run.loop import Runner, new_runner
 from arcmemo.sandbox import get_sandbox
 from arcmemo.solverkit import load_solver
 
-# what differs between two identical runs: when things happened and how long they took
-VOLATILE = {"time", "started_at", "updated_at", "created_at", "wall_time_s", "latency_s", "memory_url",
+# what differs between two identical runs: when things happened and how long they took (and the files
+# each run of a test has of its own: memory, call log)
+VOLATILE = {"time", "started_at", "updated_at", "created_at", "wall_time_s", "latency_s", "memory_url", "log_path",
             "start_timestamp", "end_timestamp", "started", "ended"}
 
 

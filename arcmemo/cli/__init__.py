@@ -35,6 +35,7 @@ MODULES = {
     "select": ("select", "Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file."),
     "serve": ("serve", "Browse runs (live progress, compare, reports), puzzles and memory, and edit concepts, in a "
                        "browser."),
+    "settings": ("settings", "Every setting: its value here and now, where it came from, and how to set it."),
     "solve": ("solve", "Solve ARC puzzles with memory; with --continual, grow it from verified solves."),
     "solvers": ("solvers", "Solver plugins: anything installed with an `arcmemo.solvers` entry point."),
     "sweep": ("sweep", "Run a grid of solve configurations (settings x models x repeats) and compare them."),

@@ -15,8 +15,8 @@ USAGE_GROUPS = ("model", "role", "step", "task_id", "run_id", "endpoint")   # wh
 
 
 def log_option(fn):
-    return click.option("--log", "log_path", default=None, envvar="ARCMEMO_LOG_DB",
-                        help="Call log file (env ARCMEMO_LOG_DB; default $ARCMEMO_HOME/calls.db).")(fn)
+    return click.option("--log", "log_path", default=None,
+                        help="Call log file (env ARCMEMO_LOG_DB, config log_path; default $ARCMEMO_HOME/calls.db).")(fn)
 
 
 def _open(log_path, *, required: bool = False):

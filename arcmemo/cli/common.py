@@ -139,8 +139,8 @@ def run_dir_option(fn: Callable) -> Callable:
 def prompts_option(fn: Callable) -> Callable:
     """`--prompts DIR` (env ARCMEMO_PROMPTS_DIR, config `prompts_dir`): templates that replace the shipped ones."""
     return click.option("--prompts", "--prompts-dir", "prompts_dir", default=None, metavar="DIR",
-                        help="Prompt templates that replace the shipped ones, file by file (`arcmemo prompts "
-                             "export DIR` copies the shipped ones to edit; env ARCMEMO_PROMPTS_DIR).")(fn)
+                        help="Your prompt templates, over the shipped ones file by file (`arcmemo prompts export "
+                             "DIR`).")(fn)
 
 
 def grid_text_option(fn: Callable) -> Callable:
@@ -148,14 +148,15 @@ def grid_text_option(fn: Callable) -> Callable:
     from arcmemo.core.gridtext import GRID_TEXTS
 
     return click.option("--grid-text", type=click.Choice(GRID_TEXTS), default=None,
-                        help="How prompts write grids: digits (one digit per cell, the default) or numpy "
-                             "(arrays with their shape, as the paper's released code; env ARCMEMO_GRID_TEXT).")(fn)
+                        help="How prompts write grids: digits (one per cell) or numpy arrays, as the released "
+                             "code.")(fn)
 
 
 def role_model_options(fn: Callable) -> Callable:
     """`--base-url` and a model flag per role (solver, aux, select)."""
     for option in reversed([
-        click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
+        click.option("--base-url", default=None,
+                     help="OpenAI-compatible endpoint (env ARCMEMO_BASE_URL, then OPENAI_BASE_URL)."),
         click.option("--solver-model", default=None, help="Model for solving (env ARCMEMO_SOLVER_MODEL)."),
         click.option("--aux-model", default=None,
                      help="Model for pseudocode, abstraction and captions (env ARCMEMO_AUX_MODEL)."),
@@ -175,16 +176,15 @@ def role_call_options(fn: Callable, roles: tuple[str, ...] = ("aux", "select")) 
     """`--<role>-temperature`, `--<role>-max-tokens` and `--<role>-reasoning-effort` per role:
     what each call of that role is sent when it sets none (LLMSettings.call_defaults)."""
     for role in reversed(roles):
-        env = f"ARCMEMO_{role.upper()}"
+        env, a = f"ARCMEMO_{role.upper()}", "an" if role[0] in "aeiou" else "a"
         for option in reversed([
             click.option(f"--{role}-temperature", type=FloatAtLeast(0, maximum=2), default=None,
-                         help=f"Temperature of the {role} model's calls (env {env}_TEMPERATURE)."),
+                         help=f"Temperature of {a} {role} call (env {env}_TEMPERATURE)."),
             click.option(f"--{role}-max-tokens", type=AtLeast(1), default=None,
-                         help=f"Completion token limit of the {role} model's calls, sent as each model "
-                              f"takes it (env {env}_MAX_TOKENS)."),
+                         help=f"Completion token limit of {a} {role} call (env {env}_MAX_TOKENS)."),
             click.option(f"--{role}-reasoning-effort", type=LazyChoice(reasoning_efforts), default=None,
-                         help=f"Reasoning effort of the {role} model's calls; a reasoning model only "
-                              f"(env {env}_REASONING_EFFORT)."),
+                         help=f"Reasoning effort of {a} {role} call; reasoning models only (env "
+                              f"{env}_REASONING_EFFORT)."),
         ]):
             fn = option(fn)
     return fn
@@ -214,11 +214,10 @@ def task_source_options(fn: Callable) -> Callable:
         click.option("--dataset", type=click.Choice(DATASETS), default=None,
                      help="Which bundled ARC dataset (default arc-agi-1, as the paper)."),
         click.option("--split", default=None,
-                     help="training | evaluation | val100 (val100: arc-agi-1 only). "
-                          "A task file or folder given here is read as --tasks-from."),
+                     help="training | evaluation | val100 (arc-agi-1 only); a path is read as --tasks-from."),
         click.option("--tasks-from", type=click.Path(exists=True, path_type=str), default=None,
-                     help="A folder of <task_id>.json files or a Kaggle-style challenges file "
-                          "({task_id: {train, test}}) instead of a bundled split."),
+                     help="A folder of <task_id>.json files, or a Kaggle-style challenges file, instead of a "
+                          "split."),
         click.option("--solutions", type=click.Path(exists=True, dir_okay=False, path_type=str), default=None,
                      help="With a challenges file: its test outputs ({task_id: [grid, ...]}), for scoring."),
     ]):

@@ -146,11 +146,11 @@ def list_command(db, fmt, as_of, with_code, as_json) -> None:
         _print_concepts(concepts, as_json)
         return
     for c in concepts:
-        verified = c.helper["verified"]
-        click.echo(f"# {c.name} (id {c.id}): {c.helper['name']}, verified on task {verified['task_id']} "
-                   f"({verified['tasks']}) at {verified['at']}"
-                   + (f"; calls {', '.join(c.helper['depends'])}" if c.helper["depends"] else ""))
-        click.echo(c.helper["source"].rstrip() + "\n\n")
+        helper, verified = c.helper, c.helper.verified
+        click.echo(f"# {c.name} (id {c.id}): {helper.name}, verified on task {verified.task_id} "
+                   f"({verified.tasks}) at {verified.at}"
+                   + (f"; calls {', '.join(helper.depends)}" if helper.depends else ""))
+        click.echo(helper.source.rstrip() + "\n\n")
 
 
 @concepts.command("show")
@@ -261,7 +261,7 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
             if not concept.helper:
                 raise UserError(f"concept {concept.name!r} has no helper to change; add one in $EDITOR "
                                 "(helper: name, source, depends, verified: task_id, tasks, program)")
-            changes["helper"] = {**concept.helper, "source": helper_source.read_text(encoding="utf-8")}
+            changes["helper"] = {**concept.helper.to_data(), "source": helper_source.read_text(encoding="utf-8")}
     else:
         from arcmemo.core import safeyaml
         from arcmemo.memory.io.imports import read_edit
@@ -421,7 +421,7 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, unused_after, flagged, a
         counts = concept_use(memory, runs_reading(str(memory.url), Settings.load(runs_dir=run_dir).runs_dir))
     else:
         counts = _run_usage(run_ref, run_dir, memory.merged_into())
-    rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
+    rows = [{"id": c.id, "name": c.name, "helper": c.helper.name if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
             for c in memory.list(fmt) if show_all or c.id in counts]
     for row in rows:

@@ -34,7 +34,8 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     labelled so), and the commands to look at them. About 5 minutes with the embedded model on
     a quiet 2-core CPU; seconds with an endpoint (--base-url, --solver-model).
     """
-    from arcmemo.cli.solve import EXIT_LOST, _run, _task_ids
+    from arcmemo.cli.runplan import task_ids as read_task_ids
+    from arcmemo.cli.solve import EXIT_LOST, _run
     from arcmemo.core.settings import Settings
     from arcmemo.run.jobs.quickstart import QUICKSTART_TASKS, SIDES, quickstart_config
     from arcmemo.run.warmup import warm_up
@@ -44,7 +45,7 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import Scale, open_session, resolve_models
 
-    task_ids = _task_ids(tasks) or list(QUICKSTART_TASKS)
+    task_ids = read_task_ids(tasks) or list(QUICKSTART_TASKS)
     source = "all" if tasks else "training"      # ids of the user's own are looked up in both splits
     quick = {"source": source, **({"max_tokens": max_tokens} if max_tokens else {})}
     configs = [(label, quickstart_config(selection, task_ids, **quick)) for label, selection in SIDES]

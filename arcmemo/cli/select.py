@@ -10,17 +10,9 @@ from pathlib import Path
 
 import click
 
-from arcmemo.cli.common import (
-    db_option,
-    echo_json,
-    grid_text_option,
-    prompts_option,
-    run_dir_option,
-    task_source,
-    task_source_options,
-    warn,
-)
-from arcmemo.cli.selection_options import MethodChoice, flag_options, selection_options
+from arcmemo.cli.common import echo_json, warn
+from arcmemo.cli.runplan.headings import GroupedCommand
+from arcmemo.cli.runplan.options import read_options
 
 
 def _load_task(task_ref: str, source: str):
@@ -35,65 +27,42 @@ def _load_task(task_ref: str, source: str):
     return taskset.by_id(task_ref)
 
 
-@click.command("select")
+@click.command("select", cls=GroupedCommand)
 @click.argument("task_ref", metavar="TASK")
-@click.option("--mode", "--method", "mode", type=MethodChoice(), default="ps", show_default=True,
-              help="The memory method whose read step selects: ps (reasoning-based), oe (caption + top-k), all, "
-                   "none, cheatsheet, or any installed one (`arcmemo methods list`).")
-@selection_options("--mode")
-@click.option("--other-names", is_flag=True,
-              help="ps: the hint also lists the names of the concepts not selected, as `solve` hands it on (the "
-                   "paper's hint); without it only the selected concepts are shown.")
-@click.option("--probe-helpers/--no-probe-helpers", default=None,
-              help="Also run memory's helpers on the train inputs, as `solve` does; calls that give every train "
-                   "output are named first in the hint [default: the method's, `arcmemo methods list`].")
-@click.option("--caption", "ps_caption", is_flag=True,
-              help="ps over budget: caption the puzzle (aux model) to pre-filter concepts.")
-@task_source_options
-@click.option("--record", is_flag=True,
-              help="Record the selection in a run directory under --run-dir (its selections.jsonl, as a "
-                   "solve run records them; read it with `arcmemo runs selections RUN`).")
-@click.option("--run-id", default=None, help="The run --record writes into (made if missing; default: a new one).")
-@run_dir_option
-@click.option("--reasoning", "show_reasoning", is_flag=True, help="Also print the model's reasoning / caption.")
-@click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
-@click.option("--aux-model", default=None, help="Model for captions (env ARCMEMO_AUX_MODEL).")
-@click.option("--select-model", default=None, help="Model for selection (env ARCMEMO_SELECT_MODEL).")
-@click.option("--no-cache", is_flag=True, help="Ask the model again even if this request was answered before.")
-@prompts_option
-@grid_text_option
-@db_option
-def select_command(task_ref, mode, top_k, expand, token_budget, hint_budget, use_prior, failure_lessons, other_names,
-                   probe_helpers, ps_caption,
-                   dataset, split, tasks_from,
-                   solutions, record, run_id, run_dir, show_reasoning, as_json, base_url, aux_model, select_model,
-                   no_cache, prompts_dir, grid_text, db) -> None:
+@read_options({"Run and output": [
+    click.option("--record", is_flag=True,
+                 help="Record the selection in a run directory under --run-dir (`arcmemo runs selections`)."),
+    click.option("--run-id", default=None, help="The run --record writes into (made if missing; default: a new one)."),
+    click.option("--reasoning", "show_reasoning", is_flag=True, help="Also print the model's reasoning / caption."),
+    click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON."),
+]}, method_also=("--mode",))
+def select_command(task_ref, record, run_id, show_reasoning, as_json, **params) -> None:
     """Show the concepts (and hint) selection picks for TASK, an ARC task id or JSON file.
 
-    TASK is looked up in --split, --tasks-from, or both splits of --dataset (default arc-agi-1).
-    The memory is only read."""
-    from arcmemo.core.settings import Settings
-    from arcmemo.run.config import RunConfig, fit_budgets
+    What `arcmemo solve --tasks TASK` with the same options would show the task's first
+    thread: the method's read and memory's probe, through the same stages, with every option
+    of solve's that shapes them (--config too: a run configuration's keys that shape a read).
+    TASK is looked up in --split, --tasks-from, or both splits of --dataset (default
+    arc-agi-1). The memory is only read."""
+    from arcmemo.cli.common import task_source
+    from arcmemo.cli.runplan import from_command_line, models_of, run_config, settings_of, solve_defaults
+    from arcmemo.methods import load_method
+    from arcmemo.run.config import fit_budgets
     from arcmemo.run.preview import preview
     from arcmemo.run.session import open_session, resolve_models
     from arcmemo.sandbox import get_sandbox
 
-    config = RunConfig(selection=mode, top_k=top_k, expand=expand, token_budget=token_budget, hint_budget=hint_budget,
-                       ps_caption=ps_caption, other_names=other_names, probe_helpers=probe_helpers,
-                       method_options=flag_options(use_prior=use_prior, failure_lessons=failure_lessons))
-    settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir, grid_text=grid_text)
-    task = _load_task(task_ref, task_source(dataset, split, tasks_from, solutions, default_split=None) or "all")
+    p = {**solve_defaults(), **params}
+    settings = settings_of(p)
+    config = run_config(p, settings, from_command_line=from_command_line(click.get_current_context()))
+    task = _load_task(task_ref, task_source(p["dataset"], p["split"], p["tasks_from"], p["solutions"],
+                                            default_split=None) or "all")
     with open_session(settings) as session:
-        prompts = session.use_prompts(settings.prompts_dir, settings.grid_text)
+        prompts = session.use_prompts(config.prompts_dir, config.grid_text)
         memory = session.memory()
         llm = None
-        from arcmemo.methods import load_method
-
-        if load_method(mode).read_roles:
-            models = resolve_models({"base_url": base_url, "aux_model": aux_model, "select_model": select_model,
-                                     "cache": False if no_cache else None})
-            llm = session.llm(run_id, models)
+        if load_method(config.selection).read_roles or config.token_budget is None or config.hint_budget is None:
+            llm = session.llm(run_id, resolve_models(models_of(p)))
         config = fit_budgets(config, llm)
         shown = preview(config, task, memory, llm, get_sandbox() if config.helpers and config.probe_helpers else None)
         sel = shown.selection

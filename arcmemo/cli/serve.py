@@ -35,12 +35,12 @@ def serve(db, runs_root, port, host, tasks_from, dataset) -> None:
     if any(importlib.util.find_spec(m) is None for m in ("starlette", "uvicorn", "multipart")):
         raise UserError("arcmemo serve needs the web extra: pip install 'arcmemo[web]'")
     from arcmemo.cli.concepts import _actor, _open
-    from arcmemo.core.config import setting
+    from arcmemo.core.config import setting_value
     from arcmemo.web import serve as server
     from arcmemo.web.app import create_app
     from arcmemo.web.lookup import TaskSources
 
-    address = host or str(setting("serve_host", None, server.DEFAULT_HOST))
+    address = host or setting_value("serve_host")
     try:                              # a ValueError saying what is wrong with the address
         server.check_host(address, explicit=host is not None)
     except ValueError as exc:

@@ -8,6 +8,7 @@ import dataclasses
 import click
 
 from arcmemo.cli.common import FloatAtLeast, db_option, prompts_option, run_dir_option, warn
+from arcmemo.cli.runplan.headings import GroupedCommand, grouped
 
 
 def _profiles() -> list[str]:
@@ -16,27 +17,32 @@ def _profiles() -> list[str]:
     return list(PROFILES)
 
 
-@click.command()
+@click.command(cls=GroupedCommand)
 @click.argument("config_file", metavar="SWEEP")
 @click.argument("solve_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- SOLVE_OPTIONS...]")
-@db_option
-@run_dir_option
-@click.option("--protocol", type=click.Choice(_profiles()), default=None,
-              help="A sweep of rows (table4): run each row under this protocol (released-code: each row's "
-                   "NAME-released run configuration). Its runs are recorded apart from the other protocol's.")
-@click.option("--budget-usd", type=FloatAtLeast(0, open=True), default=None,
-              help="Stop cleanly before the sweep's runs together spend more than this; running the same "
-                   "command again (with a larger budget) goes on where it stopped.")
-@click.option("--estimate", "estimate_only", is_flag=True, help="Say what the sweep would cost, then stop.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display (problems are still printed).")
-@prompts_option
+@grouped({
+    "What to run": [
+        click.option("--protocol", type=click.Choice(_profiles()), default=None,
+                     help="A sweep of rows: each row's configuration for this protocol (released-code: "
+                          "NAME-released)."),
+        click.option("--estimate", "estimate_only", is_flag=True, help="Say what the sweep would cost, then stop."),
+    ],
+    "Memory and prompts": [db_option, prompts_option],
+    "Run and output": [
+        run_dir_option,
+        click.option("--budget-usd", type=FloatAtLeast(0, open=True), default=None,
+                     help="Stop before the sweep's runs together spend more than this; run it again to go on."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress display (problems are still printed)."),
+    ],
+})
 def sweep(config_file, solve_args, db, run_dir, protocol, budget_usd, estimate_only, quiet, prompts_dir) -> None:
     """Run a grid of solve configurations (settings x models x repeats) and compare them.
 
     SWEEP is a sweep file or a shipped sweep: `table4` runs the paper's Table 4 (baseline,
     cheatsheet, ArcMemo-OE, ArcMemo-PS; 3 repeats each) and ends with its numbers beside the
-    paper's. The file's format is in arcmemo/run/jobs/sweep.py (and the README). A sweep of
-    rows takes solve options after `--`, given to every row (`-- --limit 10 --base-url URL`).
+    paper's. The file's format is in arcmemo/run/jobs/sweep.py (and the README): its keys are
+    a run configuration's (solve's options). Solve options after `--` are given to every
+    member, over the file's (`-- --limit 10 --base-url URL`).
 
     The sweep says what it will cost before it starts (an estimate: run/progress/cost.py).
     Each member is an ordinary run directory, resumable on its own; running the same sweep
@@ -47,13 +53,11 @@ def sweep(config_file, solve_args, db, run_dir, protocol, budget_usd, estimate_o
     every member's are checked before the first run starts.
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.run.jobs.sweep import load_sweep, read_record, sweep_file
+    from arcmemo.run.jobs.sweep import read_record, sweep_file
 
     settings = Settings.load(db=db, runs_dir=run_dir, prompts_dir=prompts_dir)
     path = sweep_file(config_file)
-    plan = load_sweep(path, protocol=protocol, plan=lambda name: _planned(name, solve_args))
-    if solve_args and not any(m.row for m in plan.members):
-        raise click.UsageError(f"{path}: solve options after -- apply to a sweep of rows; give these in its solve:")
+    plan = load_plan(path, protocol=protocol, solve_args=solve_args)
     _check_prompts(plan, settings.prompts_dir)
     record = read_record(settings.runs_dir, plan.name)
     click.echo(_estimate(plan, record, settings, budget_usd), err=True)
@@ -65,13 +69,24 @@ def sweep(config_file, solve_args, db, run_dir, protocol, budget_usd, estimate_o
         warn(stopped)
 
 
-def _planned(name: str, solve_args: tuple[str, ...]):
-    """A row's run: `arcmemo solve --config NAME SOLVE_ARGS` as solve would start it."""
-    from arcmemo.cli.solve import planned_run
-    from arcmemo.run.jobs.sweep import PlannedRow
+def load_plan(path, *, protocol: str | None = None, solve_args: tuple[str, ...] = ()):
+    """The sweep in file `path`, each member planned as `arcmemo solve` plans its run: a row as
+    `solve --config NAME SOLVE_ARGS`, a grid point as its options (a run configuration's keys,
+    checked by the same check) with SOLVE_ARGS over them."""
+    from arcmemo.cli.runplan import planned_point, planned_run
+    from arcmemo.cli.runplan.configfile import ConfigFileError
+    from arcmemo.run.jobs.sweep import PlannedRow, SweepError, load_sweep
 
-    run = planned_run(["--config", name, *solve_args])
-    return PlannedRow(config=run.config, models=run.models, db=run.db)
+    def planned(make) -> PlannedRow:
+        try:
+            run = make()
+        except click.ClickException as exc:     # a bad key or value: SweepError names the file and where
+            raise SweepError(exc.message if isinstance(exc, ConfigFileError) else exc.format_message()) from None
+        return PlannedRow(config=run.config, models=run.models, db=run.db)
+
+    return load_sweep(path, protocol=protocol,
+                      plan=lambda name: planned(lambda: planned_run(["--config", name, *solve_args])),
+                      plan_point=lambda values, where: planned(lambda: planned_point(values, where, solve_args)))
 
 
 def _state(settings, run_id: str | None) -> str | None:

@@ -192,7 +192,7 @@ def check_merge(survivor: Concept, other: Concept, aligned: bool, concepts: Sequ
         return str(exc), aligned
     callers = _callers(other, concepts)
     if callers:
-        return (f"cannot merge {label(other)} into {label(survivor)}: its helper {other.helper['name']} is called by "
+        return (f"cannot merge {label(other)} into {label(survivor)}: its helper {other.helper.name} is called by "
                 f"the helpers of {', '.join(repr(c.name) for c in callers)}"), aligned
     return None, aligned
 
@@ -201,8 +201,8 @@ def _callers(concept: Concept, concepts: Sequence[Concept]) -> list[Concept]:
     """The concepts whose helpers call this concept's helper."""
     if not concept.helper:
         return []
-    name = concept.helper["name"]
-    return [c for c in concepts if c.helper and name in c.helper["depends"] and c.id != concept.id]
+    name = concept.helper.name
+    return [c for c in concepts if c.helper and name in c.helper.depends and c.id != concept.id]
 
 
 def apply_plan(memory, plan: Plan, *, actor: str = ACTOR, run_id: str | None = None

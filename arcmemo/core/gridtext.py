@@ -8,11 +8,20 @@ Two styles (the `grid_text` setting, `--grid-text`):
   brackets with ", " between the numbers (`np.array2string(grid, separator=", ")`).
 
 Either way a puzzle labels each grid with its shape (rows x columns). The style is a
-per-run choice: a run puts it in force once for this process (`use_grid_text`, done by
-arcmemo.prompts.PromptSetup), and every `format_grid` / `format_task` without an explicit
-`style` then writes that style, so no step needs the setting passed down to it. Prompts
-that describe the grid format say it through the built-in template variables `grid_note`
-and `grid_layout` (`grid_note()`, `grid_layout()`), so their wording follows the style.
+per-run choice: the run's `grid_text` (the `grid_text` setting, declared with every other in
+config.py, or its protocol's choice: run/config.py) is put in force once for this
+process when the run opens its prompts (`use_grid_text`, done by run/prompting.py
+PromptSetup), and every `format_grid` / `format_task` without an explicit `style` then
+writes that style. Prompts that describe the grid format say it through the built-in
+template variables `grid_note` and `grid_layout` (`grid_note()`, `grid_layout()`), so their
+wording follows the style.
+
+Why a value in force rather than an argument: grids are written by some twenty renderers in
+six packages and by every solver plugin (which calls `format_task` through solverkit and
+knows nothing of the run), all on the run's threads; passing the style down would put it in
+the plugin contract and every step's signature, for a choice that is one per run. It is set
+in one place, from the one settings system, the same way as the templates in force (the
+user's prompt files), and a run records it in its config.json.
 """
 
 from __future__ import annotations
@@ -22,13 +31,13 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from arcmemo.core.config import GRID_TEXTS, default_of
 from arcmemo.core.inforce import InForce
 
 if TYPE_CHECKING:
     from arcmemo.core.tasks import Task
 
-GRID_TEXTS = ("digits", "numpy")
-DEFAULT_GRID_TEXT = "digits"
+DEFAULT_GRID_TEXT = default_of("grid_text")
 NUMPY_LINE_WIDTH = 120          # as the released code prints them: a 30-wide ARC row fits on one line
 
 _COLOURS = "0 black, 1 blue, 2 red, 3 green, 4 yellow, 5 grey, 6 magenta, 7 orange, 8 azure, 9 maroon"

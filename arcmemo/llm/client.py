@@ -182,9 +182,7 @@ class LLM:
         messages = check_messages(messages, traits, model=route.model)
         params = model_params(params, traits, model=route.model, defaults=self.settings.call_defaults(role))
         if route.model in LOCAL_MODELS and not {"max_tokens", "max_completion_tokens"} & set(params):
-            from arcmemo.llm.local import completion_limit
-
-            params["max_tokens"] = completion_limit()
+            params["max_tokens"] = self.settings.local_max_tokens
         try:
             backend = await route.get()
         except LLMError as exc:

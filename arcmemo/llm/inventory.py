@@ -6,23 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from arcmemo.llm.catalog import ROLES, Catalog, ModelTraits, load_catalog
-from arcmemo.llm.settings import OPENAI_URL
+from arcmemo.llm.settings import OPENAI_URL, LLMSettings
 from arcmemo.llm.tokens import tokenizer_for
 
 
-def _traits(catalog: Catalog, model: str) -> ModelTraits:
+def _traits(catalog: Catalog, model: str, settings: LLMSettings) -> ModelTraits:
     """The catalog's traits; an embedded model's context is its `local_n_ctx` setting."""
-    from arcmemo.llm import local, weights
+    from arcmemo.llm import weights
 
     traits = catalog.traits(model)
     if model in weights.SPECS:
-        return ModelTraits(local.server_settings()["n_ctx"], traits.vision, traits.reasoning, traits.tokenizer)
+        return ModelTraits(settings.local_n_ctx, traits.vision, traits.reasoning, traits.tokenizer)
     return traits
 
 
 def inventory(**flags: Any) -> dict[str, Any]:
     from arcmemo.llm import local, weights
-    from arcmemo.llm.settings import LLMSettings
 
     settings = LLMSettings.resolve(**flags)
     catalog = load_catalog()
@@ -31,7 +30,7 @@ def inventory(**flags: Any) -> dict[str, Any]:
         name = settings.model(role)
         target = catalog.resolve(name)
         price = catalog.price(target.model)
-        traits = _traits(catalog, target.model)
+        traits = _traits(catalog, target.model, settings)
         roles.append({
             "role": role, "name": name, "model": target.model,
             "endpoint": ("in-process llama.cpp" if target.model in weights.SPECS else
@@ -61,7 +60,7 @@ def inventory(**flags: Any) -> dict[str, Any]:
         "aliases": {k: {"model": v.model, "base_url": v.base_url} for k, v in catalog.aliases.items()},
         "prices": {k: {"input": v.input, "output": v.output, "cached_input": v.cached_input}
                    for k, v in catalog.prices.items()},
-        "traits": {k: _traits(catalog, k).to_dict() for k in catalog.traits_table},
+        "traits": {k: _traits(catalog, k, settings).to_dict() for k in catalog.traits_table},
         "local": locals_,
         "attribution": local.ATTRIBUTION,
         "sources": catalog.sources,

@@ -7,12 +7,14 @@ runtime is `xllamacpp`, a prebuilt wheel.
 The server runs inside this process (a llama.cpp thread, no child process to orphan) on
 127.0.0.1 on a free port with `threads` CPU threads (2) and an explicit context size. It
 is health-checked before use and stopped at interpreter exit, including after Ctrl-C.
-Settings (flag > ARCMEMO_* env > config.yaml): `local_n_ctx` (8192: the context of one
+Settings (declared in core/config.py, resolved with the model settings into
+`LLMSettings`, which the client passes here): `local_n_ctx` (8192: the context of one
 request, the model's context window as budgets see it), `local_threads` (2), `local_slots`
 (2 requests at once; the server's one KV cache holds n_ctx tokens for each, so requests that
 each fit never run it out between them), `local_max_tokens` (2048: the completion limit of a
 call that sets none; at temperature 0 a small model can repeat itself until the context is
-full, minutes of CPU for an answer that is lost anyway).
+full, minutes of CPU for an answer that is lost anyway). A server started keeps the settings
+it started with: one per model serves the whole process.
 """
 
 from __future__ import annotations
@@ -27,9 +29,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from arcmemo.core.config import as_number, setting
+from arcmemo.core.config import resolve_all
 from arcmemo.llm.weights import LocalModelError, assemble, spec_for, weights_available
+
+if TYPE_CHECKING:
+    from arcmemo.llm.settings import LLMSettings
 
 ATTRIBUTION = ("Qwen2.5-Coder-Instruct (Qwen team, Alibaba Cloud), Apache-2.0 licence; "
                "served by llama.cpp through xllamacpp")
@@ -154,31 +160,15 @@ _servers: dict[str, LocalServer] = {}
 _servers_lock = threading.Lock()
 
 
-# setting -> (default, minimum): whole numbers, read when used (a running server keeps its own)
-SETTINGS = {"local_n_ctx": (8192, 256), "local_threads": (2, 1), "local_slots": (2, 1),
-            "local_max_tokens": (2048, 16)}
+SERVER_SETTINGS = ("local_n_ctx", "local_threads", "local_slots")
 
 
-def _setting(name: str) -> int:
-    default, minimum = SETTINGS[name]
-    return as_number(setting(name, None, default), name, int, minimum)
-
-
-def server_settings() -> dict[str, int]:
-    """The server's `local_n_ctx`, `local_threads` and `local_slots` (ConfigError naming a bad one)."""
-    return {"n_ctx": _setting("local_n_ctx"), "threads": _setting("local_threads"),
-            "slots": _setting("local_slots")}
-
-
-def completion_limit() -> int:
-    """`local_max_tokens`: the max_tokens of a call to an embedded model that sets none."""
-    return _setting("local_max_tokens")
-
-
-def check_settings() -> None:
-    """Fail with a ConfigError naming the first bad `local_*` setting (at start-up)."""
-    for name in SETTINGS:
-        _setting(name)
+def server_settings(settings: LLMSettings | None = None) -> dict[str, int]:
+    """The server's n_ctx, threads and slots: `settings`' local_* (None: as the settings are now,
+    for a caller without a model client)."""
+    values = ({name: getattr(settings, name) for name in SERVER_SETTINGS} if settings is not None
+              else resolve_all(SERVER_SETTINGS).values)
+    return {name.removeprefix("local_"): values[name] for name in SERVER_SETTINGS}
 
 
 def running_server(name: str) -> LocalServer | None:
@@ -188,9 +178,11 @@ def running_server(name: str) -> LocalServer | None:
     return server if server is not None and server.running else None
 
 
-def ensure_server(name: str, progress: Callable[[int, int], None] | None = None) -> LocalServer:
-    """The running server for `name` (shared by every client in this process), started if needed;
-    `progress` hears the one-time assembly of its weights (see assemble)."""
+def ensure_server(name: str, progress: Callable[[int, int], None] | None = None,
+                  settings: LLMSettings | None = None) -> LocalServer:
+    """The running server for `name` (shared by every client in this process), started if needed
+    with `settings`' local_* (server_settings); `progress` hears the one-time assembly of its
+    weights (see assemble)."""
     spec_for(name)
     with _servers_lock:
         server = _servers.get(name)
@@ -200,7 +192,7 @@ def ensure_server(name: str, progress: Callable[[int, int], None] | None = None)
         if problem:
             raise LocalModelError(problem)
         path = assemble(name, progress=progress)
-        server = LocalServer(name, path, **server_settings()).start()
+        server = LocalServer(name, path, **server_settings(settings)).start()
         _servers[name] = server
         return server
 

@@ -1,8 +1,9 @@
 """The call log and response cache: every model call in one SQLite file.
 
-Location: $ARCMEMO_LOG_DB, else $ARCMEMO_HOME/calls.db. One row per call (including cache
-hits and failures). The cache key is the sha256 of the full request — resolved model,
-endpoint identity, messages and parameters — plus the prompt step and the sample index, so
+Location: the `log_path` setting ($ARCMEMO_LOG_DB, config `log_path`), else
+$ARCMEMO_HOME/calls.db. One row per call (including cache hits and failures). The cache key
+is the sha256 of the full request — resolved model, endpoint identity, messages and
+parameters — plus the prompt step and the sample index, so
 `n` independent samples of one prompt stay independent, two steps never share an answer,
 and a re-run or resumed run is served from here. Only successful live calls are served
 from the cache; failures are logged but never replayed. Each answer keeps its finish reason
@@ -19,7 +20,6 @@ that carries one is still logged with its tokens.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcmemo.core.config import user_dir
+from arcmemo.core.config import setting_value, user_dir
 from arcmemo.core.secrets import redact
 from arcmemo.llm.logdb import connect
 from arcmemo.llm.usage import is_cut
@@ -40,8 +40,8 @@ ERROR_KINDS = ("fatal", "unavailable", "error")
 
 
 def log_path() -> Path:
-    env = os.environ.get("ARCMEMO_LOG_DB")
-    return Path(env) if env else user_dir() / "calls.db"
+    """The `log_path` setting (ARCMEMO_LOG_DB, config `log_path`), else calls.db in the user directory."""
+    return setting_value("log_path") or user_dir() / "calls.db"
 
 
 def cache_key(request: dict[str, Any], sample: int) -> str:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from arcmemo.core.config import REASONING_EFFORTS
 from arcmemo.core.secrets import redact
 from arcmemo.llm.catalog import ModelTraits
 from arcmemo.llm.errors import UnsupportedParameter
 
 PARAMS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort",
           "seed", "n", "stop", "response_format", "extra_body")
-REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 
 def model_params(params: dict[str, Any], traits: ModelTraits, *, model: str,

@@ -55,7 +55,7 @@ class Router:
 
     def traits(self, name: str) -> ModelTraits:
         """What the model behind `name` takes: a registered backend's declared traits, else
-        models.yaml; the embedded models' context is the `local_n_ctx` setting (read now)."""
+        models.yaml; the embedded models' context is the `local_n_ctx` setting."""
         route = self.route(name)
         backend = registered_model(name) or registered_model(route.model)
         declared = getattr(backend, "traits", None)
@@ -63,9 +63,7 @@ class Router:
             return declared
         traits = self.catalog.traits(route.model)
         if route.model in LOCAL_MODELS:
-            from arcmemo.llm.local import server_settings
-
-            traits = ModelTraits(server_settings()["n_ctx"], traits.vision, traits.reasoning, traits.tokenizer)
+            traits = ModelTraits(self.settings.local_n_ctx, traits.vision, traits.reasoning, traits.tokenizer)
         return traits
 
     def limit(self, backend: Backend) -> Any:
@@ -118,7 +116,7 @@ class Router:
         from arcmemo.llm import local
 
         try:
-            server = await asyncio.to_thread(local.ensure_server, model)
+            server = await asyncio.to_thread(local.ensure_server, model, None, self.settings)
         except local.LocalModelError as exc:
             raise EndpointFatal(str(exc), model=model) from None
         # Requests beyond the server's slots would only queue inside llama.cpp and time out

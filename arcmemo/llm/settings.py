@@ -1,94 +1,68 @@
-"""The model client's settings, resolved and validated in one place (`LLMSettings.resolve`).
+"""The model client's settings (`LLMSettings.resolve`): the endpoint, the model per role and what
+its calls are sent, retries and time budgets, the embedded model's server, the call log.
 
-Each setting: flag (argument) > env var > config.yaml > default. A bad value fails here,
-at start-up, naming the setting.
+Every one is a row of the one declaration of settings (arcmemo/core/config.py: its
+check, default, env vars, config key and help), found and checked there: flag (argument) >
+env var > config.yaml > default. A bad value fails here, at start-up, naming the setting and
+where it came from. The endpoint takes ARCMEMO_BASE_URL, then OPENAI_BASE_URL (the API key
+ARCMEMO_API_KEY, then OPENAI_API_KEY); each value's source is kept (`origin`, `record`).
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from arcmemo.core.config import ConfigError, as_number, load_config_file, lookup, setting
+from arcmemo.core.config import DEFAULT, default_of, resolve_all
 from arcmemo.core.secrets import register_secret
 from arcmemo.llm.catalog import ROLES, load_catalog
-from arcmemo.llm.params import REASONING_EFFORTS
 
 OPENAI_URL = "https://api.openai.com/v1"     # the endpoint when only an API key is given
 # The per-role settings a call gets when it sets the parameter itself to nothing.
 CALL_DEFAULTS = ("temperature", "max_tokens", "reasoning_effort")
-
-MAX_TEMPERATURE = 2.0
-
-# name -> (type, minimum): the numeric settings `resolve` takes from `more`.
-NUMBERS = {
-    "timeout_s": (float, 0.001),
-    "call_budget_s": (float, 0.001),
-    "max_attempts": (int, 1),
-    "backoff_base_s": (float, 0.0),
-    "backoff_max_s": (float, 0.0),
-    "max_retry_after_s": (float, 0.0),
-}
-
-
-def as_bool(value: Any, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"setting {name}: expected true/false, got {value!r}")
-
-
-def as_temperature(value: Any, name: str) -> float | None:
-    if value is None or value == "":
-        return None
-    number = as_number(value, name, float, 0.0)
-    if number > MAX_TEMPERATURE:
-        raise ConfigError(f"setting {name}: must be <= {MAX_TEMPERATURE:g}, got {value!r}")
-    return number
-
-
-def as_effort(value: Any, name: str) -> str | None:
-    if value is None or value == "":
-        return None
-    if value not in REASONING_EFFORTS:
-        raise ConfigError(f"setting {name}: expected one of {', '.join(REASONING_EFFORTS)}, got {value!r}")
-    return value
+# LLMSettings' fields that are not settings: what resolve found out, not what it was given
+DERIVED = ("defaulted", "origins")
 
 
 @dataclass
 class LLMSettings:
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)
+    """The model settings, each a declared setting (config.py) of the same name; its
+    default is the declared one. Build it with `LLMSettings.resolve()` (tests make one directly)."""
+
+    base_url: str | None = default_of("base_url")
+    api_key: str | None = field(default=default_of("api_key"), repr=False)
+    # resolve() defaults a role to `local`, or to models.yaml's default once an endpoint is configured
     solver_model: str = "local"
     aux_model: str = "local"
     select_model: str = "local"
-    solver_temperature: float | None = None   # used when a call sets none (None: the model's default)
-    aux_temperature: float | None = None      # the paper: GPT-4.1 at 0.3 for the aux steps
-    select_temperature: float | None = None
-    # A role's completion limit and reasoning effort, sent when a call sets none (None: not sent).
-    # The paper: o4-mini at 32,000 tokens and medium effort; GPT-4.1 for the aux steps at 1,000.
-    solver_max_tokens: int | None = None
-    aux_max_tokens: int | None = None
-    select_max_tokens: int | None = None
-    solver_reasoning_effort: str | None = None
-    aux_reasoning_effort: str | None = None
-    select_reasoning_effort: str | None = None
-    concurrency: int = 8
-    cache: bool = True
-    timeout_s: float = 300.0         # one HTTP attempt (cut to what is left of the call's budget)
-    call_budget_s: float = 600.0     # one call, all attempts and waits (the embedded models: 1 h)
-    max_attempts: int = 6            # per call, first try included
-    backoff_base_s: float = 1.0      # delay before retry i is base * 2**(i-1), jittered, capped
-    backoff_max_s: float = 60.0
-    max_retry_after_s: float = 300.0  # a longer Retry-After fails the call instead of stalling
-    log_path: str | None = None      # None: $ARCMEMO_LOG_DB or $ARCMEMO_HOME/calls.db
+    # What a role's call is sent when it sets none (None: the model's default; not sent). The paper:
+    # o4-mini at 32,000 tokens and medium effort; GPT-4.1 for the aux steps at 0.3 and 1,000 tokens.
+    solver_temperature: float | None = default_of("solver_temperature")
+    aux_temperature: float | None = default_of("aux_temperature")
+    select_temperature: float | None = default_of("select_temperature")
+    solver_max_tokens: int | None = default_of("solver_max_tokens")
+    aux_max_tokens: int | None = default_of("aux_max_tokens")
+    select_max_tokens: int | None = default_of("select_max_tokens")
+    solver_reasoning_effort: str | None = default_of("solver_reasoning_effort")
+    aux_reasoning_effort: str | None = default_of("aux_reasoning_effort")
+    select_reasoning_effort: str | None = default_of("select_reasoning_effort")
+    concurrency: int = default_of("concurrency")
+    cache: bool = default_of("cache")
+    timeout_s: float = default_of("timeout_s")
+    call_budget_s: float = default_of("call_budget_s")
+    max_attempts: int = default_of("max_attempts")
+    backoff_base_s: float = default_of("backoff_base_s")
+    backoff_max_s: float = default_of("backoff_max_s")
+    max_retry_after_s: float = default_of("max_retry_after_s")
+    # the embedded model's server (llm/local.py) and its calls
+    local_n_ctx: int = default_of("local_n_ctx")
+    local_threads: int = default_of("local_threads")
+    local_slots: int = default_of("local_slots")
+    local_max_tokens: int = default_of("local_max_tokens")
+    log_path: str | None = default_of("log_path")   # None: calls.db in the user directory (log.py)
     defaulted: tuple[str, ...] = ()  # roles whose model no flag, env var or config file named (run/progress/longrun.py)
+    origins: dict[str, str] = field(default_factory=dict, compare=False, repr=False)   # setting -> its source
 
     def __post_init__(self) -> None:
         register_secret(self.api_key)   # never to be logged, stored or sent in a prompt
@@ -96,51 +70,41 @@ class LLMSettings:
             register_secret(urlsplit(self.base_url).password)
 
     @classmethod
-    def resolve(cls, base_url=None, api_key=None, solver_model=None, aux_model=None,
-                select_model=None, concurrency=None, cache=None, **more) -> LLMSettings:
-        """Each setting: flag (argument) > env var > config.yaml > default.
+    def names(cls) -> list[str]:
+        """The settings it holds (each a declared setting)."""
+        return [f.name for f in fields(cls) if f.name not in DERIVED]
 
-        Endpoint: OPENAI_BASE_URL / OPENAI_API_KEY (also ARCMEMO_BASE_URL, config `base_url`).
-        Models: ARCMEMO_<ROLE>_MODEL / config `<role>_model`; the default is `local` unless
-        an endpoint is configured, then the role's default in models.yaml.
-        `more` takes the other fields (timeout_s, call_budget_s, max_attempts, backoff_base_s,
-        <role>_temperature, ...). The embedded model's `local_*` settings are checked here too.
-        """
-        config = load_config_file()
-        base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("ARCMEMO_BASE_URL")
-                    or config.get("base_url") or None)
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or config.get("api_key") or None
-        catalog = load_catalog()
-        flags = {"solver": solver_model, "aux": aux_model, "select": select_model}
-        values: dict[str, Any] = {}
+    @classmethod
+    def resolve(cls, **flags: Any) -> LLMSettings:
+        """Each setting from its flag (a keyword here, None = not given), env vars, config.yaml or its
+        default (config.py); ConfigError naming the first bad one and where it came from.
+        A role's model defaults to `local` unless an endpoint is configured, then to the role's
+        default in models.yaml."""
+        unknown = set(flags) - set(cls.names())
+        if unknown:
+            raise TypeError(f"LLMSettings.resolve: unknown settings {sorted(unknown)}")
+        values, sources = resolve_all(cls.names(), flags)
+        endpoint = values["base_url"] or values["api_key"]
+        defaults = load_catalog().defaults if endpoint else {}
         defaulted = []
         for role in ROLES:
-            default = catalog.defaults.get(role, "local") if (base_url or api_key) else "local"
-            named, origin = lookup(f"{role}_model", flags[role], config=config)
-            values[f"{role}_model"] = str(default if named is None else named)
-            if origin == "default":
+            if values[f"{role}_model"] is None:
+                values[f"{role}_model"] = defaults.get(role, "local")
                 defaulted.append(role)
-            name = f"{role}_temperature"
-            values[name] = as_temperature(setting(name, more.pop(name, None), None, config=config), name)
-            name = f"{role}_max_tokens"
-            value = setting(name, more.pop(name, None), None, config=config)
-            values[name] = None if value in (None, "") else as_number(value, name, int, 1)
-            name = f"{role}_reasoning_effort"
-            values[name] = as_effort(setting(name, more.pop(name, None), None, config=config), name)
-        values["concurrency"] = as_number(setting("concurrency", concurrency, 8, config=config),
-                                          "concurrency", int, 1)
-        values["cache"] = as_bool(setting("cache", cache, True, config=config), "cache")
-        for name, (kind, minimum) in NUMBERS.items():
-            value = setting(name, more.pop(name, None), None, config=config)
-            if value is not None:
-                values[name] = as_number(value, name, kind, minimum)
-        log_path = more.pop("log_path", None)
-        if more:
-            raise TypeError(f"LLMSettings.resolve: unknown settings {sorted(more)}")
-        from arcmemo.llm.local import check_settings
+        if values["log_path"] is not None:
+            values["log_path"] = str(values["log_path"])
+        return cls(**values, defaulted=tuple(defaulted), origins=sources)
 
-        check_settings()
-        return cls(base_url=base_url, api_key=api_key, log_path=log_path, defaulted=tuple(defaulted), **values)
+    def origin(self, name: str) -> str:
+        """Where setting `name`'s value came from: a flag, an env var, the config file, the default
+        (`given` for settings made directly, not resolved)."""
+        return self.origins.get(name, DEFAULT if self.origins else "given")
+
+    def record(self) -> dict[str, dict[str, Any]]:
+        """For a run's config.json: each setting's value (the API key as set or not, a password in the
+        base URL as ***) and where it came from."""
+        data = self.to_dict()
+        return {name: {"value": data[name], "from": self.origin(name)} for name in self.names()}
 
     def model(self, role: str) -> str:
         if role not in ROLES:
@@ -161,7 +125,7 @@ class LLMSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """For run configs: everything but the API key (and any password in the base URL)."""
-        data = asdict(self)
+        data = {k: v for k, v in asdict(self).items() if k != "origins"}
         data["api_key"] = "set" if self.api_key else None
         data["base_url"] = url_for_record(self.base_url)
         return data
@@ -180,4 +144,4 @@ def url_for_record(url: str | None) -> str | None:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-__all__ = ["LLMSettings", "CALL_DEFAULTS", "as_bool", "as_effort", "url_for_record"]
+__all__ = ["LLMSettings", "CALL_DEFAULTS", "OPENAI_URL", "url_for_record"]

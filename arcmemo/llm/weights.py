@@ -87,10 +87,11 @@ def spec_for(name: str) -> LocalModelSpec:
 
 
 def models_dir() -> Path:
-    env = os.environ.get("ARCMEMO_MODELS_DIR")
-    if env:
-        path = Path(env)
-    else:
+    """Where the weights are assembled: the `models_dir` setting, else $XDG_CACHE_HOME/arcmemo/models."""
+    from arcmemo.core.config import setting_value
+
+    path = setting_value("models_dir")
+    if path is None:
         cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         path = Path(cache) / "arcmemo" / "models"
     path.mkdir(parents=True, exist_ok=True)

@@ -146,7 +146,7 @@ class Runner:
             "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
             "call_defaults": {role: self.llm.settings.call_defaults(role) for role in ROLES},
-            "base_url": self.llm.settings.base_url,
+            "base_url": self.llm.settings.base_url, "resolved_settings": self.settings.record() | self.llm.settings.record(),
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),
             "memory_start": memory_start(self.items, self.method),

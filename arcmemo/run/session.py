@@ -19,6 +19,7 @@ run's config reports its isolation.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -117,7 +118,7 @@ def start_models(llm: LLM, roles: set[str], reporter: Reporter) -> None:
         reporter.note(f"loading the embedded model {name} ({weights.spec_for(name).title}) ...")
         started = time.monotonic()
         local.ensure_server(name, progress=lambda done, total: reporter.bytes(
-            "assembling the model file (first use only)", done, total))
+            "assembling the model file (first use only)", done, total), settings=llm.settings)
         reporter.note(f"model {name} ready in {time.monotonic() - started:.1f}s")
 
 
@@ -128,15 +129,20 @@ def resolve_models(flags: dict[str, Any], recorded: dict[str, Any] | None = None
     logs the change), so a run stopped by an outage can go on elsewhere."""
     flags = dict(flags)
     recorded = recorded or {}
+    from_record = {}
     for role, model in (recorded.get("models_requested") or {}).items():
-        flags[f"{role}_model"] = flags.get(f"{role}_model") or model
+        from_record[f"{role}_model"] = model
     for role, params in (recorded.get("call_defaults") or {}).items():
         for name, value in params.items():
-            if flags.get(f"{role}_{name}") is None:
-                flags[f"{role}_{name}"] = value
-    settings = LLMSettings.resolve(**flags)
+            from_record[f"{role}_{name}"] = value
+    from_record = {name: value for name, value in from_record.items() if flags.get(name) is None}
+    settings = LLMSettings.resolve(**{**flags, **from_record})
     if settings.base_url is None and recorded.get("base_url"):
-        settings = LLMSettings.resolve(**{**flags, "base_url": recorded["base_url"]})
+        from_record["base_url"] = recorded["base_url"]
+        settings = LLMSettings.resolve(**{**flags, **from_record})
+    if from_record:         # a value taken from the run's record is not the flag's
+        settings = dataclasses.replace(settings, origins={**settings.origins,
+                                                          **{name: "the run's record" for name in from_record}})
     return settings
 
 

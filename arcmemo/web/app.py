@@ -42,8 +42,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arcmemo.memory.io.imports import read_edit
+from arcmemo.memory.schema.concept import FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
-from arcmemo.memory.store.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.views.library import library
 from arcmemo.pictures import thumbnail_png
 from arcmemo.pictures.png import data_url
@@ -274,7 +274,7 @@ class Site:
             if concept.name in lib.links:
                 graph_edges = lib.links.neighbours(concept.name)
                 ids = {e["name"]: lib.links.concept(e["name"]).id for e in graph_edges}
-            helper = helper_view(concept, {c.helper["name"]: c for c in lib.concepts if c.helper},
+            helper = helper_view(concept, {c.helper.name: c for c in lib.concepts if c.helper},
                                  concept_use(self.memory, self.runs_reading(), [concept.id]).get(concept.id),
                                  self.sources.name_of)
         came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}

@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
-DEFAULT_HOST = "127.0.0.1"
 GC_ALLOCATIONS = 100_000    # new container objects before a garbage collection (Python's default: 700)
 
 

@@ -1,16 +1,17 @@
 """A sweep: a grid of solve runs (settings x models x repeats), as the paper's tables need.
 
     name: table4                       # the sweep's record: <runs_dir>/sweeps/table4.json
-    solve: {source: val100, continual: true, k: 10, retries: 2}   # shared by every member
+    solve: {split: val100, continual: true, k: 10, retries: 2}   # shared by every member
     grid:                              # every combination of these lists
-      selection: [none, oe, ps]
+      method: [none, oe, ps]
       solver_model: [gpt-4.1-mini, o4-mini]
     repeats: 3
     memory: seeded.db                  # the memory every member starts from (default: the db setting)
     executor: local                    # or ray; tasks_in_flight, ray_address as for solve
 
-Keys of `solve` and `grid` are RunConfig fields (solve's settings) or model settings
-(solver_model, aux_model, select_model, base_url, concurrency). Instead of a grid, a sweep
+Keys of `solve` and `grid` are a run configuration's (`arcmemo solve --config FILE`): solve's
+options, checked by the same check (cli/runplan/configfile.py), each grid point planned as solve
+plans its run (cli/runplan: the `plan_point` given here). Instead of a grid, a sweep
 may list `rows`: each a run configuration (`arcmemo solve --config NAME`: a shipped name or
 a file), run as `solve` would run it, with the solve options the sweep command is given;
 under another protocol (`--protocol released-code`) each row runs its configuration's
@@ -43,14 +44,13 @@ from typing import Any
 
 import yaml
 
+from arcmemo.core.config import did_you_mean
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.files import atomic_write
 from arcmemo.run.config import RunConfig
 from arcmemo.run.records.rundir import RunDirError, read_object
 from arcmemo.run.session import Scale
 
-MODEL_KEYS = ("solver_model", "aux_model", "select_model", "base_url", "concurrency")
-ALIASES = {"method": "selection"}   # the memory method, by the name of solve's --method
 TOP_KEYS = ("name", "solve", "grid", "rows", "repeats", "memory", "executor", "tasks_in_flight", "ray_address",
             "paper")
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -87,7 +87,7 @@ class Sweep:
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """What a row's run configuration makes (cli/solve.py planned_run)."""
+    """What a row's run configuration or a grid point makes (cli/runplan planned_run)."""
 
     config: RunConfig
     models: dict[str, Any]
@@ -95,10 +95,12 @@ class PlannedRow:
 
 
 def load_sweep(path: str | Path, *, protocol: str | None = None,
-               plan: Callable[[str], PlannedRow] | None = None) -> Sweep:
+               plan: Callable[[str], PlannedRow] | None = None,
+               plan_point: Callable[[dict, Callable[[Any], str]], PlannedRow] | None = None) -> Sweep:
     """Read and check a sweep file: every member's settings are checked here, before any run.
-    `plan(configuration)` makes a row's run (`rows` sweeps); `protocol` picks each row's twin
-    under that protocol."""
+    `plan(configuration)` makes a row's run (`rows` sweeps), `plan_point(options, where)` a grid
+    point's (options keyed as a run configuration's; `where(key)` names the key's place in the
+    file); `protocol` picks each row's twin under that protocol."""
     from arcmemo.core import safeyaml
 
     path = Path(path)
@@ -114,7 +116,8 @@ def load_sweep(path: str | Path, *, protocol: str | None = None,
         raise SweepError(f"{path}: expected a mapping with solve, grid and repeats")
     for key in data:
         if key not in TOP_KEYS:
-            raise SweepError(f"{path}: unknown key {key!r} (known: {', '.join(TOP_KEYS)})")
+            raise SweepError(f"{path}: unknown key {key!r}{did_you_mean(key, TOP_KEYS)} (a sweep's keys: "
+                             f"{', '.join(TOP_KEYS)})")
     repeats = data.get("repeats", 1)
     if not isinstance(repeats, int) or repeats < 1:
         raise SweepError(f"{path}: repeats must be a whole number of at least 1, got {repeats!r}")
@@ -134,8 +137,6 @@ def load_sweep(path: str | Path, *, protocol: str | None = None,
     shared, grid = data.get("solve") or {}, data.get("grid") or {}
     if not isinstance(shared, dict) or not isinstance(grid, dict):
         raise SweepError(f"{path}: solve and grid must be mappings")
-    shared, grid = _unaliased(path, shared, "solve"), _unaliased(path, grid, "grid")
-    config_keys = {f.name for f in dataclasses.fields(RunConfig)}
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise SweepError(f"{path}: grid.{key} must be a non-empty list")
@@ -143,21 +144,20 @@ def load_sweep(path: str | Path, *, protocol: str | None = None,
         if key == "repeat":
             raise SweepError(f"{path}: {key!r} is set per member from `repeats` (repeat r is its run with "
                              "repeat r - 1); give `repeats: N` instead")
-        if key not in config_keys and key not in MODEL_KEYS:
-            raise SweepError(f"{path}: {key!r} is not a solve setting (RunConfig fields, or {', '.join(MODEL_KEYS)})")
+    if plan_point is None:
+        raise SweepError(f"{path}: a sweep's grid needs its points planned (arcmemo sweep does)")
     members = []
     for values in itertools.product(*grid.values()):
         chosen = dict(zip(grid, values))
-        settings = {**shared, **chosen}
         try:
-            config = RunConfig(**{k: v for k, v in settings.items() if k in config_keys})
+            planned = plan_point({**shared, **chosen},
+                                 lambda key, chosen=chosen: f"{path}: {'grid' if key in chosen else 'solve'}")
         except (TypeError, ValueError) as exc:
             raise SweepError(f"{path}: grid point {chosen}: {exc}") from None
-        models = {k: v for k, v in settings.items() if k in MODEL_KEYS}
         for repeat in range(1, repeats + 1):
             label = ",".join(f"{k}={v}" for k, v in chosen.items()) or "all"
-            members.append(Member(key=f"{label}#{repeat}", config=dataclasses.replace(config, repeat=repeat - 1),
-                                  models=models, repeat=repeat))
+            members.append(Member(key=f"{label}#{repeat}", config=dataclasses.replace(planned.config, repeat=repeat - 1),
+                                  models=planned.models, repeat=repeat, memory=planned.db))
     return Sweep(name=name, path=path, members=members, memory=data.get("memory"), scale=scale, paper=paper)
 
 
@@ -223,17 +223,6 @@ def sweep_file(value: str) -> Path:
     if value.removesuffix(".yaml") in shipped and not path.exists():
         return shipped[value.removesuffix(".yaml")]
     raise SweepError(f"{value}: no such file, nor a shipped sweep ({', '.join(shipped) or 'none'})")
-
-
-def _unaliased(path: Path, settings: dict, where: str) -> dict:
-    """`settings` with each alias (ALIASES) under the setting's own name; one given both ways is an error."""
-    out, given = {}, {}
-    for key, value in settings.items():
-        name = ALIASES.get(key, key)
-        if name in out:
-            raise SweepError(f"{path}: {where}.{given[name]} and {where}.{key} both set {name}; give it once")
-        out[name], given[name] = value, key
-    return out
 
 
 def record_path(runs_dir: str | Path, name: str) -> Path:
