@@ -295,6 +295,12 @@ class ConceptReads:
         return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found
                 if wanted is None or concept_id in wanted}
 
+    def usage_run_ids(self) -> set[str]:
+        """The runs whose concept use this memory recorded (the runs that wrote it; a read-only run
+        keeps its use in its own task events: run/records/concept_use.py)."""
+        with self._reading() as rows:
+            return {str(run_id) for (run_id,) in rows("SELECT DISTINCT run_id FROM conceptusage", {})}
+
     def merged_into(self) -> dict[int, int]:
         """Concept id -> the id of the concept it is merged into now (consolidation, merges.py),
         followed to the one that stands. Read from the merge revisions: a concept whose latest

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from arcmemo.core.choice import FIT_LABEL, FIT_SAMPLE
 from arcmemo.core.helpermodule import MODULE
 from arcmemo.run.stages.inferred import task_facts
 from arcmemo.solverkit import Attempt
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
     from arcmemo.run.stages.prepared import Prepared
 
 BATCH = 16                     # calls tried in one sandbox run (memory's own helpers); a fit is confirmed alone
-FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model
-FIT_SAMPLE = -1                # its sample index: no model sample made it
 
 
 @dataclass(frozen=True)
