@@ -88,7 +88,7 @@ def consolidated_formats(formats: Iterable[str] | None = None) -> list[str]:
 def plan_consolidation(memory, behaviour, llm=None, *, formats: Iterable[str] | None = None,
                        min_overlap: float = MIN_OVERLAP, max_judged: int = MAX_JUDGED) -> Plan:
     """The plan for `memory` as it is: nothing is written. `behaviour`: what tells helpers alike
-    (`groups(concepts)`, `compare(a, b)`: run/helperbehaviour.Behaviour); `llm` None: no model."""
+    (`groups(concepts)`, `compare(a, b)`: run/helpers/behaviour.Behaviour); `llm` None: no model."""
     concepts = memory.list()
     wanted = consolidated_formats(formats)
     considered = [c for c in concepts if c.format in wanted]
