@@ -111,7 +111,7 @@ def run_setting(name: str, args, tasks: list[str]) -> dict:
 def explain(name: str, work: str) -> None:
     """Per task of a setting with helpers: solved, or why not (the needed helper was not offered,
     the program did not call it, or called it and still failed), with the probe's fits."""
-    from arcmemo.core.helpercode import helper_name
+    from arcmemo.memory.helpers.source import helper_name
     from arcmemo.run.records.rundir import list_runs
 
     run = list_runs(Path(work) / name / "runs")[-1]

@@ -43,10 +43,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.shared_data import OE_LESSONS, PS_MEMORY, missing, reference, require
 from benchmarks.table import print_table
-from benchmarks.token_counts import PAPER_MEMORY
 
-LESSONS = PAPER_MEMORY.with_name("parsed_lessons.json")
 PUZZLES, THREADS, LIMIT, AUX_ANSWER, SHEET_TOKENS, PICTURE_TOKENS = 100, 3, 32_000, 1_000, 2_000, 255
 SEEDS = 44
 BARC_SEEDS, RELEASED_SHEET_TOKENS = 160, 4_096      # the released code's cheatsheet build
@@ -76,8 +75,8 @@ def measure() -> dict[str, float]:
     opening = [count(solve.render("system")) + count(solve.render("solve", puzzle=format_task(t), hint_section=""))
                for t in tasks]
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")
-    import_file(memory, PAPER_MEMORY, actor="benchmark")
-    import_file(memory, LESSONS, actor="benchmark")
+    import_file(memory, require(PS_MEMORY), actor="benchmark")
+    import_file(memory, require(OE_LESSONS), actor="benchmark")
     concepts, lessons, types = memory.list(format="ps"), memory.list(format="oe"), memory.custom_types()
     full = render_ps(concepts, types)
     select_ps = [count(render_prompt("select_ps", memory=full, memory_note="", puzzle=format_task(t)))
@@ -148,8 +147,9 @@ def main() -> int:
     args = parser.parse_args()
     from arcmemo.llm.catalog import load_catalog
 
-    if not (PAPER_MEMORY.exists() and LESSONS.exists()):
-        print(f"needs the paper's memory: {PAPER_MEMORY} and {LESSONS}")
+    absent = [name for name in (PS_MEMORY, OE_LESSONS) if reference(name) is None]
+    if absent:
+        print("\n".join(missing(name) for name in absent))
         return 1
     catalog = load_catalog()
     o4, gpt = catalog.price("o4-mini"), catalog.price("gpt-4.1")

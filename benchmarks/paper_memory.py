@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.shared_data import PS_MEMORY, missing, reference, require  # noqa: E402
 from benchmarks.table import print_table  # noqa: E402
-from benchmarks.token_counts import PAPER_MEMORY  # noqa: E402
 
 MODELS = ("o4-mini", "gpt-4.1-mini", "local")
 FULL_FOR = "o4-mini"                # the paper's select model: must see everything in full
@@ -49,7 +49,7 @@ def paper_memory():
     from arcmemo.memory.store import Memory
 
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")
-    import_file(memory, PAPER_MEMORY, actor="benchmark")
+    import_file(memory, require(PS_MEMORY), actor="benchmark")
     return memory
 
 
@@ -86,8 +86,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=10, help="ARC-AGI-1 evaluation puzzles to plan prompts for")
     args = parser.parse_args()
-    if not PAPER_MEMORY.exists():
-        print(f"the paper's memory is not at {PAPER_MEMORY}: nothing to measure")
+    if reference(PS_MEMORY) is None:
+        print(f"{missing(PS_MEMORY)}: nothing to measure")
         return 1
     from arcmemo.core.tasks import load_tasks
     from arcmemo.llm import local
@@ -98,7 +98,7 @@ def main() -> int:
     lib = library(memory, "ps")
     whole = lib.text(None, FULL, ALL_TYPES)
     tasks = load_tasks("evaluation").tasks[: args.tasks]
-    print(f"{PAPER_MEMORY.name}: {len(lib)} PS concepts, {len(lib.custom_types)} custom types; "
+    print(f"{PS_MEMORY}: {len(lib)} PS concepts, {len(lib.custom_types)} custom types; "
           f"{len(tasks)} evaluation puzzles\n")
     rows, ok = [], True
     problem = local.unavailable(QWEN)

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.shared_data import PS_MEMORY, missing, reference  # noqa: E402
 from benchmarks.table import print_table  # noqa: E402
 
 
@@ -131,8 +132,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--caption", type=int, default=0, help="time this many captions by --model (0: none)")
     parser.add_argument("--model", default="local")
-    parser.add_argument("--concepts", type=Path, default=Path("/work/shared/reference/arcmemo/compressed_v1.json"),
-                        help="ArcMemo's released PS concepts (compressed_v1.json), for the hit rates")
+    parser.add_argument("--concepts", type=Path, default=reference(PS_MEMORY),
+                        help="ArcMemo's released PS concepts (compressed_v1.json; by default from the shared data "
+                             "beside the checkout), for the hit rates")
     args = parser.parse_args()
 
     from arcmemo.core.tasks import load_tasks
@@ -146,7 +148,9 @@ def main() -> None:
         first, warm = ranking_times(size, profiles, profiles[-args.queries:])
         rows.append([f"{size:,}", f"{first:.1f}", f"{warm:.2f}"])
     print_table(["items", "first ms", "warm ms"], rows, right=True)
-    if args.concepts.is_file():
+    if args.concepts is None or not args.concepts.is_file():
+        print(f"\nno hit rates: {missing(PS_MEMORY) if args.concepts is None else f'{args.concepts} is not a file'}")
+    else:
         print()
         rows = []
         for most in (15, 30):

@@ -50,9 +50,9 @@ from arcmemo.run.loop import new_runner  # noqa: E402
 from arcmemo.sandbox import get_sandbox  # noqa: E402
 from arcmemo.solverkit import load_solver  # noqa: E402
 from benchmarks.selection import first_names  # noqa: E402
+from benchmarks.shared_data import PS_MEMORY, require  # noqa: E402
 from benchmarks.table import print_table  # noqa: E402
 
-PAPER_MEMORY = ROOT.parent.parent / "shared" / "reference" / "arcmemo" / "compressed_v1.json"
 SPEEDUP_TARGET = 12.0       # N = 16 against N = 1, in this process
 RAY_TARGET = 1.5            # Ray against this process, same N
 
@@ -100,10 +100,8 @@ def answer_for(programs: dict[str, str]):
 def paper_memory(path: Path) -> Memory:
     from arcmemo.memory.io.imports import import_file
 
-    if not PAPER_MEMORY.is_file():
-        raise SystemExit(f"the paper's memory is not at {PAPER_MEMORY}")
     memory = Memory(str(path))
-    import_file(memory, PAPER_MEMORY, actor="benchmark")
+    import_file(memory, require(PS_MEMORY), actor="benchmark")
     return memory
 
 

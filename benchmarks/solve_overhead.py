@@ -70,8 +70,8 @@ class TimedSandbox:
 
 def script(fake, tasks):
     from arcmemo.abstraction.seedfile import find_seed_files
-    from arcmemo.abstraction.seedhelpers import read_library, standalone
     from arcmemo.core.gridtext import format_grid
+    from arcmemo.memory.helpers.seedlibrary import read_library, standalone
 
     library = read_library(ROOT / "seeds")     # seeds importing helpers are answered self-contained
     seeds = {p.stem: standalone(p.read_text(), library) for p in find_seed_files(ROOT / "seeds")}

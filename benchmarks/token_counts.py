@@ -24,9 +24,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAPER_MEMORY = next((p for p in (ROOT.parent / "shared", Path("/work/shared"))
-                     if (p / "reference/arcmemo/compressed_v1.json").exists()),
-                    ROOT.parent / "shared") / "reference" / "arcmemo" / "compressed_v1.json"
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.shared_data import PS_MEMORY, missing, reference  # noqa: E402
+
 TARGET = 0.10
 
 
@@ -56,14 +57,15 @@ def prompts(n_tasks: int) -> dict[str, list[str]]:
 
 
 def _paper_concepts():
-    if not PAPER_MEMORY.exists():
-        print(f"(no {PAPER_MEMORY}: selection and solve prompts left out)")
+    paper_memory = reference(PS_MEMORY)
+    if paper_memory is None:
+        print(f"({missing(PS_MEMORY)}: selection and solve prompts left out)")
         return []
     from arcmemo.memory.io.imports import import_file
     from arcmemo.memory.store import Memory
 
     memory = Memory(Path(tempfile.mkdtemp()) / "paper.db")
-    import_file(memory, PAPER_MEMORY, actor="benchmark")
+    import_file(memory, paper_memory, actor="benchmark")
     return memory.list(format="ps")
 
 

@@ -16,8 +16,8 @@ from arcmemo.core.estimate import estimate_tokens
 from arcmemo.core.settings import ConfigError, Settings
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.memory.schema import merge_rule as cdata
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.store import Memory
-from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views.lexical import rank_lexical
 from arcmemo.memory.views.library import Library
 from arcmemo.memory.views.render import render_ps

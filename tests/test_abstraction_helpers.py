@@ -60,9 +60,9 @@ def test_a_verified_helper_enters_memory_with_its_concept(memory, fake_model, fa
     result = write(memory, fake_llm, task)
     assert not result.failed and result.helpers == ["rotate_grid"] and result.helper_problems == []
     helper = memory.get("rotate grid").helper
-    assert helper["source"] == HELPER and helper["depends"] == []
-    assert helper["verified"]["task_id"] == "6150a2bd" and helper["verified"]["program"] == REWRITE.strip()
-    assert helper["verified"]["run_id"] == "run-1" and helper["verified"]["tasks"] == "training"
+    assert helper.source == HELPER and helper.depends == ()
+    assert helper.verified.task_id == "6150a2bd" and helper.verified.program == REWRITE.strip()
+    assert helper.verified.run_id == "run-1" and helper.verified.tasks == "training"
     assert memory.get("grid symmetry test").helper is None           # not a step of this program: not asked
     [call] = fake_model.calls_for(STEP)
     assert "- rotate_grid(grid, turns): rotate grid" in call.prompt and "np.rot90(grid, 2)" in call.prompt

@@ -69,7 +69,7 @@ def test_a_helper_is_stored_revisioned_and_rebuilt_as_of(memory):
     before = memory.revision()
     memory.merge(rotate_concept(), actor="b", task_id="6150a2bd")
     stored = memory.get("rotate grid")
-    assert stored.helper["name"] == "rotate_grid" and stored.helper["verified"]["task_id"] == "6150a2bd"
+    assert stored.helper.name == "rotate_grid" and stored.helper.verified.task_id == "6150a2bd"
     assert memory.list(as_of=before)[0].helper is None
     assert memory.list(as_of=memory.revision())[0].helper == stored.helper
     assert memory.history("rotate grid")[-1].snapshot["helper"]["source"] == ROTATE
@@ -81,11 +81,11 @@ def test_a_second_verified_helper_is_kept_in_history_not_in_the_concept(memory):
     other = ROTATE.replace("-int(quarter_turns)", "4 - int(quarter_turns) % 4")
     result = memory.merge(rotate_concept(other), actor="b", task_id="3c9b0459")
     assert result.action == "extended"                          # the task joined used_in
-    assert memory.get("rotate grid").helper["source"] == ROTATE
+    assert memory.get("rotate grid").helper.source == ROTATE
     offered = [r for r in memory.history("rotate grid") if "offered_helper" in r.snapshot]
     assert len(offered) == 1 and offered[0].snapshot["offered_helper"]["source"] == other
     assert "second verified helper" in offered[0].reason
-    assert memory.list(as_of=offered[0].id)[0].helper["source"] == ROTATE   # as_of reads past the extra key
+    assert memory.list(as_of=offered[0].id)[0].helper.source == ROTATE   # as_of reads past the extra key
     # the same helper again is no news
     assert memory.merge(rotate_concept(), actor="c", task_id="3c9b0459").action == "unchanged"
 
@@ -116,14 +116,14 @@ def test_the_store_checks_dependencies_and_names_across_concepts(memory):
         memory.merge(half_turn_concept(), actor="a")
     memory.merge(rotate_concept(), actor="a")
     memory.merge(half_turn_concept(), actor="a")
-    assert memory.get("half turn").helper["depends"] == ["rotate_grid"]
+    assert memory.get("half turn").helper.depends == ("rotate_grid",)
     # the concept whose helper another calls cannot lose it, nor be deleted
     with pytest.raises(ConceptDataError, match="rotate_grid is called by the helpers of 'half turn'"):
         memory.delete("rotate grid", actor="a", reason="x")
     with pytest.raises(ConceptDataError, match="called by the helpers of 'half turn'"):
         memory.edit("rotate grid", {"helper": None}, actor="a", reason="x")
     # an edited helper that kept its old verification record was not verified again
-    changed = {**memory.get("rotate grid").helper, "source": ROTATE.replace("-int", "0 - int")}
+    changed = {**memory.get("rotate grid").helper.to_data(), "source": ROTATE.replace("-int", "0 - int")}
     with pytest.raises(ConceptDataError, match="changed but was not verified again"):
         memory.edit("rotate grid", {"helper": changed}, actor="a", reason="x")
     # a file importing both at once: the batch counts as memory
@@ -143,7 +143,7 @@ def test_opening_an_older_memory_adds_the_helper_column_and_usage_table(tmp_path
         assert memory.migrations()[1:3] == ["m002_concept_helper", "m003_concept_usage"]
         assert memory.get("old").helper is None and memory.helpers() == {} and memory.get("old").meta is None
         memory.merge(rotate_concept(), actor="a")
-        assert memory.get("rotate grid").helper["name"] == "rotate_grid"
+        assert memory.get("rotate grid").helper.name == "rotate_grid"
 
 
 def test_usage_counts_each_task_once(memory):
@@ -199,7 +199,7 @@ def test_edit_verifies_a_changed_helper_again(db, tmp_path):
     assert result.exit_code == 0, result.output
     with Memory(db) as memory:
         helper = memory.get("rotate grid").helper
-        assert "(4 - int(quarter_turns)) % 4" in helper["source"] and helper["verified"]["at"] != VERIFIED["at"]
+        assert "(4 - int(quarter_turns)) % 4" in helper.source and helper.verified.at != VERIFIED["at"]
         revision = memory.revision()
     bad = tmp_path / "bad.py"
     bad.write_text(ROTATE.replace("-int(quarter_turns)", "int(quarter_turns) + 1"))

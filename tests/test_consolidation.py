@@ -79,7 +79,7 @@ def test_planted_duplicates_merge_and_split_leave_everything(memory, fake_model,
     assert [(r.id, r.op, r.snapshot) for r in memory.history()][:len(history)] == history
     gone = memory.history("turn grid clockwise")[-1]
     assert (gone.op, gone.actor) == ("merged", "consolidate") and "merged into 'rotate grid'" in gone.reason
-    assert gone.snapshot["helper"] == turn.helper and gone.snapshot["merged_into"]["id"] == rotate.id
+    assert gone.snapshot["helper"] == turn.helper.to_data() and gone.snapshot["merged_into"]["id"] == rotate.id
     into = memory.history("rotate grid")[-1]
     assert into.op == "merge" and "'turn grid clockwise'" in into.reason and "same helper results" in into.reason
     assert {c.name for c in memory.list(as_of=history[-1][0])} == set(before)
@@ -306,7 +306,7 @@ def test_a_helper_other_helpers_call_is_not_merged_away(db):
         [merge] = plan.merges
         assert merge.survivor.name == "turn grid clockwise" and [c.name for c in merge.absorbed] == ["rotate grid"]
         apply_plan(memory, plan)
-        assert by_name(memory)["turn grid clockwise"].helper["name"] == "turn_grid_clockwise"
+        assert by_name(memory)["turn grid clockwise"].helper.name == "turn_grid_clockwise"
 
 
 def test_merge_on_the_command_line_refuses_formats_naming_both(db):
@@ -405,16 +405,15 @@ def test_behaviour_compares_helpers_by_their_calls(memory):
 
 
 def test_helpers_that_cannot_be_probed_are_compared_by_their_code():
-    from arcmemo.run.helpers.behaviour import same_code_key
+    from arcmemo.memory.helpers.source import same_code_key
+    from arcmemo.memory.helpers.value import Helper
 
     source = 'def count_things(objects):\n    """Count.\n\n    Example: count_things([1]) -> 1\n    """\n' \
              '    return len(objects) + count_things([]) * 0\n'
     renamed = source.replace("count_things", "tally").replace('"""Count.', '"""Tally them.')
-    assert same_code_key({"name": "count_things", "source": source}) == same_code_key({"name": "tally", "source": renamed})
-    assert same_code_key({"name": "tally", "source": renamed.replace("+ tally", "- tally")}) != \
-        same_code_key({"name": "tally", "source": renamed})
-    assert same_code_key({"name": "tally", "source": renamed, "depends": ["x"]}) != \
-        same_code_key({"name": "tally", "source": renamed})
+    assert same_code_key(Helper("count_things", source)) == same_code_key(Helper("tally", renamed))
+    assert same_code_key(Helper("tally", renamed.replace("+ tally", "- tally"))) != same_code_key(Helper("tally", renamed))
+    assert same_code_key(Helper("tally", renamed, ("x",))) != same_code_key(Helper("tally", renamed))
 
 
 @pytest.mark.slow
@@ -429,9 +428,9 @@ def test_the_shipped_memory_written_twice_consolidates_and_splits_back_byte_for_
     with Memory(db) as memory:
         originals = [c for c in memory.list("ps") if c.helper]
         for c in originals:
-            name = c.helper["name"] + "_again"
+            name = c.helper.name + "_again"
             memory.add({**c.to_data(), "name": c.name + " again", "helper": {
-                **c.helper, "name": name, "source": re.sub(rf"\b{c.helper['name']}\b", name, c.helper["source"])}},
+                **c.helper.to_data(), "name": name, "source": re.sub(rf"\b{c.helper.name}\b", name, c.helper.source)}},
                 actor="test")
     export = invoke("concepts", "export", db=db).output
     result = invoke("concepts", "consolidate", "--no-model", "--json", db=db)
@@ -462,7 +461,7 @@ def test_a_timeout_on_a_busy_machine_is_run_again_before_it_counts(memory):
 
     rotate = next(c for c in memory.list("ps") if c.name == "rotate grid")
     grids = [((1, 2),), ((3,), (4,))]
-    call = f"{rotate.helper['name']}(grid, 1)"
+    call = f"{rotate.helper.name}(grid, 1)"
     p = probed(rotate)
     assert Behaviour(Flaky(), [rotate])._run(p, call, grids) == [((1,),), ((2,),)]
     assert Behaviour(Flaky(always=True), [rotate])._run(p, call, grids) == [None, ((2,),)]

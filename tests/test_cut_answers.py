@@ -46,12 +46,11 @@ def test_a_complete_transform_the_cut_left_open_solves_and_every_record_says_cut
         (call,) = log.list(step="solve")
     assert call.finish_reason == "length" and call.cut
     shown = CliRunner().invoke(cli, ["runs", "show", str(run), "--task", P1]).output
-    assert ("1 of 1 answer(s) cut at the token limit (max_tokens): thread 0 sample 0 round 0: its complete "
-            "program before the cut was used") in shown
+    assert ("the model's program (thread 1, sample 0, retry 0): passed the train pairs, right on the test, cut at the "
+            "token limit (max_tokens); its complete program before the cut was used (submitted as attempt 1)") in shown
     report = tmp_path / "report.html"
     assert CliRunner().invoke(cli, ["runs", "report", str(run), "-o", str(report)]).exit_code == 0
-    assert ("the answer was cut at the token limit (max_tokens); its complete program before the cut was used"
-            in report.read_text())
+    assert "cut at the token limit (max_tokens); its complete program before the cut was used" in report.read_text()
 
 
 def test_an_answer_cut_before_its_program_is_recorded_as_cut_not_as_missing_a_block(tmp_path):
@@ -62,7 +61,8 @@ def test_an_answer_cut_before_its_program_is_recorded_as_cut_not_as_missing_a_bl
     why = "cut: the answer was cut at the token limit after 512 tokens, before it gave a complete program"
     assert step["error"] == why and event["error"] == why
     shown = CliRunner().invoke(cli, ["runs", "show", str(run), "--task", P1]).output
-    assert f"error: {why}" in shown and "no complete program" in shown and "no ```python" not in shown
+    assert f"no program ({why})" in shown and "cut at the token limit (max_tokens) before a complete program" in shown
+    assert "no ```python" not in shown
 
 
 def test_the_released_reading_does_not_read_a_block_the_cut_left_open(tmp_path):

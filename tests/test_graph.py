@@ -7,8 +7,8 @@ import json
 import networkx as nx
 import pytest
 
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.schema.merge_rule import normalize
-from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views.graph import build_graph, describe_link, neighbours, write_graphml
 
 

@@ -70,7 +70,8 @@ def test_selected_helpers_are_offered_called_and_counted(tmp_path, fake_model, f
     assert [(r["name"], r["helper"], r["offered"], r["called"], r["called_passing"], r["solved"])
             for r in json.loads(stats.output)] == [("rotate grid", "rotate_grid", 2, 1, 1, 1),
                                                    ("plain structure", None, 2, 0, 0, 0)]
-    assert ("concepts offered / helper called / by a passing program / in a solved task", "4 / 1 / 1 / 1") in \
+    assert ("concepts offered / helper called / by a passing program / in a solved task",
+            "4 / 1 / 1 / 1") in \
         summary_rows(summary)
     assert runner.rundir.config()["settings"]["max_helpers"] == MANY_HELPERS    # the fake declares no context
 

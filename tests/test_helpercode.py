@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arcmemo.core.helpercode import HelperError, build_module, check_helper, closure, describe, helper_name
+from arcmemo.memory.helpers.modules import build_module, closure
+from arcmemo.memory.helpers.source import HelperError, check_helper, describe, helper_name
 
 CROP = '''import numpy as np
 

@@ -34,6 +34,10 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"core", "prompts", "sandbox", "memory", "llm", "scoring", "pictures", "selection", "abstraction",
             "solverkit", "methods", "run", "web", "consolidation"},
 }
+# Helpers have one owner, arcmemo/memory/helpers, below the concept schema and the store (which use
+# them): it imports core and memory's errors only, so the run layer, abstraction and consolidation can
+# use it without the store, and `Concept` (standard library only) can hold a `Helper`.
+HELPERS_MAY_IMPORT = ("arcmemo.core", "arcmemo.memory.errors", "arcmemo.memory.helpers")
 # Database libraries belong to the store (arcmemo/memory) and the call log (arcmemo/llm/log).
 DATABASE_LIBRARIES = {"sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "psycopg2"}
 DATABASE_OWNERS = ("arcmemo/memory/", "arcmemo/llm/log.py", "arcmemo/llm/logdb.py")
@@ -109,6 +113,13 @@ def test_imports_follow_the_house_plan():
 
 def test_database_libraries_stay_in_the_store():
     assert sorted(_database_breaches() - PENDING) == []
+
+
+def test_helpers_stay_below_the_schema_and_the_store():
+    found = [f"{path.relative_to(ROOT).as_posix()} -> {module}" for path in _modules("arcmemo/memory/helpers")
+             for _, module in _imports(path)
+             if _target(module) is not None and not module.startswith(HELPERS_MAY_IMPORT)]
+    assert found == []
 
 
 def test_pending_breaches_are_really_pending():

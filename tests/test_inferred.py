@@ -11,11 +11,13 @@ from types import SimpleNamespace
 import pytest
 
 from arcmemo.core.tasks import load_tasks
+from arcmemo.memory.helpers.probing import candidate_calls
+from arcmemo.memory.helpers.value import Helper
 from arcmemo.memory.store import Memory
 from arcmemo.memory.views.library import Library
 from arcmemo.run.stages.inferred import TaskFacts, color_table, common_shape, scale_factors, shift, task_facts
 from arcmemo.run.stages.prepared import Prepared, prepared
-from arcmemo.run.stages.probe import candidate_calls, probe
+from arcmemo.run.stages.probe import probe
 from arcmemo.sandbox import get_sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +86,7 @@ def test_facts_come_from_the_train_pairs_of_real_tasks(training):
 def test_an_inferred_value_fills_a_parameter_no_type_enumerates():
     def concept(name, params):
         return SimpleNamespace(id=1, name=name, output_typing="grid", parameters=[{"name": n, "typing": t} for n, t in params],
-                               helper={"name": name, "source": f"def {name}(grid, {params[1][0]}):\n    return grid\n"})
+                               helper=Helper(name, f"def {name}(grid, {params[1][0]}):\n    return grid\n"))
 
     table = concept("recolor", [("grid", "grid"), ("mapping", "color mapping")])
     assert candidate_calls(table, TaskFacts(colors=(0, 6))) == []            # no table: not tried
@@ -112,6 +114,6 @@ def test_the_shipped_colour_mapping_fits_real_recolouring_tasks(shipped, trainin
 def test_a_shift_helper_fits_a_task_whose_content_moves(training):
     concept = SimpleNamespace(id=7, name="shift content", output_typing="grid",
                               parameters=[{"name": "grid", "typing": "grid"}, {"name": "offset", "typing": "tuple[int, int]"}],
-                              helper={"name": "shift_content", "source": SHIFT, "depends": []})
+                              helper=Helper("shift_content", SHIFT))
     fits, tried = probe(training.by_id("25ff71a9"), Prepared(Library([concept])), get_sandbox())
     assert tried == 1 and [f.call for f in fits] == ["shift_content(grid, (1, 0))"]

@@ -50,7 +50,7 @@ def test_memory_db_is_built_from_the_annotated_seeds(tmp_path):
         assert {s.task_id for s in new.solutions()} == annotated
         assert {c.source for c in new.list()} == {"human"}
         assert new.list("ps") and new.list("oe")
-        assert len(new.helpers()) >= 20 and all(c.helper["verified"]["task_id"] in c.used_in
+        assert len(new.helpers()) >= 20 and all(c.helper.verified.task_id in c.used_in
                                                   for c in new.helpers().values())
         assert all(f"name: {c.name}" in want for c in new.list("ps"))     # the export is the whole memory
     if have != want:

@@ -10,6 +10,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from shared_data import PS_MEMORY, needs_reference, reference_file
 
 from arcmemo.abstraction import SolutionInput, write_ps
 from arcmemo.abstraction.annotations import ingest_annotation, load_annotation
@@ -159,13 +160,9 @@ def test_what_defines_a_custom_type(typing, defined):
     assert split_definition(typing) == defined
 
 
+@needs_reference(PS_MEMORY)
 def test_every_typing_of_arcmemos_released_memory_is_a_type():
-    from pathlib import Path
-
-    reference = Path("/work/shared/reference/arcmemo/compressed_v1.json")
-    if not reference.exists():
-        pytest.skip("ArcMemo reference files not available")
-    concepts = json.loads(reference.read_text())["concepts"].values()
+    concepts = json.loads(reference_file(PS_MEMORY).read_text())["concepts"].values()
     typings = {t for c in concepts for t in [c.get("output_typing")] + [p.get("typing") for p in c.get("parameters") or []]
                if t}
     failing = sorted(t for t in typings if not (split_definition(t) or is_type(t)))

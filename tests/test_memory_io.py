@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from shared_data import OE_LESSONS, PS_MEMORY, needs_reference, reference_file
 
 from arcmemo.memory.io import export as mexport
 from arcmemo.memory.io import files
 from arcmemo.memory.io.imports import MemoryImportError, export_yaml, import_file
 from arcmemo.memory.store import Memory
-
-REFERENCE = Path("/work/shared/reference/arcmemo")
-needs_reference = pytest.mark.skipif(not (REFERENCE / "compressed_v1.json").exists(),
-                                     reason="ArcMemo reference files not available")
 
 
 @pytest.fixture
@@ -81,13 +77,14 @@ def test_export_as_of_and_by_format(memory, tmp_path):
     assert "custom_types: {}" in export_yaml(memory, format="oe")
 
 
-@needs_reference
+@needs_reference(PS_MEMORY)
 def test_import_arcmemo_compressed_ps(memory):
-    result = import_file(memory, REFERENCE / "compressed_v1.json", actor="import")
+    released = reference_file(PS_MEMORY)
+    result = import_file(memory, released, actor="import")
     assert (result.kind, result.added) == ("arcmemo-ps-json", 270)
     concepts = memory.list("ps")
     assert len(concepts) == 270 and {c.source for c in concepts} == {"import"}
-    raw = json.loads((REFERENCE / "compressed_v1.json").read_text())
+    raw = json.loads(released.read_text())
     types = memory.custom_types()
     assert all(types[name] == definition for name, definition in raw["custom_types"].items())
     assert types["selection criteria"] == "Callable[[object], bool]"  # defined inline in a parameter typing
@@ -96,14 +93,15 @@ def test_import_arcmemo_compressed_ps(memory):
     assert [p["name"] for p in eo.parameters][:2] == ["input grid", "single color"]
     # a note YAML had split into a mapping comes back as text
     assert "use Python slicing: sequence[offset::n]" in memory.get("select every nth element").implementation
-    again = import_file(memory, REFERENCE / "compressed_v1.json", actor="import")
+    again = import_file(memory, released, actor="import")
     assert (again.added, again.unchanged) == (0, 270)
 
 
-@needs_reference
+@needs_reference(OE_LESSONS)
 def test_import_arcmemo_oe_lessons(memory):
-    result = import_file(memory, REFERENCE / "parsed_lessons.json", actor="import")
-    raw = json.loads((REFERENCE / "parsed_lessons.json").read_text())
+    released = reference_file(OE_LESSONS)
+    result = import_file(memory, released, actor="import")
+    raw = json.loads(released.read_text())
     lessons = memory.list("oe")
     assert result.kind == "arcmemo-oe-json" and len(lessons) == result.added == 364
     assert {t for c in lessons for t in c.used_in} == set(raw) and len(raw) == 160
@@ -262,13 +260,13 @@ def test_dates_and_numbers_where_text_belongs_are_text(memory, tmp_path):
     assert memory.get("2024-13-45").cues == ["2024-13-45", "2024-01-02"]
 
 
-@needs_reference
+@needs_reference(PS_MEMORY)
 def test_the_one_pass_loader_reads_what_pyyaml_reads():
     import yaml
 
     from arcmemo.core import safeyaml
 
-    text = yaml.safe_dump(json.loads((REFERENCE / "compressed_v1.json").read_text()), allow_unicode=True)
+    text = yaml.safe_dump(json.loads(reference_file(PS_MEMORY).read_text()), allow_unicode=True)
     assert safeyaml.load(text) == yaml.safe_load(text)
 
 

@@ -11,12 +11,14 @@ from test_concept_helpers import VERIFIED, rotate_concept
 from test_helper_runs import CALLS, TASKS, memory, run  # noqa: F401  (memory: the helper runs' fixture)
 
 from arcmemo.core.tasks import load_tasks
+from arcmemo.memory.helpers.probing import MAX_CALLS_PER_HELPER, candidate_calls
+from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.memory.views.library import Library
 from arcmemo.run.config import RunConfig
 from arcmemo.run.records.report import summary_rows
 from arcmemo.run.stages.inferred import TaskFacts, task_colors
 from arcmemo.run.stages.prepared import Prepared
-from arcmemo.run.stages.probe import MAX_CALLS_PER_HELPER, candidate_calls, probe
+from arcmemo.run.stages.probe import probe
 from arcmemo.sandbox import get_sandbox
 
 FLIP = '''import numpy as np
@@ -33,7 +35,7 @@ def flip_grid(grid, axis, copy=True):
 
 
 def concept(name: str, source: str, params: list[tuple[str, str]], output: str = "grid", cid: int = 1):
-    helper = {"name": name, "source": source, "depends": [], "verified": dict(VERIFIED)}
+    helper = Helper(name, source, (), Verified.from_data(VERIFIED))
     return SimpleNamespace(id=cid, name=name, output_typing=output, helper=helper,
                            parameters=[{"name": n, "typing": t} for n, t in params])
 
@@ -230,9 +232,15 @@ def test_a_fit_is_a_candidate_answer_made_by_memory(tmp_path, fake_model, fake_l
         assert steps == [("memory fit", -1, True), ("", 0, False)]
         assert summary["table4"]["oracle"][0][0] == 100.0                  # Table 4 counts it at depth 0
         assert ("tasks answered by memory's fit (its output submitted)", 2) in summary_rows(summary)
+        assert ("concepts offered / helper called / by a passing program / in a solved task",       # counted too
+                "2 / 0 + 2 by memory's fit / 0 + 2 / 0 + 2") in summary_rows(summary)
+        assert ("passed train pairs (the model's program or memory's fit)", 2) in summary_rows(summary)
         shown = CliRunner().invoke(cli, ["runs", "show", str(runner.rundir.path), "--task", TASKS[0]])
         assert shown.exit_code == 0, shown.output
-        assert "answered by memory's fit (a helper call giving every train output): rotate_grid(grid, 2)" in shown.output
+        assert "solved by memory's fit; train pairs passed by memory's fit" in shown.output
+        assert ("memory's fit rotate_grid(grid, 2): gave every train output, right on the test (submitted as attempt 1)"
+                in shown.output)
+        assert "Attempt 1 · memory's fit" in shown.output          # the picture says who made the right attempt
     else:
         assert summary["oracle2"] == 0.0 and summary["fit_answer_tasks"] == []
         assert steps == [("", 0, False)] and all(e["fit_answers"] == [] for e in events.values())

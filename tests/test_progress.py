@@ -30,14 +30,30 @@ def test_solve_says_what_it_does_as_plain_lines(tmp_path, fake_model):
     lines = result.stderr.splitlines()
     assert lines[0] == f"started solve run {run.name} in {run}"           # first: what to --resume
     first, second = TASK_IDS[:2]
-    for step in ("selecting", "attempt 1 of 2", "attempt 2 of 2", "scoring"):
+    for step in ("reading memory", "attempt 1 of 2", "attempt 2 of 2", "scoring"):
         assert f"[tasks 1/2] {first}: {step}" in lines
+    assert not [line for line in lines if line.endswith(": selecting")]   # the empty memory asks no model to select
     assert f"[tasks 2/2] {second}: attempt 2 of 2, retry 1" in lines      # the unsolved one is retried
     done = [line for line in lines if line.startswith(f"[tasks 1/2] {first} solved")]
     assert len(done) == 1 and re.search(r"\(\d+:\d\d\) \| oracle@1 \(one thread\) 100\.0 · [\d,]+ tokens · \$0\.000$",
                                         done[0])
     assert "[tasks 2/2]" in lines[-1] and "oracle@1 (one thread) 50.0" in lines[-1]
     assert "started solve run" not in result.stdout and result.stdout.startswith(f"run {run.name}\n")
+
+
+def test_selecting_is_said_when_the_read_asks_the_select_model(tmp_path, fake_model):
+    from arcmemo.memory.store import Memory
+
+    script_run(fake_model)
+    with Memory(tmp_path / "m.db") as memory:
+        memory.add({"format": "ps", "name": "recolour by table", "kind": "routine", "description": "a colour map"},
+                   actor="test")
+    result = solve(tmp_path)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    first = TASK_IDS[0]
+    assert lines.index(f"[tasks 1/2] {first}: reading memory") < lines.index(f"[tasks 1/2] {first}: selecting")
+    assert fake_model.calls_for("select_ps")
 
 
 def test_quiet_prints_no_progress(tmp_path, fake_model):

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
+from shared_data import PS_MEMORY, needs_reference, reference_file
 
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.schema.merge_rule import normalize
-from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views.render import referenced_types, render, render_oe, render_ps, render_sheet
-
-REFERENCE = Path("/work/shared/reference/arcmemo/compressed_v1.json")
 
 
 def ps(name, **fields) -> Concept:
@@ -121,9 +119,9 @@ def test_referenced_types_only_those_used():
     assert referenced_types(CONCEPTS, TYPES) == {"selection criteria": "Callable[[object], bool]"}
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason="ArcMemo reference memory not available")
+@needs_reference(PS_MEMORY)
 def test_arcmemo_release_renders_every_concept():
-    raw = json.loads(REFERENCE.read_text())
+    raw = json.loads(reference_file(PS_MEMORY).read_text())
     concepts = [Concept(**normalize(c, source="import", join_split_notes=True), content_hash="")
                 for c in raw["concepts"].values()]
     full = render_ps(concepts, raw["custom_types"])

@@ -45,7 +45,7 @@ def test_report_is_one_offline_file_with_every_task(web_fixture, tmp_path):
     out = tmp_path / "report.html"
     result = invoke("runs", "report", fx.continual, fx.baseline, "--run-dir", fx.runs, "--db", fx.memory, "-o", out)
     assert result.exit_code == 0, result.output
-    assert f"wrote {out} (2 run(s), 6 task(s)" in result.output
+    assert f"wrote {out} (2 runs, 6 tasks" in result.output
     html = out.read_text(encoding="utf-8")
     parser = _Resources()
     parser.feed(html)
@@ -111,7 +111,7 @@ def test_runs_show_task_marks_differing_cells(web_fixture):
     assert result.exit_code == 0, result.output
     assert f"{fx.unsolved}, pass 1: oracle@1 (one thread) over its threads 0.00, ARC Prize (submitted) 0.00" \
         in result.output
-    assert "Attempt 1 (1x1, expected 3x3)" in result.output and "Expected" in result.output
+    assert "Attempt 1 · the model (1x1, expected 3x3)" in result.output and "Expected" in result.output
     assert "0*" in result.output and "differ from the expected output" in result.output
     solved = invoke("runs", "show", fx.continual, "--run-dir", fx.runs, "--task", fx.tasks[1])
     assert "*" not in solved.output.split("\n", 1)[1].replace("(* in plain text)", "")

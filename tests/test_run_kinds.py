@@ -88,7 +88,7 @@ def test_runs_list_tells_each_kind_and_its_state(kinds):
     assert rows[made["seed"]]["kind"] == "seed" and rows[made["seed"]]["holds"] == "2 of 2 seeds, 6 concepts added"
     assert rows[made["cheatsheet"]]["status"] == "finished"
     assert rows[made["cheatsheet_interrupted"]]["status"] == "interrupted"     # not "finished"
-    assert rows[made["select"]]["holds"] == "1 selection(s)" and rows[made["select"]]["score"] is None
+    assert rows[made["select"]]["holds"] == "1 selection" and rows[made["select"]]["score"] is None
     assert rows["solve-killed"]["status"] == "interrupted" and rows["solve-killed"]["holds"] == "1 of 2"
     assert rows["solve-killed"]["tasks"] == 1 and rows[made["seed"]]["tasks"] is None
     assert rows["solve-killed"]["score"] == 100.0                             # its one task so far

@@ -53,7 +53,7 @@ def test_every_run_config_field_is_reachable_from_solves_options(tmp_path):
     assert set(SAME) | set(DERIVED) == fields and not set(SAME) & set(DERIVED)
     assert set(SAME) <= options                     # taken as they are: each an option of the same name
     ways = reach(tmp_path)
-    assert set(ways) == fields, "a new RunConfig field: add the option that sets it here (and to runplan.py)"
+    assert set(ways) == fields, "a new RunConfig field: add the option that sets it here (and to cli/runplan/)"
     plain = planned_run([]).config
     for field, args in ways.items():
         assert getattr(planned_run(args).config, field) != getattr(plain, field), (field, args)

@@ -35,6 +35,7 @@ from sandbox_poisoners import (
 )
 
 from arcmemo.core.tasks import load_tasks
+from arcmemo.memory.helpers.value import Helper
 from arcmemo.run.helpers.verify import check_program
 from arcmemo.sandbox import Sandbox
 
@@ -318,7 +319,7 @@ def test_a_helpers_verification_cannot_make_a_later_program_fail():
     (it is correct); the honest program checked after it, in the same worker, passes as alone."""
     task = load_tasks("training", ids=["6150a2bd"]).by_id("6150a2bd")
     honest = "import numpy as np\n\ndef transform(grid):\n    return np.rot90(grid, 2)\n"
-    helper = {"rotate_grid": {"name": "rotate_grid", "source": HELPER_SOURCE, "depends": []}}
+    helper = {"rotate_grid": Helper("rotate_grid", HELPER_SOURCE)}
     program = "from memory_helpers import rotate_grid\n\ndef transform(grid):\n    return rotate_grid(grid, 2)\n"
     with Sandbox(workers=1, timeout_s=5.0) as box:
         assert check_program(box, task, honest, {}) == (None, set())

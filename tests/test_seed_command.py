@@ -9,8 +9,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from arcmemo.abstraction.seedhelpers import LIBRARY
 from arcmemo.cli import cli
+from arcmemo.memory.helpers.seedlibrary import LIBRARY
 from arcmemo.memory.io.imports import export_yaml
 from arcmemo.memory.store import Memory
 

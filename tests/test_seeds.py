@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from arcmemo.abstraction.seedfile import find_seed_files, read_seed
-from arcmemo.abstraction.seedhelpers import read_library
 from arcmemo.core.tasks import load_tasks
+from arcmemo.memory.helpers.seedlibrary import read_library
 
 SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 SEED_FILES = find_seed_files(SEEDS_DIR)          # memory_helpers.py, the seeds' helper library, is not one
@@ -79,7 +79,9 @@ def test_seed_solves_its_task(path, training):
 
 def test_the_seed_helpers_keep_their_docstring_examples():
     """Each helper's `Example: call -> result` holds, run in the sandbox with the helper library."""
-    from arcmemo.core.helpercode import MODULE, build_module, describe
+    from arcmemo.core.helpermodule import MODULE
+    from arcmemo.memory.helpers.modules import build_module
+    from arcmemo.memory.helpers.source import describe
     from arcmemo.sandbox import get_sandbox
 
     library = read_library(SEEDS_DIR)
@@ -104,7 +106,7 @@ def test_the_seed_helpers_keep_their_docstring_examples():
 
 def test_every_seed_helper_belongs_to_an_annotated_concept():
     from arcmemo.abstraction.annotations import load_annotation
-    from arcmemo.abstraction.seedhelpers import concept_helpers
+    from arcmemo.memory.helpers.seedlibrary import concept_helpers
 
     library = read_library(SEEDS_DIR)
     used = {h.name for path in ANNOTATION_FILES for h in concept_helpers(load_annotation(path).concepts, library).values()}
@@ -201,8 +203,8 @@ def test_custom_types_agree():
 
 
 def test_a_seed_made_standalone_runs_without_the_helpers_module():
-    from arcmemo.abstraction.seedhelpers import standalone
     from arcmemo.core.tasks import Pair
+    from arcmemo.memory.helpers.seedlibrary import standalone
     from arcmemo.sandbox import get_sandbox
     from arcmemo.solverkit import run_on_pairs
 

@@ -9,8 +9,8 @@ import pytest
 from arcmemo.core.tasks import Pair, Task
 from arcmemo.llm.counting import ESTIMATE, estimate_tokens
 from arcmemo.memory.schema import merge_rule as cdata
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.store import Memory
-from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views.fitting import fit_prefix
 from arcmemo.memory.views.lexical import rank_lexical
 from arcmemo.memory.views.library import Library

@@ -20,8 +20,8 @@ from arcmemo.llm.counting import ESTIMATE, TokenCounter, counter_for, estimate_t
 from arcmemo.llm.fake import FakeModel
 from arcmemo.llm.tokens import Tokenizer
 from arcmemo.memory.schema import merge_rule as cdata
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.store import Memory
-from arcmemo.memory.store.models import Concept
 from arcmemo.memory.views import library as library_module
 from arcmemo.memory.views.fitting import largest_fit
 from arcmemo.memory.views.library import ALL_TYPES, COMPRESSED, FULL, NEEDED_TYPES, Form, Library, needed_types

@@ -43,7 +43,9 @@ NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
           ("solvers", "list"): {"importlib.metadata", "importlib.resources", "email", "socket", "tempfile"},
           ("tasks", "show"): {"rich", "arcmemo.core.tasks"},
           ("runs", "list"): {"arcmemo.core.settings"}, ("runs", "show"): {"arcmemo.core.settings"},
-          ("runs", "compare"): {"arcmemo.core.settings"}, ("runs", "selections"): {"arcmemo.core.settings"}}
+          ("runs", "compare"): {"arcmemo.core.settings"}, ("runs", "selections"): {"arcmemo.core.settings"},
+          # stats counts the read-only runs of the memory too: it finds the runs folder (records/concept_use.py)
+          ("concepts", "stats"): {"arcmemo.core.settings"}}
 
 
 def loaded(args: list[str], tmp_path: Path, before: str = "") -> dict:

@@ -206,7 +206,8 @@ def test_merge_many_bulk_path_matches_single_merges(memory):
 
 
 def test_bulk_rows_are_stored_as_single_writes_store_them(tmp_path):
-    """merge_many's executemany rows (bulk.py) hold the very text a single add stores, snapshot included."""
+    """merge_many's executemany rows hold the very text a single add stores, snapshot included, and
+    an edit to the same data stores that text too (writes.py: one way to write a row)."""
     import sqlite3
 
     data = {**RECOLOR, "description": "Recolor — café\nsecond line", "cues": ["a \"quoted\" cue", "ü"]}
@@ -214,10 +215,15 @@ def test_bulk_rows_are_stored_as_single_writes_store_them(tmp_path):
     helper = {"name": "recolor_object", "source": source, "depends": [],
               "verified": {"task_id": "t1", "tasks": "training", "program": "p", "at": "now", "run_id": None}}
     rows = {}
-    for how in ("single", "bulk"):
+    for how in ("single", "bulk", "edited"):
         with Memory(tmp_path / f"{how}.db") as memory:
             if how == "single":
                 memory.add({**data, "helper": helper}, actor="a", model="gpt", source="import")
+                memory.add({"name": "plain"}, actor="a", source="import")
+            elif how == "edited":
+                memory.add({"name": data["name"], "description": "a first draft"}, actor="a", model="gpt",
+                           source="import")
+                memory.edit(data["name"], {**data, "helper": helper}, actor="a", reason="r")
                 memory.add({"name": "plain"}, actor="a", source="import")
             else:
                 memory.merge_many([({**data, "helper": helper}, "gpt"), ({"name": "plain"}, None)], actor="a")
@@ -229,7 +235,7 @@ def test_bulk_rows_are_stored_as_single_writes_store_them(tmp_path):
                           conn.execute("SELECT snapshot, created_at FROM conceptrevision ORDER BY id")],
                          conn.execute("SELECT created_at FROM concept").fetchone()[0])
     single, bulk = rows["single"], rows["bulk"]
-    assert single[0] == bulk[0] and single[0][0]["helper"][0].startswith('{"name": "recolor_object"')
+    assert single[0] == bulk[0] == rows["edited"][0] and single[0][0]["helper"][0].startswith('{"name": "recolor_object"')
     assert len(single[2]) == len(bulk[2]) == 26 and bulk[2][10] == " "        # 'YYYY-MM-DD HH:MM:SS.ffffff'
     for (one, _), (other, _) in zip(single[1], bulk[1]):
         assert {k: v for k, v in one.items() if not k.endswith("_at")} == {k: v for k, v in other.items()

@@ -100,7 +100,7 @@ def test_compare_and_report_download(site):
 
 def test_tasks_browse_and_puzzle_with_answers_on_request(site):
     listing = _get(site, "/tasks?dataset=training&q=0d3d")
-    assert "0d3d703e" in listing and "1 task(s)" in listing
+    assert "0d3d703e" in listing and "1 task" in listing
     assert '<img src="data:image/png;base64,' in listing                 # a picture of its first example
     page = _get(site, "/tasks/0d3d703e?dataset=training")
     cells = page.split('<g class="cells">', 1)[1]                      # past the background rect
@@ -119,7 +119,7 @@ def test_concepts_search_and_filters(site):
     assert LEARNED in _get(site, "/concepts?q=recolour") and "hostile concept" not in _get(site, "/concepts?q=recolour")
     self_written = _get(site, "/concepts?source=self")
     assert LEARNED in self_written and "hostile concept" not in self_written
-    assert "0 concept(s)" in _get(site, "/concepts?kind=structure")
+    assert "0 concepts" in _get(site, "/concepts?kind=structure")
     assert "hostile concept" in _get(site, "/concepts?model=fake&format=ps")
     _get(site, "/concepts?format=banana", 400)
 
@@ -309,7 +309,7 @@ def test_concept_page_shows_the_helper_highlighted_and_its_verification(fresh_si
     assert '<span class="k">def</span><span class="w"> </span><span class="nf">rotate_grid</span>' in page
     assert '<span class="n">rotate_grid</span><span class="p">(</span><span class="n">grid</span>' in page  # the program
     assert '<a href="/tasks/6150a2bd?dataset=training">6150a2bd</a>' in page and "2026-01-02T03:04:05" in page
-    assert f'<a href="/runs/{fresh_site.fx.continual}">' in page and "offered to 0 task(s)" in page
+    assert f'<a href="/runs/{fresh_site.fx.continual}">' in page and "offered to 0 tasks" in page
     rows = re.findall(r"<tr><th>([^<]+)</th>", page.split('<table class="fields">')[1].split("</table>")[0])
     assert rows == ["kind", "routine subtype", "output typing", "description", "parameters", "cues",
                     "implementation", "used in tasks", "source"]                # no situation, suggestion, helper

@@ -176,7 +176,7 @@ def test_task_pages_paint_the_palette(served, browser, web_fixture, tmp_path):
     assert marks and all(m.is_displayed() for m in marks)
     assert browser.find_element(By.CSS_SELECTOR, ".attempts rect.wrong-shape").is_displayed()
     titles = [t.text for t in browser.find_elements(By.CSS_SELECTOR, ".attempts svg text.title")]
-    assert "Attempt 1 (4 cells differ)" in titles and "Attempt 2 (1x1, expected 3x3)" in titles
+    assert "Attempt 1 · the model (4 cells differ)" in titles and "Attempt 2 (1x1, expected 3x3)" in titles
     assert "<script>" in browser.find_element(By.CSS_SELECTOR, "details pre").get_attribute("textContent")  # shown as text
 
 

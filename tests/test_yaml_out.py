@@ -8,14 +8,12 @@ from __future__ import annotations
 import io
 import json
 import random
-from pathlib import Path
 
 import pytest
 import yaml
+from shared_data import OE_LESSONS, PS_MEMORY, needs_reference, reference_file
 
 from arcmemo.core import safeyaml
-
-REFERENCE = Path("/work/shared/reference/arcmemo")
 
 PIECES = ["", " ", "  ", "a", "word", "x" * 40, ":", ": ", "#", " #", "-", "- ", "?", "? ", "'", '"', "\\", "\n",
           "\n\n", "\r", "\r\n", "\t", "\x85", "\u2028", "\u2029", "\ufeff", "\x00", "\x07", "\x1b", "\x7f", "\xa0",
@@ -112,10 +110,9 @@ def test_empty_collections_top_level_sequences_and_keys_equal_in_python(dumper):
         assert safeyaml.dump(doc) == pyyaml(doc), doc
 
 
-@pytest.mark.skipif(not (REFERENCE / "compressed_v1.json").exists(), reason="ArcMemo reference files not available")
-@pytest.mark.parametrize("name", ["compressed_v1.json", "parsed_lessons.json"])
+@pytest.mark.parametrize("name", [pytest.param(name, marks=needs_reference(name)) for name in (PS_MEMORY, OE_LESSONS)])
 def test_the_papers_released_memories(dumper, name):
-    data = json.loads((REFERENCE / name).read_text())
+    data = json.loads(reference_file(name).read_text())
     assert safeyaml.dump(data) == pyyaml(data)
 
 

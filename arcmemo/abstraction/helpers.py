@@ -9,7 +9,7 @@ A helper that does not qualify is dropped and reported with the reason (the writ
 it as a failure of this step); the prose concepts are written either way.
 
 Verification needs the sandbox, which this layer does not reach: the run layer passes
-`verify(program, helpers)`, which returns the verification record and the helpers the
+`verify(program, helpers)`, which returns the verification record (`Verified`) and the helpers the
 program reached (called, or called by a helper it called), or raises ValueError saying why
 the program failed.
 """
@@ -20,15 +20,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arcmemo.core.helpercode import HelperError, check_helper, describe, helper_name
 from arcmemo.core.parsing import ParseError, definitions_only
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.schema.rules import check_helper_of
+from arcmemo.memory.helpers.source import HelperError, check_helper, check_helper_of, describe, helper_name
+from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.prompts import render_prompt
 
 STEP = "ps_helpers"
 MAX_HELPERS = 3          # helpers asked for per solution (a small model writes a few well, not many)
-Verify = Callable[[str, Mapping[str, dict]], tuple[dict, set[str]]]
+Verify = Callable[[str, Mapping[str, Helper]], tuple[Verified, set[str]]]
 _SECTION = re.compile(r"^#{2,4}\s*(helper\s*:\s*(?P<name>[A-Za-z_]\w*)|program)\s*$", re.IGNORECASE | re.MULTILINE)
 _FENCE = re.compile(r"```[a-zA-Z]*\n(.*?)```", re.S)
 
@@ -68,11 +68,11 @@ def wanted(concepts: Sequence[dict], stored: Sequence) -> list[tuple[dict, str, 
     return found[:MAX_HELPERS]
 
 
-def helpers_prompt(code: str, todo: Sequence[tuple[dict, str, list[str]]], library: Mapping[str, dict]) -> str:
+def helpers_prompt(code: str, todo: Sequence[tuple[dict, str, list[str]]], library: Mapping[str, Helper]) -> str:
     lines = [f"- {name}({', '.join(params)}): {concept['name']}"
              + (f" - {concept['description'].splitlines()[0]}" if concept.get("description") else "")
              for concept, name, params in todo]
-    listed = [f"- {describe(h['source']).signature}: {describe(h['source']).summary}" for h in library.values()]
+    listed = [f"- {info.signature}: {info.summary}" for info in (describe(h.source) for h in library.values())]
     return render_prompt("ps_helpers", code=code.strip(), wanted="\n".join(lines),
                          library="\n".join(listed) or "(none yet)", max=len(todo))
 
@@ -103,13 +103,13 @@ def parse_helpers(text: str, names: Sequence[str]) -> Proposal:
 
 
 def attach_helpers(proposal: Proposal, concepts: Sequence[dict], todo: Sequence[tuple[dict, str, list[str]]],
-                   library: Mapping[str, dict], verify: Verify) -> HelperOutcome:
+                   library: Mapping[str, Helper], verify: Verify) -> HelperOutcome:
     """`concepts` with the proposed helpers that pass the checks attached (see the module docstring)."""
     by_helper = {name: (concept, params) for concept, name, params in todo}
     outcome = HelperOutcome(concepts=list(concepts))
     if not proposal.helpers:           # the model found none worth a helper
         return outcome
-    candidates: dict[str, dict] = {}
+    candidates: dict[str, Helper] = {}
     known = [*library, *proposal.helpers]
     for name, source in proposal.helpers.items():
         concept, params = by_helper[name]
@@ -119,12 +119,12 @@ def attach_helpers(proposal: Proposal, concepts: Sequence[dict], todo: Sequence[
         except (HelperError, ConceptDataError) as exc:
             outcome.dropped.append(f"helper {name} of concept {concept['name']!r}: {exc}")
             continue
-        candidates[name] = {"name": name, "source": source, "depends": depends}
+        candidates[name] = Helper(name, source, tuple(depends))
     if not candidates:
         return outcome
     # a candidate whose dependencies were dropped cannot be kept either
     for name in list(candidates):
-        missing = [d for d in candidates[name]["depends"] if d not in candidates and d not in library]
+        missing = [d for d in candidates[name].depends if d not in candidates and d not in library]
         if missing:
             outcome.dropped.append(f"helper {name}: it calls {', '.join(missing)}, which was dropped")
             del candidates[name]
@@ -139,10 +139,11 @@ def attach_helpers(proposal: Proposal, concepts: Sequence[dict], todo: Sequence[
                                "never calls it")
         del candidates[name]
     for name in [n for n in candidates if any(d not in candidates and d not in library
-                                                for d in candidates[n]["depends"])]:
+                                                for d in candidates[n].depends)]:
         outcome.dropped.append(f"helper {name}: it calls a helper that was dropped")
         del candidates[name]
-    attached = {by_helper[name][0]["name"]: {**helper, "verified": record} for name, helper in candidates.items()}
+    attached = {by_helper[name][0]["name"]: helper.replace(verified=record).to_data()
+                for name, helper in candidates.items()}
     outcome.concepts = [{**c, "helper": attached[c["name"]]} if c["name"] in attached else c
                         for c in outcome.concepts]
     outcome.kept = sorted(candidates)

@@ -146,7 +146,7 @@ def _with_helpers(job: WriteJob, concepts: list[dict], stored: list, verify: hel
     todo = helpers.wanted(concepts, stored)
     if not todo:
         return helpers.HelperOutcome(concepts)
-    library = {c.helper["name"]: c.helper for c in stored if c.helper}
+    library = {c.helper.name: c.helper for c in stored if c.helper}
     names = [name for _, name, _ in todo]
     try:
         proposal = job.ask(helpers.helpers_prompt(job.solution.code, todo, library),

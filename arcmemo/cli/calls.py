@@ -66,17 +66,19 @@ def list_calls(run_id, task_id, step, model, errors, limit, as_json, log_path) -
     if not records:
         click.echo("no calls")
         return
-    click.echo(f"{'id':>6}  {'time (UTC)':<19}  {'step':<12} {'model':<18} {'task':<10} {'s':>2} "
-               f"{'in':>7} {'out':>7} {'cost $':>9} {'secs':>6}  status")
+    from arcmemo.core.table import table
+
+    rows = []
     for r in records:
         status = "cached" if r.cached else ("ERROR: " + r.error.splitlines()[0][:60] if r.error else "ok")
         if r.cut:
             status += ", cut"
         if r.error_kind in ("fatal", "unavailable"):     # the endpoint's fault, not this request's
             status += f" [endpoint {r.error_kind}]"
-        click.echo(f"{r.id:>6}  {_when(r.created_at):<19}  {(r.step or '-')[:12]:<12} {r.model[:18]:<18} "
-                   f"{(r.task_id or '-')[:10]:<10} {r.sample:>2} {r.prompt_tokens:>7} {r.completion_tokens:>7} "
-                   f"{r.cost_usd:>9.5f} {r.latency_s:>6.1f}  {status}")
+        rows.append((r.id, _when(r.created_at), r.step or "-", r.model, r.task_id or "-", r.sample, r.prompt_tokens,
+                     r.completion_tokens, f"{r.cost_usd:.5f}", f"{r.latency_s:.1f}", status))
+    click.echo(table(rows, ("id", "time (UTC)", "step", "model", "task", "s", "in", "out", "cost $", "secs", "status"),
+                     rule=False, right=(0, 5, 6, 7, 8, 9)))
     if any(r.cut for r in records):
         click.echo(CUT_LEGEND)
 
@@ -148,26 +150,26 @@ def usage(run_id, group_by, as_json, log_path) -> None:
     if not rows:
         click.echo("no calls" + (f" for run {run_id}" if run_id else ""))
         return
-    label = "/".join(groups) or "total"
-    click.echo(f"{label:<28} {'calls':>6} {'cached':>6} {'errors':>6} {'cut':>5} {'in':>9} {'out':>9} "
-               f"{'reasoning':>9} {'cost $':>10}")
+    from arcmemo.core.table import table
+
     total = {k: 0 for k in ("calls", "cache_hits", "errors", "cut", "prompt_tokens", "completion_tokens",
                             "reasoning_tokens", "cost_usd")}
+    lines = []
     for row in rows:
-        name = "/".join(str(row[g]) for g in groups) or "total"
-        click.echo(_usage_line(name, row))
+        lines.append(_usage_row("/".join(str(row[g]) for g in groups) or "total", row))
         for key in total:
             total[key] += row[key]
     if len(rows) > 1:
-        click.echo(_usage_line("total", total))
+        lines.append(_usage_row("total", total))
+    click.echo(table(lines, ("/".join(groups) or "total", "calls", "cached", "errors", "cut", "in", "out", "reasoning",
+                             "cost $"), rule=False, right=range(1, 9)))
     if total["cut"]:
         click.echo(CUT_LEGEND)
 
 
-def _usage_line(name: str, row: dict) -> str:
-    return (f"{name[:28]:<28} {row['calls']:>6} {row['cache_hits']:>6} {row['errors']:>6} {row['cut']:>5} "
-            f"{row['prompt_tokens']:>9} {row['completion_tokens']:>9} {row['reasoning_tokens']:>9} "
-            f"{row['cost_usd']:>10.4f}")
+def _usage_row(name: str, row: dict) -> tuple:
+    return (name, row["calls"], row["cache_hits"], row["errors"], row["cut"], row["prompt_tokens"],
+            row["completion_tokens"], row["reasoning_tokens"], f"{row['cost_usd']:.4f}")
 
 
 COMMANDS = [calls]

@@ -146,11 +146,11 @@ def list_command(db, fmt, as_of, with_code, as_json) -> None:
         _print_concepts(concepts, as_json)
         return
     for c in concepts:
-        verified = c.helper["verified"]
-        click.echo(f"# {c.name} (id {c.id}): {c.helper['name']}, verified on task {verified['task_id']} "
-                   f"({verified['tasks']}) at {verified['at']}"
-                   + (f"; calls {', '.join(c.helper['depends'])}" if c.helper["depends"] else ""))
-        click.echo(c.helper["source"].rstrip() + "\n\n")
+        helper, verified = c.helper, c.helper.verified
+        click.echo(f"# {c.name} (id {c.id}): {helper.name}, verified on task {verified.task_id} "
+                   f"({verified.tasks}) at {verified.at}"
+                   + (f"; calls {', '.join(helper.depends)}" if helper.depends else ""))
+        click.echo(helper.source.rstrip() + "\n\n")
 
 
 @concepts.command("show")
@@ -261,7 +261,7 @@ def edit(ref, db, fmt, assignments, helper_source, reason, actor, as_json) -> No
             if not concept.helper:
                 raise UserError(f"concept {concept.name!r} has no helper to change; add one in $EDITOR "
                                 "(helper: name, source, depends, verified: task_id, tasks, program)")
-            changes["helper"] = {**concept.helper, "source": helper_source.read_text(encoding="utf-8")}
+            changes["helper"] = {**concept.helper.to_data(), "source": helper_source.read_text(encoding="utf-8")}
     else:
         from arcmemo.core import safeyaml
         from arcmemo.memory.io.imports import read_edit
@@ -404,19 +404,24 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, unused_after, flagged, a
     called passing: by a program that passed every train pair; solved: called in a task the
     run finally solved; offered passing: offered to a task whose program passed every train
     pair; helpful, harmful: the memory method's own verdicts (ACE's, say). Without --run:
-    every run that wrote this memory (seeding, solve --continual); a read-only solve keeps
-    its counts in its run directory (--run). A concept merged into another counts for that
-    one while merged.
+    every run that wrote this memory (seeding, solve --continual) and every read-only solve of
+    it in the runs folder (--run-dir), as the concept's web page counts; with --run: that run's
+    tasks. A concept merged into another counts for that one while merged.
 
     The flag column marks what memory keeps offering without use: offered at least
     --unused-after times and, with a helper, never called or never called by a passing
     program; without one, never offered to a task whose program passed the train pairs
     (candidates to edit, merge or delete)."""
+    from arcmemo.core.settings import Settings
     from arcmemo.memory.store.reads import COUNTERS, JUDGED, ConceptUse
+    from arcmemo.run.records.concept_use import concept_use, runs_reading
 
     memory = _open_for_reading(db)
-    counts = memory.usage() if run_ref is None else _run_usage(run_ref, run_dir, memory.merged_into())
-    rows = [{"id": c.id, "name": c.name, "helper": c.helper["name"] if c.helper else None,
+    if run_ref is None:       # the memory's rows and the read-only runs' events (records/concept_use.py)
+        counts = concept_use(memory, runs_reading(str(memory.url), Settings.load(runs_dir=run_dir).runs_dir))
+    else:
+        counts = _run_usage(run_ref, run_dir, memory.merged_into())
+    rows = [{"id": c.id, "name": c.name, "helper": c.helper.name if c.helper else None,
              **(counts.get(c.id) or ConceptUse()).as_dict()}
             for c in memory.list(fmt) if show_all or c.id in counts]
     for row in rows:
@@ -452,25 +457,14 @@ def _unused_flag(row: dict, offers: int) -> str | None:
 
 
 def _run_usage(ref: str, run_dir: str | None, merged_into: dict[int, int] | None = None) -> dict:
-    """Per concept id, the use counts a run's task events recorded (the last outcome of each task and pass);
-    a concept merged into another since counts for that one (a task once: a counter is set if any row set it)."""
+    """Per concept id, the use counts a run's task events recorded (the last outcome of each task
+    and pass), counted as every view counts them (run/records/concept_use.py)."""
     from arcmemo.core.settings import Settings
-    from arcmemo.memory.store.reads import COUNTERS, ConceptUse
+    from arcmemo.run.records.concept_use import outcome_use, task_uses
     from arcmemo.run.records.reader import find_run
 
     run = find_run(ref, Settings.load(runs_dir=run_dir).runs_dir)
-    counts: dict[int, ConceptUse] = {}
-    for outcome in run.log.done.values():
-        used: dict[int, dict] = {}
-        for row in outcome.concept_use or []:
-            mine = used.setdefault((merged_into or {}).get(row["id"], row["id"]), {})
-            for name in COUNTERS:
-                mine[name] = max(mine.get(name, 0), int(row.get(name, 0)))
-        for concept_id, row in used.items():
-            total = counts.setdefault(concept_id, ConceptUse())
-            for name in COUNTERS:
-                setattr(total, name, getattr(total, name) + row[name])
-    return counts
+    return outcome_use(task_uses(run.log.done.values()), merged_into)
 
 
 CONSOLIDATED = click.Choice([f for f in FORMATS if f != "sheet"])

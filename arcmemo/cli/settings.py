@@ -55,24 +55,27 @@ def settings_command(verbose, as_json) -> None:
     ($ARCMEMO_HOME/config.yaml, `name: value`), the default. A run records each value it
     used and its source in its config.json (`resolved_settings`)."""
     from arcmemo.core.config import config_file
+    from arcmemo.core.table import table, wrapped
 
     rows = _rows()
     if as_json:
         echo_json({"config_file": str(config_file()), "settings": rows})
         return
     path = config_file()
-    click.echo(f"config file: {path}" + ("" if path.exists() else " (none)"))
-    width = max(len(row["name"]) for row in rows)
+    click.echo(wrapped(f"config file: {path}" + ("" if path.exists() else " (none)"), "  "))
     for group, title in GROUPS.items():
         click.echo(f"\n{title}:")
+        shown = []
         for row in (r for r in rows if r["group"] == group):
-            shown = "-" if row["value"] is None else str(row["value"])
-            click.echo(f"  {row['name']:<{width}}  {shown:<24} " + (f"ERROR {row['error']}" if row["error"] else
-                                                                     f"from {row['from']}"))
+            line = [row["name"], "-" if row["value"] is None else str(row["value"]),
+                    f"ERROR {row['error']}" if row["error"] else f"from {row['from']}"]
             if verbose:
                 ways = [*(["flag " + row["flag"]] if row["flag"] else []), *(f"env {e}" for e in row["env"]),
                         *([f"config {row['config_key']}"] if row["config_key"] else [])]
-                click.echo(f"  {'':<{width}}  {row['help']}; {row['expects']}; set by {', '.join(ways)}")
+                line.append(f"{row['help']}; {row['expects']}; set by {', '.join(ways)}")
+            shown.append(line)
+        click.echo(table(shown, ("setting", "value", "from", *(("what it is, how to set it",) if verbose else ())),
+                         rule=False, indent="  "))
     if any(row["error"] for row in rows):
         raise click.exceptions.Exit(1)
 

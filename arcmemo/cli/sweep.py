@@ -186,6 +186,7 @@ def _member_budget(own: float | None, sweep_budget: float | None, spent_by_other
 
 def _closing(plan, record: dict[str, str], settings) -> None:
     """The members side by side, then (a sweep naming its paper) its table beside the paper's."""
+    from arcmemo.core.table import fit_text
     from arcmemo.run.jobs.sweep import sweep_table
     from arcmemo.run.records.rundir import RunDir
 
@@ -194,7 +195,7 @@ def _closing(plan, record: dict[str, str], settings) -> None:
         click.echo(sweep_table(runs))
     if plan.paper is not None:
         click.echo()
-        click.echo(_paper_table(plan, record, settings))
+        click.echo(fit_text(_paper_table(plan, record, settings)))
 
 
 def _paper_table(plan, record: dict[str, str], settings) -> str:

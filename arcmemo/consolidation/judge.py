@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arcmemo.core.answers import ask_parsed
-from arcmemo.core.helpercode import describe
 from arcmemo.core.parsing import ParseError, parse_yaml_block
 from arcmemo.llm.usage import Usage
+from arcmemo.memory.helpers.source import describe
 from arcmemo.memory.schema.concept import Concept
 from arcmemo.prompts import render_prompt
 
@@ -41,7 +41,7 @@ def entry(concept: Concept) -> str:
 
     data = {field: value for field in SHOWN if (value := getattr(concept, field))}
     if concept.helper:
-        info = describe(concept.helper["source"])
+        info = describe(concept.helper.source)
         data["helper"] = f"{info.signature}: {info.summary}"
     return safeyaml.dump(data).rstrip()
 

@@ -88,7 +88,7 @@ def consolidated_formats(formats: Iterable[str] | None = None) -> list[str]:
 def plan_consolidation(memory, behaviour, llm=None, *, formats: Iterable[str] | None = None,
                        min_overlap: float = MIN_OVERLAP, max_judged: int = MAX_JUDGED) -> Plan:
     """The plan for `memory` as it is: nothing is written. `behaviour`: what tells helpers alike
-    (`groups(concepts)`, `compare(a, b)`: run/helperbehaviour.Behaviour); `llm` None: no model."""
+    (`groups(concepts)`, `compare(a, b)`: run/helpers/behaviour.Behaviour); `llm` None: no model."""
     concepts = memory.list()
     wanted = consolidated_formats(formats)
     considered = [c for c in concepts if c.format in wanted]
@@ -192,7 +192,7 @@ def check_merge(survivor: Concept, other: Concept, aligned: bool, concepts: Sequ
         return str(exc), aligned
     callers = _callers(other, concepts)
     if callers:
-        return (f"cannot merge {label(other)} into {label(survivor)}: its helper {other.helper['name']} is called by "
+        return (f"cannot merge {label(other)} into {label(survivor)}: its helper {other.helper.name} is called by "
                 f"the helpers of {', '.join(repr(c.name) for c in callers)}"), aligned
     return None, aligned
 
@@ -201,8 +201,8 @@ def _callers(concept: Concept, concepts: Sequence[Concept]) -> list[Concept]:
     """The concepts whose helpers call this concept's helper."""
     if not concept.helper:
         return []
-    name = concept.helper["name"]
-    return [c for c in concepts if c.helper and name in c.helper["depends"] and c.id != concept.id]
+    name = concept.helper.name
+    return [c for c in concepts if c.helper and name in c.helper.depends and c.id != concept.id]
 
 
 def apply_plan(memory, plan: Plan, *, actor: str = ACTOR, run_id: str | None = None

@@ -11,16 +11,37 @@ accuracy), the one more candidates agree on comes first. The first `k` (2, as AR
 scores) are submitted as attempt_1, attempt_2. Candidates that fail train pairs still
 contribute when nothing better exists: a near miss is a better second guess than an
 empty slot. Train pairs alone decide: test outputs are never looked at.
+
+Who made a candidate is said in the records' own words (kept here, light, so the views that read
+records need not load the solver or the model client): FIT_LABEL and FIT_SAMPLE mark a step made
+by memory (a helper call that gave every train output, run as a candidate: run/stages/probe.py),
+WRONG_OUTPUT is the error of a program that ran and gave a wrong train output, and
+`describe_origin` says an Origin record (run/stages/candidates.py) in words.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.tasks import Grid
+if TYPE_CHECKING:
+    from arcmemo.core.tasks import Grid
 
 SUBMITTED = 2
+FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model
+FIT_SAMPLE = -1                # its sample index: no model sample made it
+WRONG_OUTPUT = "wrong_output"  # the error of a program that ran and gave a wrong train output
+
+
+def describe_origin(record: dict[str, Any]) -> str:
+    """An origin record in words, for every view: "memory's fit flip_grid(grid, 'horizontal')", or
+    "the model's program (thread 1, sample 1, retry 0)"."""
+    if record.get("by") == "memory":
+        return f"memory's fit {record.get('call')}"
+    if record.get("by") == "model":
+        return (f"the model's program (thread {int(record.get('thread', 0)) + 1}, sample {record.get('sample')}, "
+                f"retry {record.get('round')})")
+    return "unknown"
 
 
 def rank_key(candidate: Any) -> tuple:

@@ -393,7 +393,24 @@ def db_url(flag: str | None = None) -> str:
     return str(setting_value("db", flag))
 
 
-__all__ = ["ConfigError", "user_dir", "config_file", "load_config_file", "known_keys",
+REDACTED = "***"
+
+
+def memory_url_for_record(url: str) -> str:
+    """A memory URL as the run directory keeps it: a SQLite path made absolute (so a resume from
+    another directory finds it), a password replaced by ***. (Here, not in run/config.py, so the
+    lean read commands can match a run to its memory without loading the model client.)"""
+    if "://" not in url:
+        return os.path.abspath(url)
+    if "@" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        if ":" in creds:
+            return f"{scheme}://{creds.split(':', 1)[0]}:{REDACTED}@{host}"
+    return url
+
+
+__all__ = ["REDACTED", "memory_url_for_record", "ConfigError", "user_dir", "config_file", "load_config_file", "known_keys",
            "Setting", "SETTINGS", "BY_NAME", "Resolved", "MODEL_ROLES", "REASONING_EFFORTS", "GRID_TEXTS",
            "MAX_TEMPERATURE", "DEFAULT", "declared", "default_of", "raw_value", "resolve", "setting_value",
            "resolve_all", "db_url", "did_you_mean", "integer", "number", "text", "directory", "file_path", "boolean", "one_of"]

@@ -12,7 +12,7 @@ import importlib
 from arcmemo.memory.errors import StoreError
 
 _LAZY = {"Memory": "store.memory", "MergeResult": "store.memory", "WriteRecord": "store.records",
-         "Concept": "schema.concept", "Revision": "store.revision", "ConceptRevision": "store.models",
+         "Concept": "schema.concept", "Revision": "store.revision",
          "CustomType": "store.models", "Solution": "store.models"}
 
 

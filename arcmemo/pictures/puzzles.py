@@ -51,15 +51,18 @@ def task_rows(task: Task, answers: Sequence[Grid] | None = None) -> Rows:
 
 
 def attempt_rows(test_inputs: Sequence[Grid], predictions: Sequence[Sequence[Any]],
-                 answers: Sequence[Grid] | None) -> Rows:
+                 answers: Sequence[Grid] | None, sources: Sequence[Sequence[str]] | None = None) -> Rows:
     """Per test input: the input, each attempt (its cells that differ from the answer outlined),
-    and the answer. `predictions[test][attempt]` as runs record them (None or [] = no grid)."""
+    and the answer. `predictions[test][attempt]` as runs record them (None or [] = no grid);
+    `sources[test][attempt]`: who made it ("memory's fit"), said in its title."""
     rows = []
     for j, grid in enumerate(test_inputs):
         answer = answers[j] if answers is not None and j < len(answers) else None
         attempts = predictions[j] if j < len(predictions) else []
         row = [Panel(f"Test {j + 1} input", grid)]
-        row += [Panel(f"Attempt {a + 1}", attempt or None, answer) for a, attempt in enumerate(attempts or [None])]
+        made = list(sources[j]) if sources is not None and j < len(sources) else []
+        row += [Panel(f"Attempt {a + 1}" + (f" · {made[a]}" if a < len(made) and made[a] else ""), attempt or None, answer)
+                for a, attempt in enumerate(attempts or [None])]
         if answer is not None:
             row.append(Panel("Expected", answer))
         rows.append(row)

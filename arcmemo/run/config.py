@@ -10,11 +10,11 @@ default unless given), the protocol. A resumed run reads the same value back
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from arcmemo.core.config import REDACTED, memory_url_for_record
 from arcmemo.core.gridtext import DEFAULT_GRID_TEXT, check_grid_text
 from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.memory.store.scoped import MethodMemory, method_memory
@@ -180,20 +180,6 @@ class RunConfig:
         return cls(**{"probe_helpers": False, "fits_as_answers": False, **own_fields(cls, data)})
 
 
-REDACTED = "***"
-
-
-def memory_url_for_record(url: str) -> str:
-    """A memory URL as the run directory keeps it: a SQLite path made absolute (so a resume from
-    another directory finds it), a password replaced by ***."""
-    if "://" not in url:
-        return os.path.abspath(url)
-    if "@" in url:
-        scheme, rest = url.split("://", 1)
-        creds, host = rest.rsplit("@", 1)
-        if ":" in creds:
-            return f"{scheme}://{creds.split(':', 1)[0]}:{REDACTED}@{host}"
-    return url
 
 
 def order_tasks(taskset: TaskSet, config: RunConfig) -> list[Task]:

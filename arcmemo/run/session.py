@@ -3,7 +3,7 @@
 Solve and seed share it: the settings object (built once at start-up and passed down),
 the memory (opened once), model clients (one per run, with the run's id for the call
 log; the embedded model started in view of the user), the shared sandbox pool (sized by
-the settings), and the progress reporter. Kept apart from the loops (runner.py,
+the settings), and the progress reporter. Kept apart from the loops (loop.py,
 seeding.py) so tests can hand those their own parts, and apart from the CLI so the CLI
 stays parsing and printing.
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
-from arcmemo.memory.store.models import Concept
+from arcmemo.memory.schema.concept import Concept
 from arcmemo.memory.views import render
 
 COLLAPSE_BELOW = 2      # fewer puzzles than this: a concept is named, not shown

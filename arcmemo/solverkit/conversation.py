@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.core.answers import MAX_ANSWER_CHARS, MAX_CARRIED_CHARS, quoted, read_answer
+from arcmemo.core.choice import WRONG_OUTPUT
 from arcmemo.core.parsing import ParseError
 from arcmemo.core.tasks import Task
 from arcmemo.core.text import clean_text
@@ -102,7 +103,6 @@ class Conversation:
         self.pending, self.finished = state.get("pending"), state.get("finished")
 
 
-WRONG_OUTPUT = "wrong_output"     # the error of a program that ran and gave a wrong train output
 CUT = "cut"                       # the error class of an answer the token limit ended before its program
 CUT_ADVICE = "; keep the reasoning short, so that the whole program fits"     # told to the model after a cut
 

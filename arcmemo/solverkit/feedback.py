@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arcmemo.core.gridtext import dims, format_grid
-from arcmemo.core.helpercode import MODULE
+from arcmemo.core.helpermodule import MODULE
 from arcmemo.core.tasks import Grid, Task
 from arcmemo.prompts import render_prompt
 from arcmemo.solverkit.programs import ProgramRun

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcmemo.core.helpercode import MODULE, import_line
+from arcmemo.core.helpermodule import MODULE, import_line
 from arcmemo.prompts import render_prompt
 
 

@@ -42,12 +42,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arcmemo.memory.io.imports import read_edit
+from arcmemo.memory.schema.concept import FORMATS, KINDS, SOURCES
 from arcmemo.memory.store import Memory
-from arcmemo.memory.store.models import FORMATS, KINDS, SOURCES
 from arcmemo.memory.views.library import library
 from arcmemo.pictures import thumbnail_png
 from arcmemo.pictures.png import data_url
 from arcmemo.run.config import memory_url_for_record
+from arcmemo.run.records.concept_use import RunUse, concept_use, offered_by
 from arcmemo.run.records.reader import RunRecord
 from arcmemo.run.records.rundir import RunDirError
 from arcmemo.web.concept_page import concept_yaml, helper_view, shown_fields
@@ -140,11 +141,15 @@ class Site:
         except LookupError:
             return False
 
-    def offered(self, concept_id: int) -> list[tuple[str, list[str]]]:
-        """(run id, tasks) of the runs that read this memory (concept ids mean the same there) and
-        offered the concept, from the runs list (each run read once while it is unchanged)."""
-        return [(run.run_id, run.offers[concept_id]) for run in self.shelf.listing().runs
-                if run.recorded.get("memory_url") == self.memory_url and concept_id in run.offers]
+    def runs_reading(self) -> list[RunUse]:
+        """The runs that read this memory (concept ids mean the same there) with their tasks' concept
+        use, from the runs list (each run read once while it is unchanged)."""
+        return [(run.run_id, run.uses) for run in self.shelf.listing().runs
+                if run.error is None and run.recorded.get("memory_url") == self.memory_url]
+
+    def offered(self, concept_id: int) -> list[tuple[str, list[tuple[str, str]]]]:
+        """(run id, tasks) of the runs that offered the concept, counted as its "offered" is."""
+        return offered_by(self.runs_reading(), concept_id, self.memory.merged_into())
 
     def with_runs(self, request: Request, names: list[str], make: Callable[..., Response]) -> Response:
         """make(*records) for the runs `names` (404: one is not in the runs folder; a run that
@@ -269,8 +274,9 @@ class Site:
             if concept.name in lib.links:
                 graph_edges = lib.links.neighbours(concept.name)
                 ids = {e["name"]: lib.links.concept(e["name"]).id for e in graph_edges}
-            helper = helper_view(concept, {c.helper["name"]: c for c in lib.concepts if c.helper},
-                                 self.memory.usage(concept_ids=[concept.id]).get(concept.id), self.sources.name_of)
+            helper = helper_view(concept, {c.helper.name: c for c in lib.concepts if c.helper},
+                                 concept_use(self.memory, self.runs_reading(), [concept.id]).get(concept.id),
+                                 self.sources.name_of)
         came_from = sorted({(r.run_id or "", r.task_id) for r in history if r.task_id}
                            | {("", t) for t in concept.used_in or []})
         return self.page("concept.html", status, concept=concept, fields=shown_fields(concept), helper=helper,

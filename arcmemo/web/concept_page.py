@@ -74,11 +74,12 @@ def helper_view(concept: Concept, holders: dict[str, Concept], usage: ConceptUse
     helper = concept.helper
     if not helper:
         return None
-    verified = helper.get("verified") or {}
-    program = verified.get("program")
+    verified = helper.verified
+    program = verified.program if verified else None
     return HelperView(
-        name=helper.get("name") or "?", source=python_html(helper.get("source")),
-        depends=[(name, holders[name].id if name in holders else None) for name in helper.get("depends") or []],
-        task_id=verified.get("task_id"), tasks=verified.get("tasks"), dataset=dataset_of(verified.get("tasks")),
-        at=verified.get("at"), run_id=verified.get("run_id"),
+        name=helper.name, source=python_html(helper.source),
+        depends=[(name, holders[name].id if name in holders else None) for name in helper.depends],
+        task_id=verified.task_id if verified else None, tasks=verified.tasks if verified else None,
+        dataset=dataset_of(verified.tasks) if verified else None, at=verified.at if verified else None,
+        run_id=verified.run_id if verified else None,
         program=python_html(program) if program else None, usage=usage or ConceptUse())

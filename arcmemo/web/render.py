@@ -14,10 +14,12 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from arcmemo.core.table import counted, yes_no
 from arcmemo.memory.store import Memory
 from arcmemo.pictures import attempt_rows, fitted_svg, task_rows
+from arcmemo.run.records.answered import attempt_sources, task_answers
 from arcmemo.run.records.reader import RunRecord, RunTask
-from arcmemo.run.records.report import COMPARE_HEADER, compare_rows, fmt, footnote, solved_alone
+from arcmemo.run.records.report import COMPARE_HEADER, ORACLE1_NOTE, alone_texts, compare_rows, fmt, footnote
 from arcmemo.scoring.runscore import FOOTNOTE
 from arcmemo.web.charts import run_charts
 from arcmemo.web.highlight import code_css, python_html
@@ -31,9 +33,14 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("arcmemo.web", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = lambda value: "unknown" if value is None else fmt(value)
+    env.filters["cell"] = fmt           # as the command line's tables show a value ("-": none)
+    env.filters["yes_no"] = yes_no
+    env.filters["counted"] = counted      # "1 task", "2 tasks"
     env.filters["python"] = python_html
+    env.filters["answered"] = task_answers        # a task's answers in words, the one wording (records/answered.py)
     env.globals["code_css"] = code_css()
     env.globals["test_informed_footnote"] = FOOTNOTE
+    env.globals["oracle1_note"] = ORACLE1_NOTE
     return env
 
 
@@ -112,12 +119,14 @@ def task_section(view: RunRecord, record: RunTask, facts: MemoryFacts) -> dict[s
     puzzles = view.puzzles()
     task = puzzles.tasks.get(record.task_id)
     truth = puzzles.answers[record.task_id].test_outputs if record.task_id in puzzles.answers else None
-    passes = [{"outcome": o,
-               "attempts": picture(attempt_rows(task.test_inputs, o.predictions, truth)) if task else None,
+    passes = [{"outcome": o, "answered": task_answers(o),
+               "attempts": picture(attempt_rows(task.test_inputs, o.predictions, truth, attempt_sources(o)))
+               if task else None,
                "offered": [(cid, facts.name(cid)) for cid in o.selected]}
               for o in record.passes]
     return {
-        "id": record.task_id, "outcome": record.outcome, "passes": passes, "scores": view.task_scores(record.outcome),
+        "id": record.task_id, "outcome": record.outcome, "answered": task_answers(record.outcome), "passes": passes,
+        "scores": view.task_scores(record.outcome),
         "puzzle": puzzle_picture(task) if task else None,
         "puzzle_missing": puzzles.missing or f"the run's puzzles do not hold {record.task_id}",
         "selections": [dict(s, names=[facts.name(c) for c in s.get("concept_ids", [])]) for s in record.selections],
@@ -146,6 +155,6 @@ def runs_overview(views: list[RunRecord], facts: MemoryFacts, charts: tuple[list
                   "summary": v.rows() if v.written_summary is not None or v.kind != "solve" else None}
                  for v in views],
         "compare_header": COMPARE_HEADER, "compare": compare_rows(entries) if len(entries) > 1 else [],
-        "solved_alone": solved_alone(entries) if len(entries) > 1 else [],
+        "solved_alone": alone_texts(entries) if len(entries) > 1 else [],
         "charts": charts, "chart_note": chart_note, "footnote": footnote(scores),
     }

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arcmemo.core.files import MiB
+from arcmemo.run.records.concept_use import TaskUse, task_uses
 from arcmemo.run.records.reader import RunRecord, live, read_run, run_state
 from arcmemo.run.records.rundir import RunDir, RunDirError
 from arcmemo.web.lookup import find_run, run_dirs
@@ -50,14 +51,14 @@ def signature(path: Path) -> tuple:
 @dataclass(frozen=True)
 class Listed:
     """One run as the runs list shows it: its config, what it holds, its progress (or why it
-    cannot be read), the concepts it offered to which tasks."""
+    cannot be read), its tasks' concept use (what it offered to which task)."""
 
     run_id: str
     recorded: dict[str, Any] = field(default_factory=dict)
     brief: str = "-"
     progress: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
-    offers: dict[int, list[str]] = field(default_factory=dict)
+    uses: tuple[TaskUse, ...] = ()        # its tasks' concept use (run/records/concept_use.py)
     last_time: float | None = None
     lost: int = 0
 
@@ -221,11 +222,8 @@ class RunShelf:
     def _list(self, rundir: RunDir) -> Listed:
         try:
             record = self._record(rundir)
-            offers: dict[int, list[str]] = {}
-            for outcome in record.latest.values():
-                for concept_id in dict.fromkeys(outcome.selected):
-                    offers.setdefault(concept_id, []).append(outcome.task_id)
-            return Listed(rundir.run_id, record.recorded, record.brief(), record.progress(), offers=offers,
+            return Listed(rundir.run_id, record.recorded, record.brief(), record.progress(),
+                          uses=task_uses(record.log.done.values()),
                           last_time=record.log.last_time, lost=record.lost_count())
         except RunDirError as exc:         # this run cannot be read: the list says so, the others are shown
             return Listed(rundir.run_id, error=str(exc))

@@ -28,7 +28,8 @@ def concept_entry(concept: Concept) -> dict[str, Any]:
         if key == "parameters":
             value = [{k: v for k, v in p.items() if v is not None} for p in value or []]
         elif key == "helper" and value:
-            value = {**value, "verified": {k: v for k, v in value["verified"].items() if v is not None}}
+            value = value.to_data()
+            value["verified"] = {k: v for k, v in value["verified"].items() if v is not None}
         if value not in (None, []) or key in ("format", "name"):
             entry[key] = value
     if concept.created_by_model:

@@ -1,9 +1,11 @@
 """A concept as the store hands it out (`Concept`, a plain value) and the names of its fields.
 
 Standard library only: the read-only commands (`concepts list`, `show`, `search`, `export`)
-get their concepts through `reader.py` without loading pydantic or the database libraries.
-The rules a concept's data must follow are in `schema.py`; the table it is stored in is
-`models.ConceptRow`, whose columns are CONCEPT_COLUMNS (checked when models.py loads).
+get their concepts through `store/reader.py` without loading pydantic or the database libraries.
+`Concept` is the one value a concept is in the code; the data shape (`to_data`, a mapping in
+DATA_FIELDS order) is what files, model answers and exports hold. The rules a concept's data
+must follow on its way in are schema/rules.py's; the table it is stored in, whose columns are
+CONCEPT_COLUMNS, is store/rows.py's (tests/test_concept_shape.py checks that they all agree).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
+
+from arcmemo.memory.helpers.value import Helper, Verified
 
 # The formats of memory items, one per kind of item a memory method keeps (arcmemo.methods): PS concepts, OE
 # lessons, a cheatsheet, an ACE playbook's bullets, ReasoningBank's items, DC-RS's past cases. The store is the
@@ -83,7 +87,7 @@ class Concept:
     used_in: list = field(default_factory=list)
     situation: str | None = None
     suggestion: str | None = None
-    helper: dict | None = None        # {name, source, depends, verified: {task_id, tasks, program, at, run_id}}
+    helper: Helper | None = None      # a PS concept's verified helper (memory/helpers/value.py)
     source: str = "human"
     meta: dict | None = None          # a method's own fields (ACE's section, where an item came from); None: none
     created_by_model: str | None = None
@@ -99,33 +103,27 @@ class Concept:
         if data["meta"] is not None:
             data["meta"] = dict(data["meta"])
         if data["helper"] is not None:
-            helper = data["helper"]
-            data["helper"] = {**helper, "depends": list(helper.get("depends") or []),
-                              "verified": dict(helper.get("verified") or {})}
+            data["helper"] = data["helper"].to_data()
         return data
 
+    @classmethod
+    def from_data(cls, data: dict[str, Any], **columns: Any) -> Concept:
+        """A concept of this data (the data shape: a helper as its mapping) and these other columns."""
+        helper = data.get("helper")
+        return cls(**{**data, "helper": Helper.from_data(helper) if helper else None}, **columns)
+
     def snapshot(self) -> dict[str, Any]:
-        """Every column as JSON-able values: what a ConceptRevision stores."""
+        """Every column as JSON-able values: what a revision's snapshot holds."""
         row = {c: getattr(self, c) for c in CONCEPT_COLUMNS}
         row.update(self.to_data())
         for key in ("created_at", "updated_at"):
             row[key] = row[key].isoformat() if row[key] is not None else None
         return row
 
-    @classmethod
-    def from_snapshot(cls, row: dict[str, Any]) -> Concept:
-        row = {key: value for key, value in row.items() if key in CONCEPT_COLUMNS}  # not `offered_helper`
-        for key in ("created_at", "updated_at"):
-            if isinstance(row.get(key), str):
-                row[key] = datetime.fromisoformat(row[key])
-        return cls(**row)
-
     @property
     def uses(self) -> int:
         return len(self.used_in or [])
 
 
-assert tuple(Concept.__dataclass_fields__) == CONCEPT_COLUMNS  # one list of columns, in one order
-
-__all__ = ["Concept", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS", "KINDS", "SOURCES", "utcnow",
-           "name_key", "split_custom_type", "DEFAULT_OWNER", "owner_of"]
+__all__ = ["Concept", "Helper", "Verified", "CONCEPT_COLUMNS", "DATA_FIELDS", "LIST_FIELDS", "FORMATS", "KINDS", "SOURCES",
+           "utcnow", "name_key", "split_custom_type", "DEFAULT_OWNER", "owner_of"]

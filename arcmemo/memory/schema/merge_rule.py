@@ -1,6 +1,6 @@
 """The paper's merge rule for two concepts with the same key (pure functions on the data shape).
 
-The shape itself, its validation and the content hash are in `schema.py`; `normalize`,
+The shape itself, its validation and the content hash are in `rules.py`; `normalize`,
 `content_hash`, `custom_types_in` and `ConceptDataError` are re-exported here for the
 modules that have always imported them from this one.
 """

@@ -3,9 +3,12 @@ through on its way into memory — an import file, a hand annotation, a model's 
 edit, `Memory.add` or `merge` — so all of them accept and refuse the same things in the
 same words.
 
+These models check data; they are not values the code passes around: `normalize` returns
+the data shape (a dict, fields in DATA_FIELDS order) and the store hands out `Concept`
+values (schema/concept.py), a helper as a `Helper` (memory/helpers/value.py).
+
 Two forms of the one shape:
-- `ConceptData`: a concept as the store keeps it, every field (`normalize` returns it as a
-  dict, fields in DATA_FIELDS order).
+- `ConceptData`: a concept as the store keeps it, every field.
 - `ConceptAnswer` and `LessonAnswer`: one PS concept or OE lesson as a model, or a person
   annotating a seed, writes it. Fewer fields, and one rule stricter, checked under the
   ANSWER validation context: a parameter needs a typing.
@@ -47,14 +50,15 @@ from pydantic import (
     model_validator,
 )
 
-from arcmemo.core.helpercode import MAX_SOURCE as MAX_HELPER_SOURCE
-from arcmemo.core.helpercode import HelperError, check_helper, helper_name
 from arcmemo.core.text import clean_line, clean_text
 from arcmemo.memory.errors import ConceptDataError
+from arcmemo.memory.helpers.source import MAX_SOURCE as MAX_HELPER_SOURCE
+from arcmemo.memory.helpers.source import check_helper_of
+from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.memory.schema.concept import DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, name_key, split_custom_type
 
-HELPER_FIELDS = ("name", "source", "depends", "verified")
-VERIFIED_FIELDS = ("task_id", "tasks", "program", "at", "run_id")
+HELPER_FIELDS = Helper.__slots__          # a helper's data shape is its value's fields
+VERIFIED_FIELDS = Verified.__slots__
 PARAMETER_FIELDS = ("name", "typing", "description")
 ANSWER_FIELDS = ("name", "kind", "routine_subtype", "output_typing", "description",
                  "parameters", "cues", "implementation")
@@ -289,7 +293,7 @@ class _PSFields(_Shape):
     implementation: Notes = []
 
 
-class Verified(_Shape):
+class VerifiedData(_Shape):
     """Where a helper was verified: a program calling it passed every train pair of `task_id`
     (looked up in the task source `tasks`) in the sandbox, at time `at`."""
 
@@ -300,16 +304,16 @@ class Verified(_Shape):
     run_id: Name = None
 
     @model_validator(mode="after")
-    def _complete(self) -> Verified:
+    def _complete(self) -> VerifiedData:
         for field in ("task_id", "tasks", "program", "at"):
             if getattr(self, field) is None:
                 raise ConceptDataError(f"missing text field '{field}'", field)
         return self
 
 
-class Helper(_Mapping):
+class HelperData(_Mapping):
     """A PS concept's helper: the source of one function implementing it, the other helpers it
-    calls, and where it was verified (core/helpercode.py says what the source may be)."""
+    calls, and where it was verified (memory/helpers/source.py says what the source may be)."""
 
     FIELDS: ClassVar[tuple[str, ...]] = HELPER_FIELDS
 
@@ -317,10 +321,10 @@ class Helper(_Mapping):
     source: Annotated[str | None, BeforeValidator(_code)] = None
     depends: Annotated[list[Annotated[str, BeforeValidator(_sized(MAX_NAME, line=True))]],
                        BeforeValidator(_a_list(MAX_ITEMS))] = []
-    verified: Verified | None = None
+    verified: VerifiedData | None = None
 
     @model_validator(mode="after")
-    def _complete(self) -> Helper:
+    def _complete(self) -> HelperData:
         for field in ("name", "source"):
             if getattr(self, field) is None:
                 raise ConceptDataError(f"missing text field '{field}'", field)
@@ -337,7 +341,7 @@ class ConceptData(_PSFields):
     used_in: TaskIds = []
     situation: LongText = None
     suggestion: LongText = None
-    helper: Helper | None = None
+    helper: HelperData | None = None
     source: Annotated[str, BeforeValidator(_choice(SOURCES, optional=False))]
     meta: Annotated[dict | None, BeforeValidator(_meta)] = None
 
@@ -467,28 +471,11 @@ def normalize(data: Any, *, format: str = "ps", source: str = "human", join_spli
     return out
 
 
-def check_helper_of(concept: str, parameters: list[str] | None, name: str, source: str, depends: list[str]) -> list[str]:
-    """A helper's source against its concept (core/helpercode.py): its name, its parameters (None:
-    a partial concept gives none; the store checks the concept it merges into), docstring and
-    imports, and the helpers it calls being exactly the `depends` it lists (whether those exist is
-    the store's check). Returns the dependencies sorted; ConceptDataError at field "helper"."""
-    try:
-        expected = helper_name(concept)
-        if name != expected:
-            raise HelperError(f"is named {name!r}; the helper of concept {concept!r} is named {expected}")
-        info = check_helper(source, name, parameters, helpers=depends)
-    except HelperError as exc:
-        raise ConceptDataError(str(exc), "helper") from None
-    if sorted(set(depends)) != list(info.depends):
-        raise ConceptDataError(f"lists {', '.join(depends) or 'no helpers'} under depends, but calls "
-                               f"{', '.join(info.depends) or 'none'}", "helper.depends")
-    return list(info.depends)
-
-
-def helper_data(helper: Helper) -> dict[str, Any]:
-    """A checked helper as the plain mapping the store keeps (every field, in HELPER_FIELDS order)."""
-    return {"name": helper.name, "source": helper.source, "depends": list(helper.depends),
-            "verified": {field: getattr(helper.verified, field) for field in VERIFIED_FIELDS}}
+def helper_data(helper: HelperData) -> dict[str, Any]:
+    """A checked helper as the plain mapping the store keeps (its value's data shape)."""
+    verified = helper.verified
+    return Helper(helper.name, helper.source, tuple(helper.depends),
+                  Verified(verified.task_id, verified.tasks, verified.program, verified.at, verified.run_id)).to_data()
 
 
 def content_hash(data: dict[str, Any]) -> str:
@@ -606,8 +593,8 @@ def custom_type(name: Any, definition: Any) -> tuple[str, str]:
 
 
 __all__ = [
-    "FORMATS", "KINDS", "SOURCES", "DATA_FIELDS", "LIST_FIELDS", "HELPER_FIELDS", "VERIFIED_FIELDS", "Helper",
-    "helper_data", "check_helper_of", "PARAMETER_FIELDS", "ANSWER_FIELDS",
+    "FORMATS", "KINDS", "SOURCES", "DATA_FIELDS", "LIST_FIELDS", "HELPER_FIELDS", "VERIFIED_FIELDS", "HelperData",
+    "VerifiedData", "helper_data", "PARAMETER_FIELDS", "ANSWER_FIELDS",
     "LESSON_FIELDS", "MAX_NAME", "MAX_TEXT", "MAX_ITEM", "MAX_ITEMS", "MAX_TASKS", "MAX_META", "ANSWER",
     "JOIN_SPLIT_NOTES",
     "ConceptData", "ConceptAnswer", "LessonAnswer", "Parameter", "ConceptDataError",

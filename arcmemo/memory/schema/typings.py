@@ -16,7 +16,7 @@ A NAME is one to MAX_WORDS words of letters, digits, `_`, `.` and `-`, one space
 (`Literal["up", "down"]`). So `Callable[[object], bool]`, `dict[color, color]`,
 `str | Callable[[grid], list[grid]]` and `tuple[int, int]` parse; a sentence, parentheses,
 a colon or a trailing comma outside brackets do not. The defined NAME follows the same rule
-(schema.py's custom type names: `color-map`, `2d grid`, `selection criteria`).
+(rules.py's custom type names: `color-map`, `2d grid`, `selection criteria`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ in WAL mode with a busy timeout and every write transaction starts with
 lock. So a merge (read, combine, write) is one write transaction and two processes
 writing the same database lose nothing.
 
-Every write appends a ConceptRevision whose id is the store's global revision number and
+Every write appends a revision whose id is the store's global revision number and
 whose snapshot is the full concept row after the change, so `list(as_of=N)` rebuilds
 the memory exactly as it was after revision N.
 
@@ -36,24 +36,20 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, select
 
 from arcmemo.memory.errors import ConceptDataError, ConceptExists, StoreError, UnknownConcept
+from arcmemo.memory.helpers.source import check_helper_of
+from arcmemo.memory.helpers.value import Helper
 from arcmemo.memory.schema import merge_rule as cdata
 from arcmemo.memory.schema import rules as schema
-from arcmemo.memory.store.bulk import encode, fresh_concept_id, insert_concepts
+from arcmemo.memory.schema.concept import Concept, utcnow
 from arcmemo.memory.store.merges import ConceptMerges
 from arcmemo.memory.store.migrations import applied, migrate, pending
-from arcmemo.memory.store.models import (
-    DATA_FIELDS,
-    Concept,
-    ConceptRevision,
-    CustomType,
-    Solution,
-    utcnow,
-)
+from arcmemo.memory.store.models import CustomType, Solution
 from arcmemo.memory.store.reader import readable_file, sqlite_file
-from arcmemo.memory.store.reads import LATEST_REVISION, ConceptReads, Rows, concept_of
+from arcmemo.memory.store.reads import ConceptReads, Rows, concept_of
 from arcmemo.memory.store.records import RunRecords
-from arcmemo.memory.store.rows import CONCEPTS, REVISIONS, select_concepts
+from arcmemo.memory.store.sql import HELPERS, LATEST_REVISION, WRITTEN_SINCE, concepts_where, one_of
 from arcmemo.memory.store.usage import UsageRecords
+from arcmemo.memory.store.writes import change_concept, delete_concept, encode, insert_concepts, log_revision
 
 _PG_WRITE_LOCK = 0x6172636D  # "arcm": one advisory lock key for all memory writes
 # Custom types one write transaction may create: one task's concepts or annotation define a
@@ -178,7 +174,8 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
 
     Every read and write of the memory file is a method here (the record methods are in
     `records.py`, the usage counters in `usage.py`, merging concepts and undoing it in
-    `merges.py`, the concept reads, shared with the lean `reader.py`, in `reads.py`); nothing
+    `merges.py`, the concept reads, shared with the lean `reader.py`, in `reads.py`); the
+    statements on concepts and revisions are sql.py's, the writes writes.py's; nothing
     outside this package writes SQL."""
 
     def __init__(self, url: str | Path = "memory.db", *, read_only: bool = False):
@@ -296,10 +293,10 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
         any, else on a plain connection (an ORM session costs more than many of these reads)."""
         active = getattr(self._local, "session", None)
         if active is not None:
-            yield lambda sql, params: active.execute(sa.text(sql), params).all()
+            yield _rows(active)
             return
         with self.engine.connect() as connection:
-            yield lambda sql, params: connection.execute(sa.text(sql), params).all()
+            yield _rows(connection)
 
     def _in_transaction(self, session: Session) -> bool:
         return session is getattr(self._local, "session", None)
@@ -323,46 +320,39 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
         """Append a revision (its number is returned); `extra` adds keys to its snapshot that are not
         the concept's (a second verified helper offered for it, kept in its history as
         `offered_helper`; what a merge joined, merges.py)."""
-        return session.execute(REVISIONS.insert().values(
-            concept_id=concept.id, format=concept.format, name=concept.name, op=op, actor=actor,
-            reason=reason or "", run_id=run_id, task_id=task_id, model=model,
-            snapshot={**concept.snapshot(), **(extra or {})}, created_at=utcnow())).inserted_primary_key[0]
+        return log_revision(session.connection(), concept_id=concept.id, format=concept.format, name=concept.name,
+                            op=op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model,
+                            snapshot={**concept.snapshot(), **(extra or {})}, when=utcnow())
 
     @staticmethod
-    def _one(session: Session, *where) -> Concept | None:
-        row = session.execute(select_concepts(*where).limit(1)).first()
-        return concept_of(row) if row is not None else None
+    def _one(session: Session, condition: str, params: dict[str, Any]) -> Concept | None:
+        """The concept meeting `condition` (SQL on the concept table, sql.py), read in the write's transaction."""
+        found = _rows(session)(concepts_where(condition, order=" ORDER BY id LIMIT 1"), params)
+        return concept_of(found[0]) if found else None
 
     def _find(self, session: Session, data: dict[str, Any]) -> Concept | None:
         """The existing concept `data` merges into: by name, or for OE by content first."""
-        c = CONCEPTS.c
         if data["format"] == "oe":
-            found = self._one(session, c.format == "oe", c.content_hash == schema.content_hash(data))
+            found = self._one(session, '"format" = :format AND content_hash = :hash',
+                              {"format": "oe", "hash": schema.content_hash(data)})
             if found is not None:
                 return found
-        return self._one(session, c.format == data["format"], c.name == data["name"])
+        return self._one(session, '"format" = :format AND name = :name', {"format": data["format"], "name": data["name"]})
 
     def _insert(self, session: Session, data: dict, op: str, *, actor, reason="", run_id=None,
                 task_id=None, model=None) -> Concept:
         now = utcnow()
-        concept = Concept(**data, created_by_model=model, content_hash=schema.content_hash(data),
-                          created_at=now, updated_at=now)
-        values = concept.snapshot()
-        values["id"] = fresh_concept_id(session.connection())
-        if values["id"] is None:
-            del values["id"]                  # the database's sequence gives it
-        values["created_at"] = values["updated_at"] = now
-        concept.id = session.execute(CONCEPTS.insert().values(**values)).inserted_primary_key[0]
-        self._log(session, concept, op, actor=actor, reason=reason, run_id=run_id, task_id=task_id, model=model)
+        [concept_id] = insert_concepts(session.connection(), [(data, model)], op=op, actor=actor, reason=reason,
+                                       run_id=run_id, task_id=task_id, when=now)
         self._learn_types(session, data, actor=actor, run_id=run_id, task_id=task_id, model=model)
-        return concept
+        return Concept.from_data(data, id=concept_id, created_by_model=model, content_hash=schema.content_hash(data),
+                                 created_at=now, updated_at=now)
 
     def _update(self, session: Session, concept: Concept, data: dict, op: str, **log) -> Concept:
         """The concept rewritten with `data` (same id, creation and model), logged as `op`."""
-        changed = Concept(**{**concept.snapshot(), **data, "content_hash": schema.content_hash(data),
-                             "created_at": concept.created_at, "updated_at": utcnow()})
-        values = {field: getattr(changed, field) for field in (*DATA_FIELDS, "content_hash", "updated_at")}
-        session.execute(CONCEPTS.update().where(CONCEPTS.c.id == concept.id).values(**values))
+        changed = Concept.from_data({**concept.snapshot(), **data, "content_hash": schema.content_hash(data),
+                                     "created_at": concept.created_at, "updated_at": utcnow()})
+        change_concept(session.connection(), concept.id, data, changed.content_hash, changed.updated_at)
         self._log(session, changed, op, **log)
         return changed
 
@@ -465,17 +455,19 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
             queries.setdefault(("name", d["format"]), []).append(d["name"])
             if d["format"] == "oe":
                 queries.setdefault(("hash", "oe"), []).append(schema.content_hash(d))
+        rows = _rows(session)
         for (what, fmt), values in queries.items():
-            column = CONCEPTS.c.name if what == "name" else CONCEPTS.c.content_hash
+            column = "name" if what == "name" else "content_hash"
             for i in range(0, len(values), chunk):
-                rows = session.execute(sa.select(column).where(CONCEPTS.c.format == fmt,
-                                                               column.in_(values[i:i + chunk]))).scalars()
-                found.update(("name", fmt, v) if what == "name" else ("hash", v) for v in rows)
+                some, params = one_of(column, values[i:i + chunk], "v")
+                found.update(("name", fmt, v) if what == "name" else ("hash", v) for v, in
+                             rows(f'SELECT {column} FROM concept WHERE "format" = :format AND {some}',
+                                  {**params, "format": fmt}))
         return found
 
     def _bulk_insert(self, session: Session, items: list[tuple[dict, str | None]], *, op: str, actor: str,
                      reason: str, run_id: str | None) -> None:
-        """New concepts and their revisions by plain executemany INSERTs (bulk.py), then the custom
+        """New concepts and their revisions by plain executemany INSERTs (writes.py), then the custom
         types they define."""
         insert_concepts(session.connection(), items, op=op, actor=actor, reason=reason, run_id=run_id, when=utcnow())
         for data, model in items:
@@ -495,18 +487,18 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
                 raise ConceptDataError("format: a concept's format cannot be edited", "format")
             if clean == concept.to_data():
                 return concept
-            c = CONCEPTS.c
-            clash = self._one(session, c.format == clean["format"], c.name == clean["name"], c.id != concept.id)
+            clash = self._one(session, '"format" = :format AND name = :name AND id != :id',
+                              {"format": clean["format"], "name": clean["name"], "id": concept.id})
             if clash is not None:
                 raise ConceptExists(f"name: {clean['format']} concept {clean['name']!r} already exists (id {clash.id})")
-            old, new = concept.helper, clean["helper"]
-            if old and new and new != old and new["verified"] == old["verified"]:
+            old, new = concept.helper, Helper.from_data(clean["helper"]) if clean["helper"] else None
+            if old and new and new != old and new.verified == old.verified:
                 raise ConceptDataError("helper: it changed but was not verified again (`concepts edit` verifies "
                                        "an edited helper in the sandbox before storing it)", "helper")
             if new and new != old:
                 self._check_helper(session, clean)
-            if old and (not new or new["name"] != old["name"]):
-                self._check_no_callers(session, old["name"], concept.name)
+            if old and (not new or new.name != old.name):
+                self._check_no_callers(session, old.name, concept.name)
             return self._update(session, concept, clean, "edit", actor=actor, reason=reason, run_id=run_id,
                                 task_id=task_id, model=model)
 
@@ -518,23 +510,21 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
             if concept is None:
                 raise UnknownConcept(_missing(ref, format))
             if concept.helper:
-                self._check_no_callers(session, concept.helper["name"], concept.name)
+                self._check_no_callers(session, concept.helper.name, concept.name)
             self._log(session, concept, "delete", actor=actor, reason=reason, run_id=run_id, task_id=task_id,
                       model=model)
-            session.execute(CONCEPTS.delete().where(CONCEPTS.c.id == concept.id))
+            delete_concept(session.connection(), concept.id)
 
     # -- helpers -----------------------------------------------------------------------
 
     @staticmethod
-    def _helper_rows(session: Session) -> list[tuple[str, dict]]:
+    def _helper_rows(session: Session) -> list[tuple[str, Helper]]:
         """(concept name, helper) of every PS concept that has one."""
-        c = CONCEPTS.c
-        rows = session.execute(sa.select(c.name, sa.type_coerce(c.helper, sa.Text)).where(c.format == "ps"))
         found = []
-        for name, helper in rows:
+        for name, helper in _rows(session)(HELPERS, {"ps": "ps"}):
             helper = json.loads(helper) if isinstance(helper, str) else helper
             if helper:
-                found.append((name, helper))
+                found.append((name, Helper.from_data(helper)))
         return found
 
     def _check_helper(self, session: Session, data: dict, batch: Mapping[str, str] | None = None) -> None:
@@ -544,9 +534,9 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
         helper = data.get("helper")
         if not helper:
             return
-        schema.check_helper_of(data["name"], [p["name"] for p in data["parameters"]], helper["name"],
-                               helper["source"], helper["depends"])
-        owners = {h["name"]: name for name, h in self._helper_rows(session)} | dict(batch or {})
+        check_helper_of(data["name"], [p["name"] for p in data["parameters"]], helper["name"], helper["source"],
+                        helper["depends"])
+        owners = {h.name: name for name, h in self._helper_rows(session)} | dict(batch or {})
         owner = owners.get(helper["name"])
         if owner is not None and owner != data["name"]:
             raise ConceptDataError(f"helper: concept {owner!r} already has a helper named {helper['name']}", "helper")
@@ -557,21 +547,21 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
 
     def _check_no_callers(self, session: Session, helper: str, concept: str) -> None:
         """A helper may only go (its concept deleted, or the helper removed) when no other helper calls it."""
-        callers = sorted(name for name, h in self._helper_rows(session) if helper in h["depends"] and name != concept)
+        callers = sorted(name for name, h in self._helper_rows(session) if helper in h.depends and name != concept)
         if callers:
             raise ConceptDataError(f"helper: {helper} is called by the helpers of {', '.join(map(repr, callers))}; "
                                    "change those first", "helper")
 
     def helpers(self) -> dict[str, Concept]:
         """The PS concepts that have a helper, by the helper's function name."""
-        return {c.helper["name"]: c for c in self.list("ps") if c.helper}
+        return {c.helper.name: c for c in self.list("ps") if c.helper}
 
     # -- reads -------------------------------------------------------------------------
 
     def _get(self, session: Session, ref: int | str, format: str) -> Concept | None:
         if isinstance(ref, int) and not isinstance(ref, bool):
-            return self._one(session, CONCEPTS.c.id == ref)
-        return self._one(session, CONCEPTS.c.format == format, CONCEPTS.c.name == ref)
+            return self._one(session, "id = :id", {"id": ref})
+        return self._one(session, '"format" = :format AND name = :name', {"format": format, "name": ref})
 
     def get(self, ref: int | str, format: str = "ps") -> Concept | None:
         """A concept by id (any format) or by name within `format`; None if absent."""
@@ -581,10 +571,8 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
     def written_since(self, revision: int) -> list[tuple[str, int | None]]:
         """(format, concept id) of each concept written after `revision`, once each; a custom
         type written appears as ("type", None). What a copy taken at `revision` must re-read."""
-        with self._read() as session:
-            query = (select(ConceptRevision.format, ConceptRevision.concept_id)
-                     .where(ConceptRevision.id > revision).distinct())
-            return [tuple(row) for row in session.exec(query)]
+        with self._reading() as rows:
+            return [tuple(row) for row in rows(WRITTEN_SINCE, {"revision": revision})]
 
     # -- custom types ------------------------------------------------------------------
 
@@ -609,10 +597,10 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
         row = row or CustomType(name=name, definition=definition)
         row.definition = definition
         session.add(row)
-        session.add(ConceptRevision(format="type", name=name, op=op, actor=actor, reason=reason or "",
-                                    run_id=run_id, task_id=task_id, model=model,
-                                    snapshot={"name": name, "definition": definition}))
         session.flush()
+        log_revision(session.connection(), concept_id=None, format="type", name=name, op=op, actor=actor,
+                     reason=reason, run_id=run_id, task_id=task_id, model=model,
+                     snapshot={"name": name, "definition": definition}, when=utcnow())
 
     def _learn_types(self, session: Session, data: dict, **log) -> None:
         """Record custom types defined inline in typing fields (first definition wins)."""
@@ -645,6 +633,11 @@ class Memory(RunRecords, UsageRecords, ConceptMerges, ConceptReads):
             for row in rows:
                 session.expunge(row)
             return rows
+
+
+def _rows(connection: Session | sa.Connection) -> Rows:
+    """The `Rows` of reads.py on a connection or session: sql.py's statements run through SQLAlchemy."""
+    return lambda sql, params: connection.execute(sa.text(sql), params).all()
 
 
 def _label(url: str) -> str:

@@ -33,14 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NoReturn
 
-import sqlalchemy as sa
-
 from arcmemo.memory.errors import ConceptDataError, MergeRefused, UnknownConcept
 from arcmemo.memory.schema import merge_rule as cdata
 from arcmemo.memory.schema.concept import DATA_FIELDS, LIST_FIELDS, Concept, utcnow
-from arcmemo.memory.store.reads import from_snapshot
+from arcmemo.memory.store.reads import from_snapshot, revisions_of
 from arcmemo.memory.store.revision import Revision
-from arcmemo.memory.store.rows import CONCEPTS, REVISIONS
+from arcmemo.memory.store.writes import delete_concept, restore_concept
 
 MERGE, MERGED, SPLIT = "merge", "merged", "split"
 
@@ -138,7 +136,7 @@ class ConceptMerges:
                 revision = self._log(session, other, MERGED, actor=actor, run_id=run_id,
                                      reason=f"merged into {label(survivor)}{why}",
                                      extra={"merged_into": {"id": survivor.id, "name": survivor.name}})
-                session.execute(CONCEPTS.delete().where(CONCEPTS.c.id == other.id))
+                delete_concept(session.connection(), other.id)
                 try:
                     self._check_helper(session, data)
                 except ConceptDataError as exc:
@@ -178,12 +176,13 @@ class ConceptMerges:
                 later = self._latest_revision(session, gone["id"])
                 raise MergeRefused(f"the merge of {label(gone)} into {label(into)} (revision {absorbed_rev.id}) is not "
                                    f"in force: revision {later.id} ({later.op}) came after it")
-            survivor = self._one(session, CONCEPTS.c.id == into["id"])
+            survivor = self._one(session, "id = :id", {"id": into["id"]})
             if survivor is None:
                 later = self._latest_revision(session, into["id"])
                 raise MergeRefused(f"cannot split {label(gone)} out of {label(into)}: {into['name']!r} is gone "
                                    f"(revision {later.id}, {later.op}: {later.reason}); undo that first")
-            clash = self._one(session, CONCEPTS.c.format == gone["format"], CONCEPTS.c.name == gone["name"])
+            clash = self._one(session, '"format" = :format AND name = :name', {"format": gone["format"],
+                                                                               "name": gone["name"]})
             if clash is not None:
                 raise MergeRefused(f"cannot split {label(gone)} out of {label(survivor)}: a concept named "
                                    f"{gone['name']!r} exists again (id {clash.id}); rename or merge it first")
@@ -207,32 +206,31 @@ class ConceptMerges:
     # -- inside a write transaction ---------------------------------------------------------
 
     def _concept_by_id(self, session, concept_id: int) -> Concept:
-        concept = self._one(session, CONCEPTS.c.id == concept_id)
+        concept = self._one(session, "id = :id", {"id": concept_id})
         if concept is None:
             raise UnknownConcept(f"no concept with id {concept_id}")
         return concept
 
     def _refuse_if_called(self, session, other: Concept, survivor: Concept) -> None:
         """A helper goes with its concept only when no other helper (the survivor's included) calls it."""
-        name = other.helper["name"]
-        callers = sorted(owner for owner, h in self._helper_rows(session) if name in h["depends"] and owner != other.name)
+        name = other.helper.name
+        callers = sorted(owner for owner, h in self._helper_rows(session) if name in h.depends and owner != other.name)
         if callers:
             raise MergeRefused(f"cannot merge {label(other)} into {label(survivor)}: its helper {name} is called by "
                                f"the helpers of {', '.join(map(repr, callers))}")
 
     def _revision(self, session, revision: int) -> Revision | None:
-        found = self._revisions(session, REVISIONS.c.id == revision)
+        found = self._revisions(session, "id = :id", {"id": revision})
         return found[0] if found else None
 
     def _latest_revision(self, session, concept_id: int) -> Revision:
-        newest = sa.select(sa.func.max(REVISIONS.c.id)).where(REVISIONS.c.concept_id == concept_id).scalar_subquery()
-        return self._revisions(session, REVISIONS.c.id == newest)[0]
+        return self._revisions(session, "id = (SELECT max(id) FROM conceptrevision WHERE concept_id = :id)",
+                               {"id": concept_id})[0]
 
-    @staticmethod
-    def _revisions(session, *where) -> list[Revision]:
-        rows = session.execute(sa.select(*(REVISIONS.c[name] for name in Revision.__dataclass_fields__))
-                               .where(*where).order_by(REVISIONS.c.id)).all()
-        return [Revision(*row) for row in rows]
+    def _revisions(self, session, condition: str, params: dict[str, Any]) -> list[Revision]:
+        """The revisions meeting `condition` (SQL, sql.py), read in the transaction."""
+        with self._reading() as rows:
+            return revisions_of(rows, condition, params)
 
     def _in_force(self, session, absorbed_id: int, merged_revision: int) -> bool:
         """Whether the concept `absorbed_id` is still merged by its revision `merged_revision`."""
@@ -249,7 +247,7 @@ class ConceptMerges:
             return absorbed, rev
         if rev.op == MERGED:
             into = rev.snapshot["merged_into"]["id"]
-            for other in self._revisions(session, REVISIONS.c.concept_id == into, REVISIONS.c.op == MERGE):
+            for other in self._revisions(session, "concept_id = :id AND op = :op", {"id": into, "op": MERGE}):
                 if other.snapshot["merged_from"]["revision"] == rev.id:
                     return rev, other
         raise MergeRefused(f"revision {revision} ({rev.op} of {rev.format} concept {rev.name!r}) is not a merge; "
@@ -257,18 +255,16 @@ class ConceptMerges:
 
     def _snapshot_before(self, session, concept_id: int, revision: int) -> dict[str, Any]:
         """A concept's data as it was just before `revision`."""
-        earlier = self._revisions(session, REVISIONS.c.concept_id == concept_id, REVISIONS.c.id < revision)
+        earlier = self._revisions(session, "concept_id = :id AND id < :revision", {"id": concept_id, "revision": revision})
         return from_snapshot(earlier[-1].snapshot).to_data()
 
     def _restore(self, session, concept: Concept, *, actor: str, reason: str) -> Concept:
         """A deleted concept back under its own id, as it was (its creation time and model too)."""
-        if self._one(session, CONCEPTS.c.id == concept.id) is not None:
+        if self._one(session, "id = :id", {"id": concept.id}) is not None:
             raise MergeRefused(f"cannot restore {label(concept)}: its id is taken")
-        restored = Concept(**{**concept.snapshot(), "created_at": concept.created_at, "updated_at": utcnow(),
-                              "content_hash": cdata.content_hash(concept.to_data())})
-        values = restored.snapshot()
-        values["created_at"], values["updated_at"] = restored.created_at, restored.updated_at
-        session.execute(CONCEPTS.insert().values(**values))
+        restored = Concept.from_data({**concept.snapshot(), "created_at": concept.created_at, "updated_at": utcnow(),
+                                      "content_hash": cdata.content_hash(concept.to_data())})
+        restore_concept(session.connection(), restored)
         self._log(session, restored, SPLIT, actor=actor, reason=reason)
         self._learn_types(session, restored.to_data(), actor=actor)
         return restored

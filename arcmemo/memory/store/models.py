@@ -1,5 +1,7 @@
-"""SQLModel tables of the memory database: concepts, their revision log, custom types,
-solutions, and the records that explain writes (runs, write failures, older selection records).
+"""SQLModel tables of the memory database: custom types, solutions, usage counts and the records
+that explain writes (runs, write failures, older selection records). The concept table and the
+revision log are rows.py's (one row shape each: a `Concept`'s columns, a `Revision`'s),
+registered in the same metadata.
 
 The schema is created by the numbered migrations in `migrations.py`, never by
 `create_all`; a test checks that the two agree.
@@ -12,66 +14,11 @@ from datetime import datetime
 from sqlalchemy import JSON, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arcmemo.memory.schema.concept import CONCEPT_COLUMNS, DATA_FIELDS, FORMATS, KINDS, LIST_FIELDS, SOURCES, Concept, utcnow
+from arcmemo.memory.schema.concept import utcnow
+from arcmemo.memory.store.rows import CONCEPTS, REVISIONS
 
 OPS = ("add", "extend", "edit", "delete", "import",
        "merge", "merged", "split")    # consolidation (merges.py): absorbed into, absorbed, undone
-
-
-class ConceptRow(SQLModel, table=True):
-    """The concept table: one PS concept, OE lesson, or cheatsheet text (the current state;
-    history is in ConceptRevision). The store reads and writes it as plain rows; callers
-    get `Concept` values."""
-
-    __tablename__ = "concept"
-    __table_args__ = (UniqueConstraint("format", "name", name="uq_concept_format_name"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    format: str = Field(index=True)
-    name: str = Field(index=True)
-    kind: str | None = None
-    routine_subtype: str | None = None
-    output_typing: str | None = None
-    description: str | None = Field(default=None, sa_type=Text)
-    parameters: list = Field(default_factory=list, sa_type=JSON)
-    cues: list = Field(default_factory=list, sa_type=JSON)
-    implementation: list = Field(default_factory=list, sa_type=JSON)
-    used_in: list = Field(default_factory=list, sa_type=JSON)
-    situation: str | None = Field(default=None, sa_type=Text)
-    suggestion: str | None = Field(default=None, sa_type=Text)
-    helper: dict | None = Field(default=None, sa_type=JSON)
-    source: str = "human"
-    meta: dict | None = Field(default=None, sa_type=JSON)
-    created_by_model: str | None = None
-    content_hash: str = Field(index=True)
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
-
-
-assert tuple(ConceptRow.model_fields) == CONCEPT_COLUMNS  # the table and the value agree, column by column
-
-
-class ConceptRevision(SQLModel, table=True):
-    """Append-only log: one row per write. Its id is the store's global revision number.
-
-    `snapshot` is the full concept row after the change (before it, for a delete);
-    custom types are logged here too, with format "type" and no concept_id.
-    """
-
-    __table_args__ = {"sqlite_autoincrement": True}  # revision numbers are never reused
-
-    id: int | None = Field(default=None, primary_key=True)
-    concept_id: int | None = Field(default=None, index=True)
-    format: str
-    name: str
-    op: str
-    actor: str
-    reason: str = ""
-    run_id: str | None = Field(default=None, index=True)
-    task_id: str | None = None
-    model: str | None = None
-    snapshot: dict = Field(default_factory=dict, sa_type=JSON)
-    created_at: datetime = Field(default_factory=utcnow)
 
 
 class CustomType(SQLModel, table=True):
@@ -165,7 +112,5 @@ class WriteFailure(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-__all__ = [
-    "Concept", "ConceptRow", "CONCEPT_COLUMNS", "ConceptRevision", "CustomType", "Solution", "Run", "SelectionRecord",
-    "WriteFailure", "FORMATS", "KINDS", "SOURCES", "OPS", "DATA_FIELDS", "LIST_FIELDS", "utcnow",
-]
+__all__ = ["CONCEPTS", "REVISIONS", "ConceptUsage", "CustomType", "OPS", "Run", "SelectionRecord", "Solution",
+           "WriteFailure"]

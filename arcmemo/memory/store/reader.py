@@ -7,7 +7,7 @@ the connection itself refuses changes (`PRAGMA query_only`).
 
 An SQLite file that is up to date (every migration this version knows applied, no other)
 is read through the standard library's sqlite3 with the store's own statements
-(`reads.py`), so a listing starts without loading SQLAlchemy, SQLModel or pydantic. Any
+(`reads.py`, `sql.py`), so a listing starts without loading SQLAlchemy, SQLModel or pydantic. Any
 other memory (a URL, a file from a newer version, one that cannot be opened) is opened as
 the full `Memory` in read-only mode, which says what is wrong with it (a file from an
 older version included: it is brought up to date by the next command that writes memory).
@@ -24,7 +24,7 @@ from typing import Any
 from arcmemo.memory.errors import StoreError
 from arcmemo.memory.store.reads import ConceptReads, Rows
 
-# The migrations (migrations.py) whose schema the statements in reads.py are written for; a
+# The migrations (migrations.py) whose schema the statements in sql.py are written for; a
 # test keeps this equal to migrations.MIGRATIONS, so a new migration is a decision made here.
 MIGRATIONS = ("m001_initial", "m002_concept_helper", "m003_concept_usage", "m004_method_items")
 

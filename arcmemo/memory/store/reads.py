@@ -1,10 +1,10 @@
-"""The store's reads of concepts (and of their usage counts), written once as plain SQL that SQLite and PostgreSQL both run,
-and the conversion of their rows to `Concept` values.
+"""The store's reads of concepts (and of their usage counts and revisions), in the plain SQL of
+sql.py that SQLite and PostgreSQL both run, and the conversion of their rows to `Concept` values.
 
-`Memory` runs them through SQLAlchemy (inside its transaction when there is one); the lean
-`reader.SQLiteReader` runs them through the standard library's sqlite3, so a read-only
-command answers without loading the database libraries. Either way the same statements
-give the same concepts.
+`Memory` runs them through SQLAlchemy (inside its transaction when there is one: a write reads
+the rows it is about the same way); the lean `reader.SQLiteReader` runs them through the
+standard library's sqlite3, so a read-only command answers without loading the database
+libraries. Either way the same statements give the same concepts.
 
 No ORM object is built per concept: reading 10,000 concepts is one query and one cheap
 conversion per row. JSON and time columns arrive as text where the driver leaves them
@@ -25,8 +25,17 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.memory.errors import ConceptDataError
-from arcmemo.memory.schema.concept import CONCEPT_COLUMNS, FORMATS, Concept
+from arcmemo.memory.schema.concept import CONCEPT_COLUMNS, FORMATS, Concept, Helper
 from arcmemo.memory.store.gcpause import gc_paused
+from arcmemo.memory.store.sql import (
+    CONCEPT_KEYS,
+    LATEST_REVISION,
+    SELECT_CONCEPTS,
+    SELECT_REVISIONS,
+    concepts_where,
+    one_of,
+    where,
+)
 
 if TYPE_CHECKING:
     from arcmemo.memory.store.revision import Revision
@@ -35,17 +44,9 @@ if TYPE_CHECKING:
 # Runs one statement with named parameters (`:name`) and returns its rows.
 Rows = Callable[[str, dict[str, Any]], list[Sequence[Any]]]
 
-_JSON = ("parameters", "cues", "implementation", "used_in")
 _TIMES = ("created_at", "updated_at")
-# concept_of relies on the order
-assert CONCEPT_COLUMNS[7:11] == _JSON and CONCEPT_COLUMNS[13:16] == ("helper", "source", "meta")
-assert CONCEPT_COLUMNS[-2:] == _TIMES
 _decode = json.JSONDecoder().decode
 _FIELDS = frozenset(CONCEPT_COLUMNS)
-
-_COLUMNS = ", ".join(f'"{name}"' for name in CONCEPT_COLUMNS)
-_SELECT = f"SELECT {_COLUMNS} FROM concept"
-LATEST_REVISION = "SELECT max(id) FROM conceptrevision"
 _SEARCH_FIELDS = ("name", "description", "cues", "implementation", "situation", "suggestion")
 _LIKE_ESCAPE = str.maketrans({"/": "//", "%": "/%", "_": "/_"})
 COUNTERS = ("offered", "called", "called_passing", "solved", "offered_passing")   # what the run counts
@@ -77,7 +78,8 @@ def _time(value: Any) -> datetime | None:
 
 
 def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _time) -> Concept:
-    """A Concept from one row of every concept column in CONCEPT_COLUMNS order."""
+    """A Concept from one row of every concept column in CONCEPT_COLUMNS order (the positions below
+    are those columns': tests/test_concept_shape.py holds them)."""
     parameters, cues, implementation, used_in = row[7:11]
     if type(parameters) is str and type(cues) is str and type(implementation) is str and type(used_in) is str:
         parameters, cues, implementation, used_in = _decode(f"[{parameters},{cues},{implementation},{used_in}]")
@@ -85,8 +87,11 @@ def concept_of(row: Sequence[Any], time_of: Callable[[Any], datetime | None] = _
         parameters, cues, implementation, used_in = (_decode(v) if isinstance(v, str) else v
                                                      for v in (parameters, cues, implementation, used_in))
     helper, meta = row[13], row[15]
-    if helper is not None and type(helper) is str:
-        helper = _decode(helper)      # "null" (or SQL NULL, for rows older than the column): no helper
+    if helper is not None:
+        if type(helper) is str:
+            helper = _decode(helper)  # "null" (or SQL NULL, for rows older than the column): no helper
+        if helper is not None:
+            helper = Helper.from_data(helper)
     if meta is not None and type(meta) is str:
         meta = _decode(meta)
     return Concept(*row[:7], parameters, cues, implementation, used_in, *row[11:13], helper, row[14], meta,
@@ -111,12 +116,22 @@ def from_snapshot(snapshot: Any) -> Concept:
     row = _decode(snapshot) if isinstance(snapshot, str) else dict(snapshot)
     for key in _TIMES:
         row[key] = _time(row.get(key))
+    if row.get("helper"):
+        row["helper"] = Helper.from_data(row["helper"])
     return Concept(**{key: value for key, value in row.items() if key in _FIELDS})  # not `offered_helper`
 
 
 def from_snapshots(snapshots: Iterable[Any]) -> list[Concept]:
     with gc_paused():
         return [from_snapshot(snapshot) for snapshot in snapshots]
+
+
+def revisions_of(rows: Rows, condition: str, params: dict[str, Any]) -> list[Revision]:
+    """The revisions meeting `condition` (SQL on the revision table's columns), oldest first."""
+    from arcmemo.memory.store.revision import Revision
+
+    return [Revision(*row[:10], _decode(row[10]) if isinstance(row[10], str) else row[10], _time(row[11]))
+            for row in rows(f"{SELECT_REVISIONS}{where(condition)} ORDER BY id", params)]
 
 
 # A concept no revision after `as_of` touched is as its row is now (a revision's snapshot is the
@@ -136,12 +151,6 @@ def _list_params(format: str | None, as_of: int | None) -> dict[str, Any]:
 def _contains(word: str) -> str:
     """A LIKE pattern (escape character '/') matching text that contains `word`."""
     return f"%{word.translate(_LIKE_ESCAPE)}%"
-
-
-def _where(*conditions: str) -> str:
-    """A WHERE clause of the conditions given (empty ones left out)."""
-    kept = [c for c in conditions if c]
-    return f" WHERE {' AND '.join(kept)}" if kept else ""
 
 
 def _usage_merged(merged: dict[int, int], where: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -169,10 +178,10 @@ class ConceptReads:
         of_format = '"format" = :format' if format is not None else ""
         with self._reading() as rows:
             if as_of is None:
-                return concepts_of(rows(f"{_SELECT}{_where(of_format)} ORDER BY id", params))
-            unchanged = concepts_of(rows(f"{_SELECT}{_where(_UNCHANGED, of_format)} ORDER BY id", params))
-            where = _where(_REBUILT, of_format)
-            rebuilt = from_snapshots(row[0] for row in rows(f"SELECT snapshot FROM conceptrevision{where}", params))
+                return concepts_of(rows(concepts_where(of_format), params))
+            unchanged = concepts_of(rows(concepts_where(_UNCHANGED, of_format), params))
+            rebuilt = from_snapshots(row[0] for row in rows(f"SELECT snapshot FROM conceptrevision{where(_REBUILT, of_format)}",
+                                                            params))
         return sorted(unchanged + rebuilt, key=lambda c: c.id) if rebuilt else unchanged
 
     def by_name(self, format: str | None = None, *, as_of: int | None = None, chunk: int = 500) -> Iterator[Concept]:
@@ -183,27 +192,26 @@ class ConceptReads:
         of_format = '"format" = :format' if format is not None else ""
         with self._reading() as rows:
             if as_of is None:
-                keys = [(f, n, i, False) for i, f, n in rows(f'SELECT id, "format", name FROM concept{_where(of_format)}',
-                                                              params)]
+                keys = [(f, n, i, False) for i, f, n in rows(f"{CONCEPT_KEYS}{where(of_format)}", params)]
             else:
                 keys = [(f, n, i, False) for i, f, n in
-                        rows(f'SELECT id, "format", name FROM concept{_where(_UNCHANGED, of_format)}', params)]
+                        rows(f"{CONCEPT_KEYS}{where(_UNCHANGED, of_format)}", params)]
                 keys += [(f, n, i, True) for i, f, n in
-                         rows(f'SELECT id, "format", name FROM conceptrevision{_where(_REBUILT, of_format)}', params)]
+                         rows(f'SELECT id, "format", name FROM conceptrevision{where(_REBUILT, of_format)}', params)]
             keys.sort()
             for start in range(0, len(keys), chunk):
                 part = keys[start:start + chunk]
                 found = {}
                 for from_revision in (False, True):
-                    ids = {f"i{j}": key[2] for j, key in enumerate(part) if key[3] is from_revision}
-                    if not ids:
+                    some = [key[2] for key in part if key[3] is from_revision]
+                    if not some:
                         continue
-                    marks = ", ".join(f":{name}" for name in ids)
+                    ids, params = one_of("id", some, "i")
                     if from_revision:
-                        snapshots = rows(f"SELECT id, snapshot FROM conceptrevision WHERE id IN ({marks})", ids)
+                        snapshots = rows(f"SELECT id, snapshot FROM conceptrevision WHERE {ids}", params)
                         found.update(((True, i), c) for (i, _), c in zip(snapshots, from_snapshots(s for _, s in snapshots)))
                     else:
-                        found.update(((False, c.id), c) for c in concepts_of(rows(f"{_SELECT} WHERE id IN ({marks})", ids)))
+                        found.update(((False, c.id), c) for c in concepts_of(rows(concepts_where(ids, order=""), params)))
                 yield from (found[(key[3], key[2])] for key in part)
 
     def links(self) -> LinkIndex:
@@ -237,7 +245,7 @@ class ConceptReads:
         any_word = " OR ".join(f"lower(\"name\") LIKE :w{i} ESCAPE '/'" for i in range(len(words)))
         rank = ("CASE WHEN lower(\"name\") = :phrase THEN 0 WHEN lower(\"name\") LIKE :phrase_in ESCAPE '/' THEN 1 "
                 f"WHEN ({any_word}) THEN 2 ELSE 3 END")
-        sql = f"{_SELECT}{_where(*(f'({w})' for w in each_word), of_format)} ORDER BY {rank}, id LIMIT :limit"
+        sql = f"{SELECT_CONCEPTS}{where(*(f'({w})' for w in each_word), of_format)} ORDER BY {rank}, id LIMIT :limit"
         with self._reading() as rows:
             return concepts_of(rows(sql, params))
 
@@ -251,12 +259,12 @@ class ConceptReads:
         with self._reading() as rows:
             if not name.isdigit():
                 of_format = '"format" = :format' if format is not None else ""
-                exact = concepts_of(rows(f"{_SELECT}{_where('name = :name', of_format)} ORDER BY id LIMIT 2",
+                exact = concepts_of(rows(concepts_where("name = :name", of_format, order=" ORDER BY id LIMIT 2"),
                                          {"name": name, "format": format}))
                 if len(exact) == 1:
                     return exact[0]
-            entries = [Entry(*row) for row in rows('SELECT id, "format", name FROM concept ORDER BY id', {})]
-            return concepts_of(rows(f"{_SELECT} WHERE id = :id", {"id": resolve(ref, entries, format)}))[0]
+            entries = [Entry(*row) for row in rows(f"{CONCEPT_KEYS} ORDER BY id", {})]
+            return concepts_of(rows(concepts_where("id = :id", order=""), {"id": resolve(ref, entries, format)}))[0]
 
     def usage(self, *, run_id: str | None = None, concept_ids: Iterable[int] | None = None,
               as_of_revision: bool = False) -> dict[int, ConceptUse]:
@@ -274,18 +282,24 @@ class ConceptReads:
             if wanted is not None:
                 merged = {absorbed: survivor for absorbed, survivor in merged.items() if survivor in wanted}
                 ids += list(merged)
-            params: dict[str, Any] = {"run_id": run_id, **{f"c{i}": cid for i, cid in enumerate(ids or [])}}
-            where = _where("run_id = :run_id" if run_id is not None else "",
-                           f"concept_id IN ({', '.join(f':c{i}' for i in range(len(ids)))})" if ids else "",
+            of_ids, params = one_of("concept_id", ids, "c") if ids else ("", {})
+            params["run_id"] = run_id
+            clause = where("run_id = :run_id" if run_id is not None else "", of_ids,
                            "created_at <= (SELECT created_at FROM conceptrevision ORDER BY id DESC LIMIT 1)"
                            if as_of_revision else "")
             sums = ", ".join(f"sum(CAST({name} AS INTEGER))" for name in (*COUNTERS, *JUDGED))
             if merged:
-                found = rows(*_usage_merged(merged, where, params))
+                found = rows(*_usage_merged(merged, clause, params))
             else:
-                found = rows(f"SELECT concept_id, {sums} FROM conceptusage{where} GROUP BY concept_id", params)
+                found = rows(f"SELECT concept_id, {sums} FROM conceptusage{clause} GROUP BY concept_id", params)
         return {concept_id: ConceptUse(*(int(v or 0) for v in counts)) for concept_id, *counts in found
                 if wanted is None or concept_id in wanted}
+
+    def usage_run_ids(self) -> set[str]:
+        """The runs whose concept use this memory recorded (the runs that wrote it; a read-only run
+        keeps its use in its own task events: run/records/concept_use.py)."""
+        with self._reading() as rows:
+            return {str(run_id) for (run_id,) in rows("SELECT DISTINCT run_id FROM conceptusage", {})}
 
     def merged_into(self) -> dict[int, int]:
         """Concept id -> the id of the concept it is merged into now (consolidation, merges.py),
@@ -316,21 +330,16 @@ class ConceptReads:
     def history(self, ref: int | str | None = None, format: str | None = "ps") -> list[Revision]:
         """Revisions oldest first: all of them, or those of one concept (by id, or by any name it
         had, in `format` or, with None, in any format)."""
-        from arcmemo.memory.store.revision import REVISION_COLUMNS, Revision
-
         params: dict[str, Any] = {"ref": ref, "format": format}
         if isinstance(ref, int) and not isinstance(ref, bool):
-            where = " WHERE concept_id = :ref"
+            clause = "concept_id = :ref"
         elif ref is not None:
             of_format = ' AND "format" = :format' if format is not None else ""
-            where = f" WHERE concept_id IN (SELECT concept_id FROM conceptrevision WHERE name = :ref{of_format})"
+            clause = f"concept_id IN (SELECT concept_id FROM conceptrevision WHERE name = :ref{of_format})"
         else:
-            where = ""
-        columns = ", ".join(f'"{name}"' for name in REVISION_COLUMNS)
+            clause = ""
         with self._reading() as rows:
-            found = rows(f"SELECT {columns} FROM conceptrevision{where} ORDER BY id", params)
-        return [Revision(*row[:10], _decode(row[10]) if isinstance(row[10], str) else row[10], _time(row[11]))
-                for row in found]
+            return revisions_of(rows, clause, params)
 
     def revision(self) -> int:
         """The latest revision number (0 for an empty store)."""
@@ -353,4 +362,4 @@ class ConceptReads:
 
 
 __all__ = ["ConceptReads", "ConceptUse", "COUNTERS", "JUDGED", "Rows", "concept_of", "concepts_of", "from_snapshot",
-           "from_snapshots"]
+           "from_snapshots", "revisions_of"]

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlmodel import col, func, select
 
 from arcmemo.core.text import cap, clean_text, utf8_safe
-from arcmemo.memory.store.models import ConceptRevision, Run, SelectionRecord, WriteFailure
+from arcmemo.memory.store.models import Run, SelectionRecord, WriteFailure
 
 SEED_KIND = "seed"
 RUN_FIELDS = ("config", "status", "memory_revision_start", "memory_revision_end")
@@ -72,10 +72,10 @@ class RunRecords:
         rewrite, even its first, counts as extending it: "cheatsheet", "dc-rs"; an item added
         and removed in the same write is neither); a run with only a recorded failure failed.
         """
+        with self._reading() as rows:
+            revisions = rows('SELECT name, op, "format" FROM conceptrevision WHERE run_id = :run_id AND task_id = :task_id '
+                             'AND "format" != :type', {"run_id": run_id, "task_id": task_id, "type": "type"})
         with self._read() as session:
-            revisions = session.exec(select(ConceptRevision.name, ConceptRevision.op, ConceptRevision.format).where(
-                ConceptRevision.run_id == run_id, ConceptRevision.task_id == task_id,
-                ConceptRevision.format != "type")).all()
             failure = session.exec(select(WriteFailure.error).where(
                 WriteFailure.run_id == run_id, WriteFailure.task_id == task_id).order_by(WriteFailure.id)).first()
         if not revisions and failure is None:

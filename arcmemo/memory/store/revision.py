@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from arcmemo.memory.store.sql import REVISION_COLUMNS
+
 
 @dataclass(frozen=True)
 class Revision:
@@ -35,10 +37,6 @@ class Revision:
         data = {name: getattr(self, name) for name in REVISION_COLUMNS}
         data["created_at"] = self.created_at.isoformat().replace("+00:00", "Z")
         return data
-
-
-REVISION_COLUMNS = ("id", "concept_id", "format", "name", "op", "actor", "reason", "run_id", "task_id", "model",
-                    "snapshot", "created_at")
 
 
 __all__ = ["Revision", "REVISION_COLUMNS"]

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from arcmemo.memory.store.models import ConceptRow, ConceptUsage, utcnow
+from arcmemo.memory.schema.concept import utcnow
+from arcmemo.memory.store.models import ConceptUsage
 from arcmemo.memory.store.reads import COUNTERS, JUDGED, ConceptUse
+from arcmemo.memory.store.sql import one_of
 
 USAGE: sa.Table = ConceptUsage.__table__
 VERDICTS = ("helpful", "harmful", "neutral")
@@ -56,7 +58,8 @@ class UsageRecords:
             raise ValueError(f"record_judgement: verdicts are {', '.join(VERDICTS)} by concept id, got {wrong!r}")
         u = USAGE.c
         with self._write() as session:
-            known = set(session.execute(sa.select(ConceptRow.id).where(ConceptRow.id.in_(list(verdicts)))).scalars())
+            ids, params = one_of("id", list(verdicts), "c")
+            known = {i for i, in session.execute(sa.text(f"SELECT id FROM concept WHERE {ids}"), params)}
             if set(verdicts) - known:
                 raise ValueError(f"record_judgement: no concept with id {', '.join(map(str, sorted(set(verdicts) - known)))}")
             mine = (u.run_id == run_id, u.pass_index == pass_index, u.task_id == task_id)

@@ -35,8 +35,7 @@ from itertools import accumulate, islice
 from typing import Any
 
 from arcmemo.core.estimate import estimate_tokens
-from arcmemo.memory.schema.concept import owner_of
-from arcmemo.memory.store.models import Concept
+from arcmemo.memory.schema.concept import Concept, owner_of
 from arcmemo.memory.views import render
 from arcmemo.memory.views.lexical import LexicalIndex, Vocabulary, concept_text, tie
 from arcmemo.memory.views.links import LinkIndex, links_of

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from arcmemo.memory.store.models import Concept
+from arcmemo.memory.schema.concept import Concept
 
 GRID = "grid manipulation"
 

@@ -4,7 +4,7 @@ The curator (role aux, step `ace_curate`) sees the playbook (whole, or within it
 the bullets whose words best match the lessons, the prompt says so) and the reflection, and
 answers a YAML list of operations: `add` (section, content), `edit` (id, content), `remove`
 (id). It never rewrites the playbook; an answer of another shape is asked again with the error
-(read leniently where it is safe: ace_answers.py).
+(read leniently where it is safe: answers.py).
 
 The operations are applied in the order given, deterministically, each its own revision in
 the store (run, task and model on it): an add gets a fresh id, an edit replaces one bullet's

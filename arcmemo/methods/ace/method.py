@@ -1,6 +1,6 @@
 """ACE, Agentic Context Engineering (Zhang et al.): the memory method `ace`.
 
-Memory is a playbook of itemised bullets (ace_playbook.py: format "playbook", a stable id, a
+Memory is a playbook of itemised bullets (playbook.py: format "playbook", a stable id, a
 section, helpful/harmful counters).
 
 Read (ACE's generator side): the solver is shown the whole playbook with each bullet's id and
@@ -9,11 +9,11 @@ fit (helpful minus harmful, then the most recent). No model is asked.
 
 Write, per finished block and per experience, successes and failures alike (train feedback
 only; `reflect_on_failures: false` keeps to the successes):
-1. the reflector (ace_reflect.py) diagnoses the attempt, tags the bullets the task was shown
+1. the reflector (reflect.py) diagnoses the attempt, tags the bullets the task was shown
    (recorded with `WriteContext.judge`: the bullets' counters) and draws lessons;
-2. the curator (ace_curate.py) turns the lessons into delta operations (add, edit, remove),
+2. the curator (curate.py) turns the lessons into delta operations (add, edit, remove),
    applied by code in one transaction, one revision each;
-3. after the block, grow-and-refine (ace_refine.py) merges near-identical bullets.
+3. after the block, grow-and-refine (refine.py) merges near-identical bullets.
 A malformed answer is asked again with the error, then recorded as the task's write failure;
 nothing it said is stored.
 """
@@ -39,7 +39,7 @@ NAME = "ace"
 
 @dataclass(frozen=True)
 class AceOptions:
-    """The method's own settings (--method-option KEY=VALUE; option_values.py reads and checks them)."""
+    """The method's own settings (--method-option KEY=VALUE; methods/options.py reads and checks them)."""
 
     max_bullets: int = field(default=0, metadata={"min": 0, "max": 100_000})  # at most this many shown (0: as many as fit)
     reflect_on_failures: bool = True    # learn from tasks that failed their train pairs too (ACE does)

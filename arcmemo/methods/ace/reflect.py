@@ -6,7 +6,7 @@ the train pairs and the feedback the solver was given, and the playbook bullets 
 shown (with their ids). ACE lets the reflector refine its reflection over several rounds
 (`reflect_rounds`): each further round shows it its last answer and asks for a better one. It answers one YAML mapping: a
 diagnosis, a tag per shown bullet that bore on the attempt (helpful / harmful / neutral) and
-up to MAX_INSIGHTS lessons (read leniently where it is safe: ace_answers.py). An answer that
+up to MAX_INSIGHTS lessons (read leniently where it is safe: answers.py). An answer that
 does not have that shape is asked again with the error (conversation.ask); a tag for an id
 the task was not shown is dropped and reported.
 """

@@ -1,6 +1,6 @@
 """Where a run's tasks are solved: here, one after another or several at once on threads.
 
-The run loop (runner.py) hands an executor one task at a time (`submit`) and gets back a
+The run loop (loop.py) hands an executor one task at a time (`submit`) and gets back a
 future of the task's `TaskResult` (`Runner.solve_task`: the task's outcome and everything
 it recorded, held apart from the run directory). The loop alone decides how many tasks
 are in flight (`slots`), commits results in task order and writes memory between blocks,
@@ -14,7 +14,7 @@ so an executor only runs tasks: it never touches the run directory or the memory
   run stopped by Ctrl-C must not wait for the model calls still under way: their tasks
   were not committed, so `--resume` does them again (the call cache answers what they
   already asked).
-- `RayExecutor` (ray_executor.py): the same tasks as Ray tasks, on this machine or a cluster.
+- `RayExecutor` (on_ray.py): the same tasks as Ray tasks, on this machine or a cluster.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which helpers behave the same: consolidation's evidence from running them, in the sandbox
 (consolidation/plan.py asks, as it asks the aux model about words).
 
-A PS concept's helper is called the way the probe calls helpers (run/stages/probe.py: the grid
+A PS concept's helper is called the way the probe calls helpers (memory/helpers/probing.py: the grid
 first, each small-valued typed parameter with each of its values; colours 0, 1 and 2 here),
 whatever it returns, on the *probe inputs*: a fixed set of small grids and the train inputs
 (never a test pair) of the tasks the concepts were used in. Inside the sandbox each result,
@@ -23,19 +23,18 @@ helpers that agree there are run on the train inputs of their tasks.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from arcmemo.core import pyast
-from arcmemo.core.helpercode import MODULE
+from arcmemo.core.helpermodule import MODULE
 from arcmemo.core.tasks import Grid, Task
+from arcmemo.memory.helpers.modules import module_of
+from arcmemo.memory.helpers.probing import candidate_calls
+from arcmemo.memory.helpers.source import same_code_key
 from arcmemo.memory.schema.concept import Concept
 from arcmemo.run.stages.inferred import TaskFacts
-from arcmemo.run.stages.prepared import helpers_module
-from arcmemo.run.stages.probe import candidate_calls
 
 PROBE_COLORS = (0, 1, 2)
 PROBE_FACTS = TaskFacts(colors=PROBE_COLORS)   # no train pairs: nothing inferred (a colour table, a size) is tried
@@ -99,13 +98,13 @@ class Probed:
     @property
     def shape(self) -> tuple[str, ...]:
         """The calls without the helper's name: two helpers are compared call by call when equal."""
-        name = self.concept.helper["name"]
+        name = self.concept.helper.name
         return tuple(call[len(name):] for call in self.calls)
 
 
 def probed(concept: Concept) -> Probed | None:
     """The calls consolidation makes of a concept's helper; None when it cannot be called on a grid
-    with parameter values it can choose (probe.py's candidate calls, whatever the helper returns)."""
+    with parameter values it can choose (probing.py's candidate calls, whatever the helper returns)."""
     if not concept.helper:
         return None
     calls = candidate_calls(dataclasses.replace(concept, output_typing="grid"), PROBE_FACTS)
@@ -144,10 +143,10 @@ class TrainInputs:
             for task in load_tasks(source, ids=sorted(held)):
                 self._found.setdefault(task.id, [p.input for p in task.train])
         for c in concepts:
-            verified = (c.helper or {}).get("verified") or {}
-            if verified.get("task_id") in ids and verified["task_id"] not in self._found:
+            verified = c.helper.verified if c.helper else None
+            if verified is not None and verified.task_id in ids and verified.task_id not in self._found:
                 try:
-                    task = load_tasks(verified["tasks"], ids=[verified["task_id"]]).by_id(verified["task_id"])
+                    task = load_tasks(verified.tasks, ids=[verified.task_id]).by_id(verified.task_id)
                 except (TaskError, KeyError, LookupError, OSError, ValueError):
                     continue
                 self._found[task.id] = [p.input for p in task.train]
@@ -161,7 +160,7 @@ class Behaviour:
     def __init__(self, sandbox, concepts: Sequence[Concept], inputs: TrainInputs | None = None, *, workers: int = 2):
         self.sandbox = sandbox
         self.concepts = [c for c in concepts if c.helper]
-        self.sources = {c.helper["name"]: c.helper for c in self.concepts}
+        self.sources = {c.helper.name: c.helper for c in self.concepts}
         self.inputs = inputs or TrainInputs()
         self.workers = max(1, workers)
         self.runs = 0                    # sandbox runs made
@@ -190,9 +189,9 @@ class Behaviour:
                 for p in probes}
 
     def _run(self, p: Probed, call: str, grids: list[Grid]) -> list[Result]:
-        helper = p.concept.helper["name"]
+        helper = p.concept.helper.name
         program = _PROGRAM.format(module=MODULE, helper=helper, call=call)
-        modules = {MODULE: helpers_module(self.sources, [helper])}
+        modules = {MODULE: module_of(self.sources, [helper])}
         results: list[Result] = [None] * len(grids)
         todo = list(range(len(grids)))
         for _ in range(1 + TIMEOUT_RETRIES):
@@ -264,25 +263,6 @@ class Behaviour:
 SAME_CODE = "the same helper code but for its name and docstring"
 
 
-def same_code_key(helper: dict) -> str | None:
-    """A helper's code with its function's name and docstring left out (None if it does not parse):
-    two helpers with the same key are the same function under two names."""
-    try:
-        tree = pyast.parse(helper["source"])
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    name = helper["name"]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            node.name = "_"
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                node.body = body[1:] or [ast.Pass()]
-        elif isinstance(node, ast.Name) and node.id == name:
-            node.id = "_"
-    return ast.dump(tree) + repr(sorted(helper.get("depends") or []))
-
-
 def _telling(results: Sequence[Result]) -> bool:
     """Results that can show two helpers alike: enough of them, and not all one answer."""
     given = [r for r in results if r is not None]
@@ -300,5 +280,5 @@ def _size(grid: Grid) -> str:
     return f"{len(grid)}x{len(grid[0]) if grid else 0}"
 
 
-__all__ = ["Behaviour", "Probed", "TrainInputs", "Verdict", "probed", "same_code_key", "PROBE_GRIDS", "PROBE_COLORS",
+__all__ = ["Behaviour", "Probed", "TrainInputs", "Verdict", "probed", "PROBE_GRIDS", "PROBE_COLORS",
            "MIN_RESULTS", "SAME_CODE"]

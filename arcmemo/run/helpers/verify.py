@@ -6,19 +6,19 @@ A helper's verification record keeps the program and the task (`task_id` in the 
 YAML file brings it in. The program runs with one module built from the helper and the
 other helpers it imports (from memory, or from the same file), and must call the helper,
 directly or through another helper it calls. Helper code only ever runs in the sandbox;
-this module reads its source (ast) to know what to put in the module.
+which helpers a program imports is read from its source (memory/helpers/source.py).
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
 
-from arcmemo.core import pyast
 from arcmemo.core.errors import ArcmemoError
-from arcmemo.core.helpercode import MODULE, build_module, closure
+from arcmemo.core.helpermodule import MODULE
 from arcmemo.core.tasks import Task, TaskError, load_tasks
+from arcmemo.memory.helpers.modules import build_module, closure
+from arcmemo.memory.helpers.source import imported_helpers
+from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.run.stages.prepared import prepared
 from arcmemo.solverkit.programs import run_on_pairs
 
@@ -27,33 +27,17 @@ class HelperVerificationError(ArcmemoError, ValueError):
     """A helper did not verify; the message says why (which pair, what error, or not called)."""
 
 
-def imported_helpers(program: str) -> list[str]:
-    """The names a program takes from the helpers' module: `from memory_helpers import a, b`, or
-    `memory_helpers.a` after `import memory_helpers` (a program that does not parse imports none)."""
-    try:
-        tree = pyast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == MODULE:
-            names.update(alias.name for alias in node.names if alias.name != "*")
-        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == MODULE):
-            names.add(node.attr)
-    return sorted(names)
-
-
-def check_program(sandbox, task: Task, program: str, helpers: Mapping[str, dict],
+def check_program(sandbox, task: Task, program: str, helpers: Mapping[str, Helper],
                   wanted: Iterable[str] = ()) -> tuple[str | None, set[str]]:
     """Run `program` on the task's train pairs with the module of `wanted` and the helpers it
-    imports (`helpers`: function name -> helper record, dependencies included): (None, the
+    imports (`helpers`: function name -> helper, dependencies included): (None, the
     helpers it reached: called, or called by a helper it called) when it passes every pair,
     else (why not, set())."""
-    def depends(name: str) -> list[str]:
-        return helpers[name]["depends"] if name in helpers else []
+    def depends(name: str) -> tuple[str, ...]:
+        return helpers[name].depends if name in helpers else ()
 
     names = [n for n in closure(set(wanted) | set(imported_helpers(program)), depends) if n in helpers]
-    module = build_module({name: helpers[name]["source"] for name in names})
+    module = build_module({name: helpers[name].source for name in names})
     check = run_on_pairs(sandbox, program, list(task.train), modules={MODULE: module}, helpers=MODULE)
     using = f" (with the helpers {', '.join(names)})" if len(names) > 1 else ""
     for i, (ok, outcome) in enumerate(zip(check.correct, check.outcomes)):
@@ -66,7 +50,7 @@ def check_program(sandbox, task: Task, program: str, helpers: Mapping[str, dict]
     return None, set(closure([n for o in check.outcomes for n in o.called], depends))
 
 
-def run_with_helpers(sandbox, task: Task, program: str, helpers: Mapping[str, dict], wanted: Iterable[str]) -> str | None:
+def run_with_helpers(sandbox, task: Task, program: str, helpers: Mapping[str, Helper], wanted: Iterable[str]) -> str | None:
     """None when `program` passes every train pair with `helpers` and calls every `wanted` one, else why not."""
     wanted = list(wanted)
     failure, reached = check_program(sandbox, task, program, helpers, wanted)
@@ -84,28 +68,22 @@ def write_verifier(sandbox, memory, task: Task, tasks: str, run_id: str | None):
     revision (prepared.py), not read again for each write."""
     library = dict(prepared(memory).helpers)
 
-    def verify(program: str, helpers: Mapping[str, dict]) -> tuple[dict, set[str]]:
+    def verify(program: str, helpers: Mapping[str, Helper]) -> tuple[Verified, set[str]]:
         failure, reached = check_program(sandbox, task, program, {**library, **helpers}, wanted=helpers)
         if failure is not None:
             raise HelperVerificationError(failure)
-        return verification(task.id, tasks, program, run_id), reached
+        return Verified.now(task.id, tasks, program, run_id), reached
 
     return verify
-
-
-def verification(task_id: str, tasks: str, program: str, run_id: str | None = None) -> dict:
-    """A verification record: this program passed task_id's train pairs (in task source `tasks`) now."""
-    return {"task_id": task_id, "tasks": tasks, "program": program,
-            "at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "run_id": run_id}
 
 
 class HelperVerifier:
     """Verifies helpers again from their records: `check` for a file's (import), `reverify` for
     an edited one. Tasks are loaded once per task source."""
 
-    def __init__(self, sandbox, memory_helpers: Mapping[str, dict] | None = None):
+    def __init__(self, sandbox, memory_helpers: Mapping[str, Helper] | None = None):
         self.sandbox = sandbox
-        self.memory_helpers = dict(memory_helpers or {})   # function name -> helper record, from memory
+        self.memory_helpers = dict(memory_helpers or {})   # function name -> helper, from memory
         self._tasks: dict[tuple[str, str], Task] = {}
 
     def _task(self, tasks: str, task_id: str) -> Task:
@@ -121,24 +99,22 @@ class HelperVerifier:
         """Raise HelperVerificationError unless the concept's helper verifies with its recorded program
         and task; other helpers come from `batch` (function name -> concept data, e.g. the rest of
         an import file) before memory."""
-        helper = data["helper"]
-        verified = helper["verified"]
-        helpers = {**self.memory_helpers, **{name: d["helper"] for name, d in dict(batch).items()},
-                   helper["name"]: helper}
-        failure = run_with_helpers(self.sandbox, self._task(verified["tasks"], verified["task_id"]),
-                                   verified["program"], helpers, [helper["name"]])
+        helper = Helper.from_data(data["helper"])
+        verified = helper.verified
+        helpers = {**self.memory_helpers, **{name: Helper.from_data(d["helper"]) for name, d in dict(batch).items()},
+                   helper.name: helper}
+        failure = run_with_helpers(self.sandbox, self._task(verified.tasks, verified.task_id), verified.program,
+                                   helpers, [helper.name])
         if failure is not None:
             raise HelperVerificationError(failure)
 
     def reverify(self, data: Mapping, run_id: str | None = None) -> dict:
-        """The concept's helper verified again with its recorded program and task: the helper with a
-        new verification record (HelperVerificationError if it fails)."""
+        """The concept's helper verified again with its recorded program and task: the helper's data
+        with a new verification record (HelperVerificationError if it fails)."""
         self.check(data)
-        verified = data["helper"]["verified"]
-        return {**data["helper"], "verified": verification(verified["task_id"], verified["tasks"],
-                                                           verified["program"], run_id)}
-
-
+        helper = Helper.from_data(data["helper"])
+        old = helper.verified
+        return helper.replace(verified=Verified.now(old.task_id, old.tasks, old.program, run_id)).to_data()
 
 
 def verify_edit(memory, sandbox, concept, changes: dict, run_id: str | None = None) -> dict:
@@ -147,8 +123,8 @@ def verify_edit(memory, sandbox, concept, changes: dict, run_id: str | None = No
     ConceptDataError (from the schema) or HelperVerificationError say why not; nothing is written."""
     from arcmemo.memory.schema import rules as schema
 
-    helper = changes.get("helper", concept.helper)
-    if not helper or "helper" not in changes or _same_helper(helper, concept.helper):
+    helper = changes.get("helper")
+    if not helper or _same_helper(helper, concept.helper):
         return changes
     pending = {**helper, "verified": {**(helper.get("verified") or {}), "at": "now"}}  # set by reverify
     data = schema.normalize({**concept.to_data(), **changes, "helper": pending}, format=concept.format)
@@ -156,15 +132,15 @@ def verify_edit(memory, sandbox, concept, changes: dict, run_id: str | None = No
     return {**changes, "helper": verifier.reverify(data, run_id)}
 
 
-def _same_helper(new: Mapping, old: Mapping | None) -> bool:
-    """Whether an edited helper is the stored one (its verification time and run aside)."""
+def _same_helper(new: Mapping, old: Helper | None) -> bool:
+    """Whether an edited helper (its data) is the stored one (its verification time and run aside)."""
     if not old:
         return False
     fields = ("task_id", "tasks", "program")
     return ((new.get("name"), new.get("source"), sorted(new.get("depends") or []))
-            == (old["name"], old["source"], sorted(old["depends"]))
-            and {k: (new.get("verified") or {}).get(k) for k in fields} == {k: old["verified"][k] for k in fields})
+            == (old.name, old.source, sorted(old.depends))
+            and {k: (new.get("verified") or {}).get(k) for k in fields} == {k: getattr(old.verified, k) for k in fields})
 
 
-__all__ = ["HelperVerificationError", "HelperVerifier", "imported_helpers", "check_program", "run_with_helpers",
-           "verification", "verify_edit", "write_verifier"]
+__all__ = ["HelperVerificationError", "HelperVerifier", "check_program", "run_with_helpers", "verify_edit",
+           "write_verifier"]

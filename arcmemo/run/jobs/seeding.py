@@ -48,7 +48,11 @@ from arcmemo.abstraction.annotations import (
 from arcmemo.abstraction.fewshot import load_examples
 from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
-from arcmemo.abstraction.seedhelpers import (
+from arcmemo.core.config import resolve
+from arcmemo.core.helpermodule import MODULE
+from arcmemo.core.tasks import Pair, TaskError, load_tasks
+from arcmemo.llm import Usage
+from arcmemo.memory.helpers.seedlibrary import (
     LIBRARY,
     SeedHelper,
     check_against_concept,
@@ -57,15 +61,12 @@ from arcmemo.abstraction.seedhelpers import (
     read_library,
     uncalled,
 )
-from arcmemo.core.config import resolve
-from arcmemo.core.helpercode import MODULE, HelperError
-from arcmemo.core.tasks import Pair, TaskError, load_tasks
-from arcmemo.llm import Usage
+from arcmemo.memory.helpers.source import HelperError
+from arcmemo.memory.helpers.value import Helper, Verified
 from arcmemo.memory.store.scoped import method_memory
 from arcmemo.methods.contract import AttemptView, Experience, WriteContext
 from arcmemo.methods.discovery import load_method
 from arcmemo.run.config import memory_url_for_record
-from arcmemo.run.helpers.verify import verification
 from arcmemo.run.progress.longrun import check_named, write_job
 from arcmemo.run.prompting import prompts_record
 from arcmemo.run.records.rundir import RunDir
@@ -294,9 +295,8 @@ class _Writer:
                          f"per write: {', '.join(result.types_dropped)}")
 
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
-        verified = verification(item.seed.task_id, self.tasks, item.seed.code, self.run_id)
-        helpers = {concept: {"name": h.name, "source": h.source, "depends": list(h.depends), "verified": verified}
-                   for concept, h in item.helpers.items()}
+        verified = Verified.now(item.seed.task_id, self.tasks, item.seed.code, self.run_id)
+        helpers = {concept: Helper(h.name, h.source, h.depends, verified).to_data() for concept, h in item.helpers.items()}
         try:
             result = ingest_annotation(self.memory, item.annotation, item.seed.code, formats=tuple(formats),
                                        run_id=self.run_id, task_id=item.seed.task_id, helpers=helpers)

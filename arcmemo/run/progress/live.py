@@ -1,4 +1,4 @@
-"""The live terminal display of a run (rich): see progress.py for what it shows."""
+"""The live terminal display of a run (rich): see reporter.py for what it shows."""
 
 from __future__ import annotations
 

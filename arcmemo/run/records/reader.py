@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from arcmemo.core.table import cell
+from arcmemo.core.table import cell, counted
 from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, from_record, test_informed
 from arcmemo.run.records.report import score_of, summary_rows
 from arcmemo.run.records.rundir import DEFAULT_RUNS_DIR, RUNNING, RunDir, RunDirError
@@ -270,7 +270,8 @@ class RunRecord:
         return {
             "run_id": self.run_id, "kind": self.kind, "state": run_state(status, idle, self.lost_count()),
             "running": live(status, idle),
-            "planned": len(self.planned), "done": len(latest), "passed_train": sum(o.passed_train for o in latest.values()),
+            "planned": len(self.planned), "done": len(latest),
+            "passed_train": sum(bool(o.passed_train or o.fit_answers) for o in latest.values()),   # memory's fit too
             "score": score.value if score else None, "score_cell": score.cell() if score else "-",
             "statistic": score.name if score else None, "test_informed": bool(score and score.test_informed),
             "arc_prize": score.arc_prize if score else None, "strict": score.strict if score else None,
@@ -306,11 +307,12 @@ class RunRecord:
         if self.kind == SOLVE:
             return f"{s['tasks']} of {s['tasks_planned']}" if self.summary else "-"
         if self.kind == SEED:
-            return f"{s.get('verified', '?')} of {s.get('files', '?')} seeds, {s.get('concepts_added', 0)} concepts added"
+            added = counted(s.get("concepts_added", 0), "concept")
+            return f"{s.get('verified', '?')} of {s.get('files', '?')} seeds, {added} added"
         if self.kind == CHEATSHEET:
             return f"{s.get('verified', '?')} of {s.get('files', '?')} seeds, {s.get('sheet_words', 0)} words"
         if self.kind == SELECT:
-            return f"{len(self.rundir.selections())} selection(s)"
+            return counted(len(self.rundir.selections()), "selection")
         return "-"
 
     def check_exportable(self) -> None:

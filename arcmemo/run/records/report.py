@@ -12,7 +12,7 @@ from typing import Any
 
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.table import cell as fmt
-from arcmemo.core.table import table
+from arcmemo.core.table import counted, table, wrapped
 from arcmemo.run.protocol import test_informed, test_informed_by, what_tests_decided
 from arcmemo.scoring.runscore import (
     ARC_PRIZE,
@@ -30,8 +30,9 @@ from arcmemo.scoring.runscore import (
     strict_variant,
 )
 
-__all__ = ["fmt", "table", "summary_rows", "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows",
-           "compare_table", "solved_alone", "alone_label", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
+__all__ = ["fmt", "table", "summary_rows", "score_gap", "ORACLE1_NOTE", "faults_cell", "config_rows", "memory_start_text",
+           "summary_table", "COMPARE_HEADER", "compare_records", "compare_rows", "compare_table", "solved_alone",
+           "alone_texts", "alone_label", "UNKNOWN", "score_of", "running_score", "footnote", "per_task_rows",
            "depth_text", "mean_records", "mean_text", "MismatchedRuns"]    # fmt: the one cell formatter, the pages use it too
 
 UNKNOWN = NO_TEST_OUTPUTS
@@ -80,7 +81,7 @@ def _per_pass(summary: dict[str, Any], score: RunScore) -> tuple[str, str]:
 def summary_table(summary: dict[str, Any], config: dict[str, Any] | None = None) -> str:
     text = table(summary_rows(summary, config), ("run " + summary["run_id"], ""))
     note = footnote([score_of(config, summary)])
-    return text + (f"\n{note}" if note else "")
+    return text + (f"\n{wrapped(note)}" if note else "")
 
 
 def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
@@ -95,17 +96,22 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
         ("the submitted attempts' oracle@1 / strict",
          " / ".join(score.mark(v, "unknown") for v in (score.submitted_oracle1, score.submitted_strict))),
     ]
+    gap = score_gap(summary, score)
+    if gap:
+        rows.append(("why these scores differ", gap))
+    if "faults" in summary:         # next to the scores: a solver or sandbox that broke is not a plain 0
+        rows.append(("what broke (tasks)", faults_cell(summary)))
     if len(summary.get("passes", [])) > 1:
         head, prize = _per_pass(summary, score)
         rows += [(f"{score.name} per pass", head), (f"{ARC_PRIZE} per pass", prize)]
+    fits = summary.get("fit_answer_tasks") or []
     rows += [
-        ("passed train pairs", len(summary.get("passed_train", []))),
+        ("passed train pairs (the model's program or memory's fit)",
+         len(set(summary.get("passed_train") or []) | set(fits))),
         ("concepts selected / task", summary.get("concepts_selected_per_task", 0)),
-        ("concepts offered / helper called / by a passing program / in a solved task",
-         " / ".join(str((summary.get("concept_use") or {}).get(k, 0))
-                    for k in ("offered", "called", "called_passing", "solved"))),
+        ("concepts offered / helper called / by a passing program / in a solved task", _use_cell(summary)),
         ("tasks where a helper call gave every train output (probe)", len(summary.get("probe_fit_tasks") or [])),
-        ("tasks answered by memory's fit (its output submitted)", len(summary.get("fit_answer_tasks") or [])),
+        ("tasks answered by memory's fit (its output submitted)", len(fits)),
         ("selection fallbacks", summary.get("selection_fallbacks", 0)),
         ("selection levels (tasks)", ", ".join(f"{level} {n}" for level, n in
                                                (summary.get("selection_levels") or {}).items()) or "-"),
@@ -122,6 +128,7 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
     ]
     if summary.get("failure_lessons"):
         rows.append(("failure lessons written / offered", failure_lessons_cell(summary)))
+    rows += config_rows(config)
     lost, writes_lost = summary.get("tasks_lost") or [], summary.get("writes_lost") or []
     if lost or writes_lost:
         rows.append(("lost to endpoint errors", f"{len(lost)} tasks, {len(writes_lost)} memory writes "
@@ -131,17 +138,109 @@ def summary_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) 
     return rows
 
 
+ORACLE1_NOTE = ("the submitted oracle@1 is the mean over the two submitted grids (one of two right counts half); "
+                "the ARC Prize score counts a test input right when either was")
+
+
+def _use_cell(summary: dict[str, Any]) -> str:
+    """The concept use counts, memory's fit counted beside the model's programs: "4 / 0 + 2 by
+    memory's fit / 0 + 2 / 0 + 2". Memory's own counters (what selection learns from, `concepts
+    stats`) are the model's programs' use; a submitted fit is one helper call that gave every
+    train output, in its task."""
+    use = summary.get("concept_use") or {}
+    fits = set(summary.get("fit_answer_tasks") or [])
+    by_fit = {"called": len(fits), "called_passing": len(fits), "solved": len(fits & set(summary.get("solved") or []))}
+    cells = [str(use.get("offered", 0))]
+    for key in ("called", "called_passing", "solved"):
+        extra = f" + {by_fit[key]}" + (" by memory's fit" if key == "called" else "") if fits else ""
+        cells.append(f"{use.get(key, 0)}{extra}")
+    return " / ".join(cells)
+
+
+def score_gap(summary: dict[str, Any], score: RunScore) -> str | None:
+    """Why the headline, the ARC Prize score and the submitted attempts' oracle@1 differ, where they
+    stand side by side (None: they agree, or are unknown): the submitted oracle@1 averages the two
+    submitted grids, and the headline counts any of a thread's answers, memory's fit included."""
+    per_task = summary.get("per_task") or {}
+    values = (score.value, score.arc_prize, score.submitted_oracle1)
+    if any(v is None for v in values) or len(set(values)) == 1:
+        return None
+    said = []
+    half = sorted(t for t, s in per_task.items() if s.get("oracle2") == 1 and (s.get("oracle1") or 0) < 1)
+    if half:
+        said.append(f"the submitted oracle@1 is the mean over the two submitted grids: on {_tasks(half)} one of the "
+                    "two was right, which counts half")
+    missed = sorted(t for t, s in per_task.items() if (s.get("headline") or 0) > (s.get("oracle2") or 0))
+    if missed:
+        said.append(f"the {score.name} counts a test input right when any of a thread's answers was (memory's fit "
+                    f"included): on {_tasks(missed)} a right answer was not among the two submitted")
+    return "; ".join(said) or None
+
+
+def _tasks(ids: Sequence[str], most: int = 4) -> str:
+    return ", ".join(ids[:most]) + (f" and {len(ids) - most} more" if len(ids) > most else "") + \
+        f" ({len(ids)} task{'s' if len(ids) != 1 else ''})"
+
+
+def faults_cell(summary: dict[str, Any]) -> str:
+    """What broke under the run's tasks, by stage, with the tasks ("nothing": none broke), so a run
+    whose solver or sandbox broke does not read as a plain 0 (records/summary.py fault_counts)."""
+    from arcmemo.run.records.answered import FAULT_WORDS
+
+    faults, tasks = summary.get("faults") or {}, summary.get("fault_tasks") or {}
+    if not faults:
+        return "nothing"
+    return "; ".join(f"{FAULT_WORDS.get(stage, stage)} broke in "
+                     + (_tasks(list(tasks[stage])) if tasks.get(stage) else counted(n, "task"))
+                     for stage, n in faults.items())
+
+
+def config_rows(config: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """What a run's config says of its memory method: every method option's value (defaults
+    included) and what the method started from (`memory_start`)."""
+    config = config or {}
+    settings = config.get("settings") if isinstance(config.get("settings"), dict) else {}
+    rows: list[tuple[str, Any]] = []
+    options = settings.get("method_options")
+    if isinstance(options, dict):
+        rows.append((f"method options ({settings.get('selection', '?')})",
+                     ", ".join(f"{k}={_option(v)}" for k, v in sorted(options.items())) or "none"))
+    start = config.get("memory_start")
+    if isinstance(start, dict):
+        rows.append(("memory at the start", memory_start_text(start)))
+    return rows
+
+
+def _option(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
+
+
+def memory_start_text(start: dict[str, Any]) -> str:
+    """config.json's memory_start in words: "empty", or "ps: 66 items (66 from the seed solutions)"."""
+    if start.get("empty"):
+        return f"{start.get('method', '?')}: empty"
+    return (f"{start.get('method', '?')}: {start.get('items', '?')} items "
+            f"({start.get('from_seeds', 0)} from the seed solutions)")
+
+
 def per_task_rows(summary: dict[str, Any], config: dict[str, Any] | None = None) -> tuple[list[tuple], tuple]:
     """(rows, header) of every task's scores (0..1): its headline over its threads, then its
-    submitted attempts' scores (`runs show --tasks`)."""
+    submitted attempts' scores, its train pairs in records/answered.py's words, memory's fit
+    counted (`runs show --tasks`; from the summary alone, which a lean read keeps to)."""
+    from arcmemo.run.records.answered import train_words
+
     score = score_of(config, summary)
+    fits = set(summary.get("fit_answer_tasks") or [])
     rows = []
     for task_id, s in summary.get("per_task", {}).items():
         head = s.get("headline")
         rows.append((task_id, "-" if "headline" not in s else score.mark(head, "unknown"),
                      score.mark(s.get("oracle2"), "unknown"), score.mark(s.get("oracle1"), "unknown"),
-                     score.mark(s.get("strict"), "unknown"), s["passed_train"], s["pass"], s["selected"]))
-    header = ("task", score.name, "ARC Prize (submitted)", "submitted oracle@1", "submitted strict", "passed train",
+                     score.mark(s.get("strict"), "unknown"), train_words(bool(s["passed_train"]), task_id in fits),
+                     s["pass"], s["selected"]))
+    header = ("task", score.name, "ARC Prize (submitted)", "submitted oracle@1", "submitted strict", "train pairs",
               "pass", "concepts")
     return rows, header
 
@@ -194,14 +293,32 @@ def compare_rows(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> li
 
 
 def compare_table(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
-    """Runs side by side (config, summary), then the tasks each solves that the others don't."""
+    """Runs side by side (config, summary), then the tasks each solves that the others don't (and
+    which of them memory's fit answered)."""
     lines = [table(compare_rows(entries), COMPARE_HEADER)]
     note = footnote([score_of(config, summary) for config, summary in entries])
-    lines += [note] if note else []
+    lines += [wrapped(note)] if note else []
     lines.append("")
-    for run_id, only in solved_alone(entries):
-        lines.append(f"{alone_label(run_id)} ({len(only)}): {', '.join(only) or '-'}")
+    for run_id, only in alone_texts(entries):
+        lines.append(wrapped(f"{alone_label(run_id)} ({len(only)}): {', '.join(only) or '-'}", "  "))
     return "\n".join(lines)
+
+
+def alone_texts(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, list[str]]]:
+    """`solved_alone`, each task whose submitted attempts held memory's fit said so, from the
+    summaries (a comparison reads no event log): "6150a2bd (memory's fit rotate_grid(grid, 2)
+    submitted)" (records/answered.py's words)."""
+    from arcmemo.run.records.answered import submitted_fit_text
+
+    said = []
+    for (_, summary), (run_id, only) in zip(entries, solved_alone(entries)):
+        calls, fit_tasks = summary.get("fit_answers") or {}, set(summary.get("fit_answer_tasks") or [])
+        texts = []
+        for task_id in only:
+            fit = submitted_fit_text(calls.get(task_id, [])) if task_id in fit_tasks else None
+            texts.append(f"{task_id} ({fit})" if fit else task_id)
+        said.append((run_id, texts))
+    return said
 
 
 def alone_label(run_id: str) -> str:
@@ -252,7 +369,7 @@ def depth_text(summary: dict[str, Any], config: dict[str, Any] | None = None) ->
         strict = ([[d, *(fmt(v) for v in row)] for d, row in enumerate(chosen)] if chosen else
                   [[d, *([STRICT_NOT_RECORDED] * n)] for d in range(t["retries"] + 1)])
     return "\n".join([
-        f"oracle@k by retry depth (the paper's Table 4), % of {t['puzzles']} puzzles; {n} thread(s); "
+        f"oracle@k by retry depth (the paper's Table 4), % of {counted(t['puzzles'], 'puzzle')}; {counted(n, 'thread')}; "
         "bracketed: std over the k-subsets of threads\n(k counts threads, the paper's runs; the headline is the "
         f"k={headline_k(n)} column at retry {t['retries']}; the {ARC_PRIZE} scores what was submitted instead)",
         table(rows, ["retry", *(f"thread {i}" for i in range(n)), *_k_header(n)]), "",
@@ -313,7 +430,8 @@ def mean_text(entries: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> str:
     def cell(value: dict[str, float | None] | None) -> str:
         return UNKNOWN if value is None else _with_std(value["mean"], value["std"]) + mark
 
-    blocks = [f"{runs} runs of one configuration, each {n} thread(s) and {record['retries']} retries; "
+    retries = counted(record["retries"], "retry", "retries")
+    blocks = [f"{runs} runs of one configuration, each {counted(n, 'thread')} and {retries}; "
               "mean (std) over the runs", ""]
     for name, title in (("oracle", "oracle@k (Table 4)"), ("strict", strict_name(record["strict_variant"]))):
         rows = [[d, *(cell(c) for c in row)] for d, row in enumerate(record[name])]

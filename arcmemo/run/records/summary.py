@@ -61,6 +61,7 @@ def summary(*, run_id: str, config: RunConfig, tasks_planned: int, latest: Mappi
                         for name in COUNTERS},
         "probe_fit_tasks": sorted(t for t, o in latest.items() if o.helper_fits),
         "fit_answer_tasks": sorted(t for t, o in latest.items() if o.fit_answers),
+        "fit_answers": {t: list(o.fit_answers) for t, o in sorted(latest.items()) if o.fit_answers},   # their calls
         "selection_levels": level_counts(latest.values()),
         "threads": config.threads,
         "retries": config.retries,

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arcmemo.core.choice import top_predictions
-from arcmemo.run.stages.probe import FIT_LABEL
+from arcmemo.core.choice import FIT_LABEL, describe_origin, top_predictions
 from arcmemo.solverkit import Attempt
 
 if TYPE_CHECKING:
@@ -44,17 +43,6 @@ def origin_of(attempt: Attempt, thread: int) -> Origin:
     if attempt.label == FIT_LABEL:
         return Origin(by="memory", call=attempt.raw)
     return Origin(by="model", thread=thread, sample=attempt.sample, round=attempt.round)
-
-
-def describe_origin(record: dict[str, Any]) -> str:
-    """An origin record in words, for every view: "memory's fit flip_grid(grid, 'horizontal')", or
-    "the model's program (thread 1, sample 1, retry 0)"."""
-    if record.get("by") == "memory":
-        return f"memory's fit {record.get('call')}"
-    if record.get("by") == "model":
-        return (f"the model's program (thread {int(record.get('thread', 0)) + 1}, sample {record.get('sample')}, "
-                f"retry {record.get('round')})")
-    return "unknown"
 
 
 def with_memory_answers(runs: Sequence[ThreadRun], answers: Sequence[Attempt], n_tests: int) -> list[ThreadRun]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from arcmemo.core.helpercode import describe
+from arcmemo.memory.helpers.source import describe
 from arcmemo.memory.store.usage import ConceptUse
 from arcmemo.solverkit import MemoryHelpers, OfferedHelper
 
@@ -47,10 +47,10 @@ def offer_helpers(memory: Prepared, chosen_ids: Iterable[int], limit: int,
     chosen = sorted(chosen, key=lambda c: -(usage[c.id].called_passing if c.id in usage else 0))[:max(0, limit)]
     if not chosen:
         return None
-    module = memory.module(c.helper["name"] for c in chosen)
+    module = memory.module(c.helper.name for c in chosen)
     offered = []
     for c in chosen:
-        info = describe(c.helper["source"])
+        info = describe(c.helper.source)
         offered.append(OfferedHelper(name=info.name, signature=info.signature, doc=info.doc, concept=c.name))
     return MemoryHelpers(module=module, offered=offered)
 

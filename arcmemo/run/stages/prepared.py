@@ -26,10 +26,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from typing import Any
 
-from arcmemo.core.helpercode import build_module, closure
+from arcmemo.memory.helpers.modules import module_of
+from arcmemo.memory.helpers.probing import ProbeSpec, probe_spec
+from arcmemo.memory.helpers.value import Helper
 from arcmemo.memory.schema.concept import FORMATS
 from arcmemo.memory.views.library import Library, library
-from arcmemo.run.stages.probe import ProbeSpec, probe_spec
 
 _WORD = re.compile(r"[A-Za-z_][\w]*")
 
@@ -109,14 +110,14 @@ class Prepared:
         return {c.name: c.id for c in self.concepts}
 
     @cached_property
-    def helpers(self) -> dict[str, dict]:
-        """Helper function name -> the helper (name, source, depends, verified) of its concept."""
-        return {c.helper["name"]: c.helper for c in self.concepts if c.helper}
+    def helpers(self) -> dict[str, Helper]:
+        """Helper function name -> the helper of its concept."""
+        return {c.helper.name: c.helper for c in self.concepts if c.helper}
 
     @cached_property
     def helper_owner(self) -> dict[str, int]:
         """Helper function name -> the id of the concept it implements."""
-        return {c.helper["name"]: c.id for c in self.concepts if c.helper}
+        return {c.helper.name: c.id for c in self.concepts if c.helper}
 
     @cached_property
     def _specs(self) -> list[ProbeSpec | None]:
@@ -143,19 +144,13 @@ class Prepared:
         """One module of the named helpers and every helper they call (kept per set of names)."""
         key = tuple(sorted(set(names)))
         if key not in self._modules:
-            self._modules[key] = helpers_module(self.helpers, key)
+            self._modules[key] = module_of(self.helpers, key)
         return self._modules[key]
 
     def hint(self, concepts: Sequence[Any]) -> str:
         """The PS hint of these concepts (objects of this revision): as selection renders one,
         with the custom types they need."""
         return self.library.text(self.library.positions(concepts)) if concepts else ""
-
-
-def helpers_module(sources: Mapping[str, dict], names: Iterable[str]) -> str:
-    """One module of the named helpers and every helper they call (`sources`: helper name -> helper)."""
-    needed = closure(list(names), lambda name: sources[name]["depends"] if name in sources else [])
-    return build_module({name: sources[name]["source"] for name in needed if name in sources})
 
 
 def _other_formats(memory_ref: weakref.ref) -> list[Library]:

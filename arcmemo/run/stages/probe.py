@@ -3,11 +3,10 @@ memory's verified helpers gives every train output.
 
 Memory's helpers are a library shared by every method, like the sandbox (today the helpers of
 PS concepts; a method that writes helpers adds to it). An executable concept can be tried,
-not only read. For each helper that takes the grid first and whose other parameters can be
-filled (an int, a colour of the task, a bool, literal alternatives such as `horizontal |
-vertical`, or a value the train pairs show: a colour table, a scale factor, an output size, a
-shift; inferred.py), the probe calls it with each combination on the train inputs, in the
-sandbox. A call that gives every train output is a *fit*. Fits add to what the method's read
+not only read. For each helper whose parameters can be filled (memory/helpers/probing.py: the
+grid first, then an int, a colour of the task, a bool, literal alternatives, or a value the
+train pairs show, inferred.py), the probe calls it with each combination on the train inputs,
+in the sandbox. A call that gives every train output is a *fit*. Fits add to what the method's read
 shows, never replace it: every thread's prompt names the calls first, and only their helpers
 are offered. A small model that would not have picked the concept, or would have guessed its
 arguments wrong, is told what running it showed. With fits as answers
@@ -23,23 +22,20 @@ or wrong; the latter costs a fit, never a false one. `--probe-helpers/--no-probe
 turns it on or off; its default is the method's (`arcmemo methods list`).
 
 What depends on the concept alone (which parameters, of which kind, passed how) is its
-`ProbeSpec`, made once per memory revision (prepared.py); only the values a task gives
-(its colours, what its train pairs show) are filled in per task.
+`ProbeSpec` (memory/helpers/probing.py), made once per memory revision (prepared.py); only
+the values a task gives (its colours, what its train pairs show) are filled in per task.
 """
 
 from __future__ import annotations
 
-import ast
-import itertools
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arcmemo.core import pyast
-from arcmemo.core.helpercode import MODULE
-from arcmemo.run.stages.inferred import TaskFacts, task_facts
+from arcmemo.core.choice import FIT_LABEL, FIT_SAMPLE
+from arcmemo.core.helpermodule import MODULE
+from arcmemo.run.stages.inferred import task_facts
 from arcmemo.solverkit import Attempt
 from arcmemo.solverkit.programs import run_on_pairs, run_program
 
@@ -47,20 +43,7 @@ if TYPE_CHECKING:
     from arcmemo.run.stages.context import TaskContext
     from arcmemo.run.stages.prepared import Prepared
 
-INTS = (1, 2, 3, 4)
-MAX_CALLS_PER_HELPER = 32
 BATCH = 16                     # calls tried in one sandbox run (memory's own helpers); a fit is confirmed alone
-FIT_LABEL = "memory fit"       # an attempt made by memory (a fit), not by the model
-FIT_SAMPLE = -1                # its sample index: no model sample made it
-_WORD = re.compile(r"^[a-z][a-z_]*$")
-# typing words that name a type, not a literal value (`grid | None` is not a choice of words)
-_TYPE_WORDS = frozenset({"grid", "int", "color", "colour", "bool", "object", "objects", "none", "position", "mask",
-                         "str", "float", "list", "tuple", "dict", "direction", "shape", "any"})
-# typings (spaces removed) of a colour table, of a pair of ints, and the parameter words saying which pair
-_MAPPINGS = frozenset({"colormapping", "colourmapping", "dict[color,color]", "dict[colour,colour]", "dict[int,int]"})
-_PAIRS = frozenset({"tuple[int,int]", "offset", "translation", "vector", "shape", "size"})
-_SHAPE_WORDS = frozenset({"shape", "size", "dims", "dimensions"})
-_OFFSET_WORDS = frozenset({"offset", "shift", "delta", "translation", "displacement", "vector", "move"})
 
 
 @dataclass(frozen=True)
@@ -75,134 +58,6 @@ class Fit:
     def program(self) -> str:
         """The program that is this call: `transform(grid) = helper(grid, args)`."""
         return f"from {MODULE} import {self.helper}\n\n\ndef transform(grid):\n    return {self.call}\n"
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One parameter after the grid: how a call passes it (`keyword` "" = by position, for a
-    required one) and what fills it: `kind` int, color, bool, choices (the `fixed` values),
-    or mapping, shape, offset (inferred from the train pairs)."""
-
-    keyword: str
-    required: bool
-    kind: str
-    fixed: tuple = ()
-
-    def values(self, facts: TaskFacts) -> list[Any]:
-        """The values to try on a task with these facts."""
-        if self.kind == "int":
-            return list(dict.fromkeys(self.fixed + facts.factors))
-        if self.kind == "color":
-            return list(facts.colors)
-        inferred = {"mapping": facts.mapping, "shape": facts.shape, "offset": facts.offset}
-        if self.kind in inferred:
-            return [inferred[self.kind]] if inferred[self.kind] else []
-        return list(self.fixed)
-
-
-@dataclass(frozen=True)
-class ProbeSpec:
-    """How one concept's helper is probed: the same on every task (made once per revision)."""
-
-    concept_id: int
-    helper: str
-    slots: tuple[Slot, ...]
-
-    def calls(self, facts: TaskFacts) -> list[str]:
-        """Every combination of the required parameters' values (optional ones too, while the
-        combinations stay few), as calls a program writes."""
-        choices: list[tuple[str, list[Any]]] = []
-        size = 1
-        for slot in self.slots:
-            values = slot.values(facts)
-            if slot.required:
-                if not values:
-                    return []                  # a required parameter this task cannot fill
-            elif not values or size * len(values) > MAX_CALLS_PER_HELPER:
-                continue                       # an optional one: left at its default
-            size *= len(values)
-            choices.append((slot.keyword, values))
-        if size > MAX_CALLS_PER_HELPER:
-            return []
-        calls = []
-        for combo in itertools.product(*(values for _, values in choices)):
-            args = ["grid"] + [f"{kw}={v!r}" if kw else repr(v) for (kw, _), v in zip(choices, combo)]
-            calls.append(f"{self.helper}({', '.join(args)})")
-        return calls
-
-
-def _kind(name: str, typing: str | None) -> tuple[str, tuple] | None:
-    """(kind, fixed values) of a parameter of this name and typing, None when nothing fills it."""
-    typing = (typing or "").strip().lower()
-    if typing == "int":
-        return "int", INTS
-    if typing in ("color", "colour"):
-        return "color", ()
-    if typing == "bool":
-        return "bool", (True, False)
-    words = [w.strip() for w in typing.split("|")]
-    if len(words) >= 2 and all(w.isdigit() for w in words):
-        return "choices", tuple(int(w) for w in words)
-    if len(words) >= 2 and all(_WORD.match(w) and w not in _TYPE_WORDS for w in words):
-        return "choices", tuple(words)
-    compact = typing.replace(" ", "")
-    if compact in _MAPPINGS:
-        return "mapping", ()
-    if compact in _PAIRS:
-        said = set(re.split(r"[^a-z]+", name.lower())) | {compact}
-        if said & _SHAPE_WORDS:
-            return "shape", ()
-        if said & _OFFSET_WORDS:
-            return "offset", ()
-    return None
-
-
-def _parameters(source: str, name: str) -> tuple[list[str], int] | None:
-    """(parameter names, how many are required) of function `name` in `source`."""
-    try:
-        tree = pyast.parse(source)
-    except SyntaxError:
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            args = node.args
-            if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg:
-                return None
-            names = [a.arg for a in args.args]
-            return names, len(names) - len(args.defaults)
-    return None
-
-
-def probe_spec(concept: Any) -> ProbeSpec | None:
-    """How the probe tries this concept's helper; None when it cannot: no helper, something
-    other than a grid returned, the grid not first, a required parameter nothing fills."""
-    helper = concept.helper or {}
-    if (concept.output_typing or "").strip().lower() != "grid":
-        return None                            # what it returns cannot be a task's output
-    name, source = helper.get("name"), helper.get("source") or ""
-    found = _parameters(source, name) if name else None
-    if found is None or not found[0]:
-        return None
-    names, required = found
-    typings = {p.get("name"): p.get("typing") for p in concept.parameters or [] if isinstance(p, dict)}
-    if (typings.get(names[0]) or "grid").strip().lower() != "grid":
-        return None
-    slots = []
-    for position, param in enumerate(names[1:], start=1):
-        kind = _kind(param, typings.get(param))
-        if kind is None:
-            if position < required:
-                return None                    # a required parameter nothing fills
-            continue                           # an optional one: left at its default
-        slots.append(Slot(keyword="" if position < required else param, required=position < required,
-                          kind=kind[0], fixed=kind[1]))
-    return ProbeSpec(concept_id=concept.id, helper=name, slots=tuple(slots))
-
-
-def candidate_calls(concept: Any, facts: TaskFacts) -> list[str]:
-    """The calls to try for one concept on a task with these facts."""
-    spec = probe_spec(concept)
-    return spec.calls(facts) if spec is not None else []
 
 
 def probe(task: Any, memory: Prepared, sandbox: Any, *, workers: int = 1,
@@ -329,6 +184,5 @@ def _answers(ctx: TaskContext, fits: Sequence[Fit]) -> list[Attempt]:
     return fit_attempts(ctx.task, fits, ctx.prepared, ctx.sandbox)
 
 
-__all__ = ["Fit", "FIT_LABEL", "FIT_SAMPLE", "Probed", "ProbeSpec", "Slot", "answered", "candidate_calls",
-           "fit_attempts", "fits_from_calls", "model_steps", "probe", "probe_spec", "probe_task",
-           "MAX_CALLS_PER_HELPER"]
+__all__ = ["Fit", "FIT_LABEL", "FIT_SAMPLE", "Probed", "answered", "fit_attempts", "fits_from_calls", "model_steps",
+           "probe", "probe_task"]

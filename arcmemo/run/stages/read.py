@@ -45,7 +45,9 @@ def read(ctx: TaskContext) -> list[Selection] | None:
     failed = None
     if threads > 1 and ctx.method.shares_read:
         try:
-            shared = ctx.method.prepare_read(ctx.task, ctx.memory, settings[0], ctx.llm)
+            llm = _Announcing(ctx.llm, lambda: ctx.step("selecting (once for every thread)")) \
+                if ctx.method.read_roles else ctx.llm
+            shared = ctx.method.prepare_read(ctx.task, ctx.memory, settings[0], llm)
             settings = [dataclasses.replace(shared, pass_index=s.pass_index) for s in settings]
         except ReadFailed as exc:
             failed = str(exc)
@@ -57,7 +59,7 @@ def read(ctx: TaskContext) -> list[Selection] | None:
             selection = Selection(mode=ctx.config.selection, fallback=True, error=failed)
         else:
             ctx.step(_verb(ctx), thread=t)
-            selection = _read_one(ctx, settings[t])
+            selection = _read_one(ctx, settings[t], t)
         if ctx.llm.fault is None:
             _record(ctx, t, selection)
         return selection
@@ -92,7 +94,7 @@ def reselector(ctx: TaskContext, t: int, made: list[dict[str, Any]], offer: Call
 
     def reselect(feedback: str, retry: int, sample: int) -> Hint | None:
         settings = dataclasses.replace(ctx.config.selection_settings(ctx.pass_index, t), retry_feedback=feedback)
-        selection = _read_one(ctx, settings)
+        selection = _read_one(ctx, settings, t)
         helpers = None if selection.fallback else offer(selection)
         with lock:
             ctx.records.append_selection(selection_record(ctx.task.id, ctx.pass_index, selection,
@@ -115,12 +117,35 @@ def selection_level(selection: Selection) -> str | None:
 
 
 def _verb(ctx: TaskContext) -> str:
-    """What the progress line says a read does: a model picks (`read_roles`), or memory is read."""
-    return "selecting" if ctx.method.read_roles else "reading memory"
+    """What the progress line says when a read starts: memory is read; "selecting" follows when
+    the read asks a model (`_Announcing`), and only then."""
+    return "reading memory"
 
 
-def _read_one(ctx: TaskContext, settings: SelectionSettings) -> Selection:
-    return select(ctx.task, ctx.memory, settings, ctx.llm)
+class _Announcing:
+    """The task's model client as a read sees it: the progress line says "selecting" when the
+    read's first model call starts (a read that asks no model, an empty memory's say, never says
+    it). Everything else is the task's client's (its counts and faults are the task's)."""
+
+    def __init__(self, llm: Any, say: Callable[[], None]):
+        self._llm, self._say, self._said = llm, say, threading.Event()
+
+    async def achat(self, messages, **kwargs):
+        if not self._said.is_set():
+            self._said.set()
+            self._say()
+        return await self._llm.achat(messages, **kwargs)
+
+    def chat(self, messages, **kwargs):
+        return self._llm.run(self.achat(messages, **kwargs))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+
+def _read_one(ctx: TaskContext, settings: SelectionSettings, thread: int | None = None) -> Selection:
+    llm = _Announcing(ctx.llm, lambda: ctx.step("selecting", thread=thread)) if ctx.method.read_roles else ctx.llm
+    return select(ctx.task, ctx.memory, settings, llm)
 
 
 def _as_opened(ctx: TaskContext, t: int) -> Selection:

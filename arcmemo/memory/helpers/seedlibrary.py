@@ -22,7 +22,9 @@ from pathlib import Path
 
 from arcmemo.core import pyast
 from arcmemo.core.errors import ArcmemoError
-from arcmemo.core.helpercode import MODULE, HelperError, build_module, check_helper, closure, helper_name
+from arcmemo.core.helpermodule import MODULE
+from arcmemo.memory.helpers.modules import build_module, closure
+from arcmemo.memory.helpers.source import HelperError, check_helper, helper_name
 
 LIBRARY = f"{MODULE}.py"
 

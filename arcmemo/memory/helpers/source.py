@@ -1,9 +1,10 @@
-"""The source text of concept helpers: checking it, describing it, joining helpers into one module.
+"""The source text of concept helpers: checking it against its concept, describing it, and
+reading which helpers a program imports.
 
 A PS concept may carry a *helper*: one Python function implementing it (DESIGN.md section
 11). This module only ever *reads* helper source (with `ast`); helper code is model- or
 person-written and runs only in the sandbox, where the helpers a task is offered are one
-importable module, `memory_helpers` (MODULE).
+importable module, `memory_helpers` (core/helpermodule.py's MODULE; modules.py joins them).
 
 A helper's source is import statements plus exactly one function:
 
@@ -16,7 +17,8 @@ A helper's source is import statements plus exactly one function:
 - every name it uses is its own, a builtin, an import, or another helper's function: those
   are its dependencies (`depends`), joined into the module with it.
 
-`check_helper` raises HelperError naming the problem; messages are one line.
+`check_helper` raises HelperError naming the problem; messages are one line; `check_helper_of`
+says the same as the concept schema's ConceptDataError at field "helper".
 """
 
 from __future__ import annotations
@@ -25,13 +27,15 @@ import ast
 import builtins
 import keyword
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arcmemo.core import pyast
 from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.helpermodule import MODULE
+from arcmemo.memory.errors import ConceptDataError
+from arcmemo.memory.helpers.value import Helper
 
-MODULE = "memory_helpers"
 ALLOWED_IMPORTS = ("numpy", "scipy")          # and their submodules
 MAX_SOURCE = 20_000                            # characters of one helper
 RESERVED = frozenset({"transform", "main", MODULE}) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
@@ -65,7 +69,8 @@ def helper_name(concept_name: str) -> str:
     return name
 
 
-def _parse(source: str) -> ast.Module:
+def parse_source(source: str) -> ast.Module:
+    """A helper's source parsed; HelperError when it is empty, too long or not Python."""
     if not isinstance(source, str) or not source.strip():
         raise HelperError("the helper source is empty")
     if len(source) > MAX_SOURCE:
@@ -159,7 +164,7 @@ def check_helper(source: str, name: str, parameters: Sequence[str] | None = (), 
     """Check one helper's source against its concept (see the module docstring); `helpers` are
     the function names of the other helpers it may call; `parameters` None skips the check of
     the parameters (a partial concept about to merge into a stored one). Raises HelperError."""
-    tree = _parse(source)
+    tree = parse_source(source)
     functions = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -183,9 +188,9 @@ def check_helper(source: str, name: str, parameters: Sequence[str] | None = (), 
     if parameters is not None:
         _check_parameters(fn, parameters)
     summary, doc = _docstring(fn)
-    imported, imported_helpers = _imports(tree)
+    imported, from_module = _imports(tree)
     known = set(helpers) - {name}
-    unknown = sorted(imported_helpers - known)
+    unknown = sorted(from_module - known)
     if unknown:
         raise HelperError(f"imports {', '.join(unknown)} from {MODULE}, which no other concept's helper defines")
     free = {node.id for node in ast.walk(fn) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
@@ -194,13 +199,13 @@ def check_helper(source: str, name: str, parameters: Sequence[str] | None = (), 
     if undefined:
         raise HelperError(f"{_signature(fn)}: uses {', '.join(undefined)}, which it neither defines nor imports "
                           "and no other concept's helper is named")
-    depends = tuple(sorted((free & known) | imported_helpers))
+    depends = tuple(sorted((free & known) | from_module))
     return HelperInfo(name=name, signature=_signature(fn), summary=summary, doc=doc, depends=depends)
 
 
 def describe(source: str) -> HelperInfo:
     """Signature and docstring of an already checked helper (for prompts; no dependency check)."""
-    tree = _parse(source)
+    tree = parse_source(source)
     fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
     if fn is None:
         raise HelperError("the helper defines no function")
@@ -209,39 +214,58 @@ def describe(source: str) -> HelperInfo:
                       doc=doc, depends=())
 
 
-def _without_helper_imports(source: str) -> str:
-    """The source minus its `from memory_helpers import ...` lines (in the module they are defined alongside)."""
-    tree = _parse(source)
-    drop = {line for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == MODULE
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
-    if not drop:
-        return source
-    return "".join(line for i, line in enumerate(source.splitlines(keepends=True), 1) if i not in drop)
+def check_helper_of(concept: str, parameters: list[str] | None, name: str, source: str, depends: list[str]) -> list[str]:
+    """A helper's source against its concept: its name, its parameters (None: a partial concept
+    gives none; the store checks the concept it merges into), docstring and imports, and the
+    helpers it calls being exactly the `depends` it lists (whether those exist is the store's
+    check). Returns the dependencies sorted; ConceptDataError at field "helper"."""
+    try:
+        expected = helper_name(concept)
+        if name != expected:
+            raise HelperError(f"is named {name!r}; the helper of concept {concept!r} is named {expected}")
+        info = check_helper(source, name, parameters, helpers=depends)
+    except HelperError as exc:
+        raise ConceptDataError(str(exc), "helper") from None
+    if sorted(set(depends)) != list(info.depends):
+        raise ConceptDataError(f"lists {', '.join(depends) or 'no helpers'} under depends, but calls "
+                               f"{', '.join(info.depends) or 'none'}", "helper.depends")
+    return list(info.depends)
 
 
-def closure(names: Iterable[str], depends: Callable[[str], Iterable[str]]) -> list[str]:
-    """`names` and everything they depend on (transitively), sorted; `depends(name)` lists a helper's."""
-    seen: set[str] = set()
-    todo = list(names)
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(depends(name))
-    return sorted(seen)
+def imported_helpers(program: str) -> list[str]:
+    """The names a program takes from the helpers' module: `from memory_helpers import a, b`, or
+    `memory_helpers.a` after `import memory_helpers` (a program that does not parse imports none)."""
+    try:
+        tree = pyast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == MODULE:
+            names.update(alias.name for alias in node.names if alias.name != "*")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == MODULE):
+            names.add(node.attr)
+    return sorted(names)
 
 
-def build_module(sources: Mapping[str, str]) -> str:
-    """One module of helpers (name -> source, dependencies included), in name order. Each function
-    finds the others as globals of the module, so the order does not matter for calls."""
-    parts = [f'"""Helpers from memory: {", ".join(sorted(sources))}."""\n']
-    parts += [_without_helper_imports(sources[name]).strip() + "\n" for name in sorted(sources)]
-    return "\n\n".join(parts)
+def same_code_key(helper: Helper) -> str | None:
+    """A helper's code with its function's name and docstring left out (None if it does not parse):
+    two helpers with the same key are the same function under two names."""
+    name = helper.name
+    try:
+        tree = pyast.parse(helper.source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            node.name = "_"
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                node.body = body[1:] or [ast.Pass()]
+        elif isinstance(node, ast.Name) and node.id == name:
+            node.id = "_"
+    return ast.dump(tree) + repr(sorted(helper.depends))
 
 
-def import_line(names: Iterable[str]) -> str:
-    return f"from {MODULE} import {', '.join(sorted(names))}"
-
-
-__all__ = ["MODULE", "HelperError", "HelperInfo", "helper_name", "check_helper", "describe", "closure",
-           "build_module", "import_line"]
+__all__ = ["ALLOWED_IMPORTS", "MAX_SOURCE", "HelperError", "HelperInfo", "helper_name", "check_helper",
+           "check_helper_of", "describe", "parse_source", "imported_helpers", "same_code_key"]
