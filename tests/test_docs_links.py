@@ -1,8 +1,9 @@
 """The README is a front page and every relative link in it and in docs/ leads somewhere.
 
-Each relative link (`[text](path)`, `[text](path#anchor)`, `[text](#anchor)`) in README.md
-and docs/*.md must name a file or folder of the checkout, and its #anchor a heading of the
-Markdown file it names, slugged as GitHub slugs headings. Links in code are not links.
+Each relative link (`[text](path)`, `[text](path#anchor)`, `[text](#anchor)`) and picture
+(`![alt](path)`) in README.md and docs/*.md must name a file or folder of the checkout, and
+its #anchor a heading of the Markdown file it names, slugged as GitHub slugs headings. Links
+in code are not links.
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ def anchors(page: Path) -> set[str]:
 
 
 def links(page: Path) -> list[str]:
-    """The targets of every link in `page`, outside code."""
+    """The targets of every link and picture in `page`, outside code."""
     targets = []
     for token in PARSER.parse(page.read_text(encoding="utf-8")):
         for child in token.children or ():
             if child.type == "link_open":
                 targets.append(str(child.attrs["href"]))
+            elif child.type == "image":
+                targets.append(str(child.attrs["src"]))
     return targets
 
 
@@ -85,9 +88,9 @@ def test_a_broken_link_or_anchor_is_found(tmp_path):
     (tmp_path / "other.md").write_text("# Other\n\n## A `code` heading: yes\n", encoding="utf-8")
     page = tmp_path / "page.md"
     page.write_text("# Page\n\n[ok](other.md#a-code-heading-yes) [self](#page) [web](https://example.org/x)\n"
-                    "[gone](missing.md) [bad anchor](other.md#nope) [bad self](#nope)\n\n"
+                    "[gone](missing.md) [bad anchor](other.md#nope) [bad self](#nope) ![pic](gone.png)\n\n"
                     "`[in code](missing.md)`\n", encoding="utf-8")
-    assert [p.split(":")[0] for p in broken_links(page)] == ["missing.md", "other.md#nope", "#nope"]
+    assert [p.split(":")[0] for p in broken_links(page)] == ["missing.md", "other.md#nope", "#nope", "gone.png"]
 
 
 def test_repeated_headings_get_numbered_anchors(tmp_path):
