@@ -24,7 +24,7 @@ submitted as candidate answers) and one without. Memory's helpers are the helper
 concepts, so a probed row's memory also holds ps's seeded concepts, the same library for every
 method (they are ps's items: no other method's read shows them); for ps and `all`, which read
 those very items, a probed row is a seeded one. `none` reads and writes nothing: its rows differ
-by the probe alone. Rows of issue 30's ablations of ps and oe (--learn-from-failures,
+by the probe alone. Rows of the ablations of ps and oe (--learn-from-failures,
 --use-prior, --consolidate-every N) are added with --ablations.
 
 Running the benchmark again resumes: a row whose run finished is only read; one that stopped
@@ -58,7 +58,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-# issue 30's ablations: name -> the solve flags that make one ("{n}": --consolidate-every's N)
+# the ablations: name -> the solve flags that make one ("{n}": --consolidate-every's N)
 ABLATIONS = {"learn-from-failures": ("--learn-from-failures",), "use-prior": ("--use-prior",),
              "consolidate-every": ("--consolidate-every", "{n}")}
 ABLATED = ("ps", "oe")          # the methods the ablations are rows of

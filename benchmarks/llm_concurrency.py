@@ -1,7 +1,7 @@
 """Benchmark: does bounded concurrency keep an endpoint busy?
 
 A stub OpenAI-compatible server on 127.0.0.1 answers every request after 200 ms. The real
-client path (openai_backend.py over http.client, retries, call log) sends 32 distinct calls
+client path (openai_backend.py through the openai package, retries, call log) sends 32 distinct calls
 at concurrency 8 (ideal 32 / 8 * 0.2 s = 0.8 s) and at concurrency 1 (ideal 6.4 s) as the baseline,
 each on a client warmed up by one call. The stub runs in this process, so its threads
 compete with the client for the GIL: the overhead measured is an upper bound.

@@ -1,4 +1,5 @@
-"""Run the README's quick start on a fresh checkout and time it: PASS within the limit (5 minutes).
+"""Run the README's quick start on a fresh checkout and time it: PASS within the limit (15 minutes:
+the memory side makes four calls of the embedded model, the other side two).
 
 What a new user does after installing: `arcmemo quickstart` in a fresh clone of the repository.
 Here the clone is `git clone` of this checkout (or --repo) into a temporary folder, so only
@@ -15,7 +16,7 @@ machine is shared: at the start, the mean and the maximum over the run, sampled 
 and each puzzle's result with and without memory, from the two run directories. Exits 1
 when the quick start fails or takes longer than --limit-s.
 
-    python scripts/quickstart_check.py [--repo PATH] [--limit-s 300] [--keep] [-- QUICKSTART ARGS]
+    python scripts/quickstart_check.py [--repo PATH] [--limit-s 900] [--keep] [-- QUICKSTART ARGS]
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def run_results(clone: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", type=Path, default=ROOT, help="the repository to clone (default: this checkout)")
-    parser.add_argument("--limit-s", type=float, default=300.0, help="the time the quick start must keep to")
+    parser.add_argument("--limit-s", type=float, default=900.0, help="the time the quick start must keep to")
     parser.add_argument("--keep", action="store_true", help="keep the temporary clone (its runs) afterwards")
     parser.add_argument("quickstart_args", nargs="*", help="arguments for `arcmemo quickstart` (after --)")
     args = parser.parse_args()

@@ -40,7 +40,7 @@ def sweep(config_file, solve_args, db, run_dir, protocol, budget_usd, estimate_o
 
     SWEEP is a sweep file or a shipped sweep: `table4` runs the paper's Table 4 (baseline,
     cheatsheet, ArcMemo-OE, ArcMemo-PS; 3 repeats each) and ends with its numbers beside the
-    paper's. The file's format is in arcmemo/run/jobs/sweep.py (and the README): its keys are
+    paper's. The file's format is in arcmemo/run/jobs/sweep.py (and docs/commands.md, Sweeps): its keys are
     a run configuration's (solve's options). Solve options after `--` are given to every
     member, over the file's (`-- --limit 10 --base-url URL`).
 

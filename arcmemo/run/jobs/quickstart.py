@@ -12,7 +12,7 @@ per short call on a quiet 2-core CPU) answers each in one short call per side:
 - d10ecb37 (the output is the input's top-left 2x2 corner): the probe's call of memory's
   periodic-pattern helper gives every train output too; the model alone has to write the
   crop. Whether it does varies with the model: the comparison says what happened, including
-  when memory made no difference (the README gives what it measured).
+  when memory made no difference (the README's Quick start gives what it measured).
 
 The settings are kept small enough for the time (QUICK): one attempt, no retry, an answer
 long enough for its program (768 tokens: QUICK's note), temperature 0 and a fixed seed (the

@@ -2,8 +2,8 @@
 
 With no endpoint configured every role's model defaults to the embedded one (`local`,
 arcmemo.llm.local), which on a 2-core CPU reads a prompt at 15-60 tokens a second and
-writes 1.5-4 (README: a solver call takes 1.5-8 minutes; an 8k-token prompt took ten
-minutes to read on a busy machine). A command that would make many calls (a cheatsheet
+writes 1.5-4 (a solver call takes 1.5-8 minutes, docs/memory-methods.md; an 8k-token prompt
+took ten minutes to read on a busy machine). A command that would make many calls (a cheatsheet
 curated from 44 or 160 seeds, a solve over a whole split) must not start hours of that
 because no endpoint was set. So when the embedded model is the default, not named by a
 flag, env var or config file, and even the fast end of the job's estimate is over
