@@ -32,8 +32,8 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     none), each with one attempt, no retry and a short answer. Then both runs side by side,
     per puzzle what each side got and why (an answer made by memory's verified helper call is
     labelled so), and the commands to look at them. With the embedded model on a 2-core CPU it
-    makes six model calls: from about 4 minutes on a quiet machine to 40 on a busy one (README,
-    measured); seconds with an endpoint (--base-url, --solver-model).
+    makes six model calls: minutes on a quiet machine, 40 minutes measured on a busy one (the
+    README gives the times and loads); seconds with an endpoint (--base-url, --solver-model).
     """
     from arcmemo.cli.runplan import task_ids as read_task_ids
     from arcmemo.cli.solve import EXIT_LOST, _run
