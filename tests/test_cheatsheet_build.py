@@ -162,7 +162,7 @@ def test_without_an_endpoint_a_build_says_its_time_and_wants_the_embedded_model_
                                       "--run-dir", str(tmp_path / "runs")])
     assert result.exit_code == 1
     (line,) = result.output.strip().splitlines()
-    assert re.fullmatch(r"Error: curating 44 seed\(s\): 44 call\(s\) of the embedded model, about [\d.]+ h to "
+    assert re.fullmatch(r"Error: curating 44 seeds: 44 calls of the embedded model, about [\d.]+ h to "
                         r"[\d.]+ h on a 2-core CPU, as no endpoint is configured\. To go ahead on it, name it "
                         r"\(--aux-model local\); or give an endpoint \(--base-url or OPENAI_BASE_URL\) and a model", line)
     assert not (tmp_path / "runs").exists() and not (tmp_path / "memory.db").exists()

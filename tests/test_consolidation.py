@@ -143,7 +143,7 @@ def test_a_model_answer_that_does_not_read_is_retried_then_reported(memory, fake
     plan = plan_for(memory, get_sandbox(), fake_llm)
     assert [m.survivor.name for m in plan.merges] == ["rotate grid"]
     [unjudged] = plan.unjudged
-    assert "'color mapping'" in unjudged and "unreadable answer after 2 attempt(s)" in unjudged
+    assert "'color mapping'" in unjudged and "unreadable answer after 2 attempts" in unjudged
     assert "`same` must be yes or no" in unjudged
     retry = fake_model.calls_for(STEP)[1].prompt
     assert "Your answer could not be used" in retry and "They look the same to me." in retry

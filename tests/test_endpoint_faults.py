@@ -92,7 +92,7 @@ def test_resume_after_an_outage_sends_the_lost_requests_to_the_new_endpoint(tmp_
         result = CliRunner().invoke(cli, args + ["--base-url", down.base_url])
     assert result.exit_code == 3, result.output
     (run,) = runs.iterdir()
-    assert "2 task(s) were not attempted because the endpoint failed" in result.output
+    assert "2 tasks not attempted because the endpoint failed" in result.output
     assert f"arcmemo solve --resume {run}" in result.output
     summary = json.loads((run / "summary.json").read_text())
     assert summary["tasks_lost"] == sorted(TASK_IDS[:2]) and summary["tasks"] == 0

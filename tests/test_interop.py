@@ -83,7 +83,7 @@ def test_bad_submissions_are_named_scored_zero_and_the_rest_scored(tmp_path):
     errors = data["errors"]
     assert errors[TRAINING[1]] == f"{tmp_path / '00d62c1b.json'}: entry 0 attempt_1 row 1: 1 cells, expected 2 " \
                                   "(grid not rectangular)"
-    assert errors["0520fde7"] == f"{tmp_path / '0520fde7.json'}: 2 test entries, but task 0520fde7 has 1 test input(s)"
+    assert errors["0520fde7"] == f"{tmp_path / '0520fde7.json'}: 2 test entries, but task 0520fde7 has 1 test input"
     assert errors["zzzz0000"] == f"{tmp_path / 'zzzz0000.json'}: no task zzzz0000 to score against"
     assert errors["0a938d79"].startswith(f"{tmp_path / '0a938d79.json'}: not valid JSON")
     for message in errors.values():

@@ -38,13 +38,13 @@ def test_a_long_job_on_the_default_embedded_model_is_refused_and_a_named_one_say
     long_job = solve_job(tasks=100, threads=1, attempts=1, retries=2)
     assert long_job.seconds()[0] > LONG_S
     defaulted = llm_for(solver_model="local", defaulted=("solver", "aux", "select"))
-    with pytest.raises(LongRunError, match=r"solving 100 task\(s\): 300 call\(s\) of the embedded model, about .* "
+    with pytest.raises(LongRunError, match=r"solving 100 tasks: 300 calls of the embedded model, about .* "
                                            r"name it \(--solver-model local\)"):
         check_named(defaulted, long_job, "--solver-model")
     named = llm_for(solver_model="local", defaulted=("aux", "select"))
-    assert check_named(named, long_job, "--solver-model").startswith("solving 100 task(s): 300 call(s)")
+    assert check_named(named, long_job, "--solver-model").startswith("solving 100 tasks: 300 calls")
     quick_start = solve_job(tasks=1, threads=1, attempts=1, retries=2)      # README's first solve: it just runs
-    assert check_named(defaulted, quick_start, "--solver-model").startswith("solving 1 task(s)")
+    assert check_named(defaulted, quick_start, "--solver-model").startswith("solving 1 task")
     endpoint = llm_for(base_url="http://127.0.0.1:9/v1", solver_model="gpt-4.1", defaulted=("solver",))
     assert check_named(endpoint, long_job, "--solver-model") is None
 
@@ -66,7 +66,7 @@ def test_solve_over_a_split_with_no_endpoint_stops_before_a_run_directory(tmp_pa
                                       "--run-dir", str(tmp_path / "runs"), "--db", str(tmp_path / "memory.db")])
     assert result.exit_code == 1
     (line,) = result.output.strip().splitlines()
-    assert re.fullmatch(r"Error: solving 20 task\(s\): 60 call\(s\) of the embedded model, about \S+ \S+ to \S+ \S+ "
+    assert re.fullmatch(r"Error: solving 20 tasks: 60 calls of the embedded model, about \S+ \S+ to \S+ \S+ "
                         r"on a 2-core CPU, as no endpoint is configured\. To go ahead on it, name it "
                         r"\(--solver-model local\); or give an endpoint \(--base-url or OPENAI_BASE_URL\) and a model",
                         line), line

@@ -182,7 +182,7 @@ def test_an_import_creates_at_most_its_cap_of_types_and_lists_the_rest(memory, t
     cli_run = CliRunner().invoke(cli, ["concepts", "import", str(path), "--db", str(tmp_path / "other.db"),
                                        "--max-new-types", "3"])
     assert cli_run.exit_code == 0, cli_run.output
-    assert "9 custom type(s) not created, over the cap of 3 per file (--max-new-types): 'kind 3', 'kind 4'" in cli_run.output
+    assert "9 custom types not created, over the cap of 3 per file (--max-new-types): 'kind 3', 'kind 4'" in cli_run.output
 
 
 def test_an_export_imports_whole_under_the_default_cap(memory, tmp_path):

@@ -73,7 +73,7 @@ def test_both_sides_side_by_side_with_what_each_got_and_why(tmp_path, fake_model
             f"  without memory:  not solved: the model's program got 0 of 3 train pairs right   (run {plain})") in out
     assert "d10ecb37: no difference: solved either way" in out
     assert f"without memory:  solved: the model's program   (run {plain})" in out
-    assert ("With memory, 1 of 2 puzzle(s) solved that the model alone did not (b1948b0a, answered by memory's "
+    assert ("With memory, 1 of 2 puzzles solved that the model alone did not (b1948b0a, answered by memory's "
             "verified helper call). Memory did not help on d10ecb37 (no difference: solved either way).") in out
     runs_flag = f"--run-dir {tmp_path / 'runs'}"
     for command in (f"arcmemo runs compare {mine} {plain} {runs_flag}", f"arcmemo runs show {mine} --task b1948b0a "
@@ -101,7 +101,7 @@ def test_answers_from_the_call_log_are_said_to_be(tmp_path, fake_model):
     assert quickstart(tmp_path).exit_code == 0
     again = quickstart(tmp_path)
     assert again.exit_code == 0, again.output
-    assert "6 of 6 model answer(s) came from the call log" in again.output and fake_model.calls_for("solve")
+    assert "6 of 6 model answers came from the call log" in again.output and fake_model.calls_for("solve")
 
 
 def test_a_puzzle_that_is_not_there_fails_before_any_run(tmp_path, fake_model):
@@ -151,6 +151,6 @@ def test_when_memory_does_not_help_it_says_so():
     from arcmemo.run.jobs.quickstart import PuzzleResult
 
     results = [PuzzleResult("a", "-", failed, failed), PuzzleResult("b", "-", failed, solved)]
-    assert conclusion(results) == ("With memory, 0 of 2 puzzle(s) solved that the model alone did not. Memory did "
+    assert conclusion(results) == ("With memory, 0 of 2 puzzles solved that the model alone did not. Memory did "
                                    "not help on a (memory did not help: neither solved it); b (memory hurt: solved "
                                    "only without it).")

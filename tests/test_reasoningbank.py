@@ -126,7 +126,7 @@ def test_a_malformed_answer_is_retried_then_recorded_and_nothing_is_stored(metho
     fake_model.queue("reasoningbank_failure", "```yaml\n- title: t\n```", "still nothing")
     events = write(method, memory, fake_llm)
     assert (events[0].added, events[0].failed) == (["Learn the colour table"], False)
-    assert events[1].failed and "unreadable answer after 2 attempt(s)" in events[1].error
+    assert events[1].failed and "unreadable answer after 2 attempts" in events[1].error
     retry = fake_model.calls_for("reasoningbank_failure")[1]
     assert "item 1 has no text for description, content" in retry.messages[-1]["content"]
     assert [c.name for c in memory.list()] == ["Learn the colour table"]

@@ -89,7 +89,7 @@ def test_tasks_show_draws_the_puzzle_as_digits_off_a_terminal(tmp_path):
     result = invoke("tasks", "show", "007bbfb7")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "007bbfb7: 5 train pairs, 1 test input(s)"
+    assert lines[0] == "007bbfb7: 5 train pairs, 1 test input"
     assert lines[1].split() == ["Example", "1", "input", "Example", "1", "output"]
     first_row = " ".join(str(v) for v in task.train[0].input[0])
     assert lines[2].split()[:3] == first_row.split()
@@ -98,7 +98,7 @@ def test_tasks_show_draws_the_puzzle_as_digits_off_a_terminal(tmp_path):
     png = tmp_path / "t.png"
     written = invoke("tasks", "show", "007bbfb7", "--dataset", "training", "-o", png)
     assert written.exit_code == 0 and Image.open(io.BytesIO(png.read_bytes())).format == "PNG"
-    assert written.output == f"wrote {png} (007bbfb7: 5 train pairs, 1 test input(s))\n"     # no grids as well
+    assert written.output == f"wrote {png} (007bbfb7: 5 train pairs, 1 test input)\n"     # no grids as well
     bad = invoke("tasks", "show", "007bbfb7", "-o", tmp_path / "t.gif")
     assert bad.exit_code == 2 and ".png or .svg" in bad.output
     missing = invoke("tasks", "show", "nope")

@@ -189,7 +189,7 @@ def test_score_submission_dir_against_answers(tmp_path):
     result = score_submission_dir(tmp_path, answers)
     assert result.missing == ["t4"] and result.unknown == ["zz"] and sorted(result.errors) == ["t3", "t5", "zz"]
     assert result.errors["t3"].startswith(f"{tmp_path / 't3.json'}: not valid JSON")
-    assert result.errors["t5"] == f"{tmp_path / 't5.json'}: 1 test entries, but task t5 has 2 test input(s)"
+    assert result.errors["t5"] == f"{tmp_path / 't5.json'}: 1 test entries, but task t5 has 2 test inputs"
     assert result.errors["zz"] == f"{tmp_path / 'zz.json'}: no task zz to score against"
     assert result.tasks["t1"].oracle2 == 1.0 and result.tasks["t1"].oracle1 == 0.5
     assert result.tasks["t2"].oracle2 == 0.5 and result.tasks["t2"].strict == 0.0

@@ -92,8 +92,8 @@ def test_check_reports_failing_pairs_and_writes_nothing(tmp_path):
     assert re.search(r"0d3d703e\.py: (train|test)\[\d\] wrong output \(\d+ of \d+ cells differ\)", errors), errors
     assert re.search(r"3c9b0459\.py: train\[0\] exception: .*boom", errors), errors
     assert "ffffffff.py: no ARC task ffffffff" in errors
-    assert "skipped 1 .py file(s) whose name is not an ARC task id: helpers.py" in errors
-    assert "3 seed(s) failed verification" in errors
+    assert "skipped 1 .py file whose name is not an ARC task id: helpers.py" in errors
+    assert "3 seeds failed verification" in errors
     for line in errors.splitlines():                          # every problem on a line of its own
         assert line.count(".py: ") <= 1, line
     assert not db.exists() and not (tmp_path / "runs").exists()
@@ -136,7 +136,7 @@ def test_annotated_seeds_ingest_without_model_and_twice_adds_nothing(tmp_path):
     rows = table(result.stdout)
     assert rows["verified"] == "3" and rows["from annotations"] == "2" and rows["skipped (no model)"] == "1"
     assert int(rows["concepts added"]) > 2 and rows["model calls"] == "0" and rows["write failures"] == "0"
-    assert "skipped 1 seed(s)" in result.stderr and "no model is configured" in result.stderr
+    assert "skipped 1 seed" in result.stderr and "no model is configured" in result.stderr
     assert PLAIN in result.stderr
 
     with Memory(db) as memory:

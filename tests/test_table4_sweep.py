@@ -45,7 +45,7 @@ def test_table4_estimates_stops_at_its_budget_goes_on_and_ends_beside_the_paper(
     with StubServer(answer=answer) as stub:
         estimate = table4(tmp_path, stub, "--estimate")
         assert estimate.exit_code == 0, estimate.output
-        assert re.search(r"sweep table4: 12 of 12 run\(s\) to go; estimate: [\d,]+ model calls at most; about "
+        assert re.search(r"sweep table4: 12 of 12 runs to go; estimate: [\d,]+ model calls at most; about "
                          r"\$[\d.,]+ .*, at most \$[\d.,]+", estimate.stderr), estimate.stderr
         assert stub.requests == [] and not (tmp_path / "runs").exists()        # nothing run
 

@@ -133,9 +133,9 @@ def test_challenges_file_with_and_without_solutions(tmp_path):
 
 
 @pytest.mark.parametrize("solutions, where", [
-    ({"t1": [[[0, 2]]]}, "solutions.json: task 't1': expected a list of 2 grid(s), one per test input, got 1"),
+    ({"t1": [[[0, 2]]]}, "solutions.json: task 't1': expected a list of 2 grids, one per test input, got 1"),
     ({"t1": [[[0, 2]], [[3, 10]]]}, "solutions.json: task 't1'[1] row 0 col 1: value 10 is not a colour"),
-    ({"t1": [[[0, 2]], [[3]]], "zz": []}, "solutions.json: 1 task id(s) not in"),
+    ({"t1": [[[0, 2]], [[3]]], "zz": []}, "solutions.json: 1 task id not in"),
     ([1, 2], "solutions.json: expected a JSON object"),
 ])
 def test_bad_solutions_name_file_and_entry(tmp_path, solutions, where):

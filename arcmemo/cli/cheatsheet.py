@@ -66,7 +66,7 @@ def build(directory, again, name, max_words, released, lib, transpose, dataset, 
     Exit code 1 when a seed failed verification or a rewrite could not be used.
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.core.table import table
+    from arcmemo.core.table import counted, table
     from arcmemo.methods.dynamic_cheatsheet.cumulative import SHEET_NAME
     from arcmemo.run.jobs.curating import DEFAULT_MAX_WORDS, RELEASED, CheatsheetOptions, build_cheatsheet
     from arcmemo.run.progress.reporter import make_reporter
@@ -95,7 +95,7 @@ def build(directory, again, name, max_words, released, lib, transpose, dataset, 
             sys.exit(130)
     click.echo(table(summary.rows(), (f"cheatsheet build {summary.run_id}", "")))
     if not summary.ok:
-        warn(f"{summary.failed} seed(s) failed verification, {summary.write_failures} rewrite(s) could not be "
+        warn(f"{counted(summary.failed, 'seed')} failed verification, {counted(summary.write_failures, 'rewrite')} could not be "
              "used (see the messages above)")
         sys.exit(1)
 

@@ -20,6 +20,7 @@ from arcmemo.cli.common import (
 )
 from arcmemo.cli.selection_options import MethodChoice
 from arcmemo.consolidation import ACTOR, MAX_JUDGED, MIN_OVERLAP
+from arcmemo.core.table import counted
 from arcmemo.memory.errors import ConceptDataError, StoreError, UnknownConcept
 from arcmemo.memory.schema.concept import FORMATS, LIST_FIELDS
 
@@ -717,7 +718,7 @@ def import_command(paths, db, actor, on_duplicate, max_new_types, as_json) -> No
         for line in r.merged_duplicates:
             click.echo(f"  merged: {line}")
         if r.types_dropped:
-            click.echo(f"  {len(r.types_dropped)} custom type(s) not created, over the cap of "
+            click.echo(f"  {counted(len(r.types_dropped), 'custom type')} not created, over the cap of "
                        f"{MAX_IMPORT_TYPES if max_new_types is None else max_new_types} per file (--max-new-types): "
                        f"{_listed(r.types_dropped)}; the typings naming them keep the name as text")
     if as_json:

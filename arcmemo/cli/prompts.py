@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import UserError, echo_json, prompts_option
+from arcmemo.core.table import counted
 
 
 @click.group("prompts")
@@ -114,7 +115,7 @@ def export_prompts(directory: Path, names, force) -> None:
     for source, target in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(Path(source).read_bytes())
-    click.echo(f"wrote {len(targets)} template(s) to {directory}: edit the ones to change, delete the others, "
+    click.echo(f"wrote {counted(len(targets), 'template')} to {directory}: edit the ones to change, delete the others, "
                f"then run with --prompts {directory}")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import AtLeast, db_option, model_flags, role_model_options, run_dir_option, warn
+from arcmemo.core.table import counted
 
 
 @click.command()
@@ -55,7 +56,7 @@ def quickstart(tasks, max_tokens, no_cache, quiet, run_dir, db, **models) -> Non
     runners = []
     with open_session(settings, reporter=make_reporter(quiet=quiet)) as session:
         for number, (label, config) in enumerate(configs, 1):
-            click.echo(f"[{number}/{len(configs)}] {len(task_ids)} puzzle(s) {label} (--selection {config.selection})",
+            click.echo(f"[{number}/{len(configs)}] {counted(len(task_ids), 'puzzle')} {label} (--selection {config.selection})",
                        err=True)
             runner = session.new_solve(config, models, Scale(tasks_in_flight=len(task_ids)))
             runners.append((runner, _run(session, runner, resumed=False)))
@@ -90,7 +91,7 @@ def _cache_note(runners) -> str | None:
     calls, hits = sum(u.get("calls", 0) for u in usage), sum(u.get("cache_hits", 0) for u in usage)
     if not hits:
         return None
-    return (f"{hits} of {calls} model answer(s) came from the call log (asked before, answered the same way); "
+    return (f"{hits} of {counted(calls, 'model answer')} came from the call log (asked before, answered the same way); "
             "--no-cache asks the model again.")
 
 

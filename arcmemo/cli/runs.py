@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import echo_json, run_dir_option, task_source_options, warn
+from arcmemo.core.table import counted
 
 
 def _settings(run_dir: str | None):
@@ -399,7 +400,7 @@ def export(run, kaggle_path, harness_dir, allow_test_informed, run_dir) -> None:
         done = export_kaggle(record, kaggle_path, allow_test_informed=allow_test_informed)
         click.echo(f"{done.path}: {done.tasks} tasks, {done.tasks - len(done.placeholder_tasks)} from the run, "
                    f"{len(done.placeholder_tasks)} not reached (placeholder [[0]])"
-                   + (f"; {done.empty_tests} test input(s) without a prediction (placeholder [[0]])"
+                   + (f"; {counted(done.empty_tests, 'test input')} without a prediction (placeholder [[0]])"
                       if done.empty_tests else "")
                    + (f"; {done.repeated} single guess(es) submitted as both attempts" if done.repeated else ""))
     if harness_dir:

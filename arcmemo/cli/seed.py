@@ -57,7 +57,7 @@ def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_fro
     up in --split (default training) of --dataset, or in --tasks-from.
     """
     from arcmemo.core.settings import Settings
-    from arcmemo.core.table import table
+    from arcmemo.core.table import counted, table
     from arcmemo.run.jobs.seeding import SeedOptions, run_seed
     from arcmemo.run.progress.reporter import make_reporter
     from arcmemo.run.session import open_session
@@ -79,7 +79,7 @@ def seed(directory, fmt, model, lib, transpose, check, dataset, split, tasks_fro
     title = "seed check (nothing written)" if check else f"seed run {summary.run_id}"
     click.echo(table(summary.rows(check=check), (title, "")))
     if not summary.ok:
-        warn(f"{summary.failed} seed(s) failed verification, {summary.write_failures} could not be written "
+        warn(f"{counted(summary.failed, 'seed')} failed verification, {summary.write_failures} could not be written "
              "(see the messages above)")
         sys.exit(1)
 

@@ -15,6 +15,7 @@ from arcmemo.cli.common import UserError, as_user_error, warn
 from arcmemo.cli.runplan.configfile import shipped_configs
 from arcmemo.cli.runplan.headings import GroupedCommand
 from arcmemo.cli.runplan.options import solve_options
+from arcmemo.core.table import counted
 
 EXIT_LOST = 3          # finished, but some tasks were lost to endpoint errors: --resume retries them
 EXIT_INTERRUPTED = 130  # Ctrl-C
@@ -80,7 +81,7 @@ def solve(**params) -> None:
     click.echo(summary_table(summary, runner.recorded))
     click.echo(f"run directory: {runner.rundir.path}")
     if summary.get("tasks_lost"):
-        warn(f"{len(summary['tasks_lost'])} task(s) were not attempted because the endpoint failed; "
+        warn(f"{counted(len(summary['tasks_lost']), 'task')} not attempted because the endpoint failed; "
              f"retry them with: {_resume(session, runner)}")
         sys.exit(EXIT_LOST)
 

@@ -9,6 +9,7 @@ import click
 
 from arcmemo.cli.common import FloatAtLeast, db_option, prompts_option, run_dir_option, warn
 from arcmemo.cli.runplan.headings import GroupedCommand, grouped
+from arcmemo.core.table import counted
 
 
 def _profiles() -> list[str]:
@@ -127,7 +128,7 @@ def _estimate(plan, record: dict[str, str], settings, budget_usd: float | None) 
         costs.append(run_cost(c, resolve_models(dict(member.models)), tasks[key]))
     cost = total(costs)
     spent = _spent(record, settings)
-    line = (f"sweep {plan.name}: {len(todo)} of {len(plan.members)} run(s) to go; estimate: {cost.text()}"
+    line = (f"sweep {plan.name}: {len(todo)} of {counted(len(plan.members), 'run')} to go; estimate: {cost.text()}"
             + (f"; spent so far ${spent:,.4f}" if record else ""))
     if budget_usd is not None:
         line += f"; --budget-usd {budget_usd:g} stops it before more is spent"

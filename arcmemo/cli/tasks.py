@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from arcmemo.cli.common import user_errors
+from arcmemo.core.table import counted
 
 DATASET_HELP = ("training | evaluation | val100, a task JSON file or a directory of them "
                 "(default: ARC-AGI-1 training + evaluation).")
@@ -39,7 +40,7 @@ def show(task_id, dataset, answers, output) -> None:
         raise TaskError(f"no task {task_id!r} in {dataset or 'ARC-AGI-1 training + evaluation'}") from None
     task = taskset.tasks[0]
     truth = taskset.answers[task_id].test_outputs if answers else None
-    summary = f"{task.id}: {len(task.train)} train pairs, {len(task.test_inputs)} test input(s)"
+    summary = f"{task.id}: {len(task.train)} train pairs, {counted(len(task.test_inputs), 'test input')}"
     if output is None:
         click.echo(summary)
         print_rows(pair_rows(task, truth))

@@ -14,6 +14,7 @@ from typing import Any
 
 from arcmemo.core.answers import ask_parsed
 from arcmemo.core.parsing import ParseError, parse_yaml_block
+from arcmemo.core.table import counted
 from arcmemo.llm.usage import Usage
 from arcmemo.memory.helpers.source import describe
 from arcmemo.memory.schema.concept import Concept
@@ -69,7 +70,8 @@ def judge(llm, first: Concept, second: Concept) -> Judgement:
     if asked.call_failed:
         return Judgement(None, "", f"{STEP}: model call failed: {asked.error}", usage)
     if not asked.ok:
-        return Judgement(None, "", f"{STEP}: unreadable answer after {len(asked.answers)} attempt(s): {asked.error}", usage)
+        tried = counted(len(asked.answers), 'attempt')
+        return Judgement(None, "", f"{STEP}: unreadable answer after {tried}: {asked.error}", usage)
     same, reason = asked.value
     return Judgement(same, reason, None, usage)
 

@@ -97,14 +97,11 @@ def known_keys() -> tuple[str, ...]:
 
 def _check_keys(path: Path, data: dict[str, Any]) -> None:
     """A misspelt key would be ignored without a word: refuse it, naming the file, the line and the nearest key."""
-    import difflib
-
     known = known_keys()
     for key in data:
         if key in known:
             continue
-        nearest = difflib.get_close_matches(str(key), known, n=1)
-        hint = f"; did you mean {nearest[0]!r}?" if nearest else f"; known: {', '.join(sorted(known))}"
+        hint = did_you_mean(key, known) or "; `arcmemo settings` lists every setting and its key"
         raise ConfigError(f"{path}{_line_of_key(path, key)}: unknown setting {key!r}{hint}")
 
 

@@ -23,6 +23,7 @@ from arcmemo.core.datasets import (
 )
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.files import JSONFileError, read_json
+from arcmemo.core.table import counted
 
 Grid = tuple[tuple[int, ...], ...]
 
@@ -281,7 +282,7 @@ def load_challenges(path: str | Path, solutions: str | Path | None = None, data:
         raise TaskError(f"{solutions}: expected a JSON object mapping task ids to lists of grids")
     unknown = sorted(set(known) - set(data))
     if unknown:
-        raise TaskError(f"{solutions}: {len(unknown)} task id(s) not in {path}: {', '.join(unknown[:5])}")
+        raise TaskError(f"{solutions}: {counted(len(unknown), 'task id')} not in {path}: {', '.join(unknown[:5])}")
     items, origins = [], {}
     for task_id, entry in data.items():
         where = f"{path}: task {str(task_id)[:80]!r}"
@@ -290,8 +291,8 @@ def load_challenges(path: str | Path, solutions: str | Path | None = None, data:
         if task_id in known:
             grids = known[task_id]
             if not isinstance(grids, list) or len(grids) != len(task.test_inputs):
-                raise TaskError(f"{solutions}: task {task_id!r}: expected a list of {len(task.test_inputs)} "
-                                f"grid(s), one per test input, got "
+                raise TaskError(f"{solutions}: task {task_id!r}: expected a list of "
+                                f"{counted(len(task.test_inputs), 'grid')}, one per test input, got "
                                 f"{len(grids) if isinstance(grids, list) else type(grids).__name__}")
             answers = Answers(task_id, tuple(validate_grid(g, f"{solutions}: task {task_id!r}[{i}]")
                                              for i, g in enumerate(grids)))

@@ -21,6 +21,7 @@ from typing import Any
 
 from arcmemo.core.errors import ArcmemoError
 from arcmemo.core.files import JSONFileError, atomic_write_json, read_json
+from arcmemo.core.table import counted
 from arcmemo.core.tasks import Answers, Grid, TaskError, check_task_id, validate_grid
 from arcmemo.scoring.harness import missing_keys
 from arcmemo.scoring.scores import TaskScore, attempts_from_predictions, score_task
@@ -185,7 +186,7 @@ def score_predictions(predictions: Mapping[str, PerTest], answers: Mapping[str, 
             continue
         if len(per_test) != len(ans.test_outputs):
             errors[task_id] = (f"{origins.get(task_id, task_id)}: {len(per_test)} test entries, but task "
-                               f"{task_id} has {len(ans.test_outputs)} test input(s)")
+                               f"{task_id} has {counted(len(ans.test_outputs), 'test input')}")
             scores[task_id] = score_task([], ans)
             continue
         scores[task_id] = score_task(attempts_from_predictions(per_test), ans)

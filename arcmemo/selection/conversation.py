@@ -15,6 +15,7 @@ from typing import Any
 
 from arcmemo.core.answers import MAX_CARRIED_CHARS, ask_parsed, quoted
 from arcmemo.core.parsing import ParseError, clean_strings, extract_fenced, parse_yaml_block
+from arcmemo.core.table import counted
 from arcmemo.prompts import render_prompt
 
 
@@ -104,7 +105,7 @@ def ask(llm, messages: list[dict], *, role: str, step: str, parse: Callable[[str
     if asked.call_failed:
         out.error = f"{step}: model call failed: {asked.error}"
     elif not asked.ok:
-        out.error = f"{step}: unreadable answer after {len(asked.answers)} attempt(s): {asked.error}"
+        out.error = f"{step}: unreadable answer after {counted(len(asked.answers), 'attempt')}: {asked.error}"
     return out
 
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arcmemo.consolidation import ACTOR
+from arcmemo.core.table import counted
 from arcmemo.run.records.events import Consolidation
 from arcmemo.run.stages.metered import MeteredLLM
 
@@ -74,7 +75,7 @@ def consolidate_after_block(runner: Any, pass_index: int, block: int) -> dict[st
     runner.rundir.append(event)
     runner.consolidations.append(Consolidation.from_event(event))
     merged = sum(len(m["merged"]) for m in event["merged"])
-    runner.progress.note(f"consolidated after block {block}: {merged} concept(s) merged into others"
+    runner.progress.note(f"consolidated after block {block}: {counted(merged, 'concept')} merged into others"
                          + (f", {len(event['refused'])} refused" if event["refused"] else ""))
     return event
 

@@ -39,6 +39,7 @@ from typing import Any
 from arcmemo import __version__
 from arcmemo.abstraction.seedfile import SeedError, find_seed_files
 from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.table import counted
 from arcmemo.core.tasks import load_tasks
 from arcmemo.llm import LLMSettings, Usage
 from arcmemo.methods.dynamic_cheatsheet.cumulative import SHEET_NAME, current_sheet, update_cheatsheet
@@ -185,7 +186,7 @@ def curation_job(seeds: int, options: CheatsheetOptions, llm) -> Job:
     limit = llm.settings.call_defaults("aux").get("max_tokens")
     sheet = round(TOKENS_PER_WORD * options.max_words)
     answer = min(sheet, limit) if limit else sheet
-    return Job(f"curating {seeds} seed(s)", "aux", seeds, PROMPT_TOKENS + answer // 2, answer)
+    return Job(f"curating {counted(seeds, 'seed')}", "aux", seeds, PROMPT_TOKENS + answer // 2, answer)
 
 
 def _curate(memory, llm, verified, taskset, options: CheatsheetOptions, summary: CheatsheetSummary, problem,

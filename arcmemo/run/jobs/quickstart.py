@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arcmemo.core.table import counted
 from arcmemo.run.config import RunConfig
 from arcmemo.run.records.outcome import TaskOutcome
 from arcmemo.run.stages.probe import FIT_LABEL
@@ -168,7 +169,7 @@ def conclusion(results: Sequence[PuzzleResult]) -> str:
     """One sentence on the whole comparison, naming the puzzles where memory did not help."""
     helped = [r for r in results if r.effect == "memory helped"]
     by_fit = [r for r in helped if r.with_memory.how.startswith("answered by memory")]
-    text = f"With memory, {len(helped)} of {len(results)} puzzle(s) solved that the model alone did not"
+    text = f"With memory, {len(helped)} of {counted(len(results), 'puzzle')} solved that the model alone did not"
     if helped:
         text += f" ({', '.join(r.task_id for r in helped)}"
         text += ", answered by memory's verified helper call)" if len(by_fit) == len(helped) else ")"

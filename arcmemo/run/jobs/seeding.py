@@ -50,6 +50,7 @@ from arcmemo.abstraction.records import SolutionInput, WriteResult
 from arcmemo.abstraction.seedfile import SeedError, SeedFile, find_seed_files, read_seed
 from arcmemo.core.config import resolve
 from arcmemo.core.helpermodule import MODULE
+from arcmemo.core.table import counted
 from arcmemo.core.tasks import Pair, TaskError, load_tasks
 from arcmemo.llm import Usage
 from arcmemo.memory.helpers.seedlibrary import (
@@ -291,7 +292,7 @@ class _Writer:
         """Count a write; custom types it could not create (over the cap per write) are a problem said at once."""
         self.summary.add_write(result)
         if result.types_dropped:
-            self.problem(f"{result.task_id}: {len(result.types_dropped)} custom type(s) not created, over the cap "
+            self.problem(f"{result.task_id}: {counted(len(result.types_dropped), 'custom type')} not created, over the cap "
                          f"per write: {', '.join(result.types_dropped)}")
 
     def by_hand(self, item: _Verified, formats: list[str]) -> list[str]:
@@ -369,7 +370,7 @@ def _ingest_by_method(session, memory, llm, model, method, verified, taskset, su
     summary.already += len(verified) - len(todo)
     if todo and method.write_roles and llm is None:
         if model is None:
-            problem(f"skipped {len(todo)} seed(s): --method {method.name} learns through a model "
+            problem(f"skipped {counted(len(todo), 'seed')}: --method {method.name} learns through a model "
                     "(pass --model M or set ARCMEMO_AUX_MODEL)")
             summary.skipped += len(todo)
             return
@@ -495,7 +496,7 @@ def verify_seeds(session, paths, lib, options, taskset, summary, problem, rundir
     verifies the same way: run/jobs/curating.py)."""
     reporter = session.reporter
     if summary.not_task_ids:
-        reporter.note(f"skipped {len(summary.not_task_ids)} .py file(s) whose name is not an ARC task id: "
+        reporter.note(f"skipped {counted(len(summary.not_task_ids), '.py file')} whose name is not an ARC task id: "
                       f"{', '.join(summary.not_task_ids)}")
     library = read_library(options.directory)      # HelperLibraryError: the whole directory's problem
     verified: list[_Verified] = []
@@ -580,7 +581,7 @@ def _ingest(session, memory, llm, model, verified, formats, options, taskset, su
         if skipped:
             why = ("of --annotations-only" if options.annotations_only else
                    "no model is configured (pass --model M or set ARCMEMO_AUX_MODEL)")
-            problem(f"skipped {len(skipped)} seed(s) with no hand annotation for the format asked, because "
+            problem(f"skipped {counted(len(skipped), 'seed')} with no hand annotation for the format asked, because "
                     f"{why}: {', '.join(skipped)}")
         ledger.finish("done")
     except BaseException:

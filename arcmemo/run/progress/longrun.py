@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arcmemo.core.errors import ArcmemoError
+from arcmemo.core.table import counted
 from arcmemo.llm import LLM
 
 READ_TOKENS_PER_S = (60.0, 15.0)   # prompt reading: (fast, slow) on 2 cores
@@ -56,7 +57,8 @@ def duration(seconds: float) -> str:
 
 def describe(job: Job) -> str:
     fast, slow = job.seconds()
-    return f"{job.what}: {job.calls} call(s) of the embedded model, about {duration(fast)} to {duration(slow)} on a 2-core CPU"
+    return (f"{job.what}: {counted(job.calls, 'call')} of the embedded model, "
+            f"about {duration(fast)} to {duration(slow)} on a 2-core CPU")
 
 
 SOLVE_PROMPT_TOKENS = 2500          # a solver call: the puzzle, the hint, the instructions
@@ -66,7 +68,7 @@ SOLVE_ANSWER_TOKENS = 400           # its reasoning and program
 def solve_job(tasks: int, threads: int, attempts: int, retries: int, passes: int = 1) -> Job:
     """What solving `tasks` tasks asks of the solver model at most (every try retried, every pass)."""
     calls = tasks * passes * threads * attempts * (1 + retries)
-    return Job(f"solving {tasks} task(s)", "solver", calls, SOLVE_PROMPT_TOKENS, SOLVE_ANSWER_TOKENS)
+    return Job(f"solving {counted(tasks, 'task')}", "solver", calls, SOLVE_PROMPT_TOKENS, SOLVE_ANSWER_TOKENS)
 
 
 WRITE_CALLS = {"ps": 3, "oe": 2}    # memory writing per seed and format: pseudocode, concepts, helpers; derive, lessons
@@ -77,7 +79,7 @@ WRITE_ANSWER_TOKENS = 700
 def write_job(seeds: int, formats: list[str]) -> Job:
     """What writing `seeds` seeds to memory in `formats` asks of the aux model."""
     calls = seeds * sum(WRITE_CALLS[f] for f in formats)
-    return Job(f"abstracting {seeds} seed(s)", "aux", calls, WRITE_PROMPT_TOKENS, WRITE_ANSWER_TOKENS)
+    return Job(f"abstracting {counted(seeds, 'seed')}", "aux", calls, WRITE_PROMPT_TOKENS, WRITE_ANSWER_TOKENS)
 
 
 def on_embedded_model(llm: LLM, role: str) -> bool:

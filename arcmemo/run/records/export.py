@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from arcmemo.core.table import counted
 from arcmemo.core.tasks import TaskSet, load_tasks
 from arcmemo.run.protocol import test_informed_by, what_tests_decided
 from arcmemo.run.records.reader import RunRecord
@@ -38,7 +39,7 @@ def _run_predictions(record: RunRecord, allow_test_informed: bool = False):
     predictions, _, errors = read_submission_dir(record.rundir.submissions)
     if errors:
         task_id, error = next(iter(errors.items()))
-        raise RunDirError(f"run {record.run_id}: {len(errors)} unreadable submission file(s), e.g. {error}")
+        raise RunDirError(f"run {record.run_id}: {counted(len(errors), 'unreadable submission file')}, e.g. {error}")
     return predictions
 
 

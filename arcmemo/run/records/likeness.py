@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arcmemo.core.table import counted
+
 # settings repeats of one configuration may differ in: which repeat, the sampling seed, the
 # spending cap, the file the settings were read from
 IGNORED = ("repeat", "model_seed", "budget_usd", "config_file")
@@ -90,7 +92,7 @@ def replays(entries: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]], log:
         logged = log is not None and any(row["calls"] for row in log.usage(run_id=run, group_by=()))
         if repeats[_repeat(config)] > 1 and not logged:
             where = f"the call log at {log.path} has" if log is not None else "there is no call log here with"
-            return (f"run {run} was answered {hits} time(s) from the call cache, {where} no record of whose answers, "
+            return (f"run {run} was answered {counted(hits, 'time')} from the call cache, {where} no record of whose answers, "
                     f"and another run of the set is repeat {_repeat(config)} too: its answers may be replays; give "
                     f"each repeat its own --repeat, or pass {OVERRIDE}")
     return None

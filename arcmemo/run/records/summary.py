@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from arcmemo.core.table import counted
 from arcmemo.llm import Usage
 from arcmemo.memory.store.usage import COUNTERS
 from arcmemo.run.config import RunConfig
@@ -113,7 +114,7 @@ def write_line(write: MemoryWrite) -> str:
     dropped, removed = write.types_dropped, write.removed
     return (f"memory: {len(write.added)} added, {len(write.extended)} extended"
             + (f", {len(removed)} removed" if removed else "")
-            + (f"; {len(dropped)} custom type(s) not created (over the cap per write)" if dropped else ""))
+            + (f"; {counted(len(dropped), 'custom type')} not created (over the cap per write)" if dropped else ""))
 
 
 __all__ = ["summary", "pass_scores", "fault_counts", "level_counts", "outcome_line", "write_line", "FAULT_STAGES"]
