@@ -174,6 +174,18 @@ class CallLog:
                 " GROUP BY first.run_id", (run_id, *sources, run_id)).fetchall()
         return {row["source"]: int(row["n"]) for row in rows}
 
+    def answerable(self, run_id: str, role: str) -> tuple[int, int]:
+        """(requests, answered): how many distinct requests run `run_id` made of `role`'s model, and
+        how many of them this log can still answer from its cache (a successful real call with
+        the same key), as a run asking the same again would be answered."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT COUNT(DISTINCT asked.cache_key) AS requests, COUNT(DISTINCT CASE WHEN EXISTS ("
+                " SELECT 1 FROM calls AS real WHERE real.cache_key = asked.cache_key AND real.error IS NULL"
+                " AND real.cached = 0) THEN asked.cache_key END) AS answered"
+                " FROM calls AS asked WHERE asked.run_id = ? AND asked.role = ?", (run_id, role)).fetchone()
+        return int(row["requests"]), int(row["answered"])
+
     def get(self, call_id: int) -> CallRecord | None:
         with self._lock:
             row = self._conn.execute("SELECT * FROM calls WHERE id = ?", (int(call_id),)).fetchone()

@@ -251,7 +251,7 @@ class RunSession:
         check_memory_exists(self.settings.db, config)
         run_id = new_run_id()
         llm = self.llm(run_id, models)
-        estimate = self._long_run(llm, config, taskset)
+        estimate = self._long_run(llm, config, taskset, solver)
         check_models(llm, roles_used(config))
         check_call_params(llm, config, roles_used(config))
         executor = self.executor(llm, config, self.settings.db, scale or Scale())
@@ -264,14 +264,21 @@ class RunSession:
                           runs_root=self.settings.runs_dir, settings=self.settings, progress=self.reporter,
                           run_id=run_id, taskset=taskset, executor=executor)
 
-    def _long_run(self, llm: LLM, config: RunConfig, taskset) -> str | None:
+    def _long_run(self, llm: LLM, config: RunConfig, taskset, solver) -> str | None:
         """LongRunError when the run would take hours on the embedded model it did not name; else the
-        estimate to say when it runs there by name (run/progress/longrun.py)."""
+        estimate to say when it runs there by name (run/progress/longrun.py), counting only the
+        calls the call log does not answer already (run/progress/fromcache.py)."""
         from arcmemo.run.config import order_tasks
-        from arcmemo.run.progress.longrun import check_named, solve_job
+        from arcmemo.run.progress.longrun import check_named, on_embedded_model, solve_job
 
-        job = solve_job(len(order_tasks(taskset, config)), config.threads, config.attempts, config.retries,
-                        config.passes)
+        tasks = order_tasks(taskset, config)
+        job = solve_job(len(tasks), config.threads, config.attempts, config.retries, config.passes)
+        if llm.settings.cache and on_embedded_model(llm, job.role):
+            from arcmemo.run.progress.fromcache import asked_before, from_cache
+
+            earlier = asked_before(llm, config, [t.id for t in tasks], solver, self.settings.runs_dir,
+                                   self.settings.db, lambda: self.memory().revision())
+            job = from_cache(job, llm, earlier)
         return check_named(llm, job, "--solver-model")
 
     def _note_changed_templates(self, recorded: dict[str, Any], solver) -> None:

@@ -10,6 +10,10 @@ flag, env var or config file, and even the fast end of the job's estimate is ove
 LONG_S, the job stops before anything exists, saying the estimate and how to go on
 (name the model, or give an endpoint). A job whose model is named starts, and
 `describe` gives the estimate to say as it starts.
+
+A job the call log can answer (an earlier run asked the same: run/progress/fromcache.py) counts
+only the calls the log does not hold, so a repeated run is neither refused nor said to take
+minutes it will not.
 """
 
 from __future__ import annotations
@@ -40,10 +44,17 @@ class Job:
     calls: int
     prompt_tokens: int
     answer_tokens: int
+    covered: int = 0                # calls the call log answers: run `covered_by` asked the same
+    covered_by: str | None = None
+
+    @property
+    def left(self) -> int:
+        """The calls the model is asked at most: those the call log does not answer."""
+        return max(0, self.calls - self.covered)
 
     def seconds(self) -> tuple[float, float]:
-        """(fast, slow) estimate on the embedded model."""
-        return tuple(self.calls * (self.prompt_tokens / read + self.answer_tokens / write)
+        """(fast, slow) estimate on the embedded model, of the calls left."""
+        return tuple(self.left * (self.prompt_tokens / read + self.answer_tokens / write)
                      for read, write in zip(READ_TOKENS_PER_S, WRITE_TOKENS_PER_S))
 
 
@@ -57,8 +68,11 @@ def duration(seconds: float) -> str:
 
 def describe(job: Job) -> str:
     fast, slow = job.seconds()
-    return (f"{job.what}: {counted(job.calls, 'call')} of the embedded model, "
-            f"about {duration(fast)} to {duration(slow)} on a 2-core CPU")
+    took = f"about {duration(fast)} to {duration(slow)} on a 2-core CPU"
+    if job.covered_by is None:
+        return f"{job.what}: {counted(job.calls, 'call')} of the embedded model, {took}"
+    return (f"{job.what}: answered from the call log (run {job.covered_by} asked the same); "
+            f"{counted(job.left, 'call')} left for the embedded model" + (f", {took}" if job.left else ""))
 
 
 SOLVE_PROMPT_TOKENS = 2500          # a solver call: the puzzle, the hint, the instructions
