@@ -160,7 +160,7 @@ def seed_folder(grid: Grid) -> Path:
     """The chosen seed solutions (and the helper library their annotations use), in WORK/_seeds/."""
     import shutil
 
-    from arcmemo.abstraction.seedhelpers import LIBRARY
+    from arcmemo.memory.helpers.seedlibrary import LIBRARY
 
     folder = grid.work / "_seeds"
     folder.mkdir(parents=True, exist_ok=True)

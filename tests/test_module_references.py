@@ -29,3 +29,18 @@ def test_every_module_the_text_names_exists():
                     if m.group(1).split("/")[-1] + ".py" not in existing | OUTSIDE
                     and not m.group(1).split("/")[-1].isupper()})   # NAME.py: a placeholder
     assert not stale, "modules named but not found (renamed or moved?):\n" + "\n".join(stale)
+
+
+ARCMEMO_IMPORT = re.compile(r"^\s*(?:from\s+(arcmemo[\w.]*)\s+import|import\s+(arcmemo[\w.]*))", re.M)
+
+
+def test_every_arcmemo_import_outside_the_package_resolves():
+    """Benchmarks, scripts and tests import arcmemo's modules by name, often inside a function the
+    fast suite never calls: a module moved without them would fail only in a slow run."""
+    import importlib.util
+
+    missing = sorted({f"{path.relative_to(ROOT)}: {name}"
+                      for folder in ("benchmarks", "scripts", "tests") for path in (ROOT / folder).glob("*.py")
+                      for m in ARCMEMO_IMPORT.finditer(path.read_text(encoding="utf-8"))
+                      for name in [m.group(1) or m.group(2)] if importlib.util.find_spec(name) is None})
+    assert not missing, "imports of modules that do not exist:\n" + "\n".join(missing)

@@ -60,7 +60,10 @@ class SQLiteReader(ConceptReads):
         try:
             yield lambda sql, params: self._conn.execute(sql, params).fetchall()
         finally:
-            self._conn.execute("ROLLBACK")
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.ProgrammingError:    # closed under a stream left unfinished (an abandoned
+                pass                            # export generator): closing ended its transaction
 
     def close(self) -> None:
         self._conn.close()
