@@ -579,11 +579,25 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.from_records:
         recorded = json.loads((Path(args.from_records) / "settings.json").read_text(encoding="utf-8"))["argv"]
-        mine = [a for a in argv if not a.startswith("--from-records") and a != args.from_records]
-        args = parser.parse_args([*recorded, *mine])
+        argv = [*recorded, *without(argv, ("--from-records",))]
+        args = parser.parse_args(argv)
     if not args.tasks:
         parser.error("--tasks is needed (or --from-records)")
+    args.grid_argv = without(argv, ("--records", "--report", "--from-records"))
     return args
+
+
+def without(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """`argv` less `options` and their values (`--report` takes none): what a record keeps of a
+    command is the grid it runs, not where the records went or whether it only reported."""
+    kept, skip = [], False
+    for arg in argv:
+        name = arg.split("=", 1)[0]
+        if skip or name in options:
+            skip = not skip and name in options and "=" not in arg and name != "--report"
+            continue
+        kept.append(arg)
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -643,8 +657,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.records:
-        write_records(Path(args.records), results, grid, [a for a in argv if not a.startswith("--records")
-                                                          and a != args.records], text)
+        write_records(Path(args.records), results, grid, args.grid_argv, text)
     return 0 if all(r.run is not None and finished(grid.work / r.row.name) for r in results) else 1
 
 

@@ -166,6 +166,17 @@ def test_sign_test():
     assert em.sign_test(3, 1) == 2 * 5 / 16
 
 
+def test_a_record_keeps_the_grid_not_how_it_was_reported():
+    """settings.json's command reruns the grid: a report's --report, --records and --from-records
+    would make `--from-records` print a table instead of running one."""
+    argv = ["--tasks", "a,b", "--report", "--records", "out", "--model", "local", "--records=x",
+            "--from-records", "old", "--work", "w"]
+    assert em.without(argv, ("--records", "--report", "--from-records")) == [
+        "--tasks", "a,b", "--model", "local", "--work", "w"]
+    recorded = em.parse(["--tasks", "a,b", "--report", "--records", "out"]).grid_argv
+    assert recorded == ["--tasks", "a,b"]
+
+
 def _benchmark(work: Path, *args: str) -> subprocess.CompletedProcess:
     command = [sys.executable, str(ROOT / "benchmarks" / "efficacy_methods.py"), *args, "--work", str(work),
                "--arcmemo", f"{sys.executable} {HERE / 'fake_solve_cli.py'}"]
