@@ -20,7 +20,7 @@ from arcmemo.core.tasks import Task, TaskSet, load_tasks
 from arcmemo.memory.store.scoped import MethodMemory, method_memory
 from arcmemo.methods.contract import check_options
 from arcmemo.methods.discovery import MODES, load_method
-from arcmemo.run.protocol import Protocol, check, from_record
+from arcmemo.run.protocol import PROTOCOL_KEY, Protocol, check, from_record
 from arcmemo.selection import SelectionSettings
 from arcmemo.selection.budget import budgets_for
 from arcmemo.selection.types import DEFAULT_HINT_BUDGET, DEFAULT_TOKEN_BUDGET
@@ -219,3 +219,13 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
 
 __all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields",
            "order_tasks", "memory_start"]
+
+
+def answers_record(config: RunConfig, llm: Any) -> dict[str, Any]:
+    """The part of a run's config.json that shapes its model answers (settings, protocol, models,
+    call defaults): written by the loop, compared by records/likeness.py and run/progress/fromcache.py."""
+    from arcmemo.llm import ROLES
+
+    return {"settings": config.settings_record(), PROTOCOL_KEY: config.protocol.record(continual=config.continual),
+            "models": {role: llm.model_for(role) for role in ROLES},
+            "call_defaults": {role: llm.settings.call_defaults(role) for role in ROLES}}

@@ -55,6 +55,7 @@ from arcmemo.methods.discovery import load_method
 from arcmemo.prompts import template_hashes
 from arcmemo.run.config import (
     RunConfig,
+    answers_record,
     fit_budgets,
     load_run_tasks,
     memory_start,
@@ -64,7 +65,7 @@ from arcmemo.run.config import (
 from arcmemo.run.executors.local import Executor, InProcess
 from arcmemo.run.jobs.consolidating import consolidate_after_block
 from arcmemo.run.progress.reporter import Reporter, TaskProgress
-from arcmemo.run.protocol import PROTOCOL_KEY, ProtocolError, check
+from arcmemo.run.protocol import ProtocolError, check
 from arcmemo.run.records import summary as summaries
 from arcmemo.run.records.events import Consolidation, Lost, MemoryWrite, RunLog, run_usage
 from arcmemo.run.records.outcome import TaskOutcome, logged_usage
@@ -138,14 +139,11 @@ class Runner:
             "kind": "solve",
             "run_id": self.rundir.run_id,
             "arcmemo_version": __version__,
-            "settings": self.config.settings_record(),
-            PROTOCOL_KEY: self.config.protocol.record(continual=self.config.continual),
+            **answers_record(self.config, self.llm),
             "abstraction_memory_tokens": self.settings.abstraction_memory_tokens,
             "fewshot_examples": str(self.examples_dir or "packaged"),
             "task_ids": [t.id for t in self.tasks],
-            "models": {role: self.llm.model_for(role) for role in ROLES},
             "models_requested": {role: self.llm.settings.model(role) for role in ROLES},
-            "call_defaults": {role: self.llm.settings.call_defaults(role) for role in ROLES},
             "base_url": self.llm.settings.base_url, "resolved_settings": self.settings.record() | self.llm.settings.record(),
             "memory_url": memory_url_for_record(str(self.memory.url)),
             "memory_revision_start": self.memory.revision(),

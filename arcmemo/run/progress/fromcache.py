@@ -29,19 +29,15 @@ def asked_before(llm: Any, config: Any, task_ids: list[str], solver: Any, runs_d
     or None. `revision` gives the memory's revision now; it is asked only of a run that
     matches in everything else."""
     from arcmemo.core.config import memory_url_for_record
-    from arcmemo.llm.catalog import ROLES
     from arcmemo.methods import load_method
     from arcmemo.prompts import template_hashes
-    from arcmemo.run.config import fit_budgets
+    from arcmemo.run.config import answers_record, fit_budgets
     from arcmemo.run.prompting import changed_templates
     from arcmemo.run.records.likeness import differences
     from arcmemo.run.records.rundir import FINISHED, RunDirError, list_runs
 
     config = fit_budgets(config, llm)          # as the run will record it (loop.new_runner)
-    wanted = {"settings": config.settings_record(), "protocol": config.protocol.record(continual=config.continual),
-              "models": {role: llm.model_for(role) for role in ROLES},
-              "call_defaults": {role: llm.settings.call_defaults(role) for role in ROLES}}
-    wanted = json.loads(json.dumps(wanted, default=str))      # as config.json holds it (tuples as lists)
+    wanted = json.loads(json.dumps(answers_record(config, llm), default=str))      # as config.json holds it (tuples as lists)
     memory = memory_url_for_record(str(memory_url))
     uses_memory = config.continual or load_method(config.selection).reads_memory
     templates = template_hashes()
