@@ -1,4 +1,4 @@
-"""A concept's counts agree everywhere (issue 39 point 5): `concepts stats`, the web concept page's
+"""A concept's counts agree everywhere (issue 39 point 5): `concepts stats`, `concepts show`, the web concept page's
 "offered to N tasks" and its list of the runs that offered it count the same way
 (run/records/concept_use.py): the memory's rows of the runs that wrote it, and the task events
 of the read-only runs of it (which the memory does not record)."""
@@ -25,6 +25,16 @@ def _stats(store, runs) -> dict[str, int]:
     return {r["name"]: r["offered"] for r in json.loads(shown.output)}
 
 
+def _show(store, runs, concept_id: int) -> int:
+    """`concepts show`'s "offered" count, as JSON and as its "# in solves" line."""
+    shown = [CliRunner().invoke(cli, ["concepts", "show", str(concept_id), "--db", str(store.url),
+                                      "--run-dir", str(runs), *extra]) for extra in (["--json"], [])]
+    assert all(s.exit_code == 0 for s in shown), [s.output for s in shown]
+    offered = json.loads(shown[0].output)["usage"]["offered"]
+    assert f"# in solves: offered {offered}," in shown[1].output
+    return offered
+
+
 def _page(store, runs, concept_id: int) -> tuple[int, int]:
     """The concept page's "offered to N tasks", and how many tasks its runs list names."""
     from arcmemo.web.app import create_app
@@ -48,10 +58,12 @@ def test_stats_the_concept_page_and_its_runs_agree_after_a_read_only_run_then_a_
     assert memory.usage() == {}
     assert _stats(memory, runs) == {"rotate grid": 2}
     assert _page(memory, runs, rotate) == (2, 2)
+    assert _show(memory, runs, rotate) == 2
     run(tmp_path, fake_llm, memory, continual=True, k=1)   # this one writes its use into memory
     assert memory.usage()[rotate].offered == 2
     assert _stats(memory, runs) == {"rotate grid": 4}        # counted once each: the memory's rows and the events
     assert _page(memory, runs, rotate) == (4, 4)
+    assert _show(memory, runs, rotate) == 4
 
 
 def test_a_task_counts_once_per_pass_and_a_merged_concept_for_its_survivor():

@@ -36,7 +36,7 @@ SLOW = ("importlib.metadata", "importlib.resources", "email", "logging", "socket
         "arcmemo.memory.views.links", "arcmemo.memory.store.revision", "arcmemo.memory.io.imports", "arcmemo.pictures.layout")
 # what a command's work needs of them: the start-up budget holds for the read-only commands that
 # write no YAML; `concepts show` and `export` write theirs with PyYAML (core/safeyaml.py)
-NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
+NEEDED = {("concepts", "show"): {"yaml", "arcmemo.core.settings"}, ("concepts", "export"): {"yaml"},
           ("concepts", "graph"): {"networkx", "arcmemo.memory.views.links"},
           ("concepts", "history"): {"arcmemo.memory.store.revision"},
           # the first listing in a user directory reads the entry points (a second one: the next test)
@@ -44,7 +44,8 @@ NEEDED = {("concepts", "show"): {"yaml"}, ("concepts", "export"): {"yaml"},
           ("tasks", "show"): {"rich", "arcmemo.core.tasks"},
           ("runs", "list"): {"arcmemo.core.settings"}, ("runs", "show"): {"arcmemo.core.settings"},
           ("runs", "compare"): {"arcmemo.core.settings"}, ("runs", "selections"): {"arcmemo.core.settings"},
-          # stats counts the read-only runs of the memory too: it finds the runs folder (records/concept_use.py)
+          # stats and show count the read-only runs of the memory too: they find the runs folder
+          # (records/concept_use.py)
           ("concepts", "stats"): {"arcmemo.core.settings"}}
 
 

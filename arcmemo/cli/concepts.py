@@ -160,9 +160,16 @@ def list_command(db, fmt, as_of, with_code, as_json) -> None:
 @_lookup_format
 @click.option("--as-of", type=AtLeast(0), metavar="REV", help="The concept as it was after revision REV.")
 @click.option("--json", "as_json", is_flag=True, help="The concept's data, model, hash and times as JSON.")
+@run_dir_option
 @user_errors
-def show(ref, db, fmt, as_of, as_json) -> None:
-    """One concept in full. REF is an id or a name; case, spaces, '_' and '-' in a name do not matter."""
+def show(ref, db, fmt, as_of, as_json, run_dir) -> None:
+    """One concept in full. REF is an id or a name; case, spaces, '_' and '-' in a name do not matter.
+
+    Its "in solves" counts are `concepts stats`' (the runs that wrote this memory and the
+    read-only solves of it in the runs folder, --run-dir)."""
+    from arcmemo.core.settings import Settings
+    from arcmemo.run.records.concept_use import concept_use, runs_reading
+
     memory = _open_for_reading(db)
     if as_of is None:
         concept = memory.find(ref, fmt)
@@ -174,7 +181,8 @@ def show(ref, db, fmt, as_of, as_json) -> None:
             concept = then[resolve(ref, [Entry(c.id, c.format, c.name) for c in then.values()], fmt)]
         except UnknownConcept as exc:
             raise UnknownConcept(f"as of revision {as_of}: {exc}") from None
-    counts = memory.usage(concept_ids=[concept.id]).get(concept.id)
+    runs = runs_reading(str(memory.url), Settings.load(runs_dir=run_dir).runs_dir)
+    counts = concept_use(memory, runs, [concept.id]).get(concept.id)
     if as_json:
         echo_json({**_summary(concept), "usage": counts.as_dict() if counts else None})
     else:
