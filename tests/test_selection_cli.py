@@ -77,6 +77,10 @@ def test_select_all_and_none_need_no_model(setup, fake_model):
     task_file, db = setup
     out = CliRunner().invoke(cli, ["select", task_file, "--db", db, "--mode", "all"]).output
     assert "chosen (2):" in out and "- concept: draw line" in out
+    listed = out.split("chosen (2):\n")[1].splitlines()[:3]       # core/table.py's columns, ids to the right
+    assert listed[0].split() == ["id", "concept"] and [line.split()[1:] for line in listed[1:]] == [["recolor", "object"],
+                                                                                                  ["draw", "line"]]
+    assert len({line.index(line.split()[1]) for line in listed}) == 1
     out = CliRunner().invoke(cli, ["select", task_file, "--db", db, "--mode", "none"]).output
     assert "(empty: the solver sees no memory)" in out
     assert fake_model.calls == []

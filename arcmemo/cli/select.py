@@ -13,6 +13,7 @@ import click
 from arcmemo.cli.common import echo_json, warn
 from arcmemo.cli.runplan.headings import GroupedCommand
 from arcmemo.cli.runplan.options import read_options
+from arcmemo.core.table import table
 
 
 def _load_task(task_ref: str, source: str):
@@ -132,8 +133,9 @@ def _print(task_id, sel, names, show_reasoning, as_json, *, fits: list[str], sho
     if fits:
         click.echo("probe: every train output from " + ", ".join(fits) + " (named first in the hint)")
     click.echo(f"chosen ({len(chosen)}):")
-    for c in chosen:
-        click.echo(f"  {c['id']:>6}  {c['name']}" + ("  [expanded]" if c["expanded"] else ""))
+    if chosen:
+        click.echo(table([(c["id"], c["name"], "expanded" if c["expanded"] else "") for c in chosen],
+                         ("id", "concept", ""), rule=False, right=(0,), indent="  "))
     for written, name in (stats.get("near_misses") or {}).items():
         click.echo(f"  near-miss: {written!r} -> {name!r}")
     click.echo("unmatched: " + (", ".join(repr(u) for u in sel.unmatched) if sel.unmatched else "none"))
