@@ -3,6 +3,7 @@ the model pipeline through the fake model, idempotence, --check, --format, BARC 
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -264,7 +265,8 @@ BANK_ITEM = ("It worked because the table is fixed.\n```yaml\n- title: colour by
 
 def test_seeds_become_any_methods_items_through_its_own_write(tmp_path, fake_model):
     """`seed DIR --method reasoningbank` learns from each verified seed through ReasoningBank's own
-    extraction, into its items marked as from human-written solutions; running it again adds
+    extraction, into its items marked as from human-written solutions, its calls counted in the
+    seed run's usage (summary and each seed's event); running it again adds
     nothing; `--limit` takes the first seeds; `none` learns nothing and is refused."""
     from arcmemo.memory.schema.concept import owner_of
 
@@ -275,6 +277,12 @@ def test_seeds_become_any_methods_items_through_its_own_write(tmp_path, fake_mod
     result = invoke(*args, "--limit", "2")
     assert result.exit_code == 0, result.output
     assert len(fake_model.calls_for("reasoningbank_success")) == 2
+    assert re.search(r"model calls +2\n", result.output)      # the method's calls count in the run's cost
+    (run,) = (tmp_path / "runs").iterdir()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["usage"]["calls"] == 2 and summary["usage"]["prompt_tokens"] > 0
+    ingests = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    assert [e["usage"]["calls"] for e in ingests if e["type"] == "ingest"] == [1, 1]
     prompts = [c.prompt for c in fake_model.calls_for("reasoningbank_success")]
     assert all("def transform" in p for p in prompts)            # the seed's program is what it learns from
     with Memory(str(db)) as memory:

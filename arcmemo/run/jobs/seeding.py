@@ -72,6 +72,7 @@ from arcmemo.run.progress.longrun import check_named, write_job
 from arcmemo.run.prompting import prompts_record
 from arcmemo.run.records.rundir import RunDir
 from arcmemo.run.session import RunSession, resolve_models
+from arcmemo.run.stages.metered import MeteredLLM
 from arcmemo.solverkit.programs import run_on_pairs
 
 FORMATS = {"ps": ("ps",), "oe": ("oe",), "both": ("ps", "oe")}
@@ -387,7 +388,10 @@ def _ingest_by_method(session, memory, llm, model, method, verified, taskset, su
         for item in todo:
             reporter.item(item.seed.task_id)
             ledger.ensure()
-            events = method.write([seed_experience(item, taskset.by_id(item.seed.task_id))], items, llm, context)
+            meter = MeteredLLM(llm) if llm is not None else None       # its calls count in the seed run's usage
+            events = method.write([seed_experience(item, taskset.by_id(item.seed.task_id))], items, meter, context)
+            usage = meter.usage if meter is not None else Usage()
+            summary.usage = summary.usage + usage
             added = sum(len(e.added) for e in events or [])
             extended = sum(len(e.extended) for e in events or [])
             failed = [e.error for e in events or [] if e.failed]
@@ -399,7 +403,7 @@ def _ingest_by_method(session, memory, llm, model, method, verified, taskset, su
             if not failed:
                 ledger.record(item.seed.task_id, item.key, [key])
             rundir.append({"type": "ingest", "task_id": item.seed.task_id, "method": method.name,
-                           "added": added, "extended": extended, "failed": failed})
+                           "added": added, "extended": extended, "failed": failed, "usage": usage.to_dict()})
             reporter.item_done(f"{added} added, {extended} extended" + (" (failed)" if failed else ""))
         ledger.finish("done")
     except BaseException:
