@@ -186,10 +186,25 @@ def seeded(grid: Grid, method: str) -> tuple[Path, list[str]]:
         (root / "memory.db").unlink(missing_ok=True)
         say(f"{method}: seeding its start from {len(grid.seeds)} seed(s) (log {root / 'seed.log'})")
         code = _logged(command, root / "seed.log", {"ARCMEMO_LOG_DB": str(root / "calls.db")})
-        if code != 0:
+        outcome = seed_outcome(root)
+        if code != 0 and not (code == 1 and outcome.get("failed") == 0 and outcome.get("write_failures")):
             raise RowError(f"{root}: `arcmemo seed` for {method} exited {code} (see {root / 'seed.log'})")
-        _write_json(root / "seeded.json", {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S %z")})
+        _write_json(root / "seeded.json", {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                                           **{key: outcome.get(key) for key in SEED_OUTCOME}})
     return root / "memory.db", command
+
+
+# what a start's record keeps of its seed run (the run's summary.json)
+SEED_OUTCOME = ("files", "verified", "concepts_added", "concepts_extended", "write_failures", "problems", "usage")
+
+
+def seed_outcome(root: Path) -> dict[str, Any]:
+    """The summary of the last seed run under `root` ({} if it wrote none). A seed the method's
+    write could not learn from (the model's answer unreadable after its retry) is part of what
+    that write path gives with this model, as a failed write is in a row: the start keeps the
+    others and its record counts the failures. A seed that fails verification stops the grid."""
+    found = sorted((root / "runs").glob("*/summary.json"))
+    return json.loads(found[-1].read_text(encoding="utf-8")) if found else {}
 
 
 def start_memory(grid: Grid, row: Row) -> tuple[Path, list[list[str]]]:
@@ -356,6 +371,7 @@ class RowResult:
     error: str | None = None
     memory: dict[str, Any] | None = None     # memory_sizes()
     asked: dict[str, Any] | None = None      # asked_usage()
+    seeded: dict[str, Any] | None = None     # a seeded start's record (`seeded`)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -367,12 +383,14 @@ def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     from arcmemo.run.records.reader import read_run
 
     runs = _runs(root)
+    start = root.parent / "_starts" / row.method / "seeded.json"
+    seeded = json.loads(start.read_text(encoding="utf-8")) if row.start == "seeded" and start.exists() else None
     if not runs:
-        return RowResult(row, error=error or "not started")
+        return RowResult(row, error=error or "not started", seeded=seeded)
     record = read_run(runs[-1])
     return RowResult(row, record, error, memory_sizes(root / "memory.db", record.recorded, record.summary or {},
                                                       method_formats(row.method)),
-                     asked_usage(record.run_id, root / "calls.db"))
+                     asked_usage(record.run_id, root / "calls.db"), seeded)
 
 
 def method_formats(name: str) -> tuple[str, ...]:
@@ -506,7 +524,9 @@ def table(results: list[RowResult]) -> tuple[list[str], list[list[Any]]]:
 
 def notes(results: list[RowResult]) -> list[str]:
     """What the table's cells do not say: per row, its formats, memory after each block, what it
-    solved, the tasks its "vs none" compares, why it stopped."""
+    solved, the tasks its "vs none" compares, seeds its start could not learn from, why it stopped."""
+    from arcmemo.core.table import counted
+
     out = []
     for result in results:
         s, memory = result.summary, result.memory or {}
@@ -516,6 +536,9 @@ def notes(results: list[RowResult]) -> list[str]:
                    f"{', '.join(memory.get('formats', ())) or '-'}; items after each block {blocks}; solved "
                    f"{' '.join(s.get('solved', [])) or '-'}"
                    + (f"; vs {BASELINE} over {', '.join(both)}" if both else "")
+                   + (f"; its start could not learn from {counted(result.seeded['write_failures'], 'seed')} "
+                      f"of {result.seeded.get('verified')}" if result.seeded and result.seeded.get("write_failures")
+                      else "")
                    + (f"; {result.error}" if result.error else ""))
     return out
 
@@ -533,6 +556,8 @@ def write_records(directory: Path, results: list[RowResult], grid: Grid, argv: l
         target.mkdir(exist_ok=True)
         if (root / "row.json").exists():
             _write_json(target / "row.json", json.loads((root / "row.json").read_text(encoding="utf-8")))
+        if result.seeded is not None:
+            _write_json(target / "seeded.json", result.seeded)
         if result.run is not None:
             _write_json(target / "summary.json", result.summary)
             _write_json(target / "usage.json", result.asked)

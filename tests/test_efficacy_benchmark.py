@@ -219,3 +219,31 @@ def test_the_benchmark_runs_each_row_once_resumes_and_reruns_from_its_records(tm
     resumed = _benchmark(work, *GRID)
     assert resumed.returncode == 0 and "ps.plain.empty: resuming" in resumed.stderr
     assert _rows(resumed.stdout) == table
+
+
+def _seed_run(code: int, **summary):
+    """A stand-in for `arcmemo seed`: writes a seed run's summary under the start's folder, exits `code`."""
+    def logged(command, log_path, env):
+        run = log_path.parent / "runs" / "20261129-000000-abcdef"
+        run.mkdir(parents=True, exist_ok=True)
+        (run / "summary.json").write_text(json.dumps({"files": 4, "verified": 4, "failed": 0, "write_failures": 0,
+                                                      "problems": [], **summary}))
+        return code
+    return logged
+
+
+def test_a_seeded_start_keeps_what_its_write_learned_and_counts_the_seeds_it_could_not(tmp_path, monkeypatch):
+    grid = _grid(tmp_path)
+    problem = "b8825c91.py: reasoningbank write failed (unreadable answer after 2 attempt(s))"
+    monkeypatch.setattr(em, "_logged", _seed_run(1, write_failures=1, concepts_added=7, problems=[problem]))
+    em.seeded(grid, "reasoningbank")
+    record = json.loads((tmp_path / "_starts" / "reasoningbank" / "seeded.json").read_text())
+    assert record["write_failures"] == 1 and record["verified"] == 4 and record["problems"] == [problem]
+    row = em.Row("reasoningbank.plain.seeded", "reasoningbank", False, "seeded")
+    result = em.read_row(row, tmp_path / row.name)
+    assert result.seeded == record
+    assert "its start could not learn from 1 seed of 4" in em.notes([result])[0]
+    for code, summary in ((1, {"failed": 1}), (2, {"write_failures": 1})):      # a seed that failed, or a crash
+        monkeypatch.setattr(em, "_logged", _seed_run(code, **summary))
+        with pytest.raises(em.RowError, match=f"exited {code}"):
+            em.seeded(grid, "ace")
