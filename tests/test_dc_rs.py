@@ -1,8 +1,9 @@
 """Dynamic Cheatsheet, retrieval and synthesis (`dc-rs`): the read asks the curator for a sheet made
 for this puzzle from the newest sheet and the most similar past cases, and the solver sees that
-sheet; the write keeps passing programs as cases and the newest task's sheet (the one its read
-showed), revisioned under its own name beside DC-Cu's; failures are recorded, nothing invalid
-kept; a continual run grows cases and reads them back."""
+sheet; the write keeps every puzzle with its answer as a case (only passing ones with `train_gate`)
+and the newest task's sheet (the one its read showed), revisioned under its own name beside
+DC-Cu's; the cases shown fit `case_tokens`; failures are recorded, nothing invalid kept; a
+continual run grows cases and reads them back."""
 
 from __future__ import annotations
 
@@ -74,6 +75,22 @@ def test_the_read_synthesises_a_sheet_for_this_puzzle_from_the_newest_sheet_and_
     assert "count colours first" not in selection.hint                                   # the new sheet alone
     assert selection.concept_ids == [kept.id, table.id] and crop.id not in selection.concept_ids
     assert selection.stats["retrieved"] == 1 and selection.stats["memory_size"] == 2
+
+
+def test_the_curator_sees_the_similar_cases_that_fit_case_tokens_most_similar_first(method, memory, fake_model,
+                                                                                   fake_llm):
+    from arcmemo.core.estimate import estimate_tokens
+    from arcmemo.methods.dynamic_cheatsheet.retrieval_synthesis import case_block
+
+    big = memory.add({**TABLE_CASE, "situation": "Example 1 input\n" + "1 2 3 4 5 6 7 8 9 0\n" * 400}, actor="t")
+    crop = memory.add(CROP_CASE, actor="t")
+    fits = estimate_tokens(case_block(1, crop)) + 10
+    assert estimate_tokens(case_block(1, big)) > fits
+    fake_model.queue("dc_rs_sheet", sheet("- a sheet"))
+    selection = method.read(TASKS[SOLVED], memory, settings(top_k=2, case_tokens=max(200, fits)), fake_llm)
+    (call,) = fake_model.calls
+    assert "Puzzle 1cf80156" in call.prompt and "c8f0f002" not in call.prompt       # the big one passed over
+    assert selection.concept_ids == [crop.id] and selection.stats["retrieved"] == 1
 
 
 def test_a_sheet_it_cannot_read_makes_the_read_fall_back(method, memory, fake_model, fake_llm):

@@ -10,7 +10,8 @@ passed every train pair. And the newest synthesised sheet (format "sheet", named
 revisioned; not DC-Cu's "cheatsheet").
 
 Read: the k cases whose puzzle is most like this one (lexical similarity of profiles,
-task_profile.py: the paper embeds the inputs, arcmemo has no embedding model offline) and
+task_profile.py: the paper embeds the inputs, arcmemo has no embedding model offline), as
+many of them as fit the option `case_tokens`, and
 the newest sheet go to the curator model (role aux), which sees those past puzzles with the
 answers given to them and synthesises a sheet for this puzzle; the solver is shown that
 sheet alone. With neither a case nor a sheet in memory
@@ -62,6 +63,7 @@ ANSWER_CHARS = 3_000        # of the solver's reasoning a case keeps
 class RSOptions:
     top_k: int = field(default=3, metadata={"min": 1, "max": 20})             # past cases retrieved
     max_words: int = field(default=600, metadata={"min": 50, "max": 5000})    # the synthesised sheet's length
+    case_tokens: int = field(default=3000, metadata={"min": 200, "max": 100_000})  # the curator's share for cases
     train_gate: bool = False     # keep as cases only tasks whose program passed every train pair
 
 
@@ -88,20 +90,35 @@ def case_text(case) -> str:
 
 def plan(task, memory, options: RSOptions) -> Synthesis:
     found, size = most_similar(memory, "case", task_profile(task), options.top_k, case_text, key="description")
-    return Synthesis(memory.get(SHEET_NAME, format="sheet"), found, size)
+    return Synthesis(memory.get(SHEET_NAME, format="sheet"), within(found, options.case_tokens), size)
+
+
+def within(cases: list[tuple[Concept, float]], tokens: int) -> list[tuple[Concept, float]]:
+    """The most similar cases whose blocks fit `tokens` together, in order: a past puzzle too big
+    for what is left is passed over, so the curator's prompt stays within the model's context
+    (ARC puzzles run to thousands of tokens each)."""
+    kept, used = [], 0
+    for case in cases:
+        cost = estimate_tokens(case_block(len(kept) + 1, case[0]))
+        if used + cost <= tokens:
+            kept.append(case)
+            used += cost
+    return kept
+
+
+def case_block(n: int, case: Concept) -> str:
+    """Past puzzle `n` as the curator sees it: the puzzle, then the answer given to it."""
+    program = case.implementation[0] if case.implementation else "(none: the answer held no usable program)"
+    answer = f"The solver's answer (its end):\n{case.suggestion.strip()}\n\n" if case.suggestion else ""
+    return (f"## {n}. Puzzle {case.name}\n{case.situation or case.description or ''}\n\n{answer}"
+            f"Its program:\n```python\n{program}\n```")
 
 
 def render_cases(cases: list[tuple[Concept, float]]) -> str:
-    """The past puzzles as the curator sees them: each puzzle, then the answer given to it."""
+    """The past puzzles as the curator sees them (`case_block`)."""
     if not cases:
         return "(none yet)"
-    blocks = []
-    for n, (case, _) in enumerate(cases, 1):
-        program = case.implementation[0] if case.implementation else "(none: the answer held no usable program)"
-        answer = f"The solver's answer (its end):\n{case.suggestion.strip()}\n\n" if case.suggestion else ""
-        blocks.append(f"## {n}. Puzzle {case.name}\n{case.situation or case.description or ''}\n\n{answer}"
-                      f"Its program:\n```python\n{program}\n```")
-    return "\n\n".join(blocks)
+    return "\n\n".join(case_block(n, case) for n, (case, _) in enumerate(cases, 1))
 
 
 def sheet_messages(task, synthesis: Synthesis, options: RSOptions) -> list[dict]:
@@ -132,7 +149,8 @@ class DynamicCheatsheetRS(MethodBase):
     write_roles = ("aux",)
     Options = RSOptions
     departures = ("similar past puzzles are found by word overlap of their profiles, not by embeddings",
-                  "the curator is the run's aux model, not the solver itself")
+                  "the curator is the run's aux model, not the solver itself",
+                  "the similar past puzzles shown are those that fit case_tokens (default 3000), most similar first")
 
     def __init__(self):
         # (task, request) -> {sample: (sheet, model)}: what this process's reads showed
@@ -247,4 +265,5 @@ class DynamicCheatsheetRS(MethodBase):
                 "them from this run's solved tasks")
 
 
-__all__ = ["DynamicCheatsheetRS", "RSOptions", "Synthesis", "plan", "render_cases", "sheet_messages", "case_data"]
+__all__ = ["DynamicCheatsheetRS", "RSOptions", "Synthesis", "plan", "within", "case_block", "render_cases",
+           "sheet_messages", "case_data"]
