@@ -75,7 +75,7 @@ def test_the_other_memory_methods_ship_on_the_paper_protocol_and_sweep_together(
     path.write_text(path.read_text().replace(", cheatsheet", ""))
     assert [(m.config.selection, m.config.method_options) for m in load_sweep(path).members] == [
         ("reasoningbank", {"top_k": 2, "include_failures": True, "reads_from": []}),
-        ("dc-rs", {"top_k": 2, "max_words": 600, "train_gate": False, "reads_from": []})]
+        ("dc-rs", {"top_k": 2, "max_words": 600, "case_tokens": 3000, "train_gate": False, "reads_from": []})]
 
 
 def test_flags_win_over_the_file():
