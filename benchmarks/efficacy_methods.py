@@ -177,9 +177,14 @@ def seed_command(grid: Grid, method: str, root: Path) -> list[str]:
             *(["--base-url", grid.base_url] if grid.base_url else [])]
 
 
+def start_folder(work: Path, method: str) -> Path:
+    """Where `method`'s seeded start is built, with its seed run and record (seeded.json)."""
+    return work / "_starts" / method
+
+
 def seeded(grid: Grid, method: str) -> tuple[Path, list[str]]:
     """`method`'s items seeded from the chosen seeds (built once, with its own call log), and the command."""
-    root = grid.work / "_starts" / method
+    root = start_folder(grid.work, method)
     command = seed_command(grid, method, root)
     if not (root / "seeded.json").exists():
         root.mkdir(parents=True, exist_ok=True)
@@ -383,7 +388,7 @@ def read_row(row: Row, root: Path, error: str | None = None) -> RowResult:
     from arcmemo.run.records.reader import read_run
 
     runs = _runs(root)
-    start = root.parent / "_starts" / row.method / "seeded.json"
+    start = start_folder(root.parent, row.method) / "seeded.json"
     seeded = json.loads(start.read_text(encoding="utf-8")) if row.start == "seeded" and start.exists() else None
     if not runs:
         return RowResult(row, error=error or "not started", seeded=seeded)

@@ -167,9 +167,6 @@ def show(ref, db, fmt, as_of, as_json, run_dir) -> None:
 
     Its "in solves" counts are `concepts stats`' (the runs that wrote this memory and the
     read-only solves of it in the runs folder, --run-dir)."""
-    from arcmemo.core.settings import Settings
-    from arcmemo.run.records.concept_use import concept_use, runs_reading
-
     memory = _open_for_reading(db)
     if as_of is None:
         concept = memory.find(ref, fmt)
@@ -181,8 +178,7 @@ def show(ref, db, fmt, as_of, as_json, run_dir) -> None:
             concept = then[resolve(ref, [Entry(c.id, c.format, c.name) for c in then.values()], fmt)]
         except UnknownConcept as exc:
             raise UnknownConcept(f"as of revision {as_of}: {exc}") from None
-    runs = runs_reading(str(memory.url), Settings.load(runs_dir=run_dir).runs_dir)
-    counts = concept_use(memory, runs, [concept.id]).get(concept.id)
+    counts = _use(memory, run_dir, [concept.id]).get(concept.id)
     if as_json:
         echo_json({**_summary(concept), "usage": counts.as_dict() if counts else None})
     else:
@@ -389,6 +385,15 @@ def graph(name, db, graphml, as_json) -> None:
                 click.echo("\n".join([heading, *lines]))
 
 
+def _use(memory, run_dir, concept_ids=None) -> dict:
+    """Concept id -> its use: the memory's rows and the events of the read-only runs of it in the
+    runs folder (records/concept_use.py), as every view counts it."""
+    from arcmemo.core.settings import Settings
+    from arcmemo.run.records.concept_use import concept_use, runs_reading
+
+    return concept_use(memory, runs_reading(str(memory.url), Settings.load(runs_dir=run_dir).runs_dir), concept_ids)
+
+
 @concepts.command("stats")
 @db_option
 @click.option("--run", "run_ref", default=None, metavar="RUN",
@@ -421,13 +426,11 @@ def stats(db, run_ref, run_dir, sort_by, fmt, show_all, unused_after, flagged, a
     --unused-after times and, with a helper, never called or never called by a passing
     program; without one, never offered to a task whose program passed the train pairs
     (candidates to edit, merge or delete)."""
-    from arcmemo.core.settings import Settings
     from arcmemo.memory.store.reads import COUNTERS, JUDGED, ConceptUse
-    from arcmemo.run.records.concept_use import concept_use, runs_reading
 
     memory = _open_for_reading(db)
-    if run_ref is None:       # the memory's rows and the read-only runs' events (records/concept_use.py)
-        counts = concept_use(memory, runs_reading(str(memory.url), Settings.load(runs_dir=run_dir).runs_dir))
+    if run_ref is None:
+        counts = _use(memory, run_dir)
     else:
         counts = _run_usage(run_ref, run_dir, memory.merged_into())
     rows = [{"id": c.id, "name": c.name, "helper": c.helper.name if c.helper else None,

@@ -217,10 +217,6 @@ def fit_budgets(config: RunConfig, llm: Any) -> RunConfig:
                                max_helpers=helper_limit(llm, config.max_helpers))
 
 
-__all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields",
-           "order_tasks", "memory_start"]
-
-
 def answers_record(config: RunConfig, llm: Any) -> dict[str, Any]:
     """The part of a run's config.json that shapes its model answers (settings, protocol, models,
     call defaults): written by the loop, compared by records/likeness.py and run/progress/fromcache.py."""
@@ -229,3 +225,7 @@ def answers_record(config: RunConfig, llm: Any) -> dict[str, Any]:
     return {"settings": config.settings_record(), PROTOCOL_KEY: config.protocol.record(continual=config.continual),
             "models": {role: llm.model_for(role) for role in ROLES},
             "call_defaults": {role: llm.settings.call_defaults(role) for role in ROLES}}
+
+
+__all__ = ["RunConfig", "ORDERS", "REDACTED", "memory_url_for_record", "load_run_tasks", "fit_budgets", "own_fields",
+           "order_tasks", "memory_start", "answers_record"]
